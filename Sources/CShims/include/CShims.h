@@ -1,0 +1,52 @@
+// Small C functions for what Swift 6 cannot call directly: macros, variadic functions and
+// static-inline helpers of OpenSSL 3 and CPython 3.11. Each one says why it exists.
+#ifndef CSHIMS_H
+#define CSHIMS_H
+
+#include <sys/select.h>  // before Python.h: Foundation and CPython otherwise clash over fd_set
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+
+// MARK: OpenSSL
+
+/// OPENSSL_free is a macro that passes __FILE__/__LINE__ to CRYPTO_free.
+void CShims_OPENSSL_free(void *pointer);
+/// BIO_get_mem_data is a macro over BIO_ctrl; returns the length and sets *contents.
+long CShims_BIO_get_mem_data(BIO *bio, char **contents);
+/// EVP_RSA_gen is a macro over the variadic EVP_PKEY_Q_keygen.
+EVP_PKEY *CShims_EVP_RSA_gen(unsigned int bits);
+/// OPENSSL_memdup is a macro; EVP_PKEY_CTX_set0_rsa_oaep_label takes ownership of its buffer.
+int CShims_EVP_PKEY_CTX_set_oaep_label_copy(EVP_PKEY_CTX *ctx, const unsigned char *label, size_t length);
+/// A pem_password_cb that refuses, so OpenSSL never prompts on the terminal for a passphrase.
+int CShims_refuse_passphrase(char *buffer, int size, int rwflag, void *userdata);
+
+/// Key-selection masks are macros built from other macros, which Swift does not import.
+int CShims_EVP_PKEY_PUBLIC_KEY(void);
+int CShims_EVP_PKEY_KEYPAIR(void);
+
+// MARK: CPython
+
+/// Py_None, Py_True and Py_False are macros over C globals.
+PyObject *CShims_Py_None(void);
+PyObject *CShims_Py_True(void);
+PyObject *CShims_Py_False(void);
+/// Py_INCREF / Py_DECREF / Py_XDECREF are static inline functions over the object header.
+void CShims_Py_IncRef(PyObject *object);
+void CShims_Py_DecRef(PyObject *object);
+/// The type checks are macros over tp_flags.
+int CShims_PyBytes_Check(PyObject *object);
+int CShims_PyUnicode_Check(PyObject *object);
+int CShims_PyLong_Check(PyObject *object);
+int CShims_PyBool_Check(PyObject *object);
+int CShims_PyDict_Check(PyObject *object);
+int CShims_PyList_Check(PyObject *object);
+int CShims_PyTuple_Check(PyObject *object);
+/// PyConfig_SetString takes a wchar_t*; Swift hands UTF-8, so decode here with Py_DecodeLocale's
+/// UTF-8 sibling (PyConfig_SetBytesString decodes with the locale, which may not be UTF-8 yet).
+PyStatus CShims_PyConfig_SetUTF8String(PyConfig *config, wchar_t **field, const char *value);
+/// PyStatus's err_msg/func are const char*; PyStatus_Exception is a function but these help readability.
+const char *CShims_PyStatus_message(PyStatus status);
+
+#endif

@@ -1,0 +1,223 @@
+import Foundation
+internal import COpenSSL
+internal import CShims
+
+/// Owns one `EVP_PKEY`. EVP_PKEY is reference counted and safe to share for encrypt/decrypt.
+final class EVPKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { EVP_PKEY_free(pointer) }
+}
+
+/// Public-key encodings crosscheck reads and writes.
+public enum RSAPublicKeyFormat: String, CaseIterable, Sendable {
+    /// SubjectPublicKeyInfo PEM, `BEGIN PUBLIC KEY`, in the iOS client's byte layout.
+    case spkiPEM = "spki-pem"
+    /// SubjectPublicKeyInfo DER.
+    case spkiDER = "spki-der"
+    /// PKCS#1 RSAPublicKey PEM, `BEGIN RSA PUBLIC KEY`, same layout as `spkiPEM`.
+    case pkcs1PEM = "pkcs1-pem"
+    /// Bare PKCS#1 RSAPublicKey DER: what iOS `SecKeyCopyExternalRepresentation` gives.
+    case pkcs1DER = "pkcs1-der"
+}
+
+/// Private-key encodings crosscheck writes (it reads all of them, and DER PKCS#8 too).
+public enum RSAPrivateKeyFormat: String, CaseIterable, Sendable {
+    /// PKCS#8 `BEGIN PRIVATE KEY`: OpenSSL 3 `genrsa` / `genpkey`.
+    case pkcs8PEM = "pkcs8-pem"
+    case pkcs8DER = "pkcs8-der"
+    /// PKCS#1 `BEGIN RSA PRIVATE KEY`: OpenSSL 1.x `genrsa`, `openssl rsa -traditional`.
+    case pkcs1PEM = "pkcs1-pem"
+    /// Passphrase-encrypted PKCS#8 `BEGIN ENCRYPTED PRIVATE KEY` (PBES2, AES-256-CBC).
+    case pkcs8EncryptedPEM = "pkcs8-pem-encrypted"
+}
+
+/// What both implementations report about a key, so the harness can compare them.
+public struct RSAKeyInfo: Equatable, Sendable, CustomStringConvertible {
+    /// The modulus as lowercase hex without leading zeros.
+    public var modulusHex: String
+    public var publicExponent: Int
+    public var bits: Int
+    public init(modulusHex: String, publicExponent: Int, bits: Int) {
+        self.modulusHex = modulusHex; self.publicExponent = publicExponent; self.bits = bits
+    }
+    public var description: String { "RSA-\(bits) e=\(publicExponent) n=\(modulusHex.prefix(16))…" }
+}
+
+/// An RSA public key.
+public struct RSAPublicKey: Sendable {
+    let key: EVPKey
+
+    init(key: EVPKey) { self.key = key }
+
+    /// Imports SPKI or PKCS#1, PEM or DER; PEM with or without a final newline, `\n` or `\r\n`.
+    /// Private keys are refused: a peer that sends one has made a mistake worth reporting.
+    public init(importing data: Data) throws {
+        if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
+            throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
+        }
+        self.key = try decodeKey(data, selection: CShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
+    }
+
+    /// Imports a PEM string (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`).
+    public init(pemRepresentation: String) throws { try self.init(importing: Data(pemRepresentation.utf8)) }
+
+    /// The modulus size in bits.
+    public var bits: Int { Int(EVP_PKEY_get_bits(key.pointer)) }
+    /// k: the modulus length in bytes, which is also every ciphertext's length.
+    public var modulusByteCount: Int { Int(EVP_PKEY_get_size(key.pointer)) }
+    public var info: RSAKeyInfo { keyInfo(key) }
+
+    /// The key in `format`; `spkiPEM` is byte-for-byte what the iOS client sends.
+    public func exported(_ format: RSAPublicKeyFormat) throws -> Data {
+        switch format {
+        case .spkiDER: return try encodeKey(key, selection: CShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        case .pkcs1DER: return try encodeKey(key, selection: CShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "type-specific")
+        case .spkiPEM: return PEM.iOSStyle(label: "PUBLIC KEY", der: try exported(.spkiDER))
+        case .pkcs1PEM: return PEM.iOSStyle(label: "RSA PUBLIC KEY", der: try exported(.pkcs1DER))
+        }
+    }
+}
+
+/// An RSA private key (with its public half).
+public struct RSAPrivateKey: Sendable {
+    let key: EVPKey
+
+    /// Generates a fresh key; `bits` from 1024 (weak, but the seed uses it) to 16384.
+    public init(bits: Int) throws {
+        guard (1024...16384).contains(bits) else {
+            throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 1024 to 16384)")
+        }
+        guard let pointer = CShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
+        self.key = EVPKey(takingOwnershipOf: pointer)
+    }
+
+    /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
+    public init(importing data: Data, passphrase: Data? = nil) throws {
+        if let label = PEM.firstLabel(in: data),
+           !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
+            throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a private key label", stack: [])
+        }
+        let encrypted = PEM.firstLabel(in: data) == "ENCRYPTED PRIVATE KEY"
+        do {
+            self.key = try decodeKey(data, selection: CShims_EVP_PKEY_KEYPAIR(), passphrase: passphrase)
+        } catch WireCryptoError.malformedKey(let reason, let stack) where encrypted {
+            // OpenSSL reports a wrong passphrase as "unsupported"/"bad decrypt"; name it plainly.
+            _ = (reason, stack)
+            throw WireCryptoError.wrongPassphrase
+        }
+    }
+
+    public init(pemRepresentation: String, passphrase: Data? = nil) throws {
+        try self.init(importing: Data(pemRepresentation.utf8), passphrase: passphrase)
+    }
+
+    public var publicKey: RSAPublicKey { RSAPublicKey(key: key) }
+    public var bits: Int { Int(EVP_PKEY_get_bits(key.pointer)) }
+    public var modulusByteCount: Int { Int(EVP_PKEY_get_size(key.pointer)) }
+    public var info: RSAKeyInfo { keyInfo(key) }
+
+    /// The key in `format`. `passphrase` is required for `pkcs8EncryptedPEM` and ignored otherwise.
+    public func exported(_ format: RSAPrivateKeyFormat, passphrase: Data? = nil) throws -> Data {
+        switch format {
+        case .pkcs8PEM: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "PrivateKeyInfo")
+        case .pkcs8DER: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "DER", structure: "PrivateKeyInfo")
+        case .pkcs1PEM: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "type-specific")
+        case .pkcs8EncryptedPEM:
+            guard let passphrase, !passphrase.isEmpty else {
+                throw WireCryptoError.unsupported("an encrypted private key export without a passphrase")
+            }
+            return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM",
+                                 structure: "EncryptedPrivateKeyInfo", passphrase: passphrase)
+        }
+    }
+}
+
+// MARK: - OpenSSL encoder/decoder plumbing
+
+private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws -> EVPKey {
+    guard !data.isEmpty else { throw WireCryptoError.malformedKey(reason: "no key bytes", stack: []) }
+    var pkey: OpaquePointer? = nil
+    guard let context = OSSL_DECODER_CTX_new_for_pkey(&pkey, nil, nil, "RSA", selection, nil, nil) else {
+        throw openSSLFailure("OSSL_DECODER_CTX_new_for_pkey")
+    }
+    defer { OSSL_DECODER_CTX_free(context) }
+    if let passphrase {
+        let status = passphrase.withUnsafeBytes {
+            OSSL_DECODER_CTX_set_passphrase(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+        }
+        guard status == 1 else { throw openSSLFailure("OSSL_DECODER_CTX_set_passphrase") }
+    } else {
+        // Without this OpenSSL would prompt on the terminal for an encrypted key's passphrase.
+        OSSL_DECODER_CTX_set_pem_password_cb(context, CShims_refuse_passphrase, nil)
+    }
+    let isPEM = PEM.firstLabel(in: data) != nil
+    var remaining = data.count
+    let status = data.withUnsafeBytes { buffer -> Int32 in
+        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return OSSL_DECODER_from_data(context, &cursor, &remaining)
+    }
+    guard status == 1, let pkey else {
+        let stack = drainOpenSSLErrors()
+        if let pkey { EVP_PKEY_free(pkey) }
+        throw WireCryptoError.malformedKey(reason: isPEM ? "the PEM block does not decode to an RSA key"
+                                                         : "the DER does not decode to an RSA key", stack: stack)
+    }
+    let owned = EVPKey(takingOwnershipOf: pkey)
+    // DER must be exactly one structure; trailing bytes mean the framing around it is wrong.
+    if !isPEM && remaining != 0 {
+        throw WireCryptoError.malformedKey(reason: "\(remaining) bytes follow the DER structure", stack: [])
+    }
+    drainOpenSSLErrors()  // decoders leave notes from the formats they tried first
+    return owned
+}
+
+private func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
+                       passphrase: Data? = nil) throws -> Data {
+    // OpenSSL 3.0 keeps the output-type and structure pointers (it does not copy them), so the
+    // C strings must outlive the whole encode, not just the constructor call.
+    try output.withCString { outputName in
+        try structure.withCString { structureName in
+            try encodeKey(key, selection: selection, outputName: outputName, structureName: structureName,
+                          description: "\(output), \(structure)", passphrase: passphrase)
+        }
+    }
+}
+
+private func encodeKey(_ key: EVPKey, selection: Int32, outputName: UnsafePointer<CChar>,
+                       structureName: UnsafePointer<CChar>, description: String, passphrase: Data?) throws -> Data {
+    guard let context = OSSL_ENCODER_CTX_new_for_pkey(key.pointer, selection, outputName, structureName, nil) else {
+        throw openSSLFailure("OSSL_ENCODER_CTX_new_for_pkey(\(description))")
+    }
+    defer { OSSL_ENCODER_CTX_free(context) }
+    if let passphrase {
+        guard OSSL_ENCODER_CTX_set_cipher(context, "AES-256-CBC", nil) == 1 else {
+            throw openSSLFailure("OSSL_ENCODER_CTX_set_cipher")
+        }
+        let status = passphrase.withUnsafeBytes {
+            OSSL_ENCODER_CTX_set_passphrase(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+        }
+        guard status == 1 else { throw openSSLFailure("OSSL_ENCODER_CTX_set_passphrase") }
+    }
+    var out: UnsafeMutablePointer<UInt8>? = nil
+    var length = 0
+    guard OSSL_ENCODER_to_data(context, &out, &length) == 1, let out else {
+        throw openSSLFailure("OSSL_ENCODER_to_data(\(description))")
+    }
+    defer { CShims_OPENSSL_free(out) }
+    return Data(bytes: out, count: length)
+}
+
+private func keyInfo(_ key: EVPKey) -> RSAKeyInfo {
+    func hex(_ name: String) -> String {
+        var bignum: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(key.pointer, name, &bignum) == 1, let bignum else { return "" }
+        defer { BN_free(bignum) }
+        guard let text = BN_bn2hex(bignum) else { return "" }
+        defer { CShims_OPENSSL_free(text) }
+        let trimmed = String(cString: text).lowercased().drop { $0 == "0" }
+        return trimmed.isEmpty ? "0" : String(trimmed)
+    }
+    return RSAKeyInfo(modulusHex: hex("n"), publicExponent: Int(hex("e"), radix: 16) ?? 0,
+                      bits: Int(EVP_PKEY_get_bits(key.pointer)))
+}

@@ -1,0 +1,93 @@
+internal import COpenSSL
+
+/// Every error WireCrypto throws. Each case carries what a person needs to act on it.
+///
+/// CryptoKit-shaped code catches `CryptoKitError.authenticationFailure` and friends: those names are
+/// cases here too, and `CryptoKitError` is an alias of this enum, so seed code compiles unchanged.
+public enum WireCryptoError: Error, Equatable, Sendable {
+    /// An OpenSSL call failed; `stack` is the whole drained error queue, oldest first.
+    case openSSL(function: String, stack: [String])
+    /// Key bytes that are not an RSA key in a format crosscheck reads (SPKI/PKCS#1/PKCS#8, PEM/DER).
+    case malformedKey(reason: String, stack: [String])
+    /// An encrypted PKCS#8 key and a missing or wrong passphrase.
+    case wrongPassphrase
+    /// RSA plaintext over the padding's limit for this modulus.
+    case plaintextTooLong(length: Int, limit: Int, padding: String, keyBits: Int)
+    /// RSA decryption failed. One case for every cause (padding, label, hash): no oracle.
+    case decryptionFailed
+    /// A ciphertext, IV or nonce of a length the operation cannot take.
+    case invalidLength(what: String, length: Int, expected: String)
+    /// AES-CBC PKCS#7 padding did not check out after decryption.
+    case badPadding
+    /// An AEAD tag did not verify (wrong key, nonce, associated data, or tampered bytes).
+    case authenticationFailure
+    /// A key of a size the algorithm does not take.
+    case incorrectKeySize(bytes: Int, allowed: [Int])
+    /// A CryptoKit-shaped parameter (sealed box, nonce) of the wrong size.
+    case incorrectParameterSize(what: String, length: Int, expected: String)
+    /// An `encryptionKey` string the key-derivation mode cannot turn into a key.
+    case keyDerivation(mode: String, reason: String)
+    /// An aes-https `{"data","iv"}` envelope that is not well formed.
+    case malformedEnvelope(reason: String)
+    /// A name (padding, digest, format) that crosscheck does not know.
+    case unsupported(String)
+}
+
+/// CryptoKit's error type name, for code written against CryptoKit.
+public typealias CryptoKitError = WireCryptoError
+
+extension WireCryptoError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .openSSL(function, stack):
+            return "OpenSSL \(function) failed" + (stack.isEmpty ? "" : ": " + stack.joined(separator: "; "))
+        case let .malformedKey(reason, stack):
+            return "not a usable RSA key: \(reason)"
+                + (stack.isEmpty ? "" : " (OpenSSL: \(stack.joined(separator: "; ")))")
+                + ". Accepted: PEM 'PUBLIC KEY', 'RSA PUBLIC KEY', 'PRIVATE KEY', 'RSA PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', or their DER."
+        case .wrongPassphrase:
+            return "the private key is encrypted and the passphrase is missing or wrong"
+        case let .plaintextTooLong(length, limit, padding, bits):
+            return "plaintext is \(length) bytes; \(padding) with a \(bits)-bit key allows at most \(limit)"
+        case .decryptionFailed:
+            return "RSA decryption failed"
+        case let .invalidLength(what, length, expected):
+            return "\(what) is \(length) bytes; expected \(expected)"
+        case .badPadding:
+            return "AES-CBC padding is invalid (wrong key or IV, or tampered ciphertext)"
+        case .authenticationFailure:
+            return "authentication failed: the tag does not match (wrong key, nonce or associated data, or tampered data)"
+        case let .incorrectKeySize(bytes, allowed):
+            return "key is \(bytes) bytes; allowed: \(allowed.map(String.init).joined(separator: ", "))"
+        case let .incorrectParameterSize(what, length, expected):
+            return "\(what) is \(length) bytes; expected \(expected)"
+        case let .keyDerivation(mode, reason):
+            return "key derivation \(mode) failed: \(reason)"
+        case let .malformedEnvelope(reason):
+            return "malformed envelope: \(reason)"
+        case let .unsupported(what):
+            return "unsupported: \(what)"
+        }
+    }
+}
+
+/// Drains OpenSSL's thread-local error queue into readable lines, oldest first.
+/// Called on every failure path, so one failure never leaks into the next call's error.
+@discardableResult
+func drainOpenSSLErrors() -> [String] {
+    var lines: [String] = []
+    while true {
+        let code = ERR_get_error()
+        if code == 0 { break }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        lines.append(String(decoding: bytes, as: UTF8.self))
+    }
+    return lines
+}
+
+/// Makes an `.openSSL` error for `function` with the drained queue.
+func openSSLFailure(_ function: String) -> WireCryptoError {
+    .openSSL(function: function, stack: drainOpenSSLErrors())
+}

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+@testable import WireCrypto
+
+final class RSAKeyTests: XCTestCase {
+    // Key generation dominates; one key serves every test in this class.
+    nonisolated(unsafe) static let key1024 = try! RSAPrivateKey(bits: 1024)
+
+    func testSPKIPEM_matchesTheIOSByteLayout() throws {
+        let pem = try Self.key1024.publicKey.exported(.spkiPEM)
+        let text = String(decoding: pem, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("-----BEGIN PUBLIC KEY-----\n"))
+        XCTAssertTrue(text.hasSuffix("\n-----END PUBLIC KEY-----"), "no newline after the END line")
+        let body = text.split(separator: "\n").dropFirst().dropLast()
+        XCTAssertEqual(body.dropLast().map(\.count), Array(repeating: 64, count: body.count - 1))
+        XCTAssertLessThanOrEqual(body.last!.count, 64)
+        let der = Data(base64Encoded: body.joined())!
+        XCTAssertEqual(der, try Self.key1024.publicKey.exported(.spkiDER))
+        // The SPKI header the iOS code prepends for 1024-bit keys (protocol.md).
+        XCTAssertEqual(der.prefix(22).hexString, "30819f300d06092a864886f70d010101050003818d00")
+        XCTAssertEqual(der.count, 162)
+    }
+
+    func testPublicImport_acceptsEveryWireVariant() throws {
+        let expected = Self.key1024.info
+        let spkiPEM = try Self.key1024.publicKey.exported(.spkiPEM)
+        let variants: [String: Data] = [
+            "spki-pem": spkiPEM,
+            "spki-pem+newline": spkiPEM + Data("\n".utf8),
+            "spki-pem-crlf": Data(String(decoding: spkiPEM, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8),
+            "spki-der": try Self.key1024.publicKey.exported(.spkiDER),
+            "pkcs1-pem": try Self.key1024.publicKey.exported(.pkcs1PEM),
+            "pkcs1-der": try Self.key1024.publicKey.exported(.pkcs1DER),
+        ]
+        for (name, bytes) in variants {
+            XCTAssertEqual(try RSAPublicKey(importing: bytes).info, expected, name)
+        }
+        XCTAssertEqual(expected.bits, 1024)
+        XCTAssertEqual(expected.publicExponent, 65537)
+    }
+
+    func testPublicImport_rejectsPrivateKeysGarbageAndTrailingBytes() throws {
+        let cases: [String: Data] = [
+            "private pem": try Self.key1024.exported(.pkcs8PEM),
+            "garbage": Data("hello".utf8),
+            "empty": Data(),
+            "der+1": try Self.key1024.publicKey.exported(.spkiDER) + Data([0]),
+            "truncated der": try Self.key1024.publicKey.exported(.spkiDER).dropLast(1),
+            "wrong label": Data(String(decoding: try Self.key1024.publicKey.exported(.spkiPEM), as: UTF8.self)
+                .replacingOccurrences(of: "PUBLIC KEY", with: "CERTIFICATE").utf8),
+        ]
+        for (name, bytes) in cases {
+            XCTAssertThrowsError(try RSAPublicKey(importing: bytes), name) { error in
+                guard case WireCryptoError.malformedKey = error else { return XCTFail("\(name): \(error)") }
+            }
+        }
+    }
+
+    func testPrivateExport_reimportsInEveryFormat() throws {
+        let passphrase = Data("correct horse".utf8)
+        for format in RSAPrivateKeyFormat.allCases {
+            let bytes = try Self.key1024.exported(format, passphrase: passphrase)
+            let back = try RSAPrivateKey(importing: bytes, passphrase: format == .pkcs8EncryptedPEM ? passphrase : nil)
+            XCTAssertEqual(back.info, Self.key1024.info, format.rawValue)
+        }
+        let pkcs1 = String(decoding: try Self.key1024.exported(.pkcs1PEM), as: UTF8.self)
+        XCTAssertTrue(pkcs1.hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
+        let encrypted = String(decoding: try Self.key1024.exported(.pkcs8EncryptedPEM, passphrase: passphrase), as: UTF8.self)
+        XCTAssertTrue(encrypted.hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
+    }
+
+    func testEncryptedPrivateKey_wrongOrMissingPassphraseIsNamed() throws {
+        let pem = try Self.key1024.exported(.pkcs8EncryptedPEM, passphrase: Data("right".utf8))
+        XCTAssertThrowsError(try RSAPrivateKey(importing: pem, passphrase: Data("wrong".utf8))) {
+            XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+        }
+        XCTAssertThrowsError(try RSAPrivateKey(importing: pem)) {
+            XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+        }
+    }
+
+    func testGenerate_refusesSizesOutsideTheRange() {
+        XCTAssertThrowsError(try RSAPrivateKey(bits: 512)) {
+            guard case WireCryptoError.unsupported = $0 else { return XCTFail("\($0)") }
+        }
+    }
+}

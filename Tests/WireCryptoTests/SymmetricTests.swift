@@ -1,0 +1,169 @@
+import Foundation
+import XCTest
+@testable import WireCrypto
+
+final class AESCBCTests: XCTestCase {
+    // NIST SP 800-38A, Appendix F.2.1 (CBC-AES128.Encrypt): four blocks, then our PKCS#7 block.
+    func testEncrypt_matchesNISTSP800_38A() throws {
+        let key = Data(hexString: "2b7e151628aed2a6abf7158809cf4f3c")!
+        let iv = Data(hexString: "000102030405060708090a0b0c0d0e0f")!
+        let plaintext = Data(hexString: "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+                                      + "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")!
+        let ciphertext = try AESCBC.encrypt(plaintext, key: key, iv: iv)
+        XCTAssertEqual(ciphertext.count, 80)
+        XCTAssertEqual(ciphertext.prefix(64).hexString,
+                       "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
+                     + "73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7")
+        XCTAssertEqual(try AESCBC.decrypt(ciphertext, key: key, iv: iv), plaintext)
+    }
+
+    func testRoundTrip_everyKeySizeAndAwkwardLengths() throws {
+        for keySize in [16, 24, 32] {
+            let key = secureRandomBytes(keySize)
+            for length in [0, 1, 15, 16, 17, 31, 1027] {
+                let plaintext = secureRandomBytes(length)
+                let iv = AESCBC.randomIV()
+                let ciphertext = try AESCBC.encrypt(plaintext, key: key, iv: iv)
+                XCTAssertEqual(ciphertext.count, (length / 16 + 1) * 16)
+                XCTAssertEqual(try AESCBC.decrypt(ciphertext, key: key, iv: iv), plaintext)
+            }
+        }
+    }
+
+    func testDecrypt_rejectsBadLengthsKeysAndPadding() throws {
+        let key = secureRandomBytes(16), iv = AESCBC.randomIV()
+        XCTAssertThrowsError(try AESCBC.decrypt(Data(count: 15), key: key, iv: iv)) {
+            guard case WireCryptoError.invalidLength = $0 else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try AESCBC.decrypt(Data(), key: key, iv: iv))
+        XCTAssertThrowsError(try AESCBC.encrypt(Data(), key: Data(count: 20), iv: iv)) {
+            XCTAssertEqual($0 as? WireCryptoError, .incorrectKeySize(bytes: 20, allowed: [16, 24, 32]))
+        }
+        XCTAssertThrowsError(try AESCBC.encrypt(Data(), key: key, iv: Data(count: 15))) {
+            XCTAssertEqual($0 as? WireCryptoError, .invalidLength(what: "AES-CBC IV", length: 15, expected: "16"))
+        }
+        // A last block whose padding byte is 0x00 can never be valid PKCS#7.
+        var ciphertext = try AESCBC.encrypt(Data("{\"a\":1}".utf8), key: key, iv: iv)
+        var tampered = iv
+        let plainLastByte: UInt8 = 16 - 7
+        tampered[15] ^= plainLastByte  // turns the final padding byte into 0x00
+        XCTAssertThrowsError(try AESCBC.decrypt(ciphertext, key: key, iv: tampered)) {
+            XCTAssertEqual($0 as? WireCryptoError, .badPadding)
+        }
+        ciphertext[0] ^= 1
+        XCTAssertNotEqual(try? AESCBC.decrypt(ciphertext, key: key, iv: iv), Data("{\"a\":1}".utf8))
+    }
+}
+
+final class EnvelopeTests: XCTestCase {
+    func testEnvelope_roundTripsThroughJSONWithFreshIVs() throws {
+        let key = secureRandomBytes(32)
+        let params = Data("{\"temperature\":21.5}".utf8)
+        let first = try CBCEnvelope.seal(params, key: key)
+        let second = try CBCEnvelope.seal(params, key: key)
+        XCTAssertNotEqual(first.iv, second.iv, "every message gets its own IV")
+        let parsed = try CBCEnvelope(json: first.jsonData)
+        XCTAssertEqual(parsed, first)
+        XCTAssertEqual(try parsed.open(key: key), params)
+        XCTAssertTrue(String(decoding: first.jsonData, as: UTF8.self).hasPrefix("{\"data\":\""))
+    }
+
+    func testEnvelope_malformedJSONNamesTheProblem() {
+        let cases: [(String, String)] = [
+            ("[1]", "not a JSON object"), ("{", "not JSON"), ("{\"iv\":\"AAAA\"}", "no \"data\" field"),
+            ("{\"data\":1,\"iv\":\"AAAA\"}", "\"data\" is not a string"),
+            ("{\"data\":\"!!\",\"iv\":\"AAAA\"}", "\"data\" is not standard base64"),
+        ]
+        for (json, reason) in cases {
+            XCTAssertThrowsError(try CBCEnvelope(json: Data(json.utf8))) {
+                XCTAssertEqual($0 as? WireCryptoError, .malformedEnvelope(reason: reason), json)
+            }
+        }
+    }
+
+    func testKeyDerivation_utf8ZeroPad16AndItsSixteenByteFailure() throws {
+        XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: "abc").hexString,
+                       "61626300000000000000000000000000")
+        XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: "é").count, 16)
+        XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: String(repeating: "k", count: 15)).last, 0)
+        for bad in ["", String(repeating: "k", count: 16), String(repeating: "é", count: 8)] {
+            XCTAssertThrowsError(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: bad), bad) {
+                guard case WireCryptoError.keyDerivation(mode: "utf8-zeropad16", _) = $0 else { return XCTFail("\($0)") }
+            }
+        }
+        XCTAssertTrue(KeyDerivationMode.weakUTF8ZeroPad16.isWeak)
+    }
+
+    func testKeyDerivation_base64RawTakesOnlyAESKeySizes() throws {
+        let key = secureRandomBytes(24)
+        XCTAssertEqual(try KeyDerivationMode.base64Raw.deriveKey(from: key.base64EncodedString()), key)
+        for bad in [Data(count: 20).base64EncodedString(), "not base64!", ""] {
+            XCTAssertThrowsError(try KeyDerivationMode.base64Raw.deriveKey(from: bad), bad)
+        }
+    }
+}
+
+final class AEADTests: XCTestCase {
+    // McGrew & Viega, "The Galois/Counter Mode of Operation", Test Case 3 (AES-128, 96-bit IV).
+    func testAESGCM_matchesTheGCMSpecTestCase3() throws {
+        let key = SymmetricKey(data: Data(hexString: "feffe9928665731c6d6a8f9467308308")!)
+        let nonce = try AES.GCM.Nonce(data: Data(hexString: "cafebabefacedbaddecaf888")!)
+        let plaintext = Data(hexString: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+                                      + "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255")!
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: nonce)
+        XCTAssertEqual(box.ciphertext.hexString, "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
+                                              + "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985")
+        XCTAssertEqual(box.tag.hexString, "4d5c2af327cd64a62cf35abd2ba6fab4")
+        XCTAssertEqual(box.combined?.prefix(12).hexString, "cafebabefacedbaddecaf888")
+        XCTAssertEqual(try AES.GCM.open(AES.GCM.SealedBox(combined: box.combined!), using: key), plaintext)
+    }
+
+    // RFC 8439 §2.8.2: the AEAD_CHACHA20_POLY1305 example.
+    func testChaChaPoly_matchesRFC8439() throws {
+        let key = SymmetricKey(data: Data((0x80...0x9f).map { UInt8($0) }))
+        let nonce = try ChaChaPoly.Nonce(data: Data(hexString: "070000004041424344454647")!)
+        let aad = Data(hexString: "50515253c0c1c2c3c4c5c6c7")!
+        let plaintext = Data("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
+        let box = try ChaChaPoly.seal(plaintext, using: key, nonce: nonce, authenticating: aad)
+        XCTAssertEqual(box.ciphertext.prefix(16).hexString, "d31a8d34648e60db7b86afbc53ef7ec2")
+        XCTAssertEqual(box.tag.hexString, "1ae10b594f09e26a7e902ecbd0600691")
+        XCTAssertEqual(try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: box.combined), using: key, authenticating: aad), plaintext)
+    }
+
+    func testOpen_rejectsEveryTamperWithoutPlaintext() throws {
+        let key = SymmetricKey(size: .bits256)
+        let aad = Data("header".utf8)
+        let gcm = try AES.GCM.seal(Data("attack at dawn".utf8), using: key, authenticating: aad).combined!
+        let chacha = try ChaChaPoly.seal(Data("attack at dawn".utf8), using: key, authenticating: aad).combined
+        for (name, combined, open) in [
+            ("gcm", gcm, { (blob: Data, key: SymmetricKey, aad: Data) in try AES.GCM.open(AES.GCM.SealedBox(combined: blob), using: key, authenticating: aad) }),
+            ("chacha", chacha, { (blob: Data, key: SymmetricKey, aad: Data) in try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: blob), using: key, authenticating: aad) }),
+        ] as [(String, Data, (Data, SymmetricKey, Data) throws -> Data)] {
+            XCTAssertEqual(try open(combined, key, aad), Data("attack at dawn".utf8))
+            for bit in stride(from: 0, to: combined.count * 8, by: 13) {
+                var flipped = combined
+                flipped[bit / 8] ^= UInt8(1 << (bit % 8))
+                XCTAssertThrowsError(try open(flipped, key, aad), "\(name) bit \(bit)") {
+                    XCTAssertEqual($0 as? CryptoKitError, .authenticationFailure)
+                }
+            }
+            XCTAssertThrowsError(try open(combined, SymmetricKey(size: .bits256), aad)) {
+                XCTAssertEqual($0 as? CryptoKitError, .authenticationFailure)
+            }
+            XCTAssertThrowsError(try open(combined, key, Data("other".utf8))) {
+                XCTAssertEqual($0 as? CryptoKitError, .authenticationFailure)
+            }
+            XCTAssertThrowsError(try open(combined.dropLast(1), key, aad), "\(name) truncated")
+            XCTAssertThrowsError(try open(Data(combined.prefix(27)), key, aad)) {
+                guard case CryptoKitError.incorrectParameterSize = $0 else { return XCTFail("\($0)") }
+            }
+        }
+    }
+
+    func testSeal_refusesWrongKeySizes() {
+        XCTAssertThrowsError(try ChaChaPoly.seal(Data(), using: SymmetricKey(size: .bits128))) {
+            XCTAssertEqual($0 as? CryptoKitError, .incorrectKeySize(bytes: 16, allowed: [32]))
+        }
+        XCTAssertThrowsError(try AES.GCM.seal(Data(), using: SymmetricKey(data: Data(count: 20))))
+    }
+}
