@@ -39,8 +39,9 @@ int CShims_PyBool_Check(PyObject *object) { return PyBool_Check(object); }
 int CShims_PyDict_Check(PyObject *object) { return PyDict_Check(object); }
 int CShims_PyList_Check(PyObject *object) { return PyList_Check(object); }
 int CShims_PyTuple_Check(PyObject *object) { return PyTuple_Check(object); }
+int CShims_PyFloat_Check(PyObject *object) { return PyFloat_Check(object); }
 
-PyStatus CShims_PyConfig_SetUTF8String(PyConfig *config, wchar_t **field, const char *value) {
+PyStatus CShims_PyConfig_SetProgramName(PyConfig *config, const char *value) {
     // mbstowcs would depend on the process locale; decode UTF-8 by hand into a wchar_t buffer.
     size_t length = strlen(value);
     wchar_t *wide = PyMem_RawMalloc((length + 1) * sizeof(wchar_t));
@@ -56,7 +57,7 @@ PyStatus CShims_PyConfig_SetUTF8String(PyConfig *config, wchar_t **field, const 
         wide[out++] = (wchar_t)code;
     }
     wide[out] = L'\0';
-    PyStatus status = PyConfig_SetString(config, field, wide);
+    PyStatus status = PyConfig_SetString(config, &config->program_name, wide);
     PyMem_RawFree(wide);
     return status;
 }

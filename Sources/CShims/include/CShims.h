@@ -43,9 +43,10 @@ int CShims_PyBool_Check(PyObject *object);
 int CShims_PyDict_Check(PyObject *object);
 int CShims_PyList_Check(PyObject *object);
 int CShims_PyTuple_Check(PyObject *object);
-/// PyConfig_SetString takes a wchar_t*; Swift hands UTF-8, so decode here with Py_DecodeLocale's
-/// UTF-8 sibling (PyConfig_SetBytesString decodes with the locale, which may not be UTF-8 yet).
-PyStatus CShims_PyConfig_SetUTF8String(PyConfig *config, wchar_t **field, const char *value);
+int CShims_PyFloat_Check(PyObject *object);
+/// Sets config->program_name from UTF-8. PyConfig_SetBytesString would decode with the process
+/// locale (not UTF-8 before Python starts), and Swift cannot pass &config and &config.field at once.
+PyStatus CShims_PyConfig_SetProgramName(PyConfig *config, const char *utf8);
 /// PyStatus's err_msg/func are const char*; PyStatus_Exception is a function but these help readability.
 const char *CShims_PyStatus_message(PyStatus status);
 
