@@ -1,0 +1,73 @@
+"""AES-GCM and ChaCha20-Poly1305 in CryptoKit's "combined" layout, and SymmetricKey text.
+
+CryptoKit's `SealedBox.combined` is nonce(12) || ciphertext || tag(16); pyca's
+AEAD `encrypt` returns ciphertext || tag only, so the nonce is prepended here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+
+from .aes_cbc import strict_b64decode
+from .errors import CryptoFailure, ErrorKind
+
+NONCE = 12
+TAG = 16
+ALGS = ("aes-gcm", "chachapoly")
+SYMKEY_BITS = (128, 192, 256)
+_KEY_SIZES = {"aes-gcm": (16, 24, 32), "chachapoly": (32,)}
+
+
+def _cipher(alg: str, key: bytes) -> AESGCM | ChaCha20Poly1305:
+    if alg not in ALGS:
+        raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown AEAD algorithm {alg!r}; known: {', '.join(ALGS)}")
+    sizes = _KEY_SIZES[alg]
+    if len(key) not in sizes:
+        allowed = ", ".join(str(s) for s in sizes)
+        raise CryptoFailure(ErrorKind.BAD_KEY, f"{alg} key is {len(key)} bytes; must be {allowed}")
+    return AESGCM(key) if alg == "aes-gcm" else ChaCha20Poly1305(key)
+
+
+def seal(alg: str, key: bytes, plaintext: bytes, nonce: bytes | None = None, aad: bytes | None = None) -> bytes:
+    cipher = _cipher(alg, key)
+    nonce = os.urandom(NONCE) if nonce is None else nonce
+    if len(nonce) != NONCE:
+        raise CryptoFailure(ErrorKind.BAD_LENGTH, f"nonce is {len(nonce)} bytes; must be 12")
+    # Empty associated data authenticates the same as none (both in GCM and in RFC 8439).
+    return nonce + cipher.encrypt(nonce, plaintext, aad or None)
+
+
+def open_combined(alg: str, key: bytes, combined: bytes, aad: bytes | None = None) -> bytes:
+    cipher = _cipher(alg, key)
+    if len(combined) < NONCE + TAG:
+        raise CryptoFailure(ErrorKind.BAD_LENGTH, f"combined box is {len(combined)} bytes; needs at least 28")
+    try:
+        return cipher.decrypt(combined[:NONCE], combined[NONCE:], aad or None)
+    except InvalidTag:
+        raise CryptoFailure(ErrorKind.AUTH_FAILED, "authentication tag does not match") from None
+
+
+def generate_symkey(bits: int) -> bytes:
+    if bits not in SYMKEY_BITS:
+        raise CryptoFailure(ErrorKind.BAD_INPUT, f"bits must be 128, 192 or 256, got {bits}")
+    return os.urandom(bits // 8)
+
+
+def serialize_symkey(key: bytes) -> str:
+    # Seed 004: Data(key).base64EncodedString() -- standard alphabet, with padding, no line breaks.
+    return base64.b64encode(key).decode("ascii")
+
+
+def parse_symkey(text: str) -> bytes:
+    try:
+        raw = strict_b64decode(text)
+    except (ValueError, binascii.Error):
+        raise CryptoFailure(ErrorKind.BAD_KEY, "symmetric key text is not strict base64") from None
+    if len(raw) not in (16, 24, 32):
+        raise CryptoFailure(ErrorKind.BAD_KEY, f"symmetric key decodes to {len(raw)} bytes; must be 16, 24 or 32")
+    return raw

@@ -1,0 +1,36 @@
+"""Error kinds shared by every module, and the one exception used internally.
+
+The kinds are the exact strings that cross the boundary in `{"err": kind}`;
+`CryptoFailure` never leaves the package: `handlers.handle` turns it into data.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class ErrorKind(str, Enum):
+    BAD_INPUT = "BadInput"  # missing/unknown/mistyped argument, value out of range
+    UNKNOWN_OP = "UnknownOp"
+    BAD_KEY = "BadKey"  # unparseable key, wrong label, not RSA, wrong passphrase, wrong size
+    TOO_LONG = "TooLong"  # RSA plaintext over the padding's limit
+    DECRYPT_FAILED = "DecryptFailed"  # every RSA decryption failure: one kind, one text
+    BAD_LENGTH = "BadLength"  # ciphertext / IV / nonce of the wrong length
+    BAD_PADDING = "BadPadding"  # CBC PKCS#7 padding
+    AUTH_FAILED = "AuthFailed"  # AEAD tag mismatch
+    KEY_DERIVATION = "KeyDerivation"  # encryptionKey string -> AES key failed
+    BAD_ENVELOPE = "BadEnvelope"  # {"data","iv"} JSON envelope malformed
+    UNSUPPORTED = "Unsupported"  # unknown padding / mode / alg / format name
+    INTERNAL = "Internal"  # a bug: any exception nobody anticipated
+
+
+class CryptoFailure(Exception):
+    """An anticipated failure: a kind from ErrorKind plus human-readable detail.
+
+    The detail must never contain plaintext or key material.
+    """
+
+    def __init__(self, kind: ErrorKind, detail: str) -> None:
+        super().__init__(f"{kind.value}: {detail}")
+        self.kind = kind
+        self.detail = detail

@@ -1,0 +1,185 @@
+"""RSA keys: generate, load in every format the profiles use, export.
+
+Loading is cached because the Swift harness hands the same PEM bytes over
+hundreds of times, and pyca checks every private key on load (slow at 4096 bits).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from functools import lru_cache
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization as ser
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from .errors import CryptoFailure, ErrorKind
+
+PublicKey = rsa.RSAPublicKey
+PrivateKey = rsa.RSAPrivateKey
+
+MIN_BITS = 1024
+MAX_BITS = 16384
+# pyca 38 only generates with e = 3 or 65537.
+ALLOWED_EXPONENTS = (3, 65537)
+
+PUBLIC_PEM_LABELS = (b"PUBLIC KEY", b"RSA PUBLIC KEY")
+PRIVATE_PEM_LABELS = (b"PRIVATE KEY", b"RSA PRIVATE KEY", b"ENCRYPTED PRIVATE KEY")
+PUBLIC_FORMATS = ("spki-pem", "spki-der", "pkcs1-pem", "pkcs1-der")
+PRIVATE_FORMATS = ("pkcs8-pem", "pkcs8-der", "pkcs1-pem", "pkcs8-pem-encrypted")
+
+_BEGIN = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----")
+_LOAD_ERRORS = (ValueError, TypeError, UnsupportedAlgorithm)
+
+
+def _bad_key(detail: str) -> CryptoFailure:
+    return CryptoFailure(ErrorKind.BAD_KEY, detail)
+
+
+def _why(exc: Exception) -> str:
+    # pyca's ValueError carries a tuple (message, [openssl errors]); the message is enough.
+    first = exc.args[0] if exc.args else exc
+    return str(first)
+
+
+def _pem_label(data: bytes) -> bytes | None:
+    """The label of the first PEM block, or None if `data` is not PEM at all."""
+    text = data.lstrip()
+    if not text.startswith(b"-----BEGIN "):
+        return None
+    m = _BEGIN.match(text)
+    if m is None:
+        raise _bad_key("malformed PEM header line")
+    return m.group(1)
+
+
+def _normalize_pem(data: bytes) -> bytes:
+    # The iOS exporter omits the final newline, Windows tools write \r\n;
+    # give OpenSSL one canonical shape.
+    return data.strip().replace(b"\r\n", b"\n") + b"\n"
+
+
+def _norm_pass(passphrase: bytes | None) -> bytes | None:
+    # An empty passphrase means "none": pyca would otherwise treat b"" as given.
+    return passphrase or None
+
+
+def _require_rsa_public(key: object) -> PublicKey:
+    if not isinstance(key, rsa.RSAPublicKey):
+        raise _bad_key(f"not an RSA key ({type(key).__name__})")
+    return key
+
+
+def _require_rsa_private(key: object) -> PrivateKey:
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise _bad_key(f"not an RSA private key ({type(key).__name__})")
+    return key
+
+
+@lru_cache(maxsize=128)
+def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
+    label = _pem_label(data)
+    try:
+        if label is None:
+            key = ser.load_der_private_key(data, passphrase)
+        elif label in PRIVATE_PEM_LABELS:
+            key = ser.load_pem_private_key(_normalize_pem(data), passphrase)
+        else:
+            raise _bad_key(f"PEM label {label.decode()!r} is not a private key label")
+    except _LOAD_ERRORS as exc:
+        raise _bad_key(f"cannot load private key: {_why(exc)}") from None
+    return _require_rsa_private(key)
+
+
+@lru_cache(maxsize=128)
+def _load_public_only_cached(data: bytes) -> PublicKey:
+    label = _pem_label(data)
+    try:
+        if label is None:
+            key = ser.load_der_public_key(data)  # SPKI or bare PKCS#1 RSAPublicKey
+        elif label in PUBLIC_PEM_LABELS:
+            key = ser.load_pem_public_key(_normalize_pem(data))
+        else:
+            raise _bad_key(f"PEM label {label.decode()!r} is not a public key label")
+    except _LOAD_ERRORS as exc:
+        raise _bad_key(f"cannot load public key: {_why(exc)}") from None
+    return _require_rsa_public(key)
+
+
+def load_private(data: bytes, passphrase: bytes | None = None) -> PrivateKey:
+    """PKCS#8 PEM/DER, PKCS#1 PEM/DER, encrypted PKCS#8 PEM/DER."""
+    return _load_private_cached(bytes(data), _norm_pass(passphrase))
+
+
+def load_public(data: bytes, passphrase: bytes | None = None) -> PublicKey:
+    """Any public key format, or any private key format (its public half)."""
+    data = bytes(data)
+    label = _pem_label(data)
+    if label is not None and label in PRIVATE_PEM_LABELS:
+        return load_private(data, passphrase).public_key()
+    if label is not None:
+        return _load_public_only_cached(data)
+    # DER carries no label: try public first, then private.
+    try:
+        return _load_public_only_cached(data)
+    except CryptoFailure as public_failure:
+        try:
+            return load_private(data, passphrase).public_key()
+        except CryptoFailure as private_failure:
+            raise _bad_key(
+                f"DER is neither an RSA public key ({public_failure.detail})"
+                f" nor an RSA private key ({private_failure.detail})"
+            ) from None
+
+
+def generate(bits: int, e: int = 65537) -> PrivateKey:
+    if not MIN_BITS <= bits <= MAX_BITS:
+        raise CryptoFailure(ErrorKind.BAD_INPUT, f"bits must be in {MIN_BITS}..{MAX_BITS}, got {bits}")
+    if e not in ALLOWED_EXPONENTS:
+        raise CryptoFailure(ErrorKind.BAD_INPUT, f"e must be one of {ALLOWED_EXPONENTS}, got {e}")
+    return rsa.generate_private_key(public_exponent=e, key_size=bits)
+
+
+def public_info(key: PublicKey) -> dict[str, object]:
+    nums = key.public_numbers()
+    return {"n": format(nums.n, "x"), "e": nums.e, "bits": key.key_size}
+
+
+def ios_pem(label: str, der: bytes) -> bytes:
+    """PEM exactly as iOS CryptoExportImportManager builds it: 64-char lines, no final newline."""
+    b64 = base64.b64encode(der)
+    lines = b"".join(b64[i : i + 64] + b"\n" for i in range(0, len(b64), 64))
+    return b"-----BEGIN " + label.encode() + b"-----\n" + lines + b"-----END " + label.encode() + b"-----"
+
+
+def export_public(key: PublicKey, fmt: str) -> bytes:
+    if fmt in ("spki-pem", "spki-der"):
+        der = key.public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
+        return ios_pem("PUBLIC KEY", der) if fmt == "spki-pem" else der
+    if fmt in ("pkcs1-pem", "pkcs1-der"):
+        der = key.public_bytes(ser.Encoding.DER, ser.PublicFormat.PKCS1)
+        return ios_pem("RSA PUBLIC KEY", der) if fmt == "pkcs1-pem" else der
+    raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown public key format {fmt!r}; known: {', '.join(PUBLIC_FORMATS)}")
+
+
+def export_private(key: PrivateKey, fmt: str, export_passphrase: bytes | None = None) -> bytes:
+    if fmt == "pkcs8-pem-encrypted":
+        if not export_passphrase:
+            raise CryptoFailure(ErrorKind.BAD_INPUT, "pkcs8-pem-encrypted needs a non-empty export_passphrase")
+        return key.private_bytes(
+            ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.BestAvailableEncryption(export_passphrase)
+        )
+    table = {
+        "pkcs8-pem": (ser.Encoding.PEM, ser.PrivateFormat.PKCS8),
+        "pkcs8-der": (ser.Encoding.DER, ser.PrivateFormat.PKCS8),
+        "pkcs1-pem": (ser.Encoding.PEM, ser.PrivateFormat.TraditionalOpenSSL),
+    }
+    if fmt not in table:
+        raise CryptoFailure(
+            ErrorKind.UNSUPPORTED, f"unknown private key format {fmt!r}; known: {', '.join(PRIVATE_FORMATS)}"
+        )
+    if export_passphrase:
+        raise CryptoFailure(ErrorKind.BAD_INPUT, f"export_passphrase is only for pkcs8-pem-encrypted, not {fmt}")
+    encoding, fmt_ = table[fmt]
+    return key.private_bytes(encoding, fmt_, ser.NoEncryption())
