@@ -36,3 +36,9 @@ public enum Digest: String, CaseIterable, Sendable, Equatable {
         }
     }
 }
+
+/// Facts about the linked OpenSSL, for report properties.
+public enum OpenSSLInfo {
+    /// e.g. "OpenSSL 3.0.19 27 Jan 2026".
+    public static var version: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }
+}

@@ -36,6 +36,12 @@ public struct RSAEncryptionPadding: Sendable, Equatable, CustomStringConvertible
 
     init(scheme: Scheme) { self.scheme = scheme }
 
+    /// OAEP's hash, MGF1 hash and label; nil for PKCS#1 v1.5.
+    public var oaepParameters: (hash: Digest, mgf1: Digest, label: Data)? {
+        if case let .oaep(hash, mgf1, label) = scheme { return (hash, mgf1, label) }
+        return nil
+    }
+
     /// True for PKCS#1 v1.5, which a report lists as a weakness.
     public var isWeak: Bool { scheme == .pkcs1v15 }
 

@@ -1,0 +1,73 @@
+# crosscheck: the verbs users type. `make interop` runs the in-process harness and writes JUnit;
+# `make test` runs the test suites (Swift, PythonRef's pytest, JUnit schema validation).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+SWIFT       ?= swift
+PYTHON      := /usr/bin/python3
+JUNIT       ?= reports/junit.xml
+SEED        ?=
+RELEASE_BIN := .build/release/crosscheck
+DEBUG_BIN   := .build/debug/crosscheck
+
+# Debian packages crosscheck needs: headers it compiles against, the Python it embeds, the
+# tools its tests use. `make deps` installs the missing ones as root, or prints the command.
+DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
+                   python3-pytest libxml2-utils
+
+.PHONY: help deps build interop test test-swift test-python test-junit bench clean
+
+help:
+	@echo "crosscheck make targets:"
+	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
+	@echo "  make test      Swift tests, PythonRef pytest, and a schema check of a real JUnit report"
+	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
+	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
+	@echo "Options: JUNIT=path SEED=n"
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "deps: missing Debian packages:$$missing"; \
+	    echo "deps: run: sudo apt-get update && sudo apt-get install -y$$missing"; \
+	    exit 69; \
+	  fi; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "deps: no Swift toolchain on PATH (Swift 6 is required; see swift.org/install)"; exit 69; }
+
+build: deps
+	$(SWIFT) build -c release --product crosscheck
+
+interop: build
+	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
+
+test: deps test-swift test-python test-junit
+	@echo "make test: all test stages passed"
+
+test-swift:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-python:
+	cd PythonRef && $(PYTHON) -m pytest -q tests
+
+# A real report from the debug binary, validated against the vendored Ant JUnit schema.
+test-junit:
+	$(DEBUG_BIN) run --quiet --seed 1 --junit reports/test-junit.xml
+	xmllint --noout --schema Vectors/junit/JUnit.xsd reports/test-junit.xml
+
+bench: deps
+	$(SWIFT) build -c release --product crosscheck-bench
+	.build/release/crosscheck-bench
+
+clean:
+	rm -rf .build reports

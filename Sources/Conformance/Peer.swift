@@ -1,0 +1,69 @@
+import Foundation
+import WireCrypto
+
+/// One implementation under test: the Swift side (WireCrypto), the Python reference (PythonRef
+/// through the embedded interpreter), or a variant a test plants. Every check talks to peers only
+/// through this protocol, so swapping one in changes nothing else.
+///
+/// Keys cross as encoded bytes (PEM or DER), the way they cross the wire between phone and Pi.
+/// Failures are thrown as `PeerFailure`, already mapped to the shared kinds of `FailureKind`.
+public protocol CryptoPeer: Sendable {
+    /// Short lowercase name used in testsuite and class names: "swift", "python".
+    var name: String { get }
+
+    func generateRSAKey(bits: Int) throws -> GeneratedRSAKey
+    func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo
+    func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo
+    func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data
+    func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data
+    func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data
+    func rsaDecrypt(privateKey: Data, passphrase: Data?, padding: RSAEncryptionPadding, ciphertext: Data) throws -> Data
+
+    func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data
+    func cbcDecrypt(key: Data, iv: Data, ciphertext: Data) throws -> Data
+    /// The aes-https body `{"data","iv"}` as UTF-8 JSON; a fresh IV unless one is given.
+    func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data
+    func openEnvelope(key: Data, envelope: Data) throws -> Data
+    func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data
+
+    /// CryptoKit combined representation: nonce (12) ‖ ciphertext ‖ tag (16).
+    func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data
+    func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data
+}
+
+/// A fresh key pair as its generator exports it.
+public struct GeneratedRSAKey: Sendable, Equatable {
+    /// PKCS#8 `BEGIN PRIVATE KEY` PEM.
+    public var privateKeyPEM: Data
+    /// SPKI `BEGIN PUBLIC KEY` PEM in the iOS layout.
+    public var publicKeyPEM: Data
+    public init(privateKeyPEM: Data, publicKeyPEM: Data) {
+        self.privateKeyPEM = privateKeyPEM; self.publicKeyPEM = publicKeyPEM
+    }
+}
+
+/// The failure classes both implementations share. Two peers "agree" on a rejection when they
+/// report the same kind; the mapping from each implementation's own errors lives in
+/// `ErrorEquivalence.swift`, in one place.
+public enum FailureKind: String, Sendable, CaseIterable {
+    case badInput = "BadInput"
+    case badKey = "BadKey"
+    case tooLong = "TooLong"
+    case decryptFailed = "DecryptFailed"
+    case badLength = "BadLength"
+    case badPadding = "BadPadding"
+    case authFailed = "AuthFailed"
+    case keyDerivation = "KeyDerivation"
+    case badEnvelope = "BadEnvelope"
+    case unsupported = "Unsupported"
+    case unknownOp = "UnknownOp"
+    case `internal` = "Internal"
+}
+
+/// A peer's refusal, as data.
+public struct PeerFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    public var kind: FailureKind
+    public var detail: String
+    public init(_ kind: FailureKind, _ detail: String) { self.kind = kind; self.detail = detail }
+    public var description: String { "\(kind.rawValue): \(detail)" }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Conformance
+import Reports
+
+/// Check results → JUnit: one `<testsuite>` per suite name, in first-seen order.
+enum JUnitAdapter {
+    static func report(_ results: [CheckResult], properties: [(String, String)], timestamp: Date,
+                       planned: [Check] = []) -> JUnitReport {
+        let hostname = ProcessInfo.processInfo.hostName
+        var order: [String] = []
+        var cases: [String: [JUnitCase]] = [:]
+        for result in results {
+            if cases[result.check.suite] == nil { order.append(result.check.suite); cases[result.check.suite] = [] }
+            cases[result.check.suite]!.append(junitCase(result))
+        }
+        let suiteProperties = properties.map { JUnitProperty(name: $0.0, value: $0.1) }
+        let suites = order.map { name in
+            JUnitSuite(name: name, package: "crosscheck." + (name.split(separator: ".").first.map(String.init) ?? name),
+                       timestamp: timestamp, hostname: hostname, properties: suiteProperties, cases: cases[name] ?? [])
+        }
+        return JUnitReport(suites: suites)
+    }
+
+    static func junitCase(_ result: CheckResult) -> JUnitCase {
+        let outcome: JUnitCase.Outcome
+        switch result.outcome {
+        case .passed: outcome = .passed
+        case let .failed(message, details): outcome = .failed(message: message, type: "mismatch", details: details)
+        case let .error(message, details): outcome = .error(message: message, type: "error", details: details)
+        case let .skipped(reason): outcome = .skipped(message: reason)
+        }
+        return JUnitCase(name: result.check.name, classname: result.check.classname, time: result.duration, outcome: outcome,
+                         properties: result.check.properties.sorted { $0.key < $1.key }.map { JUnitProperty(name: $0.key, value: $0.value) })
+    }
+}
