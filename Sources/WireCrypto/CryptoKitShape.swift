@@ -12,7 +12,7 @@ public enum AES {
         public struct Nonce: ContiguousBytes, Sequence, Sendable {
             let bytes: [UInt8]
             /// A fresh random 96-bit nonce.
-            public init() { bytes = [UInt8](secureRandomBytes(combinedNonceLength)) }
+            public init() { bytes = secureRandomArray(combinedNonceLength) }
             /// Any nonce of 12 bytes or more, as CryptoKit allows (only 12 fits `combined`).
             public init<D: DataProtocol>(data: D) throws {
                 guard data.count >= combinedNonceLength else {
@@ -44,7 +44,12 @@ public enum AES {
                 guard tag.count == combinedTagLength else {
                     throw CryptoKitError.incorrectParameterSize(what: "AES.GCM tag", length: tag.count, expected: "16")
                 }
-                self.nonce = nonce; self.ciphertext = Data(ciphertext); self.tag = Data(tag)
+                self.init(nonce: nonce, sealed: Data(ciphertext), tag: Data(tag))
+            }
+
+            /// Takes `Data` as is (no copy): seal's own output.
+            init(nonce: Nonce, sealed ciphertext: Data, tag: Data) {
+                self.nonce = nonce; self.ciphertext = ciphertext; self.tag = tag
             }
 
             /// nonce ‖ ciphertext ‖ tag; nil when the nonce is not 12 bytes, as in CryptoKit.
@@ -65,7 +70,7 @@ public enum AES {
         ) throws -> SealedBox {
             let nonce = nonce ?? Nonce()
             let (ciphertext, tag) = try sealDetached(.aesGCM, message, key: key, nonce: nonce.bytes, aad: authenticatedData)
-            return try SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+            return SealedBox(nonce: nonce, sealed: ciphertext, tag: tag)
         }
 
         public static func open(_ sealedBox: SealedBox, using key: SymmetricKey) throws -> Data {
@@ -84,7 +89,7 @@ public enum AES {
 public enum ChaChaPoly {
     public struct Nonce: ContiguousBytes, Sequence, Sendable {
         let bytes: [UInt8]
-        public init() { bytes = [UInt8](secureRandomBytes(combinedNonceLength)) }
+        public init() { bytes = secureRandomArray(combinedNonceLength) }
         public init<D: DataProtocol>(data: D) throws {
             guard data.count == combinedNonceLength else {
                 throw CryptoKitError.incorrectParameterSize(what: "ChaChaPoly nonce", length: data.count, expected: "12")
@@ -114,7 +119,12 @@ public enum ChaChaPoly {
             guard tag.count == combinedTagLength else {
                 throw CryptoKitError.incorrectParameterSize(what: "ChaChaPoly tag", length: tag.count, expected: "16")
             }
-            self.nonce = nonce; self.ciphertext = Data(ciphertext); self.tag = Data(tag)
+            self.init(nonce: nonce, sealed: Data(ciphertext), tag: Data(tag))
+        }
+
+        /// Takes `Data` as is (no copy): seal's own output.
+        init(nonce: Nonce, sealed ciphertext: Data, tag: Data) {
+            self.nonce = nonce; self.ciphertext = ciphertext; self.tag = tag
         }
 
         /// nonce ‖ ciphertext ‖ tag (never nil for ChaChaPoly, as in CryptoKit).
@@ -132,7 +142,7 @@ public enum ChaChaPoly {
     ) throws -> SealedBox {
         let nonce = nonce ?? Nonce()
         let (ciphertext, tag) = try sealDetached(.chaChaPoly, message, key: key, nonce: nonce.bytes, aad: authenticatedData)
-        return try SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+        return SealedBox(nonce: nonce, sealed: ciphertext, tag: tag)
     }
 
     public static func open(_ sealedBox: SealedBox, using key: SymmetricKey) throws -> Data {
@@ -150,8 +160,8 @@ public enum ChaChaPoly {
 private func sealDetached<P: DataProtocol, A: DataProtocol>(
     _ algorithm: AEADAlgorithm, _ message: P, key: SymmetricKey, nonce: [UInt8], aad: A
 ) throws -> (Data, Data) {
-    var ciphertext = Data(count: message.count)
-    var tag = Data(count: combinedTagLength)
+    var ciphertext = uninitializedData(count: message.count)
+    var tag = uninitializedData(count: combinedTagLength)
     try key.withUnsafeBytes { keyBytes in
         try nonce.withUnsafeBytes { nonceBytes in
             try withContiguousBytes(message) { plaintext in

@@ -17,7 +17,7 @@ public struct SymmetricKey: ContiguousBytes, Sendable, Equatable {
     let bytes: [UInt8]
 
     /// A fresh random key from OpenSSL's CSPRNG.
-    public init(size: SymmetricKeySize) { bytes = [UInt8](secureRandomBytes(size.bitCount / 8)) }
+    public init(size: SymmetricKeySize) { bytes = secureRandomArray(size.bitCount / 8) }
 
     /// A key from given bytes (seed 004 restores keys this way from base64).
     public init<D: ContiguousBytes>(data: D) { bytes = data.withUnsafeBytes { [UInt8]($0) } }

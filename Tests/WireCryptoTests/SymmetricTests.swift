@@ -160,6 +160,37 @@ final class AEADTests: XCTestCase {
         }
     }
 
+    func testContextReuse_switchingKeysAndFailuresNeverLeakState() throws {
+        let first = SymmetricKey(size: .bits256), second = SymmetricKey(size: .bits256)
+        let message = Data("reuse".utf8)
+        let a1 = try AES.GCM.seal(message, using: first).combined!
+        let b1 = try AES.GCM.seal(message, using: second).combined!
+        let a2 = try AES.GCM.seal(message, using: first).combined!
+        XCTAssertNotEqual(a1.prefix(12), a2.prefix(12), "fresh nonce per seal")
+        XCTAssertThrowsError(try AES.GCM.open(AES.GCM.SealedBox(combined: b1), using: first))
+        // After a failed open the same key still opens what it sealed.
+        for (box, key) in [(a1, first), (b1, second), (a2, first)] {
+            XCTAssertEqual(try AES.GCM.open(AES.GCM.SealedBox(combined: box), using: key), message)
+        }
+        // Same key bytes, other key size: AES-128 vs AES-256 never share a context.
+        let short = SymmetricKey(data: Data(repeating: 1, count: 16)), long = SymmetricKey(data: Data(repeating: 1, count: 32))
+        let fixed = try AES.GCM.Nonce(data: Data(count: 12))
+        XCTAssertNotEqual(try AES.GCM.seal(message, using: short, nonce: fixed).ciphertext,
+                          try AES.GCM.seal(message, using: long, nonce: fixed).ciphertext)
+        // Many threads sealing and opening with their own keys at once.
+        let failures = NSLock()
+        nonisolated(unsafe) var failed = 0
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let key = SymmetricKey(data: Data(repeating: UInt8(index), count: 32))
+            for round in 0..<200 {
+                let plaintext = Data("\(index)-\(round)".utf8)
+                let ok = (try? AES.GCM.open(AES.GCM.seal(plaintext, using: key), using: key)) == plaintext
+                if !ok { failures.lock(); failed += 1; failures.unlock() }
+            }
+        }
+        XCTAssertEqual(failed, 0)
+    }
+
     func testSeal_refusesWrongKeySizes() {
         XCTAssertThrowsError(try ChaChaPoly.seal(Data(), using: SymmetricKey(size: .bits128))) {
             XCTAssertEqual($0 as? CryptoKitError, .incorrectKeySize(bytes: 16, allowed: [32]))

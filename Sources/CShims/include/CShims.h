@@ -6,6 +6,7 @@
 #include <sys/select.h>  // before Python.h: Foundation and CPython otherwise clash over fd_set
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <sys/random.h>  // getrandom(2): Glibc's Swift module does not export it
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 
