@@ -15,7 +15,7 @@ DEBUG_BIN   := .build/debug/crosscheck
 # Debian packages crosscheck needs: headers it compiles against, the Python it embeds, the
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
-                   python3-pytest libxml2-utils
+                   python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
 
 .PHONY: help deps build interop test test-swift test-python test-junit bench clean
 

@@ -14,21 +14,28 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPython", pkgConfig: "python3-embed",
                        providers: [.apt(["python3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
         // Layer 1: C functions for what Swift cannot call directly (macros, variadics, globals).
-        .target(name: "CShims", dependencies: ["COpenSSL", "CPython"]),
+        .target(name: "CShims", dependencies: ["COpenSSL", "CPython", "CCurl"]),
         // Layer 2: Swift owners of C objects and the crypto the Swift client does.
         .target(name: "WireCrypto", dependencies: ["COpenSSL", "CShims"]),
         .target(name: "PythonBridge", dependencies: ["CPython", "CShims"]),
-        // Layer 3: cases, suites and the runner; implementations under test.
-        .target(name: "Conformance", dependencies: ["WireCrypto", "PythonBridge"]),
-        // Layer 4: JUnit XML and terminal summaries.
+        // Layer 3: protocol state machines (pure, no I/O) and the I/O that drives them.
+        .target(name: "WireProtocol", dependencies: ["WireCrypto"]),
+        .target(name: "Transport", dependencies: ["COpenSSL", "CCurl", "CShims"]),
+        // Layer 4: cases, suites and the runner; implementations under test.
+        .target(name: "Conformance", dependencies: ["WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        // Layer 5: JUnit XML and terminal summaries.
         .target(name: "Reports", dependencies: []),
-        // Layer 5: the thin command line.
+        // Layer 6: the thin command line.
         .executableTarget(name: "crosscheck", dependencies: ["Conformance", "Reports"]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance"]),
 
         .testTarget(name: "WireCryptoTests", dependencies: ["WireCrypto"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "WireCrypto"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "WireCrypto"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
         .testTarget(name: "CLITests", dependencies: []),

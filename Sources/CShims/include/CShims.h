@@ -9,6 +9,7 @@
 #include <sys/random.h>  // getrandom(2): Glibc's Swift module does not export it
 #include <openssl/bio.h>
 #include <openssl/evp.h>
+#include <curl/curl.h>
 
 // MARK: OpenSSL
 

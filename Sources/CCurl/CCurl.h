@@ -1,0 +1,2 @@
+// libcurl (OpenSSL flavour), for the HTTPS client with a pinned certificate.
+#include <curl/curl.h>
