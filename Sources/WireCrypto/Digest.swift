@@ -1,3 +1,4 @@
+import Foundation
 internal import COpenSSL
 
 /// Hash functions used for OAEP (as the hash and as MGF1's hash), named as OpenSSL names them.
@@ -19,6 +20,18 @@ public enum Digest: String, CaseIterable, Sendable, Equatable {
         case .sha384: return 48
         case .sha512: return 64
         }
+    }
+
+    /// The digest of `data`.
+    public func hash(_ data: Data) -> Data {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let status = data.withUnsafeBytes { input in
+            EVP_Digest(input.baseAddress, input.count, &output, &length, EVP_get_digestbyname(rawValue), nil)
+        }
+        // The default provider always has these digests; failing here means OpenSSL itself is broken.
+        precondition(status == 1, "EVP_Digest(\(rawValue)) failed: \(drainOpenSSLErrors())")
+        return Data(output.prefix(Int(length)))
     }
 
     /// Accepts OpenSSL's names and the spellings Wycheproof uses ("SHA-256", "SHA-512/224").

@@ -137,8 +137,26 @@ public struct RSAPrivateKey: Sendable {
 
 private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws -> EVPKey {
     guard !data.isEmpty else { throw WireCryptoError.malformedKey(reason: "no key bytes", stack: []) }
+    // A public-key PEM label names one structure: decode its body as exactly that DER, so SPKI
+    // under `RSA PUBLIC KEY` (a client bug crosscheck must catch) is refused.
+    if selection == CShims_EVP_PKEY_PUBLIC_KEY(), let label = PEM.firstLabel(in: data) {
+        let der = try PEM.body(of: data, label: label)
+        // SPKI is SEQUENCE { SEQUENCE algorithm, BIT STRING }; PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }.
+        // OpenSSL's decoders accept either body under either label, so the shape is checked here.
+        let expectedTag: UInt8 = label == "PUBLIC KEY" ? 0x30 : 0x02
+        guard firstInnerTag(of: der) == expectedTag else {
+            throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM block holds \(label == "PUBLIC KEY" ? "a PKCS#1 RSAPublicKey" : "a SubjectPublicKeyInfo"), not what its label says", stack: [])
+        }
+        return try decodeKey(der, selection: selection, inputType: "DER", structure: nil, passphrase: nil, isPEM: true)
+    }
+    return try decodeKey(data, selection: selection, inputType: nil, structure: nil, passphrase: passphrase,
+                         isPEM: PEM.firstLabel(in: data) != nil)
+}
+
+private func decodeKey(_ data: Data, selection: Int32, inputType: String?, structure: String?, passphrase: Data?,
+                       isPEM: Bool) throws -> EVPKey {
     var pkey: OpaquePointer? = nil
-    guard let context = OSSL_DECODER_CTX_new_for_pkey(&pkey, nil, nil, "RSA", selection, nil, nil) else {
+    guard let context = OSSL_DECODER_CTX_new_for_pkey(&pkey, inputType, structure, "RSA", selection, nil, nil) else {
         throw openSSLFailure("OSSL_DECODER_CTX_new_for_pkey")
     }
     defer { OSSL_DECODER_CTX_free(context) }
@@ -151,7 +169,6 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
         // Without this OpenSSL would prompt on the terminal for an encrypted key's passphrase.
         OSSL_DECODER_CTX_set_pem_password_cb(context, CShims_refuse_passphrase, nil)
     }
-    let isPEM = PEM.firstLabel(in: data) != nil
     var remaining = data.count
     let status = data.withUnsafeBytes { buffer -> Int32 in
         var cursor: UnsafePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -165,11 +182,19 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
     }
     let owned = EVPKey(takingOwnershipOf: pkey)
     // DER must be exactly one structure; trailing bytes mean the framing around it is wrong.
-    if !isPEM && remaining != 0 {
+    if inputType == "DER" || !isPEM, remaining != 0 {
         throw WireCryptoError.malformedKey(reason: "\(remaining) bytes follow the DER structure", stack: [])
     }
     drainOpenSSLErrors()  // decoders leave notes from the formats they tried first
     return owned
+}
+
+/// The tag of the first element inside a DER SEQUENCE, or nil if `der` is not a SEQUENCE.
+private func firstInnerTag(of der: Data) -> UInt8? {
+    let bytes = [UInt8](der.prefix(8))
+    guard bytes.count >= 3, bytes[0] == 0x30 else { return nil }
+    let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
+    return header < bytes.count ? bytes[header] : nil
 }
 
 private func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,

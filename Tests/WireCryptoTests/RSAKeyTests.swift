@@ -46,6 +46,10 @@ final class RSAKeyTests: XCTestCase {
             "empty": Data(),
             "der+1": try Self.key1024.publicKey.exported(.spkiDER) + Data([0]),
             "truncated der": try Self.key1024.publicKey.exported(.spkiDER).dropLast(1),
+            "spki under the pkcs1 label": Data(String(decoding: try Self.key1024.publicKey.exported(.spkiPEM), as: UTF8.self)
+                .replacingOccurrences(of: "PUBLIC KEY-----", with: "RSA PUBLIC KEY-----").utf8),
+            "pkcs1 under the spki label": Data(String(decoding: try Self.key1024.publicKey.exported(.pkcs1PEM), as: UTF8.self)
+                .replacingOccurrences(of: "RSA PUBLIC KEY-----", with: "PUBLIC KEY-----").utf8),
             "wrong label": Data(String(decoding: try Self.key1024.publicKey.exported(.spkiPEM), as: UTF8.self)
                 .replacingOccurrences(of: "PUBLIC KEY", with: "CERTIFICATE").utf8),
         ]

@@ -1,0 +1,150 @@
+import Foundation
+import WireCrypto
+
+public struct RSASocketClientConfig: Sendable {
+    public var direction: RSASocket.Direction
+    public var padding: RSAEncryptionPadding
+    public var framing: Framing
+    public var maxMessage: Int
+    /// Ask for (and verify) the `Server: OK sha256=` proof.
+    public var digest: Bool
+    /// The client's key pair, sent as `public_key=` in pi-to-phone.
+    public var privateKey: RSAPrivateKey?
+    /// What the client encrypts in phone-to-pi.
+    public var plaintext: Data
+    public var keyFormat: ClientKeyFormat
+    public var quirk: RSASocketClientQuirk?
+
+    public init(direction: RSASocket.Direction, padding: RSAEncryptionPadding, framing: Framing = .legacy,
+                maxMessage: Int = Framing.defaultMaxMessage, digest: Bool = false, privateKey: RSAPrivateKey? = nil,
+                plaintext: Data = Data(), keyFormat: ClientKeyFormat = .spkiPEM, quirk: RSASocketClientQuirk? = nil) {
+        self.direction = direction; self.padding = padding; self.framing = framing; self.maxMessage = maxMessage
+        self.digest = digest; self.privateKey = privateKey; self.plaintext = plaintext; self.keyFormat = keyFormat; self.quirk = quirk
+    }
+}
+
+/// The iPhone's side of rsa-socket, both directions, as a sans-I/O machine. It never sends an
+/// error message: when something is wrong it reports `failed` and closes.
+public final class RSASocketClient: SessionMachine {
+    enum State { case awaitServerKey, awaitReply, awaitCiphertext, awaitStopped, done }
+
+    let config: RSASocketClientConfig
+    private var state: State
+    private var stream: MessageStream
+    public private(set) var closed = false
+
+    public init(config: RSASocketClientConfig) {
+        self.config = config
+        state = config.direction == .phoneToPi ? .awaitServerKey : .awaitCiphertext
+        stream = MessageStream(framing: config.framing, maxMessage: config.maxMessage)
+    }
+
+    public func start() -> [SessionAction] {
+        switch config.direction {
+        case .phoneToPi:
+            return [send(Data(RSASocket.hello.utf8))]
+        case .piToPhone:
+            guard let key = config.privateKey else { return fail("pi-to-phone needs a client key") }
+            do {
+                var pem = try config.keyFormat.encode(key.publicKey)
+                if config.quirk == ._WRONG_PEM_HEADER {
+                    pem = Data(String(decoding: pem, as: UTF8.self).replacingOccurrences(of: "PUBLIC KEY-----", with: "RSA PUBLIC KEY-----").utf8)
+                }
+                return [send(Data(RSASocket.keyPrefix.utf8) + pem)]
+            } catch { return fail("cannot export the client key: \(error)") }
+        }
+    }
+
+    public func receive(_ data: Data) -> [SessionAction] {
+        guard !closed else { return [] }
+        stream.append(data)
+        return pump(atEnd: false)
+    }
+
+    public func idle() -> [SessionAction] {
+        guard !closed, !stream.isIdle else { return [] }
+        return pump(atEnd: true)
+    }
+
+    private var expectation: Expectation {
+        switch state {
+        case .awaitServerKey: return .pem(prefix: RSASocket.keyPrefix)
+        case .awaitReply: return .serverReply(wantDigest: config.digest)
+        case .awaitCiphertext:
+            // A server that cannot use our key answers `Server: ERROR` instead of k bytes.
+            return .raw(count: config.privateKey?.modulusByteCount ?? 0)
+        case .awaitStopped, .done: return .literals([RSASocket.stopped])
+        }
+    }
+
+    private func pump(atEnd: Bool) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        while !closed {
+            if state == .awaitCiphertext, let refusal = serverErrorInsteadOfCiphertext(atEnd: atEnd) { return actions + refusal }
+            let message: Parsed?
+            do { message = try stream.next(expectation, atEnd: atEnd) } catch {
+                return actions + fail("\(error)")
+            }
+            guard let message else { break }
+            actions += handle(message)
+        }
+        return actions
+    }
+
+    /// `Server: ERROR` where a k-byte ciphertext was expected: a framed payload of exactly that, or
+    /// exactly that in the legacy buffer once the line has gone quiet.
+    private func serverErrorInsteadOfCiphertext(atEnd: Bool) -> [SessionAction]? {
+        let error = Data(RSASocket.error.utf8)
+        let waiting = stream.buffer
+        let isError: Bool
+        switch config.framing {
+        case .framed: isError = waiting == config.framing.encode(error)
+        case .legacy: isError = atEnd && waiting == error
+        }
+        guard isError else { return nil }
+        state = .done
+        closed = true
+        return [.event(.serverError), .close]
+    }
+
+    private func handle(_ message: Parsed) -> [SessionAction] {
+        switch (state, message) {
+        case let (.awaitServerKey, .pem(pem)):
+            do {
+                let serverKey = try RSAPublicKey(importing: pem)
+                let ciphertext = try serverKey.encrypt(config.plaintext, padding: config.padding)
+                state = .awaitReply
+                return [send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)]
+            } catch { return fail("server key: \(error)") }
+        case let (.awaitReply, .serverOK(digest)):
+            let verified = digest.map { $0 == Digest.sha256.hash(config.plaintext).hexString }
+            state = .awaitStopped
+            return [.event(.serverOK(digest: digest, verified: verified)), send(Data(RSASocket.quit.utf8))]
+        case (.awaitReply, .serverError):
+            state = .done
+            closed = true
+            return [.event(.serverError), .close]
+        case let (.awaitCiphertext, .bytes(ciphertext)):
+            guard let key = config.privateKey else { return fail("no client key") }
+            do {
+                let plaintext = try key.decrypt(ciphertext, padding: config.padding)
+                state = .awaitStopped
+                return [.event(.decrypted(plaintext)), send(Data(RSASocket.quit.utf8))]
+            } catch { return fail("cannot decrypt the server's ciphertext with \(config.padding): \(error)") }
+        case (.awaitStopped, .literal):
+            state = .done
+            closed = true
+            return [.event(.serverStopped), .close]
+        default:
+            return fail("unexpected message \(message) in state \(state)")
+        }
+    }
+
+    private func send(_ payload: Data) -> SessionAction { .send(config.framing.encode(payload)) }
+
+    private func fail(_ reason: String) -> [SessionAction] {
+        state = .done
+        closed = true
+        return [.event(.failed(reason)), .close]
+    }
+}

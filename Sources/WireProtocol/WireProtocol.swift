@@ -1,1 +1,0 @@
-// The rsa-socket and aes-https protocol cores: messages, framing, state machines. No I/O.
