@@ -63,3 +63,25 @@ PyStatus CShims_PyConfig_SetProgramName(PyConfig *config, const char *value) {
 }
 
 const char *CShims_PyStatus_message(PyStatus status) { return status.err_msg ? status.err_msg : "(no message)"; }
+
+int CShims_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_min_proto_version(context, version);
+}
+CURLcode CShims_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode CShims_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode CShims_curl_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode CShims_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode CShims_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode CShims_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}

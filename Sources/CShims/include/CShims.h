@@ -9,6 +9,7 @@
 #include <sys/random.h>  // getrandom(2): Glibc's Swift module does not export it
 #include <openssl/bio.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 #include <curl/curl.h>
 
 // MARK: OpenSSL
@@ -51,5 +52,22 @@ int CShims_PyFloat_Check(PyObject *object);
 PyStatus CShims_PyConfig_SetProgramName(PyConfig *config, const char *utf8);
 /// PyStatus's err_msg/func are const char*; PyStatus_Exception is a function but these help readability.
 const char *CShims_PyStatus_message(PyStatus status);
+
+// MARK: libssl and libcurl (Transport)
+
+/// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+int CShims_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
+/// curl_easy_setopt is variadic (one shim per argument type); a long option (flags, timeouts).
+CURLcode CShims_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+/// curl_easy_setopt is variadic; a curl_off_t option (sizes).
+CURLcode CShims_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+/// curl_easy_setopt is variadic; a string or pointer option (libcurl copies strings; NULL resets).
+CURLcode CShims_curl_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+/// curl_easy_setopt is variadic; a curl_slist option (headers, resolve entries).
+CURLcode CShims_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+/// curl_easy_setopt is variadic; a write or header callback.
+CURLcode CShims_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value);
+/// curl_easy_getinfo is variadic; a long result (response code, TLS verify result).
+CURLcode CShims_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
 #endif

@@ -1,0 +1,193 @@
+import Foundation
+import Glibc
+internal import COpenSSL
+internal import CShims
+
+/// The certificate and private key a TLS server presents (PEM files).
+public struct TLSServerIdentity: Equatable, Sendable {
+    /// A PEM certificate (optionally followed by its chain).
+    public var certificatePath: String
+    /// The matching PEM private key, unencrypted.
+    public var privateKeyPath: String
+
+    public init(certificatePath: String, privateKeyPath: String) {
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+    }
+}
+
+/// Drains OpenSSL's thread-local error queue into readable lines, oldest first.
+func drainOpenSSLErrors() -> [String] {
+    var lines: [String] = []
+    while true {
+        let code = ERR_get_error()
+        if code == 0 { break }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        lines.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+    return lines
+}
+
+private func openSSLStackText(_ fallback: String) -> String {
+    let stack = drainOpenSSLErrors()
+    return stack.isEmpty ? fallback : stack.joined(separator: "; ")
+}
+
+/// Owns one `SSL_CTX`, configured once and then shared read-only by connection threads
+/// (OpenSSL allows `SSL_new` on one context from many threads).
+final class SSLContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { SSL_CTX_free(pointer) }
+
+    /// A server context: TLS 1.2 or later, the identity's certificate chain and key (checked to match).
+    static func server(_ identity: TLSServerIdentity) throws -> SSLContext {
+        ERR_clear_error()
+        guard let raw = SSL_CTX_new(TLS_server_method()) else {
+            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_CTX_new: " + openSSLStackText("failed"))
+        }
+        let context = SSLContext(takingOwnershipOf: raw)
+        guard CShims_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1 else {
+            throw TransportError.unexpected(library: "OpenSSL", code: 0,
+                                            detail: "SSL_CTX_set_min_proto_version: " + openSSLStackText("failed"))
+        }
+        // An encrypted key must fail, not prompt on the terminal.
+        SSL_CTX_set_default_passwd_cb(raw, CShims_refuse_passphrase)
+        for path in [identity.certificatePath, identity.privateKeyPath] where !FileManager.default.isReadableFile(atPath: path) {
+            throw TransportError.tlsConfiguration(path: path, reason: "no such file, or not readable")
+        }
+        guard SSL_CTX_use_certificate_chain_file(raw, identity.certificatePath) == 1 else {
+            throw TransportError.tlsConfiguration(path: identity.certificatePath,
+                                                  reason: "not a PEM certificate (\(openSSLStackText("unreadable")))")
+        }
+        guard SSL_CTX_use_PrivateKey_file(raw, identity.privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
+            let stack = openSSLStackText("unreadable")
+            // OpenSSL checks the key against the certificate already loaded.
+            let reason = stack.contains("key values mismatch")
+                ? "does not match the certificate in \(identity.certificatePath)"
+                : "not an unencrypted PEM private key (\(stack))"
+            throw TransportError.tlsConfiguration(path: identity.privateKeyPath, reason: reason)
+        }
+        guard SSL_CTX_check_private_key(raw) == 1 else {
+            throw TransportError.tlsConfiguration(path: identity.privateKeyPath,
+                                                  reason: "does not match the certificate in \(identity.certificatePath)")
+        }
+        return context
+    }
+}
+
+/// Owns one `SSL` (a TLS connection's state). Used by one thread at a time.
+final class SSLHandle {
+    let pointer: OpaquePointer
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { SSL_free(pointer) }
+}
+
+/// The server side of a TLS connection over a `TCPConnection`, every operation under a deadline.
+/// Keeps the context alive as long as the connection (an `SSL` references its `SSL_CTX`).
+final class TLSServerConnection {
+    let tcp: TCPConnection
+    private let context: SSLContext
+    private let ssl: SSLHandle
+
+    init(context: SSLContext, over tcp: TCPConnection) throws {
+        self.tcp = tcp
+        self.context = context
+        ERR_clear_error()
+        guard let raw = SSL_new(context.pointer) else {
+            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_new: " + openSSLStackText("failed"))
+        }
+        ssl = SSLHandle(takingOwnershipOf: raw)
+        let attached = try tcp.descriptor.use("connection to \(tcp.peerDescription)") { fd in SSL_set_fd(raw, fd) }
+        guard attached == 1 else {
+            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_set_fd: " + openSSLStackText("failed"))
+        }
+    }
+
+    /// Runs the server handshake by the deadline.
+    /// - Throws: `.tlsHandshakeFailed` with OpenSSL's reason (a client refusing our certificate shows
+    ///   up here as an alert, e.g. "tlsv1 alert unknown ca"), `.timedOut`, `.connectionClosed`.
+    func handshake(by deadline: Deadline) throws {
+        _ = try drive("TLS handshake with \(tcp.peerDescription)", by: deadline, handshake: true) { SSL_accept($0) }
+    }
+
+    /// Reads decrypted bytes; empty `Data` at close_notify or end of stream.
+    func read(upTo maxBytes: Int, by deadline: Deadline) throws -> Data {
+        var buffer = [UInt8](repeating: 0, count: max(1, min(maxBytes, Int(Int32.max))))
+        let count = try buffer.withUnsafeMutableBytes { raw in
+            try drive("TLS read from \(tcp.peerDescription)", by: deadline, handshake: false) {
+                SSL_read($0, raw.baseAddress, Int32(raw.count))
+            }
+        }
+        return Data(buffer[0..<Int(count)])
+    }
+
+    func write(_ data: Data, by deadline: Deadline) throws {
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                // The same pointer and length on every retry, as SSL_write requires.
+                let chunk = min(bytes.count - offset, 1 << 30)
+                let written = try drive("TLS write to \(tcp.peerDescription)", by: deadline, handshake: false) {
+                    SSL_write($0, bytes.baseAddress! + offset, Int32(chunk))
+                }
+                guard written > 0 else { throw TransportError.connectionClosed(peer: tcp.peerDescription, detail: "during a TLS write") }
+                offset += Int(written)
+            }
+        }
+    }
+
+    /// Sends close_notify (best effort, not waiting for the peer's).
+    func sendCloseNotify(by deadline: Deadline) {
+        _ = try? drive("TLS shutdown with \(tcp.peerDescription)", by: deadline, handshake: false) { ssl in
+            let result = SSL_shutdown(ssl)
+            return result >= 0 ? 1 : result
+        }
+    }
+
+    /// Calls `call` until it succeeds, waiting on the socket for WANT_READ/WANT_WRITE by the deadline.
+    /// Returns its positive result, or 0 at an orderly end of stream.
+    private func drive(_ operation: String, by deadline: Deadline, handshake: Bool,
+                       _ call: (OpaquePointer) -> Int32) throws -> Int32 {
+        try tcp.descriptor.use("connection to \(tcp.peerDescription)") { fd in
+            while true {
+                ERR_clear_error()
+                errno = 0
+                let result = call(ssl.pointer)
+                if result > 0 { return result }
+                let reason = SSL_get_error(ssl.pointer, result)
+                let savedErrno = errno
+                switch reason {
+                case SSL_ERROR_WANT_READ:
+                    try waitUntil(fd, is: .readable, by: deadline, operation: operation)
+                case SSL_ERROR_WANT_WRITE:
+                    try waitUntil(fd, is: .writable, by: deadline, operation: operation)
+                case SSL_ERROR_ZERO_RETURN:
+                    if handshake { throw TransportError.connectionClosed(peer: tcp.peerDescription, detail: "during the TLS handshake") }
+                    return 0
+                case SSL_ERROR_SYSCALL:
+                    _ = drainOpenSSLErrors()  // nothing useful for a system-call failure; leave the queue empty
+                    if savedErrno == ECONNRESET || savedErrno == EPIPE {
+                        throw TransportError.connectionReset(peer: tcp.peerDescription)
+                    }
+                    if savedErrno == 0 || savedErrno == EAGAIN {
+                        if handshake { throw TransportError.connectionClosed(peer: tcp.peerDescription, detail: "during the TLS handshake") }
+                        return 0  // end of stream without close_notify
+                    }
+                    throw TransportError.io(operation: operation, errno: savedErrno, message: errnoText(savedErrno))
+                case SSL_ERROR_SSL:
+                    let detail = openSSLStackText("unknown TLS error")
+                    if handshake { throw TransportError.tlsHandshakeFailed(detail: detail) }
+                    // OpenSSL 3 reports a TCP close without close_notify as an error; that is an end of stream.
+                    if detail.contains("unexpected eof") { return 0 }
+                    throw TransportError.unexpected(library: "OpenSSL", code: Int(reason), detail: "\(operation): \(detail)")
+                default:
+                    throw TransportError.unexpected(library: "OpenSSL", code: Int(reason),
+                                                    detail: "\(operation): SSL_get_error \(reason); \(openSSLStackText(""))")
+                }
+            }
+        }
+    }
+}
