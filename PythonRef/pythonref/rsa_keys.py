@@ -7,6 +7,7 @@ hundreds of times, and pyca checks every private key on load (slow at 4096 bits)
 from __future__ import annotations
 
 import base64
+import binascii
 import re
 from functools import lru_cache
 
@@ -92,6 +93,28 @@ def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
     return _require_rsa_private(key)
 
 
+def _require_body_matches_label(data: bytes, label: bytes) -> None:
+    """pyca accepts SPKI under `RSA PUBLIC KEY` (and the reverse); the protocol does not, because
+    that is a client bug worth catching. SPKI is SEQUENCE { SEQUENCE algorithm, BIT STRING };
+    PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }: the first inner tag tells them apart."""
+    text = data.decode("ascii", errors="replace")
+    begin, end = f"-----BEGIN {label.decode()}-----", f"-----END {label.decode()}-----"
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise _bad_key(f"no complete {label.decode()!r} PEM block")
+    try:
+        der = base64.b64decode("".join(text[start + len(begin) : stop].split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise _bad_key(f"the {label.decode()!r} PEM body is not base64") from None
+    if len(der) < 3 or der[0] != 0x30:
+        raise _bad_key(f"the {label.decode()!r} PEM body is not a DER SEQUENCE")
+    header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
+    expected = 0x30 if label == b"PUBLIC KEY" else 0x02
+    if header >= len(der) or der[header] != expected:
+        holds = "a PKCS#1 RSAPublicKey" if label == b"PUBLIC KEY" else "a SubjectPublicKeyInfo"
+        raise _bad_key(f"the {label.decode()!r} PEM block holds {holds}, not what its label says")
+
+
 @lru_cache(maxsize=128)
 def _load_public_only_cached(data: bytes) -> PublicKey:
     label = _pem_label(data)
@@ -99,6 +122,7 @@ def _load_public_only_cached(data: bytes) -> PublicKey:
         if label is None:
             key = ser.load_der_public_key(data)  # SPKI or bare PKCS#1 RSAPublicKey
         elif label in PUBLIC_PEM_LABELS:
+            _require_body_matches_label(data, label)
             key = ser.load_pem_public_key(_normalize_pem(data))
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a public key label")

@@ -268,3 +268,19 @@ def test_load_acceptsKeysWrittenByOpensslCli(tmp_path: Path) -> None:
     assert rsa_keys.public_info(rsa_keys.load_private(encrypted, b"pw").public_key()) == want
     modulus = run("rsa", "-in", str(key), "-noout", "-modulus").decode().strip()
     assert modulus == "Modulus=" + str(want["n"]).upper()
+
+
+def test_loadPublic_rejectsABodyThatDoesNotMatchItsLabel(key1024: rsa.RSAPrivateKey) -> None:
+    # pyca itself accepts SPKI under "RSA PUBLIC KEY"; the protocol does not (a client bug).
+    spki = rsa_keys.export_public(key1024.public_key(), "spki-pem")
+    pkcs1 = rsa_keys.export_public(key1024.public_key(), "pkcs1-pem")
+    assert rsa_keys.load_public(spki).public_numbers() == key1024.public_key().public_numbers()
+    assert rsa_keys.load_public(pkcs1).public_numbers() == key1024.public_key().public_numbers()
+    for mislabelled in (
+        spki.replace(b"PUBLIC KEY-----", b"RSA PUBLIC KEY-----"),
+        pkcs1.replace(b"RSA PUBLIC KEY-----", b"PUBLIC KEY-----"),
+    ):
+        with pytest.raises(CryptoFailure) as failure:
+            rsa_keys.load_public(mislabelled)
+        assert failure.value.kind == ErrorKind.BAD_KEY
+        assert "not what its label says" in failure.value.detail

@@ -1,0 +1,312 @@
+"""`python3 -m pythonref`: the reference servers, the Python client roles, and the test certificates.
+
+    serve rsa-socket    the Raspberry Pi server (TCP)
+    serve aes-https     the AES-CBC JSON API over HTTPS
+    client rsa-socket   one conversation as the phone, against any rsa-socket server
+    client aes-https    login + one secure-data round trip against any aes-https server, pinned
+    certs               write the self-signed test certificates
+
+Exit status: 0 success, 1 a conversation or check failed, 64 usage error (also an unusable key or
+certificate file). Servers print one line `listening on HOST:PORT` to stdout once bound (`--port 0`
+picks a free port), then log one JSON line per event to stderr (`--quiet`: none). Clients print
+their events as JSON lines to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Optional, Sequence
+
+from . import aes_https, rsa_keys, rsa_socket
+from .errors import CryptoFailure
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
+DEFAULT_USER = "user:password"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def jsonable(value: Any) -> Any:
+    """Event fields for JSON lines: bytes as text when they are UTF-8, else {"hex": ...}."""
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": bytes(value).hex()}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def _stdout_line(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(jsonable(doc)) + "\n")
+    sys.stdout.flush()
+
+
+def _stderr_logger(quiet: bool):  # type: ignore[no-untyped-def]
+    def log(doc: dict[str, object]) -> None:
+        if not quiet:
+            try:
+                sys.stderr.write(json.dumps(jsonable(doc)) + "\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+
+    return log
+
+
+def _ready(host: str, port: int) -> None:
+    sys.stdout.write(f"listening on {host}:{port}\n")
+    sys.stdout.flush()
+
+
+def _positive(kind: type):  # type: ignore[no-untyped-def]
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range: {text!r}")
+    return value
+
+
+def _user(text: str) -> tuple[str, str]:
+    name, sep, password = text.partition(":")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME:PASSWORD, got {text!r}")
+    return name, password
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise _UsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+
+
+def _rsa_key(args: argparse.Namespace) -> bytes:
+    if args.key is not None:
+        pem = _read(args.key, "key file")
+        rsa_keys.load_private(pem)  # refuse a bad key now, not at the first client
+        return pem
+    return rsa_keys.export_private(rsa_keys.generate(args.key_bits), "pkcs8-pem")
+
+
+# ---- the parser ----------------------------------------------------------------------------------
+
+
+def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    p.add_argument("--port", type=_port, default=default_port, help=f"TCP port (default: {default_port}; 0: any free)")
+    p.add_argument("--framing", choices=rsa_socket.FRAMINGS, default="legacy",
+                   help="legacy: unframed, as the tutorials; framed: 4-byte big-endian length (default: legacy)")
+    p.add_argument("--padding", choices=rsa_socket.PADDINGS, default="pkcs1",
+                   help="RSA padding, configured on both sides, never negotiated (default: pkcs1, the seed's)")
+    keys = p.add_mutually_exclusive_group()
+    keys.add_argument("--key", metavar="FILE", help="RSA private key (PEM or DER, PKCS#8 or PKCS#1)")
+    keys.add_argument("--key-bits", type=int, default=2048, metavar="N",
+                      help="generate a fresh RSA key of N bits instead (default: 2048)")
+    p.add_argument("--digest", action="store_true",
+                   help="the digest extension: `Server: OK sha256=<hex>` proves the plaintext")
+    p.add_argument("--max-message", type=_positive(int), default=rsa_socket.DEFAULT_MAX_MESSAGE, metavar="N",
+                   help="largest message accepted, in bytes (default: 65536)")
+    p.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
+                   help="deadline for a whole conversation, in seconds (default: 10)")
+    p.add_argument("--quiet-gap", type=_positive(float), default=0.3, metavar="S",
+                   help="legacy framing: silence that ends a message, in seconds (default: 0.3)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python3 -m pythonref", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,certs}")
+
+    serve = commands.add_parser("serve", help="run a reference server", description="Run a reference server.")
+    serve_kinds = serve.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
+    s = serve_kinds.add_parser("rsa-socket", help="the Raspberry Pi RSA socket server",
+                               description="The rsa-socket server: one thread and one state machine per client.")
+    _add_rsa_common(s, 9876)
+    s.add_argument("--message", default=rsa_socket.DEFAULT_MESSAGE.decode(),
+                   help="what pi-to-phone encrypts (default: %(default)r)")
+    s.add_argument("--quirk", choices=rsa_socket.SERVER_QUIRKS,
+                   help="TEST ONLY: behave like a known-broken server")
+    s.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
+                   help="connections served at once; more are closed at once (default: 64)")
+    s.add_argument("--quiet", action="store_true", help="no event log on stderr")
+
+    h = serve_kinds.add_parser("aes-https", help="the AES-CBC JSON API over HTTPS",
+                               description="The aes-https server: POST /login, POST /secure-data (echo).")
+    h.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    h.add_argument("--port", type=_port, default=8443, help="TCP port (default: 8443; 0: any free)")
+    h.add_argument("--cert", metavar="FILE", help="server certificate (PEM); required unless --plain-http-for-tests")
+    h.add_argument("--key", metavar="FILE", help="its private key (PEM); required unless --plain-http-for-tests")
+    h.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+                   help="how encryptionKey becomes the AES key (default: base64-raw)")
+    h.add_argument("--encryption-key", metavar="S", help="the encryptionKey string (default: a fresh one)")
+    h.add_argument("--user", type=_user, action="append", metavar="NAME:PASSWORD",
+                   help=f"an account; repeatable (default: {DEFAULT_USER})")
+    h.add_argument("--plain-http-for-tests", action="store_true",
+                   help="TEST ONLY: serve plain HTTP, so a client's refusal of it can be checked")
+    h.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
+                   help="deadline for the handshake and for each read, in seconds (default: 10)")
+    h.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
+                   help="connections served at once (default: 64)")
+    h.add_argument("--quiet", action="store_true", help="no request log on stderr")
+
+    client = commands.add_parser("client", help="run a Python client role",
+                                 description="Run one conversation as a client; exit 0 when it succeeded.")
+    client_kinds = client.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
+    c = client_kinds.add_parser("rsa-socket", help="one rsa-socket conversation as the phone",
+                                description="One rsa-socket conversation as the phone; events as JSON lines.")
+    _add_rsa_common(c, 9876)
+    c.add_argument("--direction", choices=rsa_socket.DIRECTIONS, default="phone-to-pi",
+                   help="phone-to-pi: the client encrypts; pi-to-phone: the server does (default: phone-to-pi)")
+    c.add_argument("--plaintext", default="Secret message from the phone", help="what phone-to-pi encrypts")
+    c.add_argument("--key-format", choices=rsa_socket.KEY_FORMATS, default="spki-pem",
+                   help="how pi-to-phone sends the client's public key (default: spki-pem, the iOS form)")
+    c.add_argument("--quirk", choices=rsa_socket.CLIENT_QUIRKS, help="TEST ONLY: behave like a known-broken client")
+
+    a = client_kinds.add_parser("aes-https", help="login and one secure-data round trip, pinned",
+                                description="Login, one secure-data round trip, check the echo. Trusts only --pin.")
+    a.add_argument("--url", required=True, help="https://HOST:PORT of the server (plain http:// is refused)")
+    a.add_argument("--pin", required=True, metavar="CERTFILE", help="the one certificate (PEM) to trust")
+    a.add_argument("--server-name", metavar="NAME", help="name to verify the certificate for (default: the URL's host)")
+    a.add_argument("--user", type=_user, default=_user(DEFAULT_USER), metavar="NAME:PASSWORD",
+                   help=f"credentials (default: {DEFAULT_USER})")
+    a.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+                   help="how encryptionKey becomes the AES key (default: base64-raw)")
+    a.add_argument("--params", default='{"message":"hello from python"}', metavar="JSON",
+                   help="the JSON object to send (default: %(default)s)")
+    a.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
+                   help="deadline for each connection, in seconds (default: 10)")
+
+    cert = commands.add_parser("certs", help="write the self-signed test certificates",
+                               description="Write pinned/impostor/expired .crt.pem and .key.pem (test-only keys).")
+    cert.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
+    return parser
+
+
+# ---- the commands --------------------------------------------------------------------------------
+
+
+def _serve_rsa_socket(args: argparse.Namespace) -> int:
+    from . import socket_shell
+
+    config = rsa_socket.ServerConfig(
+        padding=args.padding, framing=args.framing, private_key=_rsa_key(args), max_message=args.max_message,
+        digest=args.digest, message=args.message.encode("utf-8"), quirk=args.quirk)
+    socket_shell.serve(config, args.host, args.port, timeout=args.timeout, quiet_gap=args.quiet_gap,
+                       max_clients=args.max_clients, ready=_ready, log=_stderr_logger(args.quiet))
+    return EXIT_OK
+
+
+def _serve_aes_https(args: argparse.Namespace) -> int:
+    from . import https_shell
+
+    context = None
+    if not args.plain_http_for_tests:
+        if not args.cert or not args.key:
+            raise _UsageError("--cert and --key are required (or --plain-http-for-tests)")
+        try:
+            context = https_shell.server_ssl_context(args.cert, args.key)
+        except (OSError, ValueError) as exc:
+            raise _UsageError(f"cannot load --cert/--key: {exc}") from None
+    users = dict(args.user or [_user(DEFAULT_USER)])
+    app = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(users, args.key_mode, args.encryption_key))
+    https_shell.serve(app, args.host, args.port, ssl_context=context, timeout=args.timeout,
+                      max_clients=args.max_clients, ready=_ready, log=_stderr_logger(args.quiet))
+    return EXIT_OK
+
+
+def _client_rsa_socket(args: argparse.Namespace) -> int:
+    from . import socket_shell
+
+    private_key = _rsa_key(args) if args.direction == "pi-to-phone" else None
+    config = rsa_socket.ClientConfig(
+        direction=args.direction, padding=args.padding, framing=args.framing, max_message=args.max_message,
+        digest=args.digest, private_key=private_key, plaintext=args.plaintext.encode("utf-8"),
+        key_format=args.key_format, quirk=args.quirk)
+    events = socket_shell.run_client(config, args.host, args.port, timeout=args.timeout, quiet_gap=args.quiet_gap,
+                                     on_event=lambda e: _stdout_line({"event": e.name, **e.fields}))
+    return EXIT_OK if rsa_socket.conversation_succeeded(args.direction, events) else EXIT_FAILED
+
+
+def _client_aes_https(args: argparse.Namespace) -> int:
+    from . import https_shell
+
+    try:
+        params = aes_https.parse_json(args.params.encode("utf-8"))
+    except ValueError:
+        raise _UsageError("--params is not JSON") from None
+    if not isinstance(params, dict):
+        raise _UsageError("--params must be a JSON object")
+    ok = https_shell.run_client(args.url, args.pin, server_name=args.server_name, username=args.user[0],
+                                password=args.user[1], key_mode=args.key_mode, params=params,
+                                timeout=args.timeout, on_event=_stdout_line)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def _certs(args: argparse.Namespace) -> int:
+    from . import certs
+
+    for path in certs.write_all(Path(args.out)):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(EXIT_OK)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        signal.signal(signal.SIGTERM, _terminate)  # systemctl stop: a clean exit 0
+    command = {
+        ("serve", "rsa-socket"): _serve_rsa_socket,
+        ("serve", "aes-https"): _serve_aes_https,
+        ("client", "rsa-socket"): _client_rsa_socket,
+        ("client", "aes-https"): _client_aes_https,
+        ("certs", None): _certs,
+    }[(args.command, getattr(args, "profile", None))]
+    try:
+        return command(args)
+    except _UsageError as exc:
+        print(f"pythonref: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except CryptoFailure as exc:  # a bad key file or configuration
+        print(f"pythonref: {exc.kind.value}: {exc.detail}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # e.g. the address is in use
+        print(f"pythonref: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130

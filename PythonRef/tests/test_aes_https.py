@@ -1,0 +1,308 @@
+"""The aes-https server logic and client steps, without I/O (docs/PROTOCOL.md, "aes-https as
+implemented")."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import pytest
+
+from pythonref import aes_cbc, aes_https
+from pythonref.errors import CryptoFailure, ErrorKind
+
+USERS = {"alice": "correct horse", "bob": "battery staple"}
+KEY32_B64 = base64.b64encode(bytes(range(32))).decode()
+BAD_REQUEST = b'{"error":"bad request"}'
+UNAUTHORIZED = b'{"error":"unauthorized"}'
+
+
+def make(key_mode: str = "base64-raw", encryption_key: str | None = KEY32_B64) -> aes_https.AesHttpsServer:
+    return aes_https.AesHttpsServer(aes_https.AesHttpsConfig(USERS, key_mode, encryption_key))
+
+
+def post(path: str, body: bytes, headers: dict[str, str] | None = None) -> dict[str, object]:
+    return {"method": "POST", "path": path, "headers": headers or {}, "body": body}
+
+
+def login(server: aes_https.AesHttpsServer, user: str = "alice", key_mode: str = "base64-raw") -> aes_https.Login:
+    resp = server.handle(aes_https.login_request(user, USERS[user]))
+    return aes_https.parse_login(resp, key_mode)
+
+
+def envelope(key: bytes, plaintext: bytes, iv: bytes = bytes(16)) -> bytes:
+    return aes_cbc.seal_envelope(key, plaintext, iv)
+
+
+# ---- login ---------------------------------------------------------------------------------------
+
+
+def test_login_issues_a_random_hex_token_and_the_configured_key() -> None:
+    server = make()
+    resp = server.handle(aes_https.login_request("alice", "correct horse"))
+    assert resp["status"] == 200
+    assert resp["headers"] == {"content-type": "application/json"}
+    doc = json.loads(resp["body"])
+    assert set(doc) == {"token", "encryptionKey"}
+    assert re.fullmatch(r"[0-9a-f]{32}", doc["token"])
+    assert doc["encryptionKey"] == KEY32_B64
+    assert resp["body"] == json.dumps(doc, separators=(",", ":")).encode()  # compact JSON
+    other = json.loads(server.handle(aes_https.login_request("alice", "correct horse"))["body"])["token"]
+    assert other != doc["token"]
+
+
+@pytest.mark.parametrize("user, password", [("alice", "wrong"), ("alice", ""), ("carol", "correct horse"),
+                                            ("", ""), ("alice", "correct horse "), ("Alice", "correct horse")])
+def test_wrong_credentials_are_401(user: str, password: str) -> None:
+    resp = make().handle(aes_https.login_request(user, password))
+    assert (resp["status"], resp["body"]) == (401, UNAUTHORIZED)
+    assert resp["headers"]["content-type"] == "application/json"
+
+
+@pytest.mark.parametrize("body", [b"", b"not json", b"[]", b'"alice"', b"{}", b'{"username":"alice"}',
+                                  b'{"username":"alice","password":1}', b'{"username":null,"password":"x"}',
+                                  b"\xff\xfe", b"[" * 100_000, b'{"username":"alice","password":NaN}'])
+def test_login_body_that_is_not_the_json_is_400(body: bytes) -> None:
+    resp = make().handle(post("/login", body))
+    assert (resp["status"], resp["body"]) == (400, BAD_REQUEST)
+
+
+def test_login_ignores_extra_fields() -> None:
+    body = json.dumps({"username": "bob", "password": "battery staple", "remember": True}).encode()
+    assert make().handle(post("/login", body))["status"] == 200
+
+
+# ---- secure-data ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key_mode, encryption_key", [("base64-raw", KEY32_B64),
+                                                      ("base64-raw", base64.b64encode(b"k" * 16).decode()),
+                                                      ("base64-raw", base64.b64encode(b"k" * 24).decode()),
+                                                      ("utf8-zeropad16", "secret"),
+                                                      ("utf8-zeropad16", "fifteen-bytes!!")])
+def test_secure_data_echoes_params_under_a_fresh_iv(key_mode: str, encryption_key: str) -> None:
+    server = make(key_mode, encryption_key)
+    session = login(server, key_mode=key_mode)
+    assert session.key == aes_cbc.derive_key(key_mode, encryption_key)
+    params = {"text": "héllo", "n": 3, "list": [1, None, True], "nested": {"a": "b"}}
+    req = aes_https.secure_request(session.token, session.key, params)
+    assert req["headers"]["authorization"] == session.token  # the bare token
+    resp = server.handle(req)
+    assert resp["status"] == 200 and resp["headers"] == {"content-type": "application/json"}
+    doc = json.loads(resp["body"])
+    assert list(doc) == ["data", "iv"]  # compact, data first
+    assert aes_https.parse_secure(resp, session.key) == {"echo": params}
+    ivs = {json.loads(server.handle(req)["body"])["iv"] for _ in range(5)}
+    assert len(ivs) == 5 and base64.b64decode(doc["iv"]) != bytes(16)
+
+
+def test_every_issued_token_works_and_header_names_are_case_insensitive() -> None:
+    server = make()
+    a, b = login(server, "alice"), login(server, "bob")
+    for s in (a, b):
+        req = aes_https.secure_request(s.token, s.key, {"x": 1})
+        req["headers"] = {"Authorization": s.token}
+        assert server.handle(req)["status"] == 200
+
+
+@pytest.mark.parametrize("headers", [{}, {"authorization": ""}, {"authorization": "0" * 32},
+                                     {"authorization": "Bearer TOKEN"}, {"x-token": "TOKEN"}])
+def test_missing_or_unknown_token_is_401(headers: dict[str, str]) -> None:
+    server = make()
+    session = login(server)
+    headers = {k: v.replace("TOKEN", session.token) for k, v in headers.items()}
+    resp = server.handle(post("/secure-data", envelope(session.key, b'{"a":1}'), headers))
+    assert (resp["status"], resp["body"]) == (401, UNAUTHORIZED)
+
+
+def test_a_token_from_another_server_is_401() -> None:
+    session = login(make())
+    resp = make().handle(aes_https.secure_request(session.token, session.key, {}))
+    assert resp["status"] == 401
+
+
+def _bad_envelopes(key: bytes) -> dict[str, bytes]:
+    good = json.loads(envelope(key, b'{"a":1}'))
+    ct = base64.b64decode(good["data"])
+    iv = base64.b64decode(good["iv"])
+    two_blocks = aes_cbc.cbc_encrypt(key, iv, b'{"a":"0123456789abcdef"}')
+    flipped = bytearray(two_blocks)
+    flipped[-17] ^= 0x01  # last byte of the second-to-last block: breaks the padding
+
+    def env(data: object, iv_: object = good["iv"]) -> bytes:
+        return json.dumps({"data": data, "iv": iv_}).encode()
+
+    b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731
+    return {
+        "empty": b"",
+        "not-json": b"data=abc",
+        "not-utf8": b"\xff" * 10,
+        "json-array": b"[]",
+        "json-string": b'"x"',
+        "no-data": json.dumps({"iv": good["iv"]}).encode(),
+        "no-iv": json.dumps({"data": good["data"]}).encode(),
+        "data-number": env(5),
+        "iv-null": env(good["data"], None),
+        "data-not-base64": env("!!!!"),
+        "data-unpadded-base64": env(good["data"].rstrip("=") + "A" if good["data"].endswith("=") else good["data"][:-1]),
+        "data-urlsafe-base64": env(good["data"].replace("+", "-").replace("/", "_") + "-_"),
+        "data-with-newline": env(good["data"][:8] + "\n" + good["data"][8:]),
+        "iv-15-bytes": env(good["data"], b64(iv[:15])),
+        "iv-17-bytes": env(good["data"], b64(iv + b"\x00")),
+        "ct-empty": env(""),
+        "ct-not-block-multiple": env(b64(ct[:-1])),
+        "bad-padding": env(b64(bytes(flipped)), b64(iv)),
+        "good-padding-garbage-json": env(b64(aes_cbc.cbc_encrypt(key, iv, b"\x00garbage{")), b64(iv)),
+        "plaintext-json-array": env(b64(aes_cbc.cbc_encrypt(key, iv, b"[1,2]")), b64(iv)),
+        "plaintext-json-nan": env(b64(aes_cbc.cbc_encrypt(key, iv, b'{"a":NaN}')), b64(iv)),
+        "plaintext-not-utf8": env(b64(aes_cbc.cbc_encrypt(key, iv, b'{"a":"\xff"}')), b64(iv)),
+        "wrong-key": envelope(bytes(32), b'{"a":1}'),
+    }
+
+
+def test_every_bad_envelope_gets_the_same_400_bytes() -> None:
+    server = make()
+    session = login(server)
+    answers = set()
+    for name, body in _bad_envelopes(session.key).items():
+        resp = server.handle(post("/secure-data", body, {"authorization": session.token}))
+        answers.add((resp["status"], tuple(sorted(resp["headers"].items())), resp["body"]))
+        assert resp["status"] == 400, name
+    assert answers == {(400, (("content-type", "application/json"),), BAD_REQUEST)}
+
+
+def test_envelope_with_extra_fields_is_accepted() -> None:
+    server = make()
+    session = login(server)
+    doc = json.loads(envelope(session.key, b'{"a":1}'))
+    doc["mac"] = "ignored"
+    resp = server.handle(post("/secure-data", json.dumps(doc).encode(), {"authorization": session.token}))
+    assert aes_https.parse_secure(resp, session.key) == {"echo": {"a": 1}}
+
+
+# ---- routing and limits --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method, path, status, body", [
+    ("POST", "/", 404, b'{"error":"not found"}'),
+    ("POST", "/login/", 404, b'{"error":"not found"}'),
+    ("POST", "/LOGIN", 404, b'{"error":"not found"}'),
+    ("GET", "/nothing", 404, b'{"error":"not found"}'),
+    ("GET", "/login", 405, b'{"error":"method not allowed"}'),
+    ("PUT", "/secure-data", 405, b'{"error":"method not allowed"}'),
+    ("post", "/login", 405, b'{"error":"method not allowed"}'),
+])
+def test_other_paths_404_other_methods_405(method: str, path: str, status: int, body: bytes) -> None:
+    resp = make().handle({"method": method, "path": path, "headers": {}, "body": b""})
+    assert (resp["status"], resp["body"]) == (status, body)
+    assert resp["headers"]["content-type"] == "application/json"
+
+
+def test_bodies_over_one_mib_are_413() -> None:
+    server = make()
+    session = login(server)
+    big = b" " * (aes_https.MAX_BODY + 1)
+    for req in (post("/login", big), post("/secure-data", big, {"authorization": session.token})):
+        resp = server.handle(req)
+        assert (resp["status"], resp["body"]) == (413, b'{"error":"too large"}')
+    assert aes_https.preflight("POST", "/login", 10_000_000) == aes_https.too_large()
+    assert aes_https.preflight("POST", "/login", aes_https.MAX_BODY) is None
+
+
+def test_issued_tokens_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aes_https, "MAX_TOKENS", 3)
+    server = make()
+    sessions = [login(server) for _ in range(4)]
+    statuses = [server.handle(aes_https.secure_request(s.token, s.key, {}))["status"] for s in sessions]
+    assert statuses == [401, 200, 200, 200]  # the oldest was forgotten
+
+
+def test_malformed_request_dicts_are_bad_input() -> None:
+    server = make()
+    for req in ({"method": "POST", "path": "/login", "headers": {}, "body": "text"},
+                {"method": "POST", "path": "/login", "headers": [], "body": b""},
+                {"method": "POST", "path": 1, "headers": {}, "body": b""},
+                {"method": "POST", "path": "/login", "headers": {}, "body": b"", "extra": 1}):
+        with pytest.raises(CryptoFailure) as info:
+            server.handle(req)
+        assert info.value.kind == ErrorKind.BAD_INPUT
+
+
+@pytest.mark.parametrize("key_mode, encryption_key, kind", [
+    ("utf8-zeropad16", "sixteen-bytes!!!", ErrorKind.KEY_DERIVATION),
+    ("utf8-zeropad16", "", ErrorKind.KEY_DERIVATION),
+    ("utf8-zeropad16", None, None),  # None: a fresh one
+    ("base64-raw", base64.b64encode(b"k" * 20).decode(), ErrorKind.KEY_DERIVATION),
+    ("base64-raw", "not base64", ErrorKind.KEY_DERIVATION),
+    ("rot13", "x", ErrorKind.UNSUPPORTED),
+])
+def test_server_configuration_is_checked(key_mode: str, encryption_key: str | None, kind: ErrorKind | None) -> None:
+    if kind is None:
+        server = make(key_mode, encryption_key)
+        assert 1 <= len(server.encryption_key.encode()) <= 15
+        return
+    with pytest.raises(CryptoFailure) as info:
+        make(key_mode, encryption_key)
+    assert info.value.kind == kind
+
+
+def test_fresh_keys_per_mode() -> None:
+    assert len(make("base64-raw", None).key) == 32
+    assert len(make("utf8-zeropad16", None).key) == 16
+
+
+# ---- the client steps ----------------------------------------------------------------------------
+
+
+def test_login_request_shape() -> None:
+    req = aes_https.login_request("alice", "pw")
+    assert req == {"method": "POST", "path": "/login", "headers": {"content-type": "application/json"},
+                   "body": b'{"username":"alice","password":"pw"}'}
+
+
+def test_secure_request_is_deterministic_with_a_given_iv() -> None:
+    key = bytes(range(16))
+    req = aes_https.secure_request("tok", key, {"b": 1, "a": [True]}, iv=bytes(16))
+    assert req["body"] == aes_cbc.seal_envelope(key, b'{"b":1,"a":[true]}', bytes(16))
+    assert req["headers"] == {"authorization": "tok", "content-type": "application/json"}
+
+
+@pytest.mark.parametrize("response, kind", [
+    ({"status": 401, "headers": {}, "body": UNAUTHORIZED}, ErrorKind.BAD_INPUT),
+    ({"status": 200, "headers": {}, "body": b"nope"}, ErrorKind.BAD_INPUT),
+    ({"status": 200, "headers": {}, "body": b'{"token":"t"}'}, ErrorKind.BAD_INPUT),
+    ({"status": 200, "headers": {}, "body": b'{"token":"","encryptionKey":"abc"}'}, ErrorKind.BAD_INPUT),
+    ({"status": 200, "headers": {}, "body": b'{"token":"t","encryptionKey":"sixteen-bytes!!!"}'},
+     ErrorKind.KEY_DERIVATION),
+    ({"status": "200", "headers": {}, "body": b"{}"}, ErrorKind.BAD_INPUT),
+])
+def test_parse_login_failures(response: dict[str, object], kind: ErrorKind) -> None:
+    with pytest.raises(CryptoFailure) as info:
+        aes_https.parse_login(response, "utf8-zeropad16")
+    assert info.value.kind == kind
+
+
+def test_parse_secure_failures_keep_their_kinds() -> None:
+    key = bytes(16)
+    cases = [
+        ({"status": 400, "headers": {}, "body": BAD_REQUEST}, ErrorKind.BAD_INPUT),
+        ({"status": 200, "headers": {}, "body": b"{}"}, ErrorKind.BAD_ENVELOPE),
+        ({"status": 200, "headers": {}, "body": envelope(key, b"[1]")}, ErrorKind.BAD_ENVELOPE),
+        ({"status": 200, "headers": {}, "body": envelope(key, b"not json")}, ErrorKind.BAD_ENVELOPE),
+        ({"status": 200, "headers": {}, "body": envelope(bytes(range(16)), b"{}")}, None),  # wrong key: padding
+    ]
+    for response, kind in cases:
+        with pytest.raises(CryptoFailure) as info:
+            aes_https.parse_secure(response, key)
+        if kind is not None:
+            assert info.value.kind == kind
+        else:
+            assert info.value.kind in (ErrorKind.BAD_PADDING, ErrorKind.BAD_ENVELOPE)
+
+
+def test_secure_request_refuses_params_that_are_not_json() -> None:
+    for params in ({"b": b"bytes"}, {"x": float("nan")}, ["list"]):
+        with pytest.raises(CryptoFailure) as info:
+            aes_https.secure_request("t", bytes(16), params)  # type: ignore[arg-type]
+        assert info.value.kind == ErrorKind.BAD_INPUT

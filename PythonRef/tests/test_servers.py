@@ -1,0 +1,457 @@
+"""The real servers and clients (`python3 -m pythonref ...`) on 127.0.0.1: conversations over TCP,
+hostile clients answered or closed within the deadline with the next client still served, and the
+aes-https API over TLS with the pinned test certificate. Readiness is the server's
+`listening on HOST:PORT` line; every wait is a socket timeout, never a sleep."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import selectors
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from pythonref import aes_https, cli, https_shell, rsa_keys, socket_shell
+from pythonref import rsa_socket as rs
+
+PYTHON = "/usr/bin/python3"  # Debian's, with pyca/cryptography
+ROOT = Path(__file__).resolve().parents[1]
+TLS = ROOT.parent / "Vectors" / "tls"
+FRAMED_TIMEOUT = 1.5  # the framed server's whole-conversation deadline
+LEGACY_TIMEOUT = 4.0
+HTTPS_TIMEOUT = 1.5  # the HTTPS server's handshake and read deadline
+QUIET_GAP = 0.3
+USER = ("alice", "s3cret")
+TEN_MB = 10 * 1024 * 1024
+
+
+class Server:
+    """`python3 -m pythonref serve ...` on 127.0.0.1 port 0; `port` once it said it is listening."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.log = log
+        with open(log, "wb") as err:
+            self.proc = subprocess.Popen([PYTHON, "-m", "pythonref", "serve", *args, "--host", "127.0.0.1", "--port", "0"],
+                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
+        assert self.proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(timeout=20)
+        line = self.proc.stdout.readline().decode() if ready else ""
+        m = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
+        if m is None:
+            self.stop()
+            raise AssertionError(f"server did not start: {line!r}; log: {log.read_text()!r}")
+        self.port = int(m.group(1))
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory: pytest.TempPathFactory, key1024: rsa.RSAPrivateKey) -> Path:
+    path = tmp_path_factory.mktemp("keys") / "server.pem"
+    path.write_bytes(rsa_keys.export_private(key1024, "pkcs1-pem"))  # OpenSSL 1.x genrsa form
+    return path
+
+
+def _server(tmp_path_factory: pytest.TempPathFactory, name: str, args: list[str]) -> Iterator[Server]:
+    server = Server(args, tmp_path_factory.mktemp("logs") / f"{name}.log")
+    try:
+        yield server
+    finally:
+        assert server.alive(), f"{name} server died; log: {server.log.read_text()!r}"
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def legacy_server(tmp_path_factory: pytest.TempPathFactory, key_file: Path) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "legacy", [
+        "rsa-socket", "--key", str(key_file), "--padding", "oaep-sha256", "--digest",
+        "--timeout", str(LEGACY_TIMEOUT), "--quiet-gap", str(QUIET_GAP)])
+
+
+@pytest.fixture(scope="module")
+def framed_server(tmp_path_factory: pytest.TempPathFactory, key_file: Path) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "framed", [
+        "rsa-socket", "--key", str(key_file), "--padding", "oaep-sha256", "--digest", "--framing", "framed",
+        "--timeout", str(FRAMED_TIMEOUT)])
+
+
+def _https_args(name: str) -> list[str]:
+    return ["aes-https", "--cert", str(TLS / f"{name}.crt.pem"), "--key", str(TLS / f"{name}.key.pem"),
+            "--user", ":".join(USER), "--timeout", str(HTTPS_TIMEOUT)]
+
+
+@pytest.fixture(scope="module")
+def https_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "https", _https_args("pinned"))
+
+
+@pytest.fixture(scope="module")
+def impostor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "impostor", _https_args("impostor"))
+
+
+@pytest.fixture(scope="module")
+def expired_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "expired", _https_args("expired"))
+
+
+@pytest.fixture(scope="module")
+def plain_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _server(tmp_path_factory, "plain", ["aes-https", "--plain-http-for-tests", "--user", ":".join(USER),
+                                                  "--key-mode", "utf8-zeropad16", "--encryption-key", "tutorial-key"])
+
+
+# ---- rsa-socket over TCP -------------------------------------------------------------------------
+
+
+def _client_config(direction: str, framing: str, client_pem: bytes, **kw: object) -> rs.ClientConfig:
+    return rs.ClientConfig(direction=direction, padding="oaep-sha256", framing=framing, digest=True,
+                           private_key=client_pem, plaintext=b"over TCP \r\n\x00", **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def client_pem(other1024: rsa.RSAPrivateKey) -> bytes:
+    return rsa_keys.export_private(other1024, "pkcs8-pem")
+
+
+def _server_for(framing: str, legacy_server: Server, framed_server: Server) -> Server:
+    return legacy_server if framing == "legacy" else framed_server
+
+
+def converse_tcp(server: Server, config: rs.ClientConfig) -> list[rs.Event]:
+    return socket_shell.run_client(config, "127.0.0.1", server.port, timeout=5, quiet_gap=QUIET_GAP)
+
+
+@pytest.mark.parametrize("framing", rs.FRAMINGS)
+@pytest.mark.parametrize("direction", rs.DIRECTIONS)
+def test_conversation_over_tcp(direction: str, framing: str, legacy_server: Server, framed_server: Server,
+                               client_pem: bytes) -> None:
+    events = converse_tcp(_server_for(framing, legacy_server, framed_server),
+                          _client_config(direction, framing, client_pem, key_format="spki-pem-crlf"))
+    assert rs.conversation_succeeded(direction, events), events
+    if direction == "phone-to-pi":
+        assert events[0].fields["verified"] is True
+
+
+def _exchange(port: int, payload: bytes, *, timeout: float, shut_write: bool = False) -> tuple[bytes, float]:
+    """Send `payload`, read until the server closes; (what it answered, seconds it took)."""
+    start = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(payload)
+        if shut_write:
+            sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer, time.monotonic() - start
+
+
+def _still_serves(server: Server, framing: str, client_pem: bytes) -> None:
+    events = converse_tcp(server, _client_config("phone-to-pi", framing, client_pem))
+    assert rs.conversation_succeeded("phone-to-pi", events), events
+
+
+@pytest.mark.parametrize("framing", rs.FRAMINGS)
+def test_garbage_is_answered_with_server_error_and_close(framing: str, legacy_server: Server, framed_server: Server,
+                                                         client_pem: bytes) -> None:
+    server = _server_for(framing, legacy_server, framed_server)
+    for garbage in (b"garbage", b"\x00" * 3 + b"\x05Hello", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\xff" * 5000):
+        answer, _ = _exchange(server.port, garbage, timeout=5)
+        assert answer == rs.frame(b"Server: ERROR", framing), garbage
+    _still_serves(server, framing, client_pem)
+
+
+def test_half_a_legacy_message_then_silence_is_answered_after_the_quiet_gap(legacy_server: Server,
+                                                                           client_pem: bytes) -> None:
+    answer, took = _exchange(legacy_server.port, b"public_key=-----BEGIN PUBLIC KEY-----\nMIIB", timeout=LEGACY_TIMEOUT)
+    assert answer == b"Server: ERROR"
+    assert took < LEGACY_TIMEOUT  # the quiet gap, not the whole-conversation deadline
+    _still_serves(legacy_server, "legacy", client_pem)
+
+
+def test_half_a_frame_then_silence_is_answered_at_the_deadline(framed_server: Server, client_pem: bytes) -> None:
+    answer, took = _exchange(framed_server.port, b"\x00\x00\x00\x0aClien", timeout=FRAMED_TIMEOUT + 3)
+    assert answer == rs.frame(b"Server: ERROR", "framed")
+    _still_serves(framed_server, "framed", client_pem)
+
+
+def test_half_a_message_then_eof_is_answered(legacy_server: Server, framed_server: Server) -> None:
+    answer, _ = _exchange(legacy_server.port, b"Client: O", timeout=5, shut_write=True)
+    assert answer == b"Server: ERROR"
+    answer, _ = _exchange(framed_server.port, b"\x00\x00", timeout=5, shut_write=True)
+    assert answer == rs.frame(b"Server: ERROR", "framed")
+
+
+def test_silent_client_is_closed_at_the_deadline(framed_server: Server) -> None:
+    answer, took = _exchange(framed_server.port, b"", timeout=FRAMED_TIMEOUT + 3)
+    assert answer == b"" and took >= FRAMED_TIMEOUT * 0.9
+
+
+@pytest.mark.parametrize("framing", rs.FRAMINGS)
+def test_ten_megabyte_message_is_refused_by_size(framing: str, legacy_server: Server, framed_server: Server,
+                                                 client_pem: bytes) -> None:
+    server = _server_for(framing, legacy_server, framed_server)
+    payload = b"public_key=-----BEGIN PUBLIC KEY-----\n" + b"A" * TEN_MB
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        def send() -> None:
+            try:
+                sock.sendall(rs.frame(payload, framing))
+            except OSError:
+                pass  # the server stopped reading: expected
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+        sender.join(timeout=10)
+        assert not sender.is_alive()
+    assert answer == rs.frame(b"Server: ERROR", framing)
+    _still_serves(server, framing, client_pem)
+
+
+def test_clients_are_served_concurrently(legacy_server: Server, client_pem: bytes) -> None:
+    with socket.create_connection(("127.0.0.1", legacy_server.port), timeout=5) as stalled:
+        stalled.sendall(b"Client: OK")  # then says nothing more
+        _still_serves(legacy_server, "legacy", client_pem)
+        assert stalled.recv(65536).startswith(b"public_key=-----BEGIN PUBLIC KEY-----\n")
+
+
+def test_a_refused_client_key_reaches_the_client_as_server_error(legacy_server: Server, client_pem: bytes) -> None:
+    events = converse_tcp(legacy_server, _client_config("pi-to-phone", "legacy", client_pem, quirk="wrong-pem-header"))
+    assert [e.name for e in events] == ["server-error"]
+
+
+def test_nothing_listening_is_a_failed_event() -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago, and is closed now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    events = socket_shell.run_client(rs.ClientConfig("phone-to-pi", "pkcs1", "legacy", plaintext=b"x"),
+                                     "127.0.0.1", port, timeout=2)
+    assert [e.name for e in events] == ["failed"]
+
+
+def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "pythonref", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_cli_client_rsa_socket(legacy_server: Server, key_file: Path) -> None:
+    common = ["client", "rsa-socket", "--host", "127.0.0.1", "--port", str(legacy_server.port), "--timeout", "5"]
+    done = _cli(*common, "--padding", "oaep-sha256", "--digest", "--plaintext", "from the CLI")
+    assert done.returncode == 0, done
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["event"] == "server-ok" and lines[0]["verified"] is True
+    assert lines[-1] == {"event": "server-stopped"}
+    done = _cli(*common, "--padding", "oaep-sha256", "--direction", "pi-to-phone", "--key", str(key_file))
+    assert done.returncode == 0, done
+    assert json.loads(done.stdout.splitlines()[0]) == {"event": "decrypted", "plaintext": rs.DEFAULT_MESSAGE.decode()}
+    done = _cli(*common, "--padding", "pkcs1", "--direction", "pi-to-phone", "--key", str(key_file))
+    assert done.returncode == 1
+    assert "it decrypts with oaep-sha256" in json.loads(done.stdout.splitlines()[0])["reason"]
+
+
+def test_cli_usage_errors_exit_64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def exit_code(*args: str) -> int:
+        try:
+            return cli.main(list(args))
+        except SystemExit as exc:  # argparse
+            return int(exc.code or 0)
+
+    assert exit_code("serve", "aes-https", "--port", "0") == 64  # no --cert/--key
+    assert exit_code("serve", "aes-https", "--cert", str(tmp_path / "missing.pem"), "--key", "x") == 64
+    assert exit_code("serve", "rsa-socket", "--port", "70000") == 64
+    assert exit_code("serve", "rsa-socket", "--key", str(tmp_path / "missing.pem")) == 64
+    assert exit_code("serve", "rsa-socket", "--key-bits", "100") == 64
+    assert exit_code("client", "rsa-socket", "--padding", "rot13") == 64
+    assert exit_code("client", "aes-https", "--url", "https://x", "--pin", "p", "--params", "[1]") == 64
+    assert exit_code("bogus") == 64
+    assert exit_code() == 64
+    capsys.readouterr()
+    for args in (["--help"], ["serve", "--help"], ["serve", "rsa-socket", "--help"], ["serve", "aes-https", "--help"],
+                 ["client", "--help"], ["client", "rsa-socket", "--help"], ["client", "aes-https", "--help"],
+                 ["certs", "--help"]):
+        assert exit_code(*args) == 0, args
+        assert "usage:" in capsys.readouterr().out, args
+
+
+def test_certs_command_writes_the_six_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["certs", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{n}.{kind}.pem" for n in ("pinned", "impostor", "expired") for kind in ("crt", "key"))
+
+
+# ---- aes-https over TLS --------------------------------------------------------------------------
+
+
+def pinned_context(name: str = "pinned") -> ssl.SSLContext:
+    return https_shell.pinned_client_context(str(TLS / f"{name}.crt.pem"))
+
+
+def https(server: Server, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
+          host: str = "localhost") -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPSConnection(host, server.port, context=pinned_context(), timeout=5)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def test_https_login_and_secure_data_with_the_pinned_certificate(https_server: Server) -> None:
+    status, headers, body = https(https_server, "POST", "/login", json.dumps(
+        {"username": USER[0], "password": USER[1]}).encode())
+    assert status == 200 and headers["content-type"] == "application/json"
+    login = aes_https.parse_login({"status": status, "headers": headers, "body": body}, "base64-raw")
+    params = {"hello": "world", "n": [1, 2]}
+    req = aes_https.secure_request(login.token, login.key, params)
+    status, headers, body = https(https_server, req["method"], req["path"], req["body"], req["headers"], host="127.0.0.1")
+    assert aes_https.parse_secure({"status": status, "headers": headers, "body": body}, login.key) == {"echo": params}
+
+    refusals = {
+        "wrong-password": https(https_server, "POST", "/login", b'{"username":"alice","password":"no"}'),
+        "no-token": https(https_server, "POST", "/secure-data", req["body"]),
+        "unknown-token": https(https_server, "POST", "/secure-data", req["body"], {"Authorization": "f" * 32}),
+    }
+    for name, (status, headers, body) in refusals.items():
+        assert (status, body) == (401, b'{"error":"unauthorized"}'), name
+    bad = {name: https(https_server, "POST", "/secure-data", body, {"Authorization": login.token})
+           for name, body in {"not-json": b"{", "bad-b64": b'{"data":"@@","iv":"AAAA"}',
+                              "bad-len": b'{"data":"AAAA","iv":"AAAAAAAAAAAAAAAAAAAAAA=="}'}.items()}
+    assert {(s, b) for s, _, b in bad.values()} == {(400, b'{"error":"bad request"}')}
+    assert https(https_server, "GET", "/login")[0] == 405
+    assert https(https_server, "POST", "/elsewhere")[0] == 404
+    status, headers, body = https(https_server, "DELETE", "/secure-data")
+    assert (status, body, headers["allow"]) == (405, b'{"error":"method not allowed"}', "POST")
+
+
+def _raw_tls(server: Server, data: bytes, *, send_more: bytes = b"") -> bytes:
+    """Send raw bytes over TLS (then, from a thread, `send_more`); what came back before the close."""
+    ctx = pinned_context()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as sock:
+            sock.sendall(data)
+
+            def pump() -> None:
+                try:
+                    sock.sendall(send_more)
+                except (OSError, ValueError):
+                    pass
+
+            sender = threading.Thread(target=pump)
+            if send_more:
+                sender.start()
+            answer = b""
+            try:
+                while chunk := sock.recv(65536):
+                    answer += chunk
+            except (ssl.SSLError, ConnectionResetError):
+                pass
+            if send_more:
+                sender.join(timeout=10)
+    return answer
+
+
+def test_https_refuses_a_huge_body_from_its_length(https_server: Server) -> None:
+    head = (f"POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {TEN_MB}\r\n\r\n").encode()
+    answer = _raw_tls(https_server, head, send_more=b"x" * (2 * 1024 * 1024))
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert answer.endswith(b"\r\n\r\n" + b'{"error":"too large"}')
+
+
+@pytest.mark.parametrize("request_bytes, status", [
+    (b"garbage\r\n\r\n", 400),
+    (b"POST /login HTTP/1.1\r\nContent-Length: -5\r\n\r\n", 400),
+    (b"POST /login HTTP/1.1\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"POST /login HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 400),
+    (b"POST /login HTTP/9.0\r\n\r\n", 505),
+    (b"POST /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
+])
+def test_https_malformed_requests_get_json_answers(https_server: Server, request_bytes: bytes, status: int) -> None:
+    answer = _raw_tls(https_server, request_bytes)
+    assert answer.startswith(f"HTTP/1.1 {status} ".encode()) or answer.startswith(f"HTTP/1.0 {status} ".encode()), answer[:80]
+    assert b"content-type: application/json" in answer.lower()
+    assert b"Traceback" not in answer and b"<html" not in answer.lower()
+
+
+def test_https_short_body_then_silence_is_closed_and_server_goes_on(https_server: Server) -> None:
+    answer = _raw_tls(https_server, b"POST /login HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"user")
+    assert answer == b""
+    assert https(https_server, "POST", "/login", b"{}")[0] == 400
+
+
+def _python_client(server: Server, pin: str = "pinned", server_name: str | None = None,
+                   url: str | None = None) -> subprocess.CompletedProcess[str]:
+    args = ["client", "aes-https", "--url", url or f"https://127.0.0.1:{server.port}", "--pin",
+            str(TLS / f"{pin}.crt.pem"), "--user", ":".join(USER), "--timeout", "5",
+            "--params", '{"from":"cli","n":[1,{"x":null}]}']
+    if server_name:
+        args += ["--server-name", server_name]
+    return _cli(*args)
+
+
+def test_python_client_accepts_the_pinned_server(https_server: Server) -> None:
+    done = _python_client(https_server)
+    assert done.returncode == 0, done
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[-1]["echo-matches"] is True
+    assert events[-1]["plaintext"] == {"echo": {"from": "cli", "n": [1, {"x": None}]}}
+    assert _python_client(https_server, server_name="localhost").returncode == 0
+
+
+def test_python_client_refuses_what_pinning_must_refuse(https_server: Server, impostor_server: Server,
+                                                        expired_server: Server, plain_server: Server) -> None:
+    cases = {
+        "impostor": _python_client(impostor_server),
+        "other-host-name": _python_client(https_server, server_name="other.example"),
+        "expired": _python_client(expired_server, pin="expired"),
+        "plain-http": _python_client(plain_server, url=f"http://127.0.0.1:{plain_server.port}"),
+        "https-to-plain": _python_client(plain_server),
+    }
+    for name, done in cases.items():
+        assert done.returncode == 1, (name, done)
+        assert json.loads(done.stdout.splitlines()[-1])["event"] == "failed", name
+    assert "self-signed" in cases["impostor"].stdout and "expired" in cases["expired"].stdout
+    assert "Hostname mismatch" in cases["other-host-name"].stdout
+    assert _python_client(https_server).returncode == 0  # and the pinned server is still up
+
+
+def test_plain_http_mode_serves_without_tls(plain_server: Server) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", plain_server.port, timeout=5)
+    conn.request("POST", "/login", body=json.dumps({"username": USER[0], "password": USER[1]}))
+    resp = conn.getresponse()
+    doc = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 200 and doc["encryptionKey"] == "tutorial-key"
+
+
+def test_https_server_handles_concurrent_clients(https_server: Server) -> None:
+    with socket.create_connection(("127.0.0.1", https_server.port), timeout=5):  # connected, no handshake
+        assert https(https_server, "POST", "/login", b"{}")[0] == 400
