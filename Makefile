@@ -17,13 +17,16 @@ DEBUG_BIN   := .build/debug/crosscheck
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
 
-.PHONY: help deps build interop test test-swift test-python test-junit bench clean
+.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof
 
 help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
 	@echo "  make test      Swift tests, PythonRef pytest, and a schema check of a real JUnit report"
 	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
+	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
+	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
+	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
 	@echo "Options: JUNIT=path SEED=n"
 
@@ -64,6 +67,31 @@ test-python:
 test-junit:
 	$(DEBUG_BIN) run --quiet --seed 1 --junit reports/test-junit.xml
 	xmllint --noout --schema Vectors/junit/JUnit.xsd reports/test-junit.xml
+
+# OpenSSL command-line vectors: `vectors generate` runs only the openssl command (AES-CBC outputs come
+# out byte-identical every time; RSA keys and ciphertexts are new), `vectors check` verifies them.
+vectors: deps
+	$(SWIFT) build --product crosscheck
+	$(DEBUG_BIN) vectors generate
+	$(DEBUG_BIN) vectors check --quiet $(if $(SEED),--seed $(SEED),)
+
+wycheproof: deps
+	$(SWIFT) build --product crosscheck
+	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof.xml Vectors/wycheproof/*_test.json
+
+# Wycheproof-format files crosscheck has never seen (fresh RSA-3072/4096 keys, OAEP SHA-384 and
+# SHA-512/t, AES-GCM with 64/128-bit IVs and 96-bit tags), written by scripts/wycheproof_unseen.py.
+wycheproof-unseen: deps
+	$(SWIFT) build --product crosscheck
+	rm -rf reports/wycheproof-unseen && $(PYTHON) scripts/wycheproof_unseen.py reports/wycheproof-unseen
+	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof-unseen.xml reports/wycheproof-unseen/*.json
+
+# Refresh the vendored Wycheproof subset (with its README and LICENSE) from ../shared/wycheproof.
+WYCHEPROOF_SOURCE ?= ../shared/wycheproof
+vendor-wycheproof:
+	mkdir -p Vectors/wycheproof
+	cp $(WYCHEPROOF_SOURCE)/*.json $(WYCHEPROOF_SOURCE)/README.md $(WYCHEPROOF_SOURCE)/LICENSE Vectors/wycheproof/
+	chmod u+w Vectors/wycheproof/*
 
 bench: deps
 	$(SWIFT) build -c release --product crosscheck-bench

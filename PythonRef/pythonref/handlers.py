@@ -64,6 +64,12 @@ class _Args:
         assert value is not None
         return value
 
+    def opt_str(self, name: str) -> str | None:
+        value = self._get(name, required=False)
+        if value is not None and not isinstance(value, str):
+            raise _bad_input(f"argument {name!r} must be a str, got {type(value).__name__}")
+        return value
+
     def req_str(self, name: str) -> str:
         value = self._get(name, required=True)
         if not isinstance(value, str):
@@ -145,23 +151,26 @@ def _rsa_export_private(a: _Args) -> bytes:
 # ---- RSA encryption ------------------------------------------------------------------------------
 
 
-@_op("rsa.max_plaintext", "bits", "padding")
+# `hash` and `mgf1_hash` (OpenSSL digest names) go with padding "oaep" only.
+@_op("rsa.max_plaintext", "bits", "padding", "hash", "mgf1_hash")
 def _rsa_max_plaintext(a: _Args) -> int:
-    return rsa_cipher.max_plaintext(a.req_int("bits"), a.req_str("padding"))
+    return rsa_cipher.max_plaintext(a.req_int("bits"), a.req_str("padding"), a.opt_str("hash"), a.opt_str("mgf1_hash"))
 
 
-@_op("rsa.encrypt", "key", "passphrase", "padding", "plaintext", "label")
+@_op("rsa.encrypt", "key", "passphrase", "padding", "plaintext", "label", "hash", "mgf1_hash")
 def _rsa_encrypt(a: _Args) -> bytes:
     padding, plaintext, label = a.req_str("padding"), a.req_bytes("plaintext"), a.opt_bytes("label")
+    hash_name, mgf1_hash = a.opt_str("hash"), a.opt_str("mgf1_hash")
     key = rsa_keys.load_public(a.req_bytes("key"), a.opt_bytes("passphrase"))
-    return rsa_cipher.encrypt(key, padding, plaintext, label)
+    return rsa_cipher.encrypt(key, padding, plaintext, label, hash_name, mgf1_hash)
 
 
-@_op("rsa.decrypt", "key", "passphrase", "padding", "ciphertext", "label")
+@_op("rsa.decrypt", "key", "passphrase", "padding", "ciphertext", "label", "hash", "mgf1_hash")
 def _rsa_decrypt(a: _Args) -> bytes:
     padding, ciphertext, label = a.req_str("padding"), a.req_bytes("ciphertext"), a.opt_bytes("label")
+    hash_name, mgf1_hash = a.opt_str("hash"), a.opt_str("mgf1_hash")
     key = rsa_keys.load_private(a.req_bytes("key"), a.opt_bytes("passphrase"))
-    return rsa_cipher.decrypt(key, padding, ciphertext, label)
+    return rsa_cipher.decrypt(key, padding, ciphertext, label, hash_name, mgf1_hash)
 
 
 # ---- AES-CBC and the JSON envelope ---------------------------------------------------------------
@@ -220,6 +229,14 @@ def _symkey_serialize(a: _Args) -> str:
 @_op("symkey.parse", "text")
 def _symkey_parse(a: _Args) -> bytes:
     return aead.parse_symkey(a.req_str("text"))
+
+
+# ---- sessions: rsa-socket machines, aes-https server and client (their code is in sessions.py) ----
+
+from . import sessions  # noqa: E402
+
+for _name, (_fn, _params) in sessions.OPS.items():
+    _op(_name, *_params)(lambda a, _fn=_fn, _params=_params: _fn({p: a._get(p, required=False) for p in _params}))
 
 
 # ---- the entry point -----------------------------------------------------------------------------

@@ -265,7 +265,26 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "symkey.generate": {"bits": 128},
         "symkey.serialize": {"key": KEY16},
         "symkey.parse": {"text": base64.b64encode(KEY16).decode()},
+        # sessions (sessions.py): each needing one gets a session of its own
+        "session.open": {"role": "rsa-socket.server", "config": _rsa_server(p)},
+        "session.receive": {"session": ok("session.open", {"role": "rsa-socket.server", "config": _rsa_server(p)})[
+            "session"], "data": b"Client: OK"},
+        "session.idle": {"session": ok("session.open", {"role": "rsa-socket.server", "config": _rsa_server(p)})[
+            "session"]},
+        "session.request": {"session": ok("session.open", {"role": "aes-https.server", "config": {"users": {}}})[
+            "session"], "request": {"method": "POST", "path": "/login", "headers": {}, "body": b"{}"}},
+        "session.close": {"session": ok("session.open", {"role": "aes-https.server", "config": {}})["session"]},
+        "aes-https.client.login_request": {"username": "u", "password": "p"},
+        "aes-https.client.parse_login": {"key_mode": "utf8-zeropad16", "response": {
+            "status": 200, "headers": {}, "body": b'{"token":"t","encryptionKey":"abc"}'}},
+        "aes-https.client.secure_request": {"token": "t", "key": KEY16, "params": {"a": [1]}, "iv": IV},
+        "aes-https.client.parse_secure": {"key": KEY16, "response": {
+            "status": 200, "headers": {}, "body": ok("envelope.seal", {"key": KEY16, "plaintext": b'{"a":1}'})}},
     }
+
+
+def _rsa_server(p: dict[str, bytes]) -> dict[str, Any]:
+    return {"padding": "pkcs1", "framing": "legacy", "private_key": p["priv"]}
 
 
 GARBAGE: list[object] = [1, -1, 0, 10**40, True, False, 1.5, "text", "", b"", b"\x00", os.urandom(300),

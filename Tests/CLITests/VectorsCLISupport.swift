@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+
+/// Runs the built `crosscheck` binary (beside this test executable) from the checkout's root.
+struct CrosscheckBinary {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Outcome { let status: Int32; let stdout: String; let stderr: String }
+
+    static var url: URL {
+        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crosscheck")
+    }
+
+    static func run(_ arguments: [String], executable: URL = url) throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Both pipes are drained before waiting, so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        // Closed here, not whenever Foundation releases the Process: tests that count open
+        // descriptors must not see these close later, during their own run.
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// `xmllint --schema` of a report against the vendored Ant JUnit schema; its exit status.
+    static func validate(_ report: URL) throws -> Int32 {
+        let xmllint = Process()
+        xmllint.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
+        xmllint.arguments = ["--noout", "--schema", root.appendingPathComponent("Vectors/junit/JUnit.xsd").path, report.path]
+        xmllint.standardError = FileHandle.nullDevice
+        try xmllint.run()
+        xmllint.waitUntilExit()
+        return xmllint.terminationStatus
+    }
+
+    /// The summary table's row for `suite`: tests, passed, failed, errors, skipped.
+    static func summaryRow(_ stdout: String, suite: String) -> [Int]? {
+        for line in stdout.split(separator: "\n") {
+            let cells = line.split(separator: " ", omittingEmptySubsequences: true)
+            if cells.first.map(String.init) == suite, cells.count >= 6 { return cells[1...5].compactMap { Int($0) } }
+        }
+        return nil
+    }
+}
+
+extension XCTestCase {
+    func makeTemporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import XCTest
+import Conformance
+import WireCrypto
+
+/// Wycheproof vectors as checks: the real implementations pass; planted flaws fail the vectors
+/// (and oracle checks) they should, with messages that say what came back.
+final class WycheproofSuiteTests: XCTestCase {
+    static let directory = WycheproofLoaderTests.directory
+
+    func run(_ checks: [Check]) -> [CheckResult] { Runner().run(checks) }
+
+    func file(_ name: String, editing edit: ((inout [String: Any]) -> Void)? = nil) throws -> WycheproofFile {
+        let data = try Data(contentsOf: Self.directory.appendingPathComponent(name))
+        guard let edit else { return try WycheproofFile(json: data, fileName: name) }
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        edit(&json)
+        return try WycheproofFile(json: try JSONSerialization.data(withJSONObject: json), fileName: name)
+    }
+
+    func testVendoredFiles_bothImplementations_passEveryVectorTheyCanExpress() throws {
+        let urls = try VectorLocations.wycheproofTestFiles(in: Self.directory)
+        let results = run(WycheproofChecks.checks(files: urls, peers: [SwiftPeer(), try pythonPeer()]))
+        XCTAssertEqual(results.filter(\.failed).map { "\($0.check.fullName): \($0.message)" }, [])
+        XCTAssertEqual(results.count, 2 * 997 + 3 * 2 + 3)  // every vector twice, an oracle check per RSA file and implementation, 3 comparisons
+        var skipped: [String: Int] = [:]
+        for result in results { if case .skipped = result.outcome { skipped[result.check.suite, default: 0] += 1 } }
+        XCTAssertEqual(skipped, ["wycheproof.aes_gcm_test.swift": 119, "wycheproof.aes_gcm_test.python": 119,
+                                 "wycheproof.chacha20_poly1305_test.swift": 9, "wycheproof.chacha20_poly1305_test.python": 9])
+        let tc9 = try XCTUnwrap(results.first { $0.check.suite == "wycheproof.rsa_pkcs1_2048_test.python" && $0.check.name == "rsa_pkcs1_2048_test.tc9" })
+        XCTAssertEqual(tc9.check.classname, "crosscheck.rsa-socket.wycheproof_to_python")
+        XCTAssertEqual(tc9.check.properties["flags"], "InvalidPkcs1Padding")
+        XCTAssertEqual(tc9.check.properties["comment"], "The padding string is all 0.")
+        XCTAssertEqual(tc9.check.properties["result"], "invalid")
+        XCTAssertTrue(results.contains { $0.check.fullName == "crosscheck.rsa-socket.swift_vs_python.rsa_pkcs1_2048_test.oracle.InvalidPkcs1Padding" && $0.outcome == .passed })
+        let gcmSkip = results.first { $0.check.suite == "wycheproof.aes_gcm_test.swift" && $0.check.properties["skip"] != nil }
+        guard case let .skipped(reason)? = gcmSkip?.outcome else { return XCTFail("expected a skipped AES-GCM vector") }
+        XCTAssertTrue(reason.hasPrefix("IV not 96 bits: this one has"), reason)
+    }
+
+    /// Wycheproof varies the OAEP hash and MGF1 hash independently; every pair must interoperate both ways
+    /// (PythonPeer sends explicit `hash`/`mgf1_hash` names for pairs other than SHA-1/SHA-1 and SHA-256/SHA-256).
+    func testOAEPEveryHashPairWithALabel_swiftAndPythonDecryptEachOthers() throws {
+        let (swift, python) = (SwiftPeer(), try pythonPeer())
+        let key = try swift.generateRSAKey(bits: 2048)
+        let message = Data("every hash pair".utf8)
+        var failures: [String] = []
+        for hash in Digest.allCases {
+            for mgf1 in Digest.allCases {
+                let padding = RSAEncryptionPadding.oaep(hash: hash, mgf1: mgf1, label: Data("label \(hash.rawValue)".utf8))
+                for (sender, receiver) in [(swift as CryptoPeer, python as CryptoPeer), (python, swift)] {
+                    do {
+                        let ciphertext = try sender.rsaEncrypt(publicKey: key.publicKeyPEM, padding: padding, plaintext: message)
+                        let decrypted = try receiver.rsaDecrypt(privateKey: key.privateKeyPEM, passphrase: nil, padding: padding, ciphertext: ciphertext)
+                        if decrypted != message { failures.append("\(padding) \(sender.name)→\(receiver.name): other bytes") }
+                        let other = RSAEncryptionPadding.oaep(hash: hash, mgf1: mgf1 == .sha1 ? .sha256 : .sha1, label: padding.oaepParameters!.label)
+                        if (try? receiver.rsaDecrypt(privateKey: key.privateKeyPEM, passphrase: nil, padding: other, ciphertext: ciphertext)) != nil {
+                            failures.append("\(padding) \(sender.name)→\(receiver.name): decrypts under MGF1 \(other.oaepParameters!.mgf1) too")
+                        }
+                    } catch {
+                        failures.append("\(padding) \(sender.name)→\(receiver.name): \(error)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(failures, [])
+    }
+
+    func testPlantedImplicitRejection_failsInvalidPKCS1VectorsAndTheOracleCheck() throws {
+        // Returns a synthetic plaintext instead of an error, as OpenSSL 3.2's implicit rejection does.
+        let peer = PlantedPeer(rsaDecrypt: { real, key, padding, ciphertext in
+            do { return try real.rsaDecrypt(privateKey: key, passphrase: nil, padding: padding, ciphertext: ciphertext) } catch {
+                guard padding.isWeak, ciphertext.count == 256 else { throw error }
+                return Data(ciphertext.suffix(5))
+            }
+        })
+        let results = run(WycheproofChecks.checks(for: try file("rsa_pkcs1_2048_test.json"), peers: [peer]))
+        let failed = Dictionary(uniqueKeysWithValues: results.filter(\.failed).map { ($0.check.name, $0.message) })
+        XCTAssertEqual(failed["rsa_pkcs1_2048_test.tc9"],
+                       "rsa_pkcs1_2048_test.json tcId 9 (invalid, InvalidPkcs1Padding): invalid, but swift released 5 bytes: a synthetic plaintext (implicit rejection, or a decoding bug)")
+        XCTAssertTrue(failed["rsa_pkcs1_2048_test.oracle.InvalidPkcs1Padding"]?.hasPrefix("swift did not refuse every InvalidPkcs1Padding vector: tcId 9 released 5 bytes") ?? false)
+        XCTAssertNil(failed["rsa_pkcs1_2048_test.tc1"], "valid vectors are unaffected")
+        XCTAssertNil(failed["rsa_pkcs1_2048_test.tc32"], "an empty ciphertext is still refused")
+    }
+
+    func testPlantedDistinguishableErrors_failOnlyTheOracleCheck() throws {
+        // Refuses every bad ciphertext, but with a kind that depends on the ciphertext: an oracle.
+        let peer = PlantedPeer(rsaDecrypt: { real, key, padding, ciphertext in
+            do { return try real.rsaDecrypt(privateKey: key, passphrase: nil, padding: padding, ciphertext: ciphertext) } catch let failure as PeerFailure {
+                guard failure.kind == .decryptFailed, let first = ciphertext.first, first < 0x80 else { throw failure }
+                throw PeerFailure(.badPadding, "leading byte small")
+            }
+        })
+        let results = run(WycheproofChecks.checks(for: try file("rsa_pkcs1_2048_test.json"), peers: [peer, try pythonPeer()]))
+        let failed = results.filter(\.failed)
+        XCTAssertEqual(Set(failed.map(\.check.fullName)), [
+            "crosscheck.rsa-socket.wycheproof_to_swift.rsa_pkcs1_2048_test.oracle.InvalidPkcs1Padding",
+            "crosscheck.rsa-socket.swift_vs_python.rsa_pkcs1_2048_test.oracle.InvalidPkcs1Padding",
+        ])
+        let oracle = try XCTUnwrap(failed.first { $0.check.suite == "wycheproof.rsa_pkcs1_2048_test.swift" })
+        XCTAssertEqual(oracle.message, "swift answers InvalidPkcs1Padding vectors in 2 distinguishable ways (a padding oracle)")
+        guard case let .failed(_, details) = oracle.outcome else { return XCTFail() }
+        XCTAssertTrue(details.contains("BadPadding: leading byte small (tcId 9, 12, 14,"), details)
+        XCTAssertTrue(details.contains("DecryptFailed: RSA decryption failed (tcId 13, 18, 21, 24, 29)"), details)
+        let comparison = try XCTUnwrap(failed.first { $0.check.suite.hasSuffix("swift_vs_python") })
+        guard case let .failed(_, comparisonDetails) = comparison.outcome else { return XCTFail() }
+        XCTAssertTrue(comparisonDetails.contains("tcId 9: swift BadPadding, python DecryptFailed"), comparisonDetails)
+    }
+
+    func testPlantedOAEPThatDropsTheLabel_failsExactlyTheLabelledValidVectors() throws {
+        let peer = PlantedPeer(rsaDecrypt: { real, key, padding, ciphertext in
+            let unlabelled = padding.oaepParameters.map { RSAEncryptionPadding.oaep(hash: $0.hash, mgf1: $0.mgf1) } ?? padding
+            return try real.rsaDecrypt(privateKey: key, passphrase: nil, padding: unlabelled, ciphertext: ciphertext)
+        })
+        let file = try file("rsa_oaep_2048_sha1_mgf1sha1_test.json")
+        let results = run(WycheproofChecks.checks(for: file, peers: [peer]))
+        let labelled = Set(file.tests.filter { !$0.label.isEmpty && $0.result == .valid }.map { "rsa_oaep_2048_sha1_mgf1sha1_test.tc\($0.tcId)" })
+        XCTAssertEqual(labelled.count, 7)
+        XCTAssertEqual(Set(results.filter(\.failed).map(\.check.name)), labelled)
+        let tc8 = try XCTUnwrap(results.first { $0.check.name == "rsa_oaep_2048_sha1_mgf1sha1_test.tc8" })
+        XCTAssertEqual(tc8.message, "rsa_oaep_2048_sha1_mgf1sha1_test.json tcId 8 (valid, EncryptionWithLabel): valid, but swift refused it with DecryptFailed: RSA decryption failed")
+    }
+
+    func testAcceptableVectors_passEitherWayWithTheOutcomeRecorded() throws {
+        let file = try file("rsa_pkcs1_2048_test.json") { json in
+            var groups = json["testGroups"] as! [[String: Any]]
+            var tests = groups[0]["tests"] as! [[String: Any]]
+            for index in tests.indices where [1, 9].contains(tests[index]["tcId"] as! Int) { tests[index]["result"] = "acceptable" }
+            groups[0]["tests"] = tests
+            json["testGroups"] = groups
+        }
+        let ledger = WycheproofLedger()
+        let results = run(WycheproofChecks.checks(for: file, peers: [SwiftPeer()], ledger: ledger))
+        for id in [1, 9] {
+            let result = try XCTUnwrap(results.first { $0.check.name == "rsa_pkcs1_2048_test.tc\(id)" })
+            XCTAssertEqual(result.outcome, .passed)
+            XCTAssertEqual(result.check.properties["result"], "acceptable")
+        }
+        XCTAssertEqual(ledger.outcome(suite: "wycheproof.rsa_pkcs1_2048_test.swift", name: "rsa_pkcs1_2048_test.tc1"), "real plaintext (0 bytes, = msg)")
+        XCTAssertEqual(ledger.outcome(suite: "wycheproof.rsa_pkcs1_2048_test.swift", name: "rsa_pkcs1_2048_test.tc9"), "error DecryptFailed (RSA decryption failed)")
+    }
+
+    func testParametersNobodyOffers_areSkippedWithTheReasonNeverPassed() throws {
+        for (field, value, reason) in [("sha", "SHA3-256", "OAEP hash not offered: SHA3-256"),
+                                       ("mgfSha", "SHAKE128", "OAEP hash not offered: SHAKE128"),
+                                       ("mgf", "MGF2", "mask generation function not MGF1: MGF2")] {
+            let file = try file("rsa_oaep_2048_sha256_mgf1sha256_test.json") { json in
+                var groups = json["testGroups"] as! [[String: Any]]
+                groups[0][field] = value
+                json["testGroups"] = groups
+            }
+            let results = run(WycheproofChecks.checks(for: file, peers: [SwiftPeer()]))
+            XCTAssertEqual(results.count, 38)
+            for result in results {
+                guard case let .skipped(text) = result.outcome else { return XCTFail("\(result.check.name) was not skipped: \(result.outcome)") }
+                XCTAssertTrue(text.hasPrefix(reason) || text.hasPrefix("no InvalidOaepPadding vector"), text)
+            }
+        }
+    }
+
+    func testAnImplementationAnsweringUnsupported_isSkippedNotPassed() throws {
+        let peer = PlantedPeer(rsaDecrypt: { _, _, _, _ in throw PeerFailure(.unsupported, "no OAEP here") })
+        let results = run(WycheproofChecks.checks(for: try file("rsa_oaep_2048_sha256_mgf1sha256_test.json"), peers: [peer]))
+        XCTAssertEqual(results.filter { $0.outcome == .skipped(reason: "swift does not support this parameter set: no OAEP here") }.count, 38)
+    }
+
+    func testAnImplementationThatCrashesInternally_failsEvenInvalidVectors() throws {
+        let peer = PlantedPeer(rsaDecrypt: { _, _, _, _ in throw PeerFailure(.internal, "Traceback: KeyError") })
+        let results = run(WycheproofChecks.checks(for: try file("rsa_oaep_2048_sha256_mgf1sha256_test.json"), peers: [peer]))
+        let invalid = try XCTUnwrap(results.first { $0.check.properties["result"] == "invalid" })
+        XCTAssertTrue(invalid.failed)
+        XCTAssertTrue(invalid.message.contains("swift failed internally"), invalid.message)
+    }
+
+    func testPlantedCBCThatSkipsThePaddingCheck_failsTheBadPaddingVectors() throws {
+        let peer = PlantedPeer(cbcDecrypt: { real, key, iv, ciphertext in
+            guard ciphertext.count >= 16, ciphertext.count % 16 == 0 else { return try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
+            // Appends an encrypted block of pure padding, so the real decryption strips only that and
+            // returns the raw blocks; then trusts the last byte as the padding length, checking nothing else.
+            let paddingBlock = try AESCBC.encrypt(Data(), key: key, iv: Data(ciphertext.suffix(16)))
+            let raw = try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext + paddingBlock)
+            guard let count = raw.last.map(Int.init), (1...16).contains(count) else { throw PeerFailure(.badPadding, "bad padding") }
+            return Data(raw.dropLast(count))
+        })
+        let results = run(WycheproofChecks.checks(for: try file("aes_cbc_pkcs5_test.json"), peers: [peer]))
+        let failed = results.filter(\.failed)
+        XCTAssertFalse(failed.isEmpty)
+        XCTAssertTrue(failed.allSatisfy { $0.check.properties["result"] == "invalid" }, "\(failed.map(\.check.name))")
+        XCTAssertTrue(failed.allSatisfy { $0.message.contains("invalid, but swift released") }, failed.first?.message ?? "")
+    }
+
+    func testUnloadableFile_isAnErrorTestcaseThatSaysWhy() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString)_test.json")
+        try WycheproofLoaderTests.oaepFile(numberOfTests: 5).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let results = run(WycheproofChecks.checks(files: [url, url.deletingLastPathComponent().appendingPathComponent("absent_test.json")],
+                                                  peers: [SwiftPeer()]))
+        XCTAssertEqual(results.count, 2)
+        guard case let .error(message, _) = results[0].outcome else { return XCTFail("expected an error, got \(results[0].outcome)") }
+        XCTAssertTrue(message.hasSuffix("numberOfTests: says 5 but the file holds 1 tests (truncated or edited?)"), message)
+        guard case let .error(absent, _) = results[1].outcome else { return XCTFail() }
+        XCTAssertTrue(absent.contains("absent_test.json: cannot read"), absent)
+    }
+}
+
+/// The real Swift side with RSA decryption or CBC decryption replaced; deliberately wrong, to
+/// prove the Wycheproof checks catch such flaws.
+struct PlantedPeer: CryptoPeer {
+    typealias RSADecrypt = @Sendable (SwiftPeer, Data, RSAEncryptionPadding, Data) throws -> Data
+    typealias CBCDecrypt = @Sendable (SwiftPeer, Data, Data, Data) throws -> Data
+    let real = SwiftPeer()
+    var rsa: RSADecrypt?
+    var cbc: CBCDecrypt?
+    var name: String { "swift" }
+
+    init(rsaDecrypt: @escaping RSADecrypt) { rsa = rsaDecrypt }
+    init(cbcDecrypt: @escaping CBCDecrypt) { cbc = cbcDecrypt }
+
+    func generateRSAKey(bits: Int) throws -> GeneratedRSAKey { try real.generateRSAKey(bits: bits) }
+    func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo { try real.publicKeyInfo(key) }
+    func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo { try real.privateKeyInfo(key, passphrase: passphrase) }
+    func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data { try real.exportPublicKey(key, format: format) }
+    func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data {
+        try real.exportPrivateKey(key, format: format, exportPassphrase: exportPassphrase)
+    }
+    func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data {
+        try real.rsaEncrypt(publicKey: publicKey, padding: padding, plaintext: plaintext)
+    }
+    func rsaDecrypt(privateKey: Data, passphrase: Data?, padding: RSAEncryptionPadding, ciphertext: Data) throws -> Data {
+        guard let rsa else { return try real.rsaDecrypt(privateKey: privateKey, passphrase: passphrase, padding: padding, ciphertext: ciphertext) }
+        return try rsa(real, privateKey, padding, ciphertext)
+    }
+    func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data { try real.cbcEncrypt(key: key, iv: iv, plaintext: plaintext) }
+    func cbcDecrypt(key: Data, iv: Data, ciphertext: Data) throws -> Data {
+        guard let cbc else { return try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
+        return try cbc(real, key, iv, ciphertext)
+    }
+    func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data { try real.sealEnvelope(key: key, plaintext: plaintext, iv: iv) }
+    func openEnvelope(key: Data, envelope: Data) throws -> Data { try real.openEnvelope(key: key, envelope: envelope) }
+    func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data { try real.deriveKey(mode: mode, encryptionKey: encryptionKey) }
+    func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data {
+        try real.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: nonce, aad: aad)
+    }
+    func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
+        try real.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
+    }
+}
