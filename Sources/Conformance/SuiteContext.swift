@@ -7,10 +7,19 @@ public struct SuiteContext: Sendable {
     public let python: CryptoPeer
     public let seed: UInt64
     public let keys: KeyCache
+    /// Protocol machines of each implementation, for the sessions suite (Swift first).
+    public let sessions: [SessionFactory]
+    /// Options of the sessions suite's real-socket transport.
+    public var transports: SessionOptions
 
-    public init(swift: CryptoPeer, python: CryptoPeer, seed: UInt64) {
+    public init(swift: CryptoPeer, python: CryptoPeer, seed: UInt64, sessions: [SessionFactory] = [],
+                transports: SessionOptions = SessionOptions()) {
         self.swift = swift; self.python = python; self.seed = seed; self.keys = KeyCache()
+        self.sessions = sessions; self.transports = transports
     }
+
+    /// The crypto peer that makes keys for the implementation called `name`.
+    func cryptoPeer(named name: String) -> CryptoPeer { name == swift.name ? swift : python }
 
     /// Both directions: (sender, receiver).
     public var directions: [(sender: CryptoPeer, receiver: CryptoPeer)] { [(swift, python), (python, swift)] }
@@ -68,6 +77,7 @@ enum Weakness {
     static let pkcs1 = "PKCS#1 v1.5 encryption (Bleichenbacher/ROBOT padding oracles)"
     static let cbcNoMAC = "AES-CBC without a MAC (malleable; padding oracles)"
     static let zeroPadKey = "utf8-zeropad16 key mode (a password, not a key)"
+    static let legacyFraming = "legacy framing (message ends inferred from content and timing)"
 
     static func rsa(bits: Int, padding: RSAEncryptionPadding) -> [String] {
         (bits < 2048 ? [smallRSA] : []) + (padding.isWeak ? [pkcs1] : [])

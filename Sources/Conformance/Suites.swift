@@ -12,6 +12,16 @@ public enum SuiteCatalog {
         Entry(name: "roundtrip",
               summary: "every primitive both ways (Swift→Python, Python→Swift), key formats, tamper cases, byte-for-byte comparisons",
               build: roundTrip),
+        Entry(name: "vectors",
+              summary: "Vectors/openssl/: the CLI's keys and ciphertexts into both implementations, theirs into openssl pkeyutl",
+              build: vectors),
+        Entry(name: "wycheproof",
+              summary: "the vendored Wycheproof files (RSA PKCS#1/OAEP, AES-GCM, ChaCha20-Poly1305, AES-CBC) on both implementations",
+              build: wycheproof),
+        Entry(name: "sessions",
+              summary: "rsa-socket and aes-https conversations for every client × server pairing (Swift, Python), in-process and over loopback TCP/TLS: both directions, framings, paddings, key modes; server probes; the four pinning refusals",
+              build: { RSASocketSessionChecks.checks($0) + ServerConformanceChecks.checks($0) + LoopbackSessionChecks.checks($0)
+                  + AESHTTPSSessionChecks.checks($0) }),
     ]
 
     public static var names: [String] { entries.map(\.name) }

@@ -14,6 +14,9 @@ public struct RSASocketClientConfig: Sendable {
     public var plaintext: Data
     public var keyFormat: ClientKeyFormat
     public var quirk: RSASocketClientQuirk?
+    /// For probing servers: re-encrypt (fresh randomness each time) until the ciphertext passes
+    /// this test, e.g. "contains \r\n", up to 100,000 tries. nil: send the first ciphertext.
+    public var ciphertextFilter: (@Sendable (Data) -> Bool)?
 
     public init(direction: RSASocket.Direction, padding: RSAEncryptionPadding, framing: Framing = .legacy,
                 maxMessage: Int = Framing.defaultMaxMessage, digest: Bool = false, privateKey: RSAPrivateKey? = nil,
@@ -112,7 +115,15 @@ public final class RSASocketClient: SessionMachine {
         case let (.awaitServerKey, .pem(pem)):
             do {
                 let serverKey = try RSAPublicKey(importing: pem)
-                let ciphertext = try serverKey.encrypt(config.plaintext, padding: config.padding)
+                var ciphertext = try serverKey.encrypt(config.plaintext, padding: config.padding)
+                if let filter = config.ciphertextFilter {
+                    var tries = 1
+                    while !filter(ciphertext) && tries < 100_000 {
+                        ciphertext = try serverKey.encrypt(config.plaintext, padding: config.padding)
+                        tries += 1
+                    }
+                    guard filter(ciphertext) else { return fail("no ciphertext passed the probe filter in \(tries) tries") }
+                }
                 state = .awaitReply
                 return [send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)]
             } catch { return fail("server key: \(error)") }

@@ -4,6 +4,7 @@
 //   2. Swift AES-256-GCM sealing 16 KiB vs `openssl speed -evp aes-256-gcm` (target ≥ 0.9), for the
 //      CryptoKit-shaped API and for sealing into a caller's buffer
 //   3. Swift RSA-2048 private-key decryptions/s vs `openssl speed rsa2048` sign/s (target ≥ 0.9)
+//   4. rsa-socket conversations per second, in process and over loopback TCP (a figure, no target)
 import Foundation
 import Conformance
 import PythonBridge
@@ -120,6 +121,28 @@ do {
     report("RSA-2048 private-key operations (OAEP-SHA256 decrypt vs openssl speed rsa2048 sign)",
            ours: String(format: "%.0f decryptions/s", decryptsPerSecond), baseline: String(format: "%.0f signs/s", signs),
            ratio: ratio, target: "≥ 0.9", met: ratio >= 0.9)
+}
+
+// 4. Whole rsa-socket conversations per second (issue figure, no target): in process and over loopback TCP.
+do {
+    let interpreter = try PythonInterpreter.shared(pythonRefDirectory: repositoryRoot + "/PythonRef")
+    let peer = PythonPeer(interpreter: interpreter)
+    let transports = SessionOptions(inProcess: true, enabled: true, pythonRefDirectory: repositoryRoot + "/PythonRef")
+    defer { transports.servers.shutdown() }
+    let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 1, sessions: [SwiftSessions(), PythonSessions(peer: peer)],
+                               transports: transports)
+    let setup = SessionThroughput.Setup(context: context)
+    print("rsa-socket conversations per second (phone-to-pi, framed, OAEP-SHA256, RSA-2048, digest)")
+    for (client, server) in [(SwiftSessions() as SessionFactory, PythonSessions(peer: peer) as SessionFactory),
+                             (SwiftSessions(), SwiftSessions()), (PythonSessions(peer: peer), SwiftSessions())] {
+        let rate = try SessionThroughput.inProcess(setup, client: client, server: server, seconds: seconds)
+        print(String(format: "  in-process   %@ client → %@ server: %.0f/s", client.name, server.name, rate))
+    }
+    for (client, server) in [(SwiftSessions() as SessionFactory, "python"), (SwiftSessions(), "swift"), (PythonSessions(peer: peer), "swift")] {
+        let rate = try SessionThroughput.loopback(setup, client: client, serverName: server, seconds: seconds)
+        print(String(format: "  loopback TCP %@ client → %@ server: %.0f/s", client.name, server, rate))
+    }
+    print("")
 }
 
 print(allMet ? "bench: every target met" : "bench: some targets not met")

@@ -10,7 +10,7 @@ enum RunCommand: Command {
     static let abstract = "Run conformance suites in-process (Swift ⇄ embedded PythonRef) and write JUnit XML."
     static var usage: String {
         """
-        USAGE: crosscheck run [--suite LIST] [--filter TEXT] [--seed N] [--junit PATH] [--quiet]
+        USAGE: crosscheck run [--suite LIST] [--filter TEXT] [--seed N] [--junit PATH] [--transport T] [--quiet]
 
         Runs every check of the chosen suites in both directions and writes a JUnit report.
 
@@ -20,6 +20,8 @@ enum RunCommand: Command {
           --filter TEXT       only checks whose class, name or suite contains TEXT (case-insensitive)
           --seed N            seed for plaintexts, keys, IVs and nonces (default: random; the report records it)
           --junit PATH        where to write the report (default reports/junit.xml); written atomically
+          --transport T       sessions over inprocess (machines called directly), loopback (real TCP/TLS
+                              on 127.0.0.1, PythonRef servers in their own processes) or both (default)
           --quiet             no progress lines, only the summary
         \(PythonOptions.help)
           -h, --help          show this help
@@ -35,6 +37,10 @@ enum RunCommand: Command {
         let seed = try arguments.integer("--seed", as: UInt64.self) ?? UInt64.random(in: 1...999_999)
         let junitPath = try arguments.option("--junit") ?? "reports/junit.xml"
         let quiet = arguments.flag("--quiet")
+        let transport = try arguments.option("--transport") ?? "both"
+        guard ["inprocess", "loopback", "both"].contains(transport) else {
+            throw CommandExit.usage("--transport takes inprocess, loopback or both, not '\(transport)'", command: self)
+        }
         let python = try PythonOptions(&arguments)
         try arguments.noPositionals()
 
@@ -46,7 +52,11 @@ enum RunCommand: Command {
         let interpreter = try python.interpreter()
         let pythonPeer = PythonPeer(interpreter: interpreter)
         let versions = (try? pythonPeer.versions()) ?? [:]
-        let context = SuiteContext(swift: SwiftPeer(), python: pythonPeer, seed: seed)
+        let loopback = SessionOptions(inProcess: transport != "loopback", enabled: transport != "inprocess", pythonExecutable: python.executable,
+                                       pythonRefDirectory: interpreter.pythonRefDirectory)
+        let context = SuiteContext(swift: SwiftPeer(), python: pythonPeer, seed: seed,
+                                   sessions: [SwiftSessions(), PythonSessions(peer: pythonPeer)], transports: loopback)
+        defer { loopback.servers.shutdown() }
         let runner = Runner(filter: filter)
         let checks = runner.selected(SuiteCatalog.checks(for: suites, context: context))
         guard !checks.isEmpty else {
