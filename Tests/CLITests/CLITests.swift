@@ -3,53 +3,12 @@ import XCTest
 
 /// End-to-end: the built `crosscheck` binary, its exit codes, output and report files.
 final class CLITests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = CrosscheckBinary.root
+    var binary: URL { CrosscheckBinary.url }
 
-    /// The binary beside this test executable (`swift build --build-tests` builds both).
-    var binary: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crosscheck")
-    }
-
-    struct Outcome { let status: Int32; let stdout: String; let stderr: String }
-
-    func crosscheck(_ arguments: [String], environment: [String: String]? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a chatty child can never block on a full pipe.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
-    func validate(_ report: URL) throws -> Int32 {
-        let xmllint = Process()
-        xmllint.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
-        xmllint.arguments = ["--noout", "--schema", Self.root.appendingPathComponent("Vectors/junit/JUnit.xsd").path, report.path]
-        xmllint.standardError = FileHandle.nullDevice
-        try xmllint.run()
-        xmllint.waitUntilExit()
-        return xmllint.terminationStatus
-    }
+    func crosscheck(_ arguments: [String]) throws -> CrosscheckBinary.Outcome { try CrosscheckBinary.run(arguments) }
+    func temporaryDirectory() throws -> URL { try makeTemporaryDirectory() }
+    func validate(_ report: URL) throws -> Int32 { try CrosscheckBinary.validate(report) }
 
     func testHelp_everywhereExitsZero() throws {
         let top = try crosscheck(["--help"])

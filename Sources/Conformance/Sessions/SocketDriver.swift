@@ -20,7 +20,7 @@ enum SocketDriver {
                       timeout: TimeInterval, deadline: TimeInterval) -> Outcome {
         var outcome = Outcome()
         let end = Date().addingTimeInterval(deadline)
-        var quietRounds = 0
+        var lastHeard = Date()
 
         func apply(_ actions: [SessionAction]) throws {
             for action in actions {
@@ -51,12 +51,16 @@ enum SocketDriver {
                         try apply(machine.idle())
                         break
                     }
-                    quietRounds = 0
+                    lastHeard = Date()
                     outcome.received += data
                     try apply(machine.receive(data))
                 } catch TransportError.timedOut {
-                    quietRounds += 1
                     try apply(machine.idle())
+                    // A peer that says nothing for a whole timeout is stalled, whatever the machine waits for.
+                    if !machine.closed, Date().timeIntervalSince(lastHeard) >= timeout {
+                        outcome.transportError = "the peer sent nothing for \(timeout) s"
+                        break
+                    }
                 }
             }
         } catch {
