@@ -17,7 +17,7 @@ DEBUG_BIN   := .build/debug/crosscheck
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
 
-.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof
+.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest
 
 help:
 	@echo "crosscheck make targets:"
@@ -27,6 +27,8 @@ help:
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
 	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
+	@echo "  make pi HOST=… [PORT=…] [PROFILE=rsa-socket|aes-https] [PIN=cert] [ACCOUNT=name:pw]  check a live server"
+	@echo "  make pi-selftest  the same against a namespace test host (root)"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
 	@echo "Options: JUNIT=path SEED=n"
 
@@ -53,7 +55,7 @@ build: deps
 interop: build
 	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
 
-test: deps test-swift test-python test-junit
+test: deps test-swift test-python test-junit test-pi-selftest
 	@echo "make test: all test stages passed"
 
 test-swift:
@@ -62,6 +64,23 @@ test-swift:
 
 test-python:
 	cd PythonRef && $(PYTHON) -m pytest -q tests
+
+# The Pi stand-in in a network namespace: runs when root can create namespaces, says so otherwise.
+test-pi-selftest:
+	@status=0; bash scripts/pi-selftest.sh || status=$$?; \
+	if [ $$status = 77 ]; then echo "make test: pi-selftest skipped (see the line above)"; elif [ $$status != 0 ]; then exit $$status; fi
+
+# `make pi HOST=raspberrypi.local [PORT=9876] [PROFILE=rsa-socket] [PIN=cert.pem] [ACCOUNT=name:password]`
+HOST    ?=
+PORT    ?=
+PROFILE ?= rsa-socket
+pi: build
+	@[ -n "$(HOST)" ] || { echo "make pi: say which server, e.g. make pi HOST=raspberrypi.local"; exit 64; }
+	$(RELEASE_BIN) remote --host $(HOST) $(if $(PORT),--port $(PORT),) --profile $(PROFILE) $(if $(PIN),--pin $(PIN),) $(if $(ACCOUNT),--user $(ACCOUNT),) --junit reports/pi.xml
+
+pi-selftest: deps
+	$(SWIFT) build --product crosscheck
+	bash scripts/pi-selftest.sh
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
 test-junit:

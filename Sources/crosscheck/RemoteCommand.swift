@@ -31,6 +31,9 @@ enum RemoteCommand: Command {
       --pin CERT            aes-https: the certificate the app bundles (PEM); required for aes-https
       --user NAME:PASSWORD  aes-https account (default user:password)
       --key-mode M          aes-https key derivation: utf8-zeropad16 or base64-raw (default: inferred)
+      --server-name NAME    aes-https: verify the certificate for NAME while connecting to --host
+      --load N              instead of the checks, run N known-good conversations (-j at once) and
+                            print conversations per second
       --timeout SECONDS     deadline for every connect, read and write (default 5)
       --quiet-gap SECONDS   silence that ends a legacy message (default 0.3)
       --strict              weaknesses fail the run
@@ -102,6 +105,9 @@ enum RemoteCommand: Command {
             guard let value = Double(gap), value > 0, value < options.timeout else { throw CommandExit.usage("--quiet-gap takes seconds below --timeout", command: self) }
             options.quietGap = value
         }
+        options.serverName = try arguments.option("--server-name")
+        let load = try arguments.integer("--load")
+        if let load, !(1...100_000).contains(load) { throw CommandExit.usage("--load takes 1 to 100000 conversations", command: self) }
         options.strict = arguments.flag("--strict")
         let jobs = try arguments.integer("-j") ?? 1
         guard (1...64).contains(jobs) else { throw CommandExit.usage("-j takes 1 to 64", command: self) }
@@ -127,6 +133,16 @@ enum RemoteCommand: Command {
             targets = targets.enumerated().filter { $0.offset % parts[1] == parts[0] - 1 }.map(\.element)
         }
 
+        if let load {
+            guard targets.count == 1, options.profile == .rsaSocket else {
+                throw CommandExit.usage("--load takes one --host and the rsa-socket profile", command: self)
+            }
+            let measured = RemoteLoad.run(targets[0], options: options, conversations: load, parallel: jobs)
+            print(String(format: "%d of %d conversations completed in %.2f s at -j %d: %.1f conversations/s", measured.completed, load,
+                         measured.seconds, jobs, Double(measured.completed) / max(measured.seconds, 1e-9)))
+            if let failure = measured.firstFailure { printError("crosscheck remote: \(failure)") }
+            return measured.completed == load ? .success : .checksFailed
+        }
         let latch = InterruptLatch()
         if !quiet { printError("crosscheck remote: \(targets.count) target(s), profile \(profile.rawValue), -j \(jobs)") }
         let started = Date()

@@ -13,7 +13,9 @@ struct RemoteAESHTTPS {
 
     init(_ run: RemoteRun) { self.run = run }
 
-    var baseURL: URL { URL(string: "https://\(run.target.host.contains(":") ? "[\(run.target.host)]" : run.target.host):\(run.target.port)")! }
+    /// The name in the URL: --server-name, else the host as given.
+    var urlHost: String { options.serverName ?? run.target.host }
+    var baseURL: URL { URL(string: "https://\(urlHost.contains(":") ? "[\(urlHost)]" : urlHost):\(run.target.port)")! }
 
     func checkAll() {
         guard let pin = options.pin else {
@@ -118,7 +120,7 @@ struct RemoteAESHTTPS {
     func send(_ request: WebRequest, pin: String) throws -> WebResponse {
         let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: options.timeout)
         let answer = try client.send(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                                     to: baseURL, resolve: HostResolver.isLiteral(run.target.host) ? nil : (run.target.host, run.address))
+                                     to: baseURL, resolve: HostResolver.isLiteral(urlHost) ? nil : (urlHost, run.address))
         return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
     }
 }

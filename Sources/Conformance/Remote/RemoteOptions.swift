@@ -54,6 +54,9 @@ public struct RemoteOptions: Sendable {
     public var username = "user"
     public var password = "password"
     public var keyMode: KeyDerivationMode?
+    /// aes-https: the name to verify the certificate for, when --host is an address the certificate
+    /// does not name (e.g. a Pi reached by IP with a certificate for raspberrypi.local).
+    public var serverName: String?
     /// A certificate that is not the server's, to show the pinned client refuses it (seed 002).
     public var foreignCertificate: String?
     /// How many binary-safety conversations per probe.
