@@ -21,6 +21,18 @@ enum JUnitAdapter {
         return JUnitReport(suites: suites)
     }
 
+    /// Marks an interrupted run's report as partial; a run stopped before its first result still
+    /// gets a (empty) suite, so the file says what happened.
+    static func markPartial(_ report: inout JUnitReport, note: String, timestamp: Date) {
+        if report.suites.isEmpty {
+            report.suites.append(JUnitSuite(name: "crosscheck.interrupted", package: "crosscheck", timestamp: timestamp,
+                                            hostname: ProcessInfo.processInfo.hostName))
+        }
+        for index in report.suites.indices {
+            report.suites[index].properties.append(JUnitProperty(name: "crosscheck.partial", value: note))
+        }
+    }
+
     static func junitCase(_ result: CheckResult) -> JUnitCase {
         let outcome: JUnitCase.Outcome
         switch result.outcome {

@@ -168,11 +168,7 @@ enum RemoteCommand: Command {
             ("crosscheck.profile", profile.rawValue), ("crosscheck.strict", String(options.strict)),
             ("crosscheck.timeout", String(options.timeout)), ("crosscheck.framing", options.framing.rawValue),
         ], timestamp: started)
-        if latch.interrupted {
-            for index in report.suites.indices {
-                report.suites[index].properties.append(JUnitProperty(name: "crosscheck.partial", value: "interrupted"))
-            }
-        }
+        if latch.interrupted { JUnitAdapter.markPartial(&report, note: "interrupted", timestamp: started) }
         do { try JUnitXML.write(report, to: URL(fileURLWithPath: junitPath)) } catch {
             printError(Summary.text(report))
             throw CommandExit(code: .cannotCreate, message: "crosscheck: \(error)")

@@ -82,10 +82,7 @@ enum RunCommand: Command {
         }
         var report = JUnitAdapter.report(results, properties: properties, timestamp: started)
         if latch.interrupted {
-            for index in report.suites.indices {
-                report.suites[index].properties.append(JUnitProperty(name: "crosscheck.partial",
-                    value: "interrupted after \(results.count) of \(checks.count) checks"))
-            }
+            JUnitAdapter.markPartial(&report, note: "interrupted after \(results.count) of \(checks.count) checks", timestamp: started)
         }
         let url = URL(fileURLWithPath: junitPath)
         do { try JUnitXML.write(report, to: url) } catch {
