@@ -48,6 +48,19 @@ func report(_ name: String, ours: String, baseline: String, ratio: Double, targe
 }
 
 var allMet = true
+/// Rounds per figure: crosscheck and its baseline are measured alternately, and each side's best
+/// round counts, so a burst of load on this 2-core machine does not decide a ratio.
+let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 3
+
+/// The best of `rounds` alternating measurements of `ours` and `baseline`.
+func bestOf(_ ours: () throws -> Double, _ baseline: () throws -> Double) rethrows -> (ours: Double, baseline: Double) {
+    var best = (ours: 0.0, baseline: 0.0)
+    for _ in 0..<rounds {
+        best.ours = max(best.ours, try ours())
+        best.baseline = max(best.baseline, try baseline())
+    }
+    return best
+}
 
 // 1. Bridge call vs spawning python3 per case. The case: AES-CBC of 32 bytes under a fixed key.
 do {
@@ -79,23 +92,29 @@ do {
 do {
     let key = SymmetricKey(size: .bits256)
     let message = Data(repeating: 0x5a, count: 16384)
-    let sealsPerSecond = try rate(for: seconds) { _ = try AES.GCM.seal(message, using: key) }
     var sealed = Data(count: 16384), tag = Data(count: 16)
     let keyBytes = key.withUnsafeBytes { Data($0) }
-    let intoPerSecond = try rate(for: seconds) {
-        let nonce = AES.GCM.Nonce()
-        try keyBytes.withUnsafeBytes { k in try nonce.withUnsafeBytes { n in try message.withUnsafeBytes { m in
-            try sealed.withUnsafeMutableBytes { o in try tag.withUnsafeMutableBytes { t in
-                try AEADCore.seal(.aesGCM, key: k, nonce: n, plaintext: m, aad: UnsafeRawBufferPointer(start: nil, count: 0), into: o, tag: t)
-            } } } } }
+    func openSSLSpeed() throws -> Double {
+        let speed = try output("/usr/bin/openssl", ["speed", "-evp", "aes-256-gcm", "-bytes", "16384", "-seconds", String(Int(seconds))])
+        // "AES-256-GCM    3339709.62k": thousands of bytes per second.
+        guard let line = speed.split(separator: "\n").last(where: { $0.uppercased().hasPrefix("AES-256-GCM") }),
+              let field = line.split(separator: " ").last, let thousands = Double(field.dropLast()) else {
+            fatalError("cannot parse openssl speed output:\n\(speed)")
+        }
+        return thousands * 1000
     }
-    let speed = try output("/usr/bin/openssl", ["speed", "-evp", "aes-256-gcm", "-bytes", "16384", "-seconds", String(Int(seconds))])
-    // "AES-256-GCM    3339709.62k": thousands of bytes per second.
-    guard let line = speed.split(separator: "\n").last(where: { $0.uppercased().hasPrefix("AES-256-GCM") }),
-          let field = line.split(separator: " ").last, let thousands = Double(field.dropLast()) else {
-        fatalError("cannot parse openssl speed output:\n\(speed)")
-    }
-    let baseline = thousands * 1000
+    let allocating = try bestOf({ try rate(for: seconds) { _ = try AES.GCM.seal(message, using: key) } }, openSSLSpeed)
+    let into = try bestOf({
+        try rate(for: seconds) {
+            let nonce = AES.GCM.Nonce()
+            try keyBytes.withUnsafeBytes { k in try nonce.withUnsafeBytes { n in try message.withUnsafeBytes { m in
+                try sealed.withUnsafeMutableBytes { o in try tag.withUnsafeMutableBytes { t in
+                    try AEADCore.seal(.aesGCM, key: k, nonce: n, plaintext: m, aad: UnsafeRawBufferPointer(start: nil, count: 0), into: o, tag: t)
+                } } } } }
+        }
+    }, openSSLSpeed)
+    let sealsPerSecond = allocating.ours, intoPerSecond = into.ours
+    let baseline = max(allocating.baseline, into.baseline)
     for (label, rate) in [("AES.GCM.seal (new buffer per message)", sealsPerSecond), ("AEADCore.seal into a caller's buffer", intoPerSecond)] {
         let ratio = rate * 16384 / baseline
         allMet = allMet && ratio >= 0.9
@@ -109,13 +128,16 @@ do {
 do {
     let key = try RSAPrivateKey(bits: 2048)
     let ciphertext = try key.publicKey.encrypt(Data("Secret message from RPi server".utf8), padding: .oaepSHA256)
-    let decryptsPerSecond = try rate(for: seconds) { _ = try key.decrypt(ciphertext, padding: .oaepSHA256) }
-    let speed = try output("/usr/bin/openssl", ["speed", "-seconds", String(Int(seconds)), "rsa2048"])
-    // "rsa 2048 bits 0.000401s 0.000032s   2491.0  31572.4": sign/s is the fifth field.
-    guard let line = speed.split(separator: "\n").last(where: { $0.hasPrefix("rsa 2048 bits") }),
-          case let fields = line.split(separator: " "), fields.count >= 6, let signs = Double(fields[5]) else {
-        fatalError("cannot parse openssl speed output:\n\(speed)")
+    func openSSLSigns() throws -> Double {
+        let speed = try output("/usr/bin/openssl", ["speed", "-seconds", String(Int(seconds)), "rsa2048"])
+        // "rsa 2048 bits 0.000401s 0.000032s   2491.0  31572.4": sign/s is the fifth field.
+        guard let line = speed.split(separator: "\n").last(where: { $0.hasPrefix("rsa 2048 bits") }),
+              case let fields = line.split(separator: " "), fields.count >= 6, let signs = Double(fields[5]) else {
+            fatalError("cannot parse openssl speed output:\n\(speed)")
+        }
+        return signs
     }
+    let (decryptsPerSecond, signs) = try bestOf({ try rate(for: seconds) { _ = try key.decrypt(ciphertext, padding: .oaepSHA256) } }, openSSLSigns)
     let ratio = decryptsPerSecond / signs
     allMet = allMet && ratio >= 0.9
     report("RSA-2048 private-key operations (OAEP-SHA256 decrypt vs openssl speed rsa2048 sign)",
