@@ -59,25 +59,8 @@ final class CLITests: XCTestCase {
 
     func testInterruptedRun_writesAValidPartialReport() throws {
         let report = try temporaryDirectory().appendingPathComponent("partial.xml")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["run", "--seed", "5", "--junit", report.path]
-        process.currentDirectoryURL = Self.root
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // Wait for the run to announce itself (its signal handlers are installed by then).
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("checks, suites") {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
-        process.interrupt()
-        _ = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
+        let status = try CrosscheckBinary.interruptAfter("checks, suites", ["run", "--seed", "5", "--junit", report.path])
+        XCTAssertEqual(status, 130)
         XCTAssertEqual(try validate(report), 0)
         let xml = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(xml.contains("crosscheck.partial"), "the report says it is partial")

@@ -143,24 +143,9 @@ final class RemoteCLITests: XCTestCase {
         let proxy = try FaultProxy(fault: .delay, upstreamPort: port)  // slow enough to be caught mid-run
         defer { proxy.stop() }
         let report = try makeTemporaryDirectory().appendingPathComponent("partial.xml")
-        let process = Process()
-        process.executableURL = CrosscheckBinary.url
-        process.arguments = ["remote", "--host", "127.0.0.1", "--port", String(proxy.port), "--profile", "rsa-socket", "--junit", report.path]
-        process.currentDirectoryURL = CrosscheckBinary.root
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("target(s)") {  // printed once its signal handlers are in place
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
-        process.interrupt()
-        _ = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
+        let status = try CrosscheckBinary.interruptAfter("target(s)", ["remote", "--host", "127.0.0.1", "--port", String(proxy.port),
+                                                                       "--profile", "rsa-socket", "--junit", report.path])
+        XCTAssertEqual(status, 130)
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
         XCTAssertTrue(try String(contentsOf: report, encoding: .utf8).contains("crosscheck.partial"))
     }

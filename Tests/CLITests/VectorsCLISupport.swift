@@ -36,6 +36,30 @@ struct CrosscheckBinary {
                        stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Starts crosscheck, waits until its stderr shows `announcement` (printed once its signal
+    /// handlers are installed), sends SIGINT, and returns the exit status.
+    static func interruptAfter(_ announcement: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains(announcement) {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        process.interrupt()
+        _ = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try? err.fileHandleForReading.close()
+        return process.terminationStatus
+    }
+
     /// `xmllint --schema` of a report against the vendored Ant JUnit schema; its exit status.
     static func validate(_ report: URL) throws -> Int32 {
         let xmllint = Process()
