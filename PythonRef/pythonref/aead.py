@@ -43,9 +43,11 @@ def seal(alg: str, key: bytes, plaintext: bytes, nonce: bytes | None = None, aad
 
 
 def open_combined(alg: str, key: bytes, combined: bytes, aad: bytes | None = None) -> bytes:
-    cipher = _cipher(alg, key)
+    # The length first, as CryptoKit does (a SealedBox under 28 bytes cannot even be made), so a
+    # short box under a wrong-size key is BadLength on both sides.
     if len(combined) < NONCE + TAG:
         raise CryptoFailure(ErrorKind.BAD_LENGTH, f"combined box is {len(combined)} bytes; needs at least 28")
+    cipher = _cipher(alg, key)
     try:
         return cipher.decrypt(combined[:NONCE], combined[NONCE:], aad or None)
     except InvalidTag:

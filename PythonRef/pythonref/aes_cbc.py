@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import os
+import re
 
 from cryptography.hazmat.primitives import padding as sympad
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -25,14 +27,17 @@ def strict_b64decode(text: str | bytes) -> bytes:
     """Standard alphabet, padding required, nothing else allowed; raises ValueError."""
     if isinstance(text, str):
         text = text.encode("ascii")  # UnicodeEncodeError is a ValueError
+    if len(text) % 4 or text.endswith(b"==="):  # b64decode alone takes superfluous padding ("YWJj=", "YWJj====")
+        raise ValueError("base64 is not padded to a multiple of 4 with at most two '='")
     return base64.b64decode(text, validate=True)
 
 
 def _check_key_iv(key: bytes, iv: bytes) -> None:
-    if len(key) not in AES_KEY_SIZES:
-        raise CryptoFailure(ErrorKind.BAD_KEY, f"AES key is {len(key)} bytes; must be 16, 24 or 32")
+    # The IV first, as WireCrypto does, so a wrong IV under a wrong-size key is BadLength on both sides.
     if len(iv) != BLOCK:
         raise CryptoFailure(ErrorKind.BAD_LENGTH, f"IV is {len(iv)} bytes; must be 16")
+    if len(key) not in AES_KEY_SIZES:
+        raise CryptoFailure(ErrorKind.BAD_KEY, f"AES key is {len(key)} bytes; must be 16, 24 or 32")
 
 
 def cbc_encrypt(key: bytes, iv: bytes, plaintext: bytes) -> bytes:
@@ -76,10 +81,55 @@ def _envelope_field(doc: dict[str, object], name: str) -> bytes:
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, f"envelope field {name!r} is not valid base64") from None
 
 
+MAX_JSON_DEPTH = 512  # the nesting limit of Foundation's JSON parser, which WireCrypto uses
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def loads_strict(data: bytes) -> object:
+    """JSON as RFC 8259 has it, read the way WireCrypto's StrictJSON + Foundation read it: UTF-8
+    without a BOM, no NaN/Infinity (nor numbers too large to be finite), strings without lone
+    surrogates and not starting with a raw U+FEFF (Foundation drops it), nested at most
+    MAX_JSON_DEPTH deep. Raises ValueError for anything else."""
+    text = data.decode("utf-8")
+    if any(m.group().startswith('"\ufeff') for m in _JSON_STRING.finditer(text)):
+        raise ValueError("a JSON string starts with a raw U+FEFF")
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:  # absurdly nested
+        raise ValueError("JSON nested too deeply") from None
+    stack: list[tuple[object, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            value.encode("utf-8")  # a lone surrogate raises UnicodeEncodeError, a ValueError
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
+            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+            for name, item in items:
+                if name is not None:
+                    name.encode("utf-8")
+                stack.append((item, depth + 1))
+    return doc
+
+
 def open_envelope(key: bytes, envelope: bytes) -> bytes:
     try:
-        doc = json.loads(envelope.decode("utf-8"))
-    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
+        doc = loads_strict(envelope)
+    except ValueError:
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, "envelope is not UTF-8 JSON") from None
     if not isinstance(doc, dict):
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, "envelope JSON is not an object")

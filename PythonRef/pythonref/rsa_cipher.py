@@ -119,7 +119,11 @@ def encrypt(key: PublicKey, padding: str, plaintext: bytes, label: bytes | None 
             ErrorKind.TOO_LONG,
             f"plaintext is {len(plaintext)} bytes; {padding} with a {key.key_size}-bit key allows at most {limit}",
         )
-    return _crypt(key, plaintext, scheme)
+    try:
+        return _crypt(key, plaintext, scheme)
+    except ValueError:
+        # A peer's key OpenSSL will not encrypt to (even modulus, e >= n, …): the key's fault.
+        raise CryptoFailure(ErrorKind.BAD_KEY, f"cannot encrypt to this {key.key_size}-bit key") from None
 
 
 def decrypt(key: PrivateKey, padding: str, ciphertext: bytes, label: bytes | None = None,

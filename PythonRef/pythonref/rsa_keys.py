@@ -55,9 +55,19 @@ def _pem_label(data: bytes) -> bytes | None:
     return m.group(1)
 
 
+_END = re.compile(rb"-----END [^\r\n]*?-----")
+
+
 def _normalize_pem(data: bytes) -> bytes:
     # The iOS exporter omits the final newline, Windows tools write \r\n;
-    # give OpenSSL one canonical shape.
+    # give OpenSSL one canonical shape. Only the first block: PEM_read_bio skips a block that does
+    # not decode and takes the next, which would silently load another key (WireCrypto does not).
+    second = data.find(b"-----BEGIN ", data.find(b"-----BEGIN ") + 1)
+    if second > 0:
+        data = data[:second]
+    end = _END.search(data)
+    if end is not None:
+        data = data[: end.end()]
     return data.strip().replace(b"\r\n", b"\n") + b"\n"
 
 
@@ -83,6 +93,7 @@ def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
     label = _pem_label(data)
     try:
         if label is None:
+            _require_one_structure(data)
             key = ser.load_der_private_key(data, passphrase)
         elif label in PRIVATE_PEM_LABELS:
             key = ser.load_pem_private_key(_normalize_pem(data), passphrase)
@@ -93,17 +104,66 @@ def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
     return _require_rsa_private(key)
 
 
-def _require_body_matches_label(data: bytes, label: bytes) -> None:
-    """pyca accepts SPKI under `RSA PUBLIC KEY` (and the reverse); the protocol does not, because
-    that is a client bug worth catching. SPKI is SEQUENCE { SEQUENCE algorithm, BIT STRING };
-    PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }: the first inner tag tells them apart."""
+def _tlv_end(der: bytes, offset: int, depth: int = 0) -> int:
+    """Where the (BER) element at `offset` ends; indefinite lengths are followed to their 00 00."""
+    if depth > 32 or offset + 2 > len(der) or der[offset] & 0x1F == 0x1F:
+        raise _bad_key("DER with a malformed length")
+    size, position = der[offset + 1], offset + 2
+    if size == 0x80:  # BER indefinite length: elements until the end-of-contents octets
+        while der[position : position + 2] != b"\x00\x00":
+            if position >= len(der):
+                raise _bad_key("DER with a malformed length")
+            position = _tlv_end(der, position, depth + 1)
+        return position + 2
+    if size & 0x80:
+        count = size & 0x7F
+        if not 1 <= count <= 4 or position + count > len(der):
+            raise _bad_key("DER with a malformed length")
+        size, position = int.from_bytes(der[position : position + count], "big"), position + count
+    if position + size > len(der):
+        raise _bad_key("the DER structure is longer than the data")
+    return position + size
+
+
+def _require_one_structure(der: bytes) -> None:
+    """DER must be exactly one structure (docs/PROTOCOL.md): pyca reads the first and ignores
+    whatever follows it, WireCrypto refuses trailing bytes."""
+    end = _tlv_end(der, 0)
+    if end != len(der):
+        raise _bad_key(f"{len(der) - end} bytes follow the DER structure")
+
+
+_RSA_ENCRYPTION_OID = bytes.fromhex("06092a864886f70d010101")
+
+
+def _require_rsa_encryption_spki(der: bytes) -> None:
+    """An SPKI must name rsaEncryption: pyca also loads RSASSA-PSS keys (signature-only) as RSA
+    public keys, which WireCrypto (and the protocol) refuse."""
+    header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
+    inner = der[header:]
+    if inner[:1] != b"\x30":
+        return  # PKCS#1 RSAPublicKey (or a private key): no algorithm to check
+    algorithm = 2 if len(inner) > 1 and inner[1] < 0x80 else 2 + (inner[1] & 0x7F if len(inner) > 1 else 0)
+    if not inner[algorithm:].startswith(_RSA_ENCRYPTION_OID):
+        raise _bad_key("not an RSA encryption key: the SubjectPublicKeyInfo algorithm is not rsaEncryption")
+
+
+def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
+    """The PEM block's DER, read as WireCrypto reads it (`\\r`/`\\n` line ends only, strict base64,
+    one DER structure). pyca accepts SPKI under `RSA PUBLIC KEY` (and the reverse); the protocol
+    does not, because that is a client bug worth catching. SPKI is SEQUENCE { SEQUENCE algorithm,
+    BIT STRING }; PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }: the first inner tag tells them apart."""
     text = data.decode("ascii", errors="replace")
     begin, end = f"-----BEGIN {label.decode()}-----", f"-----END {label.decode()}-----"
-    start, stop = text.find(begin), text.find(end)
+    start = text.find(begin)
+    stop = text.find(end, start + len(begin)) if start >= 0 else -1
     if start < 0 or stop < start:
         raise _bad_key(f"no complete {label.decode()!r} PEM block")
+    body = text[start + len(begin) : stop].replace("\r", "").replace("\n", "")
     try:
-        der = base64.b64decode("".join(text[start + len(begin) : stop].split()), validate=True)
+        if len(body) % 4 or body.endswith("==="):  # b64decode takes superfluous padding ("YWJj=", "YWJj====")
+            raise ValueError("base64 is not padded to a multiple of 4 with at most two '='")
+        der = base64.b64decode(body, validate=True)
     except (binascii.Error, ValueError):
         raise _bad_key(f"the {label.decode()!r} PEM body is not base64") from None
     if len(der) < 3 or der[0] != 0x30:
@@ -113,6 +173,8 @@ def _require_body_matches_label(data: bytes, label: bytes) -> None:
     if header >= len(der) or der[header] != expected:
         holds = "a PKCS#1 RSAPublicKey" if label == b"PUBLIC KEY" else "a SubjectPublicKeyInfo"
         raise _bad_key(f"the {label.decode()!r} PEM block holds {holds}, not what its label says")
+    _require_one_structure(der)
+    return der
 
 
 @lru_cache(maxsize=128)
@@ -120,10 +182,13 @@ def _load_public_only_cached(data: bytes) -> PublicKey:
     label = _pem_label(data)
     try:
         if label is None:
+            _require_one_structure(data)
+            _require_rsa_encryption_spki(data)
             key = ser.load_der_public_key(data)  # SPKI or bare PKCS#1 RSAPublicKey
         elif label in PUBLIC_PEM_LABELS:
-            _require_body_matches_label(data, label)
-            key = ser.load_pem_public_key(_normalize_pem(data))
+            der = _require_body_matches_label(data, label)
+            _require_rsa_encryption_spki(der)
+            key = ser.load_der_public_key(der)
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a public key label")
     except _LOAD_ERRORS as exc:
@@ -167,7 +232,10 @@ def generate(bits: int, e: int = 65537) -> PrivateKey:
 
 def public_info(key: PublicKey) -> dict[str, object]:
     nums = key.public_numbers()
-    return {"n": format(nums.n, "x"), "e": nums.e, "bits": key.key_size}
+    # An exponent over 63 bits cannot cross to Swift as an int (nor fit WireCrypto's RSAKeyInfo,
+    # which reports 0 for it): report 0 the same way. Such keys are useless, not secret.
+    e = nums.e if nums.e.bit_length() <= 63 else 0
+    return {"n": format(nums.n, "x"), "e": e, "bits": key.key_size}
 
 
 def ios_pem(label: str, der: bytes) -> bytes:

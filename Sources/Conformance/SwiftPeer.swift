@@ -13,8 +13,10 @@ public struct SwiftPeer: CryptoPeer {
         }
     }
 
+    /// Like PythonRef's `rsa.public_info` (and `exportPublicKey` here): the public half of
+    /// private-key bytes too. The wire import, which refuses private keys, is the machines' job.
     public func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo {
-        try mapped { try RSAPublicKey(importing: key).info }
+        try mapped { try publicKey(from: key).info }
     }
 
     public func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo {

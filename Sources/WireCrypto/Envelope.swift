@@ -24,7 +24,7 @@ public enum KeyDerivationMode: String, Sendable, CaseIterable {
             }
             return bytes + Data(count: 16 - bytes.count)
         case .base64Raw:
-            guard let bytes = Data(base64Encoded: encryptionKey), AESCBC.allowedKeySizes.contains(bytes.count) else {
+            guard let bytes = StrictBase64.decode(encryptionKey), AESCBC.allowedKeySizes.contains(bytes.count) else {
                 throw WireCryptoError.keyDerivation(mode: rawValue, reason:
                     "the encryptionKey is not standard base64 of 16, 24 or 32 bytes")
             }
@@ -56,8 +56,7 @@ public struct CBCEnvelope: Equatable, Sendable {
     /// Parses a JSON object with string fields `data` and `iv` holding strict base64; other fields
     /// are ignored. Anything else is `.malformedEnvelope` with what was wrong.
     public init(json: Data) throws {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: json, options: []) } catch {
+        guard let object = StrictJSON.object(json) else {
             throw WireCryptoError.malformedEnvelope(reason: "not JSON")
         }
         guard let fields = object as? [String: Any] else {
@@ -68,7 +67,7 @@ public struct CBCEnvelope: Equatable, Sendable {
             guard let text = value as? String else {
                 throw WireCryptoError.malformedEnvelope(reason: "\"\(name)\" is not a string")
             }
-            guard let bytes = Data(base64Encoded: text) else {
+            guard let bytes = StrictBase64.decode(text) else {
                 throw WireCryptoError.malformedEnvelope(reason: "\"\(name)\" is not standard base64")
             }
             return bytes

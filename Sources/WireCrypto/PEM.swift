@@ -28,18 +28,21 @@ public enum PEM {
         // Filter scalars, not Characters: "\r\n" is one Character in Swift.
         var base64 = String.UnicodeScalarView()
         base64.append(contentsOf: text[begin.upperBound..<end.lowerBound].unicodeScalars.filter { $0 != "\r" && $0 != "\n" })
-        guard let der = Data(base64Encoded: String(base64)), !der.isEmpty else {
+        guard let der = StrictBase64.decode(String(base64)), !der.isEmpty else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
         }
         return der
     }
 
-    /// The label of the first PEM block in `data`, if `data` looks like PEM at all.
+    /// The label of the PEM block `data` begins with (after ASCII whitespace), or nil when `data`
+    /// does not begin with `-----BEGIN ` and so is not PEM (but DER, or nothing). PythonRef draws the
+    /// same line; a BEGIN line further in (after other text) does not make the data PEM.
     public static func firstLabel(in data: Data) -> String? {
-        guard let text = String(data: data.prefix(200), encoding: .utf8),
-              let begin = text.range(of: "-----BEGIN ") else { return nil }
-        let rest = text[begin.upperBound...]
-        guard let close = rest.range(of: "-----") else { return nil }
-        return String(rest[..<close.lowerBound])
+        let start = data.drop { [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c].contains($0) }
+        let begin = Data("-----BEGIN ".utf8)
+        guard start.starts(with: begin) else { return nil }
+        let rest = start.dropFirst(begin.count).prefix(200)
+        guard let close = rest.firstRange(of: Data("-----".utf8)) else { return nil }
+        return String(decoding: rest[..<close.lowerBound], as: UTF8.self)
     }
 }

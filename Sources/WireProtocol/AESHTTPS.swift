@@ -63,7 +63,7 @@ public final class AESHTTPSServer: @unchecked Sendable {
     }
 
     private func login(_ request: WebRequest) -> WebResponse {
-        guard let fields = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
+        guard let fields = StrictJSON.object(request.body) as? [String: Any],
               let username = fields["username"] as? String, let password = fields["password"] as? String else {
             return .error(400, "bad request")
         }
@@ -80,7 +80,7 @@ public final class AESHTTPSServer: @unchecked Sendable {
         do {
             let key = try config.keyMode.deriveKey(from: config.encryptionKey)
             let plaintext = try CBCEnvelope(json: request.body).open(key: key)
-            guard let params = try JSONSerialization.jsonObject(with: plaintext) as? [String: Any] else {
+            guard let params = StrictJSON.object(plaintext) as? [String: Any] else {
                 return .error(400, "bad request")
             }
             let answer = try JSONSerialization.data(withJSONObject: ["echo": params], options: [.sortedKeys])

@@ -35,6 +35,7 @@ enum MessageScanner {
     static let okLiteral = Data("Server: OK".utf8)
     static let errorLiteral = Data("Server: ERROR".utf8)
     static let digestPrefix = Data("Server: OK sha256=".utf8)
+    static let stoppedLiteral = "Server stopped"
 
     /// Scans `buffer` for `expectation`. `atEnd` means no more bytes will come for this message
     /// (a whole frame, or a quiet gap): what still needs more is then invalid.
@@ -59,7 +60,11 @@ enum MessageScanner {
             var couldGrow = false
             for option in options {
                 let literal = Data(option.utf8)
-                if text.starts(with: literal) { return .complete(.literal(option), consumed: skipped + literal.count) }
+                if text.starts(with: literal) {
+                    // The `\n` of `Server stopped\n` belongs to it when it has arrived.
+                    let tail = option == stoppedLiteral && text.dropFirst(literal.count).first == 0x0a ? 1 : 0
+                    return .complete(.literal(option), consumed: skipped + literal.count + tail)
+                }
                 if literal.starts(with: text) { couldGrow = true }
             }
             return couldGrow ? .needMore : .invalid("expected \(options.joined(separator: " or ")), got \(describe(text))")
@@ -96,6 +101,8 @@ enum MessageScanner {
             let (text, skipped) = skippingLineEnds(buffer)
             if text.isEmpty { return .needMore }
             if text.starts(with: errorLiteral) { return .complete(.serverError, consumed: skipped + errorLiteral.count) }
+            // Without `digest`, `Server: OK` is complete at once; what follows is the next message.
+            if !wantDigest, text.starts(with: okLiteral) { return .complete(.serverOK(digest: nil), consumed: skipped + okLiteral.count) }
             if text.starts(with: digestPrefix) {
                 let hex = text.dropFirst(digestPrefix.count).prefix(64)
                 guard hex.allSatisfy(isLowerHex) else { return .invalid("a digest that is not lowercase hex: \(describe(text))") }
@@ -104,10 +111,9 @@ enum MessageScanner {
             }
             if text.starts(with: okLiteral) {
                 // `Server: OK` may be the start of `Server: OK sha256=…`: wait only if that is possible.
-                let after = text.dropFirst(okLiteral.count)
-                if after.isEmpty && !wantDigest { return .complete(.serverOK(digest: nil), consumed: skipped + okLiteral.count) }
+                // With `digest`, only ` sha256=` may follow (or nothing, until a quiet gap).
                 if digestPrefix.starts(with: text) { return .needMore }
-                return .complete(.serverOK(digest: nil), consumed: skipped + okLiteral.count)
+                return .invalid("expected Server: OK sha256=<64 hex>, got \(describe(text))")
             }
             if okLiteral.starts(with: text) || errorLiteral.starts(with: text) { return .needMore }
             return .invalid("expected Server: OK or Server: ERROR, got \(describe(text))")

@@ -65,18 +65,19 @@ public final class RSASocketClient: SessionMachine {
     }
 
     public func idle() -> [SessionAction] {
-        guard !closed, !stream.isIdle else { return [] }
+        guard !closed, !stream.isIdle(expecting: expectation) else { return [] }
         return pump(atEnd: true)
     }
 
     private var expectation: Expectation {
         switch state {
-        case .awaitServerKey: return .pem(prefix: RSASocket.keyPrefix)
+        // Where text is expected, `Server: ERROR` is recognised like any expected message.
+        case .awaitServerKey: return .oneOf([.pem(prefix: RSASocket.keyPrefix), .literals([RSASocket.error])])
         case .awaitReply: return .serverReply(wantDigest: config.digest)
         case .awaitCiphertext:
             // A server that cannot use our key answers `Server: ERROR` instead of k bytes.
             return .raw(count: config.privateKey?.modulusByteCount ?? 0)
-        case .awaitStopped, .done: return .literals([RSASocket.stopped])
+        case .awaitStopped, .done: return .literals([RSASocket.stopped, RSASocket.error])
         }
     }
 
@@ -101,7 +102,8 @@ public final class RSASocketClient: SessionMachine {
         let waiting = stream.buffer
         let isError: Bool
         switch config.framing {
-        case .framed: isError = waiting == config.framing.encode(error)
+        // The next whole frame (a frame over the limit is refused by its length first).
+        case .framed: isError = waiting.starts(with: config.framing.encode(error)) && error.count <= config.maxMessage
         case .legacy: isError = atEnd && waiting == error
         }
         guard isError else { return nil }
@@ -131,7 +133,7 @@ public final class RSASocketClient: SessionMachine {
             let verified = digest.map { $0 == Digest.sha256.hash(config.plaintext).hexString }
             state = .awaitStopped
             return [.event(.serverOK(digest: digest, verified: verified)), send(Data(RSASocket.quit.utf8))]
-        case (.awaitReply, .serverError):
+        case (.awaitReply, .serverError), (.awaitServerKey, .literal(RSASocket.error)), (.awaitStopped, .literal(RSASocket.error)):
             state = .done
             closed = true
             return [.event(.serverError), .close]

@@ -47,7 +47,7 @@ public final class RSASocketServer: SessionMachine {
     }
 
     public func idle() -> [SessionAction] {
-        guard !closed, !stream.isIdle else { return [] }
+        guard !closed, !stream.isIdle(expecting: expectation) else { return [] }
         return pump(atEnd: true)
     }
 

@@ -159,7 +159,7 @@ struct RemoteRSASocket {
     func checkQuit(padding: RSAEncryptionPadding) throws -> CheckOutcome {
         let connection = try TCPConnection.connect(host: run.address, port: run.target.port, timeout: options.timeout)
         defer { connection.close() }
-        let machine = client(.phoneToPi, padding: padding, digest: false)
+        let machine = client(.phoneToPi, padding: padding, digest: true)  // waits for a digest if one comes, accepts none after a quiet gap
         var received = Data()
         func apply(_ actions: [SessionAction]) throws {
             for case let .send(bytes) in actions { try connection.write(bytes, timeout: options.timeout) }

@@ -1,0 +1,177 @@
+"""Disagreements `crosscheck fuzz` found between PythonRef and the Swift side, fixed on this side:
+each test pins the behaviour both implementations now share (docs/PROTOCOL.md where it says)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from cryptography.hazmat.primitives import serialization as ser
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from pythonref import aead, aes_cbc, aes_https, rsa_cipher, rsa_keys
+from pythonref.errors import CryptoFailure, ErrorKind
+
+
+def _expect(kind: ErrorKind, fn, *args):  # type: ignore[no-untyped-def]
+    with pytest.raises(CryptoFailure) as info:
+        fn(*args)
+    assert info.value.kind == kind, info.value.detail
+    return info.value
+
+
+def _tlv(tag: int, content: bytes) -> bytes:
+    n = len(content)
+    length = bytes([n]) if n < 0x80 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag]) + length + content
+
+
+def _int(value: int) -> bytes:
+    return _tlv(2, value.to_bytes(max(1, (value.bit_length() + 8) // 8), "big"))
+
+
+def _spki(n: int, e: int, algorithm: bytes = bytes.fromhex("300d06092a864886f70d0101010500")) -> bytes:
+    return _tlv(0x30, algorithm + _tlv(3, b"\x00" + _tlv(0x30, _int(n) + _int(e))))
+
+
+def _pem(label: str, der: bytes) -> bytes:
+    b64 = base64.b64encode(der).decode()
+    return (f"-----BEGIN {label}-----\n" + "".join(b64[i : i + 64] + "\n" for i in range(0, len(b64), 64))
+            + f"-----END {label}-----").encode()
+
+
+# ---- keys ----------------------------------------------------------------------------------------
+
+
+def test_der_withTrailingBytes_isRefusedLikeWireCrypto(key1024: rsa.RSAPrivateKey) -> None:
+    spki = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
+    private = key1024.private_bytes(ser.Encoding.DER, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, spki + b"\x00")
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _pem("PUBLIC KEY", spki + b"\x00\x00"))
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, private + b"\x01")
+    assert rsa_keys.load_public(spki).public_numbers() == key1024.public_key().public_numbers()
+
+
+def test_berIndefiniteLength_isOneStructureToo(key1024: rsa.RSAPrivateKey) -> None:
+    spki = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
+    assert spki[:3] == b"\x30\x81\x9f"
+    indefinite = b"\x30\x80" + spki[3:] + b"\x00\x00"
+    assert rsa_keys.load_public(_pem("PUBLIC KEY", indefinite)).public_numbers() == key1024.public_key().public_numbers()
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _pem("PUBLIC KEY", indefinite + b"\x05"))
+
+
+def test_rsaPssSubjectPublicKeyInfo_isNotAnEncryptionKey(key1024: rsa.RSAPrivateKey) -> None:
+    pkcs1 = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.PKCS1)
+    pss = _tlv(0x30, bytes.fromhex("300b06092a864886f70d01010a") + _tlv(3, b"\x00" + pkcs1))
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _pem("PUBLIC KEY", pss))
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, pss)
+
+
+def test_publicPemBody_isReadAsWireCryptoReadsIt(key1024: rsa.RSAPrivateKey) -> None:
+    spki = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
+    pem = _pem("PUBLIC KEY", spki).decode()
+    lines = pem.split("\n")
+    body = "".join(lines[1:-1])
+    # Any line layout and blank lines are fine (only \r and \n are dropped) ...
+    for text in (f"{lines[0]}\n{body}\n{lines[-1]}", pem.replace("\n", "\n\n", 1), pem.replace("\n", "\r\n")):
+        assert rsa_keys.load_public(text.encode()).public_numbers() == key1024.public_key().public_numbers()
+    # ... other whitespace and superfluous padding are not.
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, pem.replace("\n", " \n", 2).encode())
+    assert not body.endswith("=") and len(body) % 4 == 0
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, f"{lines[0]}\n{body}=\n{lines[-1]}".encode())
+
+
+def test_publicInfo_reportsAnExponentOver63BitsAsZero(key1024: rsa.RSAPrivateKey) -> None:
+    n = key1024.public_key().public_numbers().n
+    info = rsa_keys.public_info(rsa_keys.load_public(_spki(n, (1 << 100) + 1)))
+    assert info["e"] == 0 and info["n"] == format(n, "x")
+    assert rsa_keys.public_info(key1024.public_key())["e"] == 65537
+
+
+def test_encryptToAKeyOpenSslRefuses_isBadKeyNotInternal(key1024: rsa.RSAPrivateKey) -> None:
+    n = key1024.public_key().public_numbers().n
+    for e in (n, n + 2):  # e >= n
+        key = rsa_keys.load_public(_spki(n, e))
+        _expect(ErrorKind.BAD_KEY, rsa_cipher.encrypt, key, "pkcs1", b"x")
+    even = rsa_keys.load_public(_spki(n ^ 1, 65537))
+    _expect(ErrorKind.BAD_KEY, rsa_cipher.encrypt, even, "oaep-sha256", b"x")
+
+
+# ---- AES-CBC, sealed boxes: which fault is named first ---------------------------------------------
+
+
+def test_cbc_wrongIvUnderAWrongSizeKey_isBadLength() -> None:
+    _expect(ErrorKind.BAD_LENGTH, aes_cbc.cbc_decrypt, bytes(15), bytes(8), bytes(16))
+    _expect(ErrorKind.BAD_LENGTH, aes_cbc.cbc_encrypt, bytes(17), bytes(15), b"x")
+
+
+def test_aead_shortBoxUnderAWrongSizeKey_isBadLength() -> None:
+    for alg in aead.ALGS:
+        _expect(ErrorKind.BAD_LENGTH, aead.open_combined, alg, bytes(31), bytes(17))
+
+
+# ---- base64 and JSON ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["YWJj=", "YWJj==", "YWJj====", "YQ===", "YQ=a", "YQ", "Y"])
+def test_strictBase64_refusesWhatStandardBase64DoesNot(text: str) -> None:
+    with pytest.raises(ValueError):
+        aes_cbc.strict_b64decode(text)
+
+
+@pytest.mark.parametrize("text, value", [("YQ==", b"a"), ("YWI=", b"ab"), ("YWJj", b"abc"), ("", b""), ("YR==", b"a")])
+def test_strictBase64_takesStandardBase64(text: str, value: bytes) -> None:
+    assert aes_cbc.strict_b64decode(text) == value
+
+
+def test_json_nestingLimitIsFoundations512() -> None:
+    assert aes_cbc.loads_strict(b'{"a":' + b"[" * 511 + b"]" * 511 + b"}")
+    with pytest.raises(ValueError):
+        aes_cbc.loads_strict(b'{"a":' + b"[" * 512 + b"]" * 512 + b"}")
+    with pytest.raises(ValueError):
+        aes_cbc.loads_strict(b"[" * 100_000 + b"]" * 100_000)
+
+
+@pytest.mark.parametrize("body", [b'{"s":"\\ud800"}', b'{"\\udc00":1}', b'{"n":1e400}', b'{"n":-1e999}', b'{"n":NaN}',
+                                  b'{"n":Infinity}', b"\xef\xbb\xbf{}", '{"a":1}'.encode("utf-16"), b'{"a":1,}'])
+def test_json_refusesWhatFoundationRefuses(body: bytes) -> None:
+    with pytest.raises(ValueError):
+        aes_cbc.loads_strict(body)
+    with pytest.raises(ValueError):
+        aes_https.parse_json(body)
+
+
+def test_envelope_withAnInfiniteOrNanField_isBadEnvelope() -> None:
+    key, iv = bytes(16), bytes(16)
+    envelope = json.loads(aes_cbc.seal_envelope(key, b"{}", iv))
+    for extra in ("NaN", "1e400", "Infinity"):
+        body = json.dumps(envelope)[:-1].encode() + f',"x":{extra}}}'.encode()
+        _expect(ErrorKind.BAD_ENVELOPE, aes_cbc.open_envelope, key, body)
+    assert aes_cbc.open_envelope(key, json.dumps(envelope).encode()) == b"{}"
+
+
+def test_secureData_withAnUnrepresentableNumber_is400NotInvalidJson() -> None:
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig({"alice": "pw"}, "base64-raw", base64.b64encode(bytes(32)).decode()))
+    token = json.loads(server.handle(aes_https.login_request("alice", "pw"))["body"])["token"]
+    request = {"method": "POST", "path": "/secure-data", "headers": {"authorization": token},
+               "body": aes_cbc.seal_envelope(bytes(32), b'{"n":1e400}')}
+    assert server.handle(request)["status"] == 400
+
+
+def test_privatePem_isReadFromItsFirstBlockOnly(key1024: rsa.RSAPrivateKey, key2048: rsa.RSAPrivateKey) -> None:
+    first = key1024.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    second = key2048.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    assert rsa_keys.load_private(first + second).key_size == 1024
+    broken = first.replace(b"MII", b"MI!", 1)
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, broken + second)  # not the second key instead
+    no_end = first.replace(b"-----END PRIVATE KEY-----", b"-----END PRIVATE KEX-----")
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, no_end + second)
+
+
+def test_json_stringStartingWithARawByteOrderMark_isRefused() -> None:
+    # Foundation drops a raw U+FEFF at the start of a string; escaped, it keeps it.
+    for body in ('{"data":"\ufeffQQ=="}', '{"\ufeffk":1}', '["\ufeff"]'):
+        with pytest.raises(ValueError):
+            aes_cbc.loads_strict(body.encode("utf-8"))
+    assert aes_cbc.loads_strict(rb'{"a":"\ufeffx","b":"x' + "\ufeff".encode() + b'"}') == {"a": "\ufeffx", "b": "x\ufeff"}
