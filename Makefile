@@ -17,7 +17,7 @@ DEBUG_BIN   := .build/debug/crosscheck
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
 
-.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest
+.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer
 
 help:
 	@echo "crosscheck make targets:"
@@ -29,6 +29,8 @@ help:
 	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
 	@echo "  make pi HOST=… [PORT=…] [PROFILE=rsa-socket|aes-https] [PIN=cert] [ACCOUNT=name:pw]  check a live server"
 	@echo "  make pi-selftest  the same against a namespace test host (root)"
+	@echo "  make fuzz [FRAMES=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames); reproducers in reports/fuzz-failures/"
+	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
 	@echo "Options: JUNIT=path SEED=n"
 
@@ -116,5 +118,28 @@ bench: deps
 	$(SWIFT) build -c release --product crosscheck-bench
 	.build/release/crosscheck-bench
 
+# Differential fuzzing, the long run: FRAMES malformed frames to the Swift side and PythonRef, every
+# disagreement saved to reports/fuzz-failures/ (`crosscheck replay FILE` reruns one); JUnit in
+# reports/fuzz.xml. `make interop` includes a 10,000-frame run (the `fuzz` suite).
+FRAMES ?= 1000000
+fuzz: build
+	$(RELEASE_BIN) fuzz --frames $(FRAMES) $(if $(SEED),--seed $(SEED),) --junit reports/fuzz.xml
+
+# libFuzzer over the Swift frame and key parsers under AddressSanitizer, for SECONDS. Seed corpus:
+# Vectors/frames/ (its regressions/ run first, as seeds); new inputs go to reports/libfuzzer/corpus/,
+# crashes, timeouts and out-of-memory inputs to reports/libfuzzer/ (crash-*, timeout-*, oom-*).
+# The sanitizers apply to the whole build, hence its own scratch path. SwiftPM instruments only the
+# entry module for coverage under --sanitize=fuzzer, so -sanitize-coverage is given for the rest.
+# LeakSanitizer is off: Swift keeps references in spare pointer bits, which it reports as leaks.
+SECONDS ?= 600
+FUZZ_BUILD := .build-fuzz
+libfuzzer: deps
+	$(SWIFT) build -c debug --product crosscheck-fuzz --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
+	  -Xswiftc -sanitize-coverage=edge,trace-cmp,indirect-calls,inline-8bit-counters,pc-table
+	mkdir -p reports/libfuzzer/corpus
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/crosscheck-fuzz \
+	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 \
+	  -artifact_prefix=reports/libfuzzer/ reports/libfuzzer/corpus Vectors/frames
+
 clean:
-	rm -rf .build reports
+	rm -rf .build .build-fuzz reports

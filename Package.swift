@@ -31,6 +31,8 @@ let package = Package(
         // Layer 6: the thin command line.
         .executableTarget(name: "crosscheck", dependencies: ["Conformance", "Reports"]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance"]),
+        // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
+        .executableTarget(name: "crosscheck-fuzz", dependencies: ["WireProtocol", "WireCrypto"]),
 
         .testTarget(name: "WireCryptoTests", dependencies: ["WireCrypto"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),

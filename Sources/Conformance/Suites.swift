@@ -22,6 +22,9 @@ public enum SuiteCatalog {
               summary: "rsa-socket and aes-https conversations for every client × server pairing (Swift, Python), in-process and over loopback TCP/TLS: both directions, framings, paddings, key modes; server probes; the four pinning refusals",
               build: { RSASocketSessionChecks.checks($0) + ServerConformanceChecks.checks($0) + LoopbackSessionChecks.checks($0)
                   + AESHTTPSSessionChecks.checks($0) }),
+        Entry(name: "fuzz",
+              summary: "differential fuzzing: 10,000 malformed frames (with the run's seed) to both implementations, one testcase per frame family; reproducers in reports/fuzz-failures/",
+              build: { FuzzSuite.checks($0) }),
     ]
 
     public static var names: [String] { entries.map(\.name) }

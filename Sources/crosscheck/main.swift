@@ -3,7 +3,7 @@ import Foundation
 // crosscheck: a table of subcommands. Each lives in its own file; this file only dispatches.
 
 enum CommandTable {
-    nonisolated(unsafe) static let all: [Command.Type] = [RunCommand.self, SuitesCommand.self, WycheproofCommand.self, VectorsCommand.self, RemoteCommand.self, ReportCommand.self]
+    nonisolated(unsafe) static let all: [Command.Type] = [RunCommand.self, SuitesCommand.self, WycheproofCommand.self, VectorsCommand.self, RemoteCommand.self, ReportCommand.self, FuzzCommand.self, ReplayCommand.self]
 }
 
 func topLevelHelp() -> String {

@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+
+/// `crosscheck fuzz` and `crosscheck replay`, end to end: the built binary, its exit codes, reports
+/// and reproducers, and the remote mode against a PythonRef server this test starts on 127.0.0.1.
+final class FuzzCLITests: XCTestCase {
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-fuzz-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func testHelpAndUsageErrors() throws {
+        for command in ["fuzz", "replay"] {
+            let help = try CrosscheckBinary.run([command, "--help"])
+            XCTAssertEqual(help.status, 0)
+            XCTAssertTrue(help.stdout.hasPrefix("USAGE: crosscheck \(command)"), help.stdout)
+        }
+        for arguments in [["fuzz", "--frames", "0"], ["fuzz", "--family", "nope"], ["fuzz", "--plant", "nope"], ["fuzz", "--deadline", "-1"],
+                          ["fuzz", "extra"], ["replay"], ["replay", "/nonexistent/reproducer.json"]] {
+            let outcome = try CrosscheckBinary.run(arguments)
+            XCTAssertEqual(outcome.status, 64, "\(arguments): \(outcome.stderr)")
+            XCTAssertFalse(outcome.stderr.isEmpty, "\(arguments)")
+        }
+    }
+
+    func testSmallRun_isCleanAndWritesOneTestcasePerFamilyWithCounts() throws {
+        let directory = try temporaryDirectory()
+        let report = directory.appendingPathComponent("fuzz.xml")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--frames", "420", "--seed", "4", "--quiet", "--junit", report.path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("420 frames in"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("peak memory"), outcome.stdout)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 14, xml)
+        XCTAssertTrue(xml.contains("name=\"rsa-socket.encrypted\""), xml)
+        XCTAssertTrue(xml.contains(".frames\" value=\"30\""), xml)
+        XCTAssertTrue(xml.contains("<property name=\"crosscheck.seed\" value=\"4\""), xml)
+    }
+
+    /// The acceptance test of the issue, through the command line: a Swift side that accepts 15-byte
+    /// IVs is found by the default budget, saved, and `crosscheck replay` reproduces it (exit 1) —
+    /// and agrees once the flaw is gone (exit 0).
+    func testPlantedFlaw_isFoundByTheDefaultBudget_andReplayReproducesIt() throws {
+        let directory = try temporaryDirectory()
+        let failures = directory.appendingPathComponent("failures")
+        let report = directory.appendingPathComponent("fuzz.xml")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--plant", "accepts-15-byte-iv", "--seed", "1", "--quiet",
+                                                "--save-failures", failures.path, "--junit", report.path])
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("10000 frames in"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("PLANTED FLAW accepts-15-byte-iv"), outcome.stdout)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("<failure"), xml)
+        XCTAssertTrue(xml.contains("disagreement.swift-accepted-plaintext-vs-python-rejected-badlength"), xml)
+
+        let files = try FileManager.default.contentsOfDirectory(at: failures, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" }.sorted { $0.path < $1.path }
+        let file = try XCTUnwrap(files.first, "a reproducer was saved")
+        let replay = try CrosscheckBinary.run(["replay", file.path])
+        XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
+        XCTAssertTrue(replay.stdout.contains("result: still a disagreement"), replay.stdout)
+        let fixed = try CrosscheckBinary.run(["replay", "--without-plant", file.path])
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
+        XCTAssertTrue(fixed.stdout.contains("result: agreement (fixed)"), fixed.stdout)
+    }
+
+    /// A Swift side that traps: the process dies on the signal, but the frame it died on is saved
+    /// first (by seed, family and ordinal), and replay regenerates it.
+    func testCrash_leavesAReproducerThatReplayRegenerates() throws {
+        let directory = try temporaryDirectory()
+        let outcome = try CrosscheckBinary.run(["fuzz", "--plant", "crashes-on-15-byte-iv", "--seed", "1", "--family", "aes-https.envelope",
+                                                "--frames", "3000", "--quiet", "--save-failures", directory.path])
+        XCTAssertNotEqual(outcome.status, 0)
+        XCTAssertTrue(outcome.stderr.contains("died on a signal; the frame's reproducer is"), outcome.stderr)
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .first { $0.lastPathComponent.hasPrefix("crash.seed1.") })
+        let text = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(text.contains("\"kind\":\"crash\"") && text.contains("\"family\":\"aes-https.envelope\""), text)
+        let fixed = try CrosscheckBinary.run(["replay", "--without-plant", file.path])
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
+        XCTAssertTrue(fixed.stdout.contains("IV is 15 bytes"), fixed.stdout)
+        let again = try CrosscheckBinary.run(["replay", file.path])
+        XCTAssertNotEqual(again.status, 0, "with the flaw planted the replay dies again")
+        XCTAssertTrue(again.stderr.contains("planted crash"), again.stderr)
+    }
+
+    // MARK: remote
+
+    /// `python3 -m pythonref serve rsa-socket` on 127.0.0.1 with the seed corpus's key, stopped at teardown.
+    func startPythonRefServer(_ arguments: [String]) throws -> UInt16 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        let root = CrosscheckBinary.root
+        process.arguments = ["-m", "pythonref", "serve", "rsa-socket", "--host", "127.0.0.1", "--port", "0", "--quiet",
+                             "--key", root.appendingPathComponent("Vectors/frames/keys/fuzz-rsa1024.pem").path] + arguments
+        process.currentDirectoryURL = root.appendingPathComponent("PythonRef")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = root.appendingPathComponent("PythonRef").path
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        addTeardownBlock {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // The server prints one readiness line once bound; reading it needs no sleeping.
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("listening on ") }, "server did not start: \(text)")
+        return try XCTUnwrap(UInt16(line.split(separator: ":").last ?? ""))
+    }
+
+    func testRemoteTarget_pythonRefServerAnswersEveryMalformedFrameAsItsMachineDoesAndStaysAlive() throws {
+        let port = try startPythonRefServer(["--padding", "oaep-sha256", "--digest"])
+        let directory = try temporaryDirectory()
+        let report = directory.appendingPathComponent("remote.xml")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--target", "127.0.0.1:\(port)", "--remote-padding", "oaep-sha256", "--remote-digest",
+                                                "--remote-key", "Vectors/frames/keys/fuzz-rsa1024.pem", "--frames", "160", "--seed", "2",
+                                                "--quiet", "--junit", report.path, "--save-failures", directory.path])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("target 127.0.0.1:\(port)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("160 frames in"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), outcome.stdout)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("fuzz.python_vs_remote"), xml)
+        // Four families (conversation, client key, encrypted; framed only for a framed server).
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, 3, xml)
+    }
+
+    /// The remote check can fail: told the wrong padding, the expected answers (and the good
+    /// conversation after each family) no longer match what the server does.
+    func testRemoteTarget_aServerThatAnswersOtherwiseFails() throws {
+        let port = try startPythonRefServer(["--padding", "oaep-sha256"])
+        let directory = try temporaryDirectory()
+        let outcome = try CrosscheckBinary.run(["fuzz", "--target", "127.0.0.1:\(port)", "--remote-padding", "pkcs1",
+                                                "--remote-key", "Vectors/frames/keys/fuzz-rsa1024.pem", "--frames", "60", "--seed", "2",
+                                                "--quiet", "--save-failures", directory.path])
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("liveness"), outcome.stdout)
+    }
+}
