@@ -95,8 +95,13 @@ def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
         if label is None:
             _require_one_structure(data)
             key = ser.load_der_private_key(data, passphrase)
-        elif label in PRIVATE_PEM_LABELS:
+        elif label in PRIVATE_PEM_LABELS and b"Proc-Type:" in data[:512]:
+            # Legacy PEM with headers (OpenSSL 1.x `genrsa -aes256`): OpenSSL's PEM reader decrypts it.
             key = ser.load_pem_private_key(_normalize_pem(data), passphrase)
+        elif label in PRIVATE_PEM_LABELS:
+            der = _pem_der(data, label)
+            _require_one_structure(der)
+            key = ser.load_der_private_key(der, passphrase)
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a private key label")
     except _LOAD_ERRORS as exc:
@@ -148,11 +153,10 @@ def _require_rsa_encryption_spki(der: bytes) -> None:
         raise _bad_key("not an RSA encryption key: the SubjectPublicKeyInfo algorithm is not rsaEncryption")
 
 
-def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
-    """The PEM block's DER, read as WireCrypto reads it (`\\r`/`\\n` line ends only, strict base64,
-    one DER structure). pyca accepts SPKI under `RSA PUBLIC KEY` (and the reverse); the protocol
-    does not, because that is a client bug worth catching. SPKI is SEQUENCE { SEQUENCE algorithm,
-    BIT STRING }; PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }: the first inner tag tells them apart."""
+def _pem_der(data: bytes, label: bytes) -> bytes:
+    """The DER of the first PEM block labelled `label`, read as WireCrypto's PEM.body reads it: the
+    text between BEGIN and its END line, `\\r`/`\\n` dropped, strict base64, not empty. (OpenSSL's
+    PEM readers differ on damaged blocks; both sides decode the body themselves instead.)"""
     text = data.decode("ascii", errors="replace")
     begin, end = f"-----BEGIN {label.decode()}-----", f"-----END {label.decode()}-----"
     start = text.find(begin)
@@ -166,6 +170,17 @@ def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
         der = base64.b64decode(body, validate=True)
     except (binascii.Error, ValueError):
         raise _bad_key(f"the {label.decode()!r} PEM body is not base64") from None
+    if not der:
+        raise _bad_key(f"the {label.decode()!r} PEM body is empty")
+    return der
+
+
+def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
+    """The PEM block's DER (`_pem_der`), one DER structure. pyca accepts SPKI under `RSA PUBLIC KEY`
+    (and the reverse); the protocol does not, because that is a client bug worth catching. SPKI is
+    SEQUENCE { SEQUENCE algorithm, BIT STRING }; PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }: the
+    first inner tag tells them apart."""
+    der = _pem_der(data, label)
     if len(der) < 3 or der[0] != 0x30:
         raise _bad_key(f"the {label.decode()!r} PEM body is not a DER SEQUENCE")
     header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)

@@ -175,3 +175,16 @@ def test_json_stringStartingWithARawByteOrderMark_isRefused() -> None:
         with pytest.raises(ValueError):
             aes_cbc.loads_strict(body.encode("utf-8"))
     assert aes_cbc.loads_strict(rb'{"a":"\ufeffx","b":"x' + "\ufeff".encode() + b'"}') == {"a": "\ufeffx", "b": "x\ufeff"}
+
+
+def test_json_stringScanOfAOneMegabyteBody_staysSmall() -> None:
+    import tracemalloc
+
+    body = b'{"data":"' + b"A" * 1_400_000 + b'","iv":"x"}'
+    tracemalloc.start()
+    try:
+        assert aes_cbc.loads_strict(body)["iv"] == "x"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 1024 * 1024, f"{peak} bytes to read a 1.4 MB body"

@@ -94,23 +94,29 @@ public struct RSAPrivateKey: Sendable {
 
     /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
     public init(importing data: Data, passphrase: Data? = nil) throws {
-        if let label = PEM.firstLabel(in: data),
-           !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
+        let label = PEM.firstLabel(in: data)
+        if let label, !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a private key label", stack: [])
         }
-        let encrypted = PEM.firstLabel(in: data) == "ENCRYPTED PRIVATE KEY"
+        // A PEM block is read as its DER (PEM.body: `\r`/`\n` dropped, strict base64), as PythonRef
+        // reads it: OpenSSL's two PEM readers (the decoder here, PEM_read_bio in pyca) treat damaged
+        // blocks differently (found by `crosscheck fuzz`). Only legacy PEM with headers (`Proc-Type:`,
+        // OpenSSL 1.x `genrsa -aes256`) goes to OpenSSL's PEM reader, which decrypts it.
+        let legacyPEM = label != nil && String(decoding: data.prefix(512), as: UTF8.self).contains("Proc-Type:")
+        let der = legacyPEM ? nil : try label.map { try PEM.body(of: data, label: $0) } ?? data
+        // Encrypted: EncryptedPrivateKeyInfo (SEQUENCE { SEQUENCE algorithm, OCTET STRING }), or legacy PEM.
+        let encrypted = legacyPEM || der.map { firstInnerTag(of: $0) == 0x30 } ?? false
         // As PythonRef (pyca) does: a passphrase for a key that is not encrypted is a caller's mistake.
-        // Encrypted: PKCS#8 `ENCRYPTED PRIVATE KEY`, legacy PEM `Proc-Type: 4,ENCRYPTED`, or DER
-        // EncryptedPrivateKeyInfo (SEQUENCE { SEQUENCE algorithm, OCTET STRING }).
         if let passphrase, !passphrase.isEmpty, !encrypted {
-            let legacyEncrypted = PEM.firstLabel(in: data) != nil && String(decoding: data.prefix(512), as: UTF8.self).contains("Proc-Type: 4,ENCRYPTED")
-            let encryptedDER = PEM.firstLabel(in: data) == nil && firstInnerTag(of: data) == 0x30
-            guard legacyEncrypted || encryptedDER else {
-                throw WireCryptoError.malformedKey(reason: "a passphrase was given for a private key that is not encrypted", stack: [])
-            }
+            throw WireCryptoError.malformedKey(reason: "a passphrase was given for a private key that is not encrypted", stack: [])
         }
         do {
-            self.key = try decodeKey(data, selection: CShims_EVP_PKEY_KEYPAIR(), passphrase: passphrase)
+            if let der {
+                self.key = try decodeKey(der, selection: CShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
+                                         isPEM: label != nil)
+            } else {
+                self.key = try decodeKey(data, selection: CShims_EVP_PKEY_KEYPAIR(), passphrase: passphrase)
+            }
         } catch WireCryptoError.malformedKey(let reason, let stack) where encrypted {
             // OpenSSL reports a wrong passphrase as "unsupported"/"bad decrypt"; name it plainly.
             _ = (reason, stack)
