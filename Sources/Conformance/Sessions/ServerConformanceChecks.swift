@@ -12,7 +12,7 @@ enum ServerConformanceChecks {
             var list = CheckList(suite: "sessions.\(server.name)_server", profile: "rsa-socket", relation: "\(server.name)_server")
             let probes: [(String, @Sendable (Data) -> Bool)] = [
                 ("crlf", { $0.firstRange(of: Data([0x0d, 0x0a])) != nil }),
-                ("lf", { $0.contains(0x0a) }),
+                ("lf", { $0.contains(0x0a) && $0.firstRange(of: Data([0x0d, 0x0a])) == nil }),  // a lone \n, never \r\n
                 ("cr", { $0.contains(0x0d) }),
             ]
             for (name, filter) in probes {
