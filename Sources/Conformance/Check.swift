@@ -38,6 +38,10 @@ public struct CheckResult: Sendable {
     public let check: Check
     public let outcome: CheckOutcome
     public let duration: TimeInterval
+
+    public init(check: Check, outcome: CheckOutcome, duration: TimeInterval) {
+        self.check = check; self.outcome = outcome; self.duration = duration
+    }
 }
 
 /// Thrown inside a check body to end it with a failure; `Expect` builds these.

@@ -1,25 +1,22 @@
 import Foundation
 import WireCrypto
 
-/// What every suite builds its checks from: the two implementations, the seed, and shared keys.
+/// What every suite builds its checks from: the two implementations, the seed, shared keys, and
+/// where the data files are. Capability modules add their own options beside it (e.g. the sessions
+/// suite's transports), never into it.
 public struct SuiteContext: Sendable {
     public let swift: CryptoPeer
     public let python: CryptoPeer
     public let seed: UInt64
     public let keys: KeyCache
-    /// Protocol machines of each implementation, for the sessions suite (Swift first).
-    public let sessions: [SessionFactory]
-    /// Options of the sessions suite's real-socket transport.
-    public var transports: SessionOptions
+    public let files: ProjectFiles
 
-    public init(swift: CryptoPeer, python: CryptoPeer, seed: UInt64, sessions: [SessionFactory] = [],
-                transports: SessionOptions = SessionOptions()) {
-        self.swift = swift; self.python = python; self.seed = seed; self.keys = KeyCache()
-        self.sessions = sessions; self.transports = transports
+    public init(swift: CryptoPeer, python: CryptoPeer, seed: UInt64, files: ProjectFiles) {
+        self.swift = swift; self.python = python; self.seed = seed; self.keys = KeyCache(); self.files = files
     }
 
     /// The crypto peer that makes keys for the implementation called `name`.
-    func cryptoPeer(named name: String) -> CryptoPeer { name == swift.name ? swift : python }
+    public func cryptoPeer(named name: String) -> CryptoPeer { name == swift.name ? swift : python }
 
     /// Both directions: (sender, receiver).
     public var directions: [(sender: CryptoPeer, receiver: CryptoPeer)] { [(swift, python), (python, swift)] }
@@ -54,32 +51,33 @@ public final class KeyCache: @unchecked Sendable {
 }
 
 /// Collects checks for one testsuite and class.
-struct CheckList {
-    let suite: String
-    let classname: String
-    var checks: [Check] = []
+public struct CheckList {
+    public let suite: String
+    public let classname: String
+    public private(set) var checks: [Check] = []
 
-    init(suite: String, profile: String, relation: String) {
+    public init(suite: String, profile: String, relation: String) {
         self.suite = suite
         self.classname = "crosscheck.\(profile).\(relation)"
     }
 
-    mutating func add(_ name: String, weaknesses: [String] = [], _ body: @escaping @Sendable () throws -> CheckOutcome) {
-        var properties: [String: String] = [:]
+    public mutating func add(_ name: String, weaknesses: [String] = [], properties: [String: String] = [:],
+                             _ body: @escaping @Sendable () throws -> CheckOutcome) {
+        var properties = properties
         if !weaknesses.isEmpty { properties["weakness"] = weaknesses.joined(separator: "; ") }
         checks.append(Check(suite: suite, classname: classname, name: name, properties: properties, body: body))
     }
 }
 
 /// Weak choices a report names next to the checks that use them.
-enum Weakness {
-    static let smallRSA = "RSA key below 2048 bits"
-    static let pkcs1 = "PKCS#1 v1.5 encryption (Bleichenbacher/ROBOT padding oracles)"
-    static let cbcNoMAC = "AES-CBC without a MAC (malleable; padding oracles)"
-    static let zeroPadKey = "utf8-zeropad16 key mode (a password, not a key)"
-    static let legacyFraming = "legacy framing (message ends inferred from content and timing)"
+public enum Weakness {
+    public static let smallRSA = "RSA key below 2048 bits"
+    public static let pkcs1 = "PKCS#1 v1.5 encryption (Bleichenbacher/ROBOT padding oracles)"
+    public static let cbcNoMAC = "AES-CBC without a MAC (malleable; padding oracles)"
+    public static let zeroPadKey = "utf8-zeropad16 key mode (a password, not a key)"
+    public static let legacyFraming = "legacy framing (message ends inferred from content and timing)"
 
-    static func rsa(bits: Int, padding: RSAEncryptionPadding) -> [String] {
+    public static func rsa(bits: Int, padding: RSAEncryptionPadding) -> [String] {
         (bits < 2048 ? [smallRSA] : []) + (padding.isWeak ? [pkcs1] : [])
     }
 }

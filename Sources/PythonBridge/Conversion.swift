@@ -1,6 +1,6 @@
 import Foundation
 internal import CPython
-internal import CShims
+internal import CPythonShims
 
 // Swift ⇄ Python value conversion. Every function here requires the GIL.
 
@@ -10,8 +10,8 @@ func makePython(_ value: PythonValue) throws -> OwnedPyObject {
         return OwnedPyObject(consuming: pointer)
     }
     switch value {
-    case .none: return OwnedPyObject(borrowing: CShims_Py_None())
-    case let .bool(flag): return OwnedPyObject(borrowing: flag ? CShims_Py_True() : CShims_Py_False())
+    case .none: return OwnedPyObject(borrowing: CPythonShims_Py_None())
+    case let .bool(flag): return OwnedPyObject(borrowing: flag ? CPythonShims_Py_True() : CPythonShims_Py_False())
     case let .int(number): return try owned(PyLong_FromLongLong(Int64(number)), "int")
     case let .float(number): return try owned(PyFloat_FromDouble(number), "float")
     case let .bytes(data):
@@ -44,17 +44,17 @@ func makePython(_ value: PythonValue) throws -> OwnedPyObject {
 }
 
 func makeSwift(_ object: UnsafeMutablePointer<PyObject>) throws -> PythonValue {
-    if object == CShims_Py_None() { return .none }
-    if CShims_PyBool_Check(object) != 0 { return .bool(object == CShims_Py_True()) }
-    if CShims_PyLong_Check(object) != 0 {
+    if object == CPythonShims_Py_None() { return .none }
+    if CPythonShims_PyBool_Check(object) != 0 { return .bool(object == CPythonShims_Py_True()) }
+    if CPythonShims_PyLong_Check(object) != 0 {
         var overflow: Int32 = 0
         let number = PyLong_AsLongLongAndOverflow(object, &overflow)
         guard overflow == 0 else { throw PythonError.conversion("a Python int does not fit in 64 bits") }
         if number == -1, let error = fetchPythonError() { throw error }
         return .int(Int(number))
     }
-    if CShims_PyFloat_Check(object) != 0 { return .float(PyFloat_AsDouble(object)) }
-    if CShims_PyBytes_Check(object) != 0 {
+    if CPythonShims_PyFloat_Check(object) != 0 { return .float(PyFloat_AsDouble(object)) }
+    if CPythonShims_PyBytes_Check(object) != 0 {
         var buffer: UnsafeMutablePointer<CChar>? = nil
         var length = 0
         guard PyBytes_AsStringAndSize(object, &buffer, &length) == 0, let buffer else {
@@ -62,14 +62,14 @@ func makeSwift(_ object: UnsafeMutablePointer<PyObject>) throws -> PythonValue {
         }
         return .bytes(Data(bytes: buffer, count: length))
     }
-    if CShims_PyUnicode_Check(object) != 0 {
+    if CPythonShims_PyUnicode_Check(object) != 0 {
         var length = 0
         guard let utf8 = PyUnicode_AsUTF8AndSize(object, &length) else {
             throw fetchPythonError() ?? .conversion("a str that is not valid UTF-8 (lone surrogates)")
         }
         return .string(String(decoding: UnsafeRawBufferPointer(start: utf8, count: length), as: UTF8.self))
     }
-    if CShims_PyList_Check(object) != 0 || CShims_PyTuple_Check(object) != 0 {
+    if CPythonShims_PyList_Check(object) != 0 || CPythonShims_PyTuple_Check(object) != 0 {
         let count = PySequence_Size(object)
         var values: [PythonValue] = []
         for index in 0..<max(count, 0) {
@@ -78,7 +78,7 @@ func makeSwift(_ object: UnsafeMutablePointer<PyObject>) throws -> PythonValue {
         }
         return .list(values)
     }
-    if CShims_PyDict_Check(object) != 0 {
+    if CPythonShims_PyDict_Check(object) != 0 {
         var fields: [String: PythonValue] = [:]
         var position = 0
         var key: UnsafeMutablePointer<PyObject>? = nil
@@ -103,27 +103,27 @@ func fetchPythonError() -> PythonError? {
     var traceback: UnsafeMutablePointer<PyObject>? = nil
     PyErr_Fetch(&type, &value, &traceback)
     PyErr_NormalizeException(&type, &value, &traceback)
-    defer { CShims_Py_DecRef(type); CShims_Py_DecRef(value); CShims_Py_DecRef(traceback) }
+    defer { CPythonShims_Py_DecRef(type); CPythonShims_Py_DecRef(value); CPythonShims_Py_DecRef(traceback) }
 
     func text(_ object: UnsafeMutablePointer<PyObject>?) -> String {
         guard let object, let string = PyObject_Str(object) else { PyErr_Clear(); return "" }
-        defer { CShims_Py_DecRef(string) }
+        defer { CPythonShims_Py_DecRef(string) }
         guard let utf8 = PyUnicode_AsUTF8(string) else { PyErr_Clear(); return "" }
         return String(cString: utf8)
     }
     var typeName = "Exception"
     if let type, let name = PyObject_GetAttrString(type, "__name__") {
         typeName = text(name)
-        CShims_Py_DecRef(name)
+        CPythonShims_Py_DecRef(name)
     } else { PyErr_Clear() }
 
     var tracebackText = ""
     if let traceback, let module = PyImport_ImportModule("traceback") {
-        defer { CShims_Py_DecRef(module) }
+        defer { CPythonShims_Py_DecRef(module) }
         if let format = PyObject_GetAttrString(module, "format_tb") {
-            defer { CShims_Py_DecRef(format) }
+            defer { CPythonShims_Py_DecRef(format) }
             if let lines = PyObject_CallOneArg(format, traceback) {
-                defer { CShims_Py_DecRef(lines) }
+                defer { CPythonShims_Py_DecRef(lines) }
                 if case let .list(items)? = try? makeSwift(lines) {
                     tracebackText = items.compactMap(\.stringValue).joined()
                 }

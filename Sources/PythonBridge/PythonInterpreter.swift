@@ -1,6 +1,6 @@
 import Foundation
 internal import CPython
-internal import CShims
+internal import CPythonShims
 
 /// The one embedded CPython of this process.
 ///
@@ -63,11 +63,11 @@ public final class PythonInterpreter: @unchecked Sendable {
         config.parse_argv = 0
         // With program_name set to Debian's interpreter, getpath finds its prefix and stdlib,
         // whatever pyenv or virtualenv the harness itself was started from.
-        var status = CShims_PyConfig_SetProgramName(&config, executable)
-        if PyStatus_Exception(status) != 0 { throw PythonError.initialization(String(cString: CShims_PyStatus_message(status))) }
+        var status = CPythonShims_PyConfig_SetProgramName(&config, executable)
+        if PyStatus_Exception(status) != 0 { throw PythonError.initialization(String(cString: CPythonShims_PyStatus_message(status))) }
         status = Py_InitializeFromConfig(&config)
         if PyStatus_Exception(status) != 0 {
-            throw PythonError.initialization(String(cString: CShims_PyStatus_message(status)))
+            throw PythonError.initialization(String(cString: CPythonShims_PyStatus_message(status)))
         }
         // This thread now holds the GIL with the main thread state: pin it, then let go.
         GIL.interpreterState = PyInterpreterState_Get()
@@ -90,7 +90,7 @@ public final class PythonInterpreter: @unchecked Sendable {
                             + (error.map { ": \($0)" } ?? ""),
                         fix: "apt-get install \(package)")
                 }
-                CShims_Py_DecRef(imported)
+                CPythonShims_Py_DecRef(imported)
             }
         }
         self.pythonVersion = version
@@ -125,7 +125,7 @@ public final class PythonInterpreter: @unchecked Sendable {
             guard let result else {
                 throw fetchPythonError() ?? .exception(type: "SystemError", message: "run failed", traceback: "")
             }
-            CShims_Py_DecRef(result)
+            CPythonShims_Py_DecRef(result)
         }
     }
 

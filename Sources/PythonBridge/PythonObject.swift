@@ -1,5 +1,5 @@
 internal import CPython
-internal import CShims
+internal import CPythonShims
 
 /// An owned (strong) reference to a Python object. Created only while the GIL is held; released
 /// under the GIL whichever thread drops the last Swift reference.
@@ -18,13 +18,13 @@ final class OwnedPyObject: @unchecked Sendable {
 
     /// Adds a reference to a borrowed pointer (what `PyDict_GetItem` and friends return).
     init(borrowing pointer: UnsafeMutablePointer<PyObject>) {
-        CShims_Py_IncRef(pointer)
+        CPythonShims_Py_IncRef(pointer)
         self.pointer = pointer
     }
 
     deinit {
         let pointer = self.pointer
-        GIL.withLock { CShims_Py_DecRef(pointer) }
+        GIL.withLock { CPythonShims_Py_DecRef(pointer) }
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
+import WireCrypto
 internal import CCurl
 internal import COpenSSL
-internal import CShims
+internal import CCurlShims
 
 /// libcurl's process-wide setup, done once before the first handle (curl_global_init is not
 /// reentrant; a Swift global is initialized exactly once, thread-safely).
@@ -235,13 +236,13 @@ private func checkPEMCertificate(at path: String) throws {
     }
     ERR_clear_error()
     guard let bio = BIO_new_file(path, "r") else {
-        throw TransportError.tlsConfiguration(path: path, reason: "cannot open: \(drainOpenSSLErrors().joined(separator: "; "))")
+        throw TransportError.tlsConfiguration(path: path, reason: "cannot open: \(OpenSSLError.drain(after: "BIO_new_file").stackText())")
     }
     defer { BIO_free(bio) }
     guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
-        let stack = drainOpenSSLErrors()
+        let error = OpenSSLError.drain(after: "PEM_read_bio_X509")
         throw TransportError.tlsConfiguration(path: path, reason: "no PEM certificate ('BEGIN CERTIFICATE') in it"
-                                              + (stack.isEmpty ? "" : " (\(stack.joined(separator: "; ")))"))
+                                              + (error.stack.isEmpty ? "" : " (\(error.stackText()))"))
     }
     X509_free(certificate)
 }
@@ -263,7 +264,7 @@ final class CurlEasy {
         let size = Int(CURL_ERROR_SIZE)
         errorBuffer = .allocate(capacity: size + 1)
         errorBuffer.initialize(repeating: 0, count: size + 1)
-        try check(CShims_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
+        try check(CCurlShims_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
     }
 
     deinit {
@@ -277,24 +278,24 @@ final class CurlEasy {
     }
 
     func set(_ option: CURLoption, _ value: Int) throws {
-        try check(CShims_curl_easy_setopt_long(handle, option, value), option)
+        try check(CCurlShims_curl_easy_setopt_long(handle, option, value), option)
     }
 
     func set(_ option: CURLoption, offset value: Int64) throws {
-        try check(CShims_curl_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
+        try check(CCurlShims_curl_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
     }
 
     /// A string option (libcurl copies it) or nil to reset it.
     func set(_ option: CURLoption, _ value: String?) throws {
         if let value {
-            try value.withCString { try check(CShims_curl_easy_setopt_pointer(handle, option, $0), option) }
+            try value.withCString { try check(CCurlShims_curl_easy_setopt_pointer(handle, option, $0), option) }
         } else {
-            try check(CShims_curl_easy_setopt_pointer(handle, option, nil), option)
+            try check(CCurlShims_curl_easy_setopt_pointer(handle, option, nil), option)
         }
     }
 
     func set(_ option: CURLoption, pointer: UnsafeRawPointer) throws {
-        try check(CShims_curl_easy_setopt_pointer(handle, option, pointer), option)
+        try check(CCurlShims_curl_easy_setopt_pointer(handle, option, pointer), option)
     }
 
     func set(_ option: CURLoption, list: [String]) throws {
@@ -308,28 +309,28 @@ final class CurlEasy {
         }
         guard let head else { return }
         lists.append(head)
-        try check(CShims_curl_easy_setopt_slist(handle, option, head), option)
+        try check(CCurlShims_curl_easy_setopt_slist(handle, option, head), option)
     }
 
     /// Installs the body and header callbacks, which append to the `ResponseCollector` at `context`.
     func setCallbacks(context: UnsafeMutableRawPointer) throws {
-        try check(CShims_curl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
+        try check(CCurlShims_curl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
             guard let context else { return 0 }
             let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
             return collector.appendBody(data, size * count) ? size * count : 0
         }), CURLOPT_WRITEFUNCTION)
-        try check(CShims_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context), CURLOPT_WRITEDATA)
-        try check(CShims_curl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
+        try check(CCurlShims_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context), CURLOPT_WRITEDATA)
+        try check(CCurlShims_curl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
             guard let context else { return 0 }
             let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
             return collector.appendHeaderLine(data, size * count) ? size * count : 0
         }), CURLOPT_HEADERFUNCTION)
-        try check(CShims_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context), CURLOPT_HEADERDATA)
+        try check(CCurlShims_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context), CURLOPT_HEADERDATA)
     }
 
     func longInfo(_ info: CURLINFO) -> Int {
         var value = 0
-        return CShims_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : 0
+        return CCurlShims_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : 0
     }
 
     private func check(_ code: CURLcode, _ option: CURLoption) throws {

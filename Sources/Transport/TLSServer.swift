@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
+import WireCrypto
 internal import COpenSSL
-internal import CShims
+internal import COpenSSLShims
 
 /// The certificate and private key a TLS server presents (PEM files).
 public struct TLSServerIdentity: Equatable, Sendable {
@@ -16,24 +17,6 @@ public struct TLSServerIdentity: Equatable, Sendable {
     }
 }
 
-/// Drains OpenSSL's thread-local error queue into readable lines, oldest first.
-func drainOpenSSLErrors() -> [String] {
-    var lines: [String] = []
-    while true {
-        let code = ERR_get_error()
-        if code == 0 { break }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        lines.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-    }
-    return lines
-}
-
-private func openSSLStackText(_ fallback: String) -> String {
-    let stack = drainOpenSSLErrors()
-    return stack.isEmpty ? fallback : stack.joined(separator: "; ")
-}
-
 /// Owns one `SSL_CTX`, configured once and then shared read-only by connection threads
 /// (OpenSSL allows `SSL_new` on one context from many threads).
 final class SSLContext: @unchecked Sendable {
@@ -46,28 +29,27 @@ final class SSLContext: @unchecked Sendable {
     static func server(_ identity: TLSServerIdentity) throws -> SSLContext {
         ERR_clear_error()
         guard let raw = SSL_CTX_new(TLS_server_method()) else {
-            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_CTX_new: " + openSSLStackText("failed"))
+            throw TransportError.openSSL(.drain(after: "SSL_CTX_new"))
         }
         let context = SSLContext(takingOwnershipOf: raw)
-        guard CShims_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1 else {
-            throw TransportError.unexpected(library: "OpenSSL", code: 0,
-                                            detail: "SSL_CTX_set_min_proto_version: " + openSSLStackText("failed"))
+        guard COpenSSLShims_SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION) == 1 else {
+            throw TransportError.openSSL(.drain(after: "SSL_CTX_set_min_proto_version"))
         }
         // An encrypted key must fail, not prompt on the terminal.
-        SSL_CTX_set_default_passwd_cb(raw, CShims_refuse_passphrase)
+        SSL_CTX_set_default_passwd_cb(raw, COpenSSLShims_refuse_passphrase)
         for path in [identity.certificatePath, identity.privateKeyPath] where !FileManager.default.isReadableFile(atPath: path) {
             throw TransportError.tlsConfiguration(path: path, reason: "no such file, or not readable")
         }
         guard SSL_CTX_use_certificate_chain_file(raw, identity.certificatePath) == 1 else {
             throw TransportError.tlsConfiguration(path: identity.certificatePath,
-                                                  reason: "not a PEM certificate (\(openSSLStackText("unreadable")))")
+                                                  reason: "not a PEM certificate (\(OpenSSLError.drain(after: "SSL_CTX_use_certificate_chain_file").stackText(or: "unreadable")))")
         }
         guard SSL_CTX_use_PrivateKey_file(raw, identity.privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
-            let stack = openSSLStackText("unreadable")
+            let error = OpenSSLError.drain(after: "SSL_CTX_use_PrivateKey_file")
             // OpenSSL checks the key against the certificate already loaded.
-            let reason = stack.contains("key values mismatch")
+            let reason = error.hasReason("key values mismatch")
                 ? "does not match the certificate in \(identity.certificatePath)"
-                : "not an unencrypted PEM private key (\(stack))"
+                : "not an unencrypted PEM private key (\(error.stackText(or: "unreadable")))"
             throw TransportError.tlsConfiguration(path: identity.privateKeyPath, reason: reason)
         }
         guard SSL_CTX_check_private_key(raw) == 1 else {
@@ -97,12 +79,12 @@ final class TLSServerConnection {
         self.context = context
         ERR_clear_error()
         guard let raw = SSL_new(context.pointer) else {
-            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_new: " + openSSLStackText("failed"))
+            throw TransportError.openSSL(.drain(after: "SSL_new"))
         }
         ssl = SSLHandle(takingOwnershipOf: raw)
         let attached = try tcp.descriptor.use("connection to \(tcp.peerDescription)") { fd in SSL_set_fd(raw, fd) }
         guard attached == 1 else {
-            throw TransportError.unexpected(library: "OpenSSL", code: 0, detail: "SSL_set_fd: " + openSSLStackText("failed"))
+            throw TransportError.openSSL(.drain(after: "SSL_set_fd"))
         }
     }
 
@@ -168,7 +150,7 @@ final class TLSServerConnection {
                     if handshake { throw TransportError.connectionClosed(peer: tcp.peerDescription, detail: "during the TLS handshake") }
                     return 0
                 case SSL_ERROR_SYSCALL:
-                    _ = drainOpenSSLErrors()  // nothing useful for a system-call failure; leave the queue empty
+                    OpenSSLError.drainQueue()  // nothing useful for a system-call failure; leave the queue empty
                     if savedErrno == ECONNRESET || savedErrno == EPIPE {
                         throw TransportError.connectionReset(peer: tcp.peerDescription)
                     }
@@ -178,14 +160,13 @@ final class TLSServerConnection {
                     }
                     throw TransportError.io(operation: operation, errno: savedErrno, message: errnoText(savedErrno))
                 case SSL_ERROR_SSL:
-                    let detail = openSSLStackText("unknown TLS error")
-                    if handshake { throw TransportError.tlsHandshakeFailed(detail: detail) }
+                    let error = OpenSSLError.drain(after: operation)
+                    if handshake { throw TransportError.tlsHandshakeFailed(detail: error.stackText(or: "unknown TLS error")) }
                     // OpenSSL 3 reports a TCP close without close_notify as an error; that is an end of stream.
-                    if detail.contains("unexpected eof") { return 0 }
-                    throw TransportError.unexpected(library: "OpenSSL", code: Int(reason), detail: "\(operation): \(detail)")
+                    if error.hasReason("unexpected eof while reading") { return 0 }
+                    throw TransportError.openSSL(error)
                 default:
-                    throw TransportError.unexpected(library: "OpenSSL", code: Int(reason),
-                                                    detail: "\(operation): SSL_get_error \(reason); \(openSSLStackText(""))")
+                    throw TransportError.openSSL(.drain(after: "\(operation) (SSL_get_error \(reason))"))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import WireCrypto
 
 /// Every error Transport throws: TCP, TLS, HTTP and the pinned HTTPS client.
 ///
@@ -31,11 +32,15 @@ public enum TransportError: Error, Equatable, Sendable {
     case transferEncodingRefused(encoding: String)
     /// A system call failed; `message` is the errno text.
     case io(operation: String, errno: Int32, message: String)
+    /// A host name that did not resolve (no such name, no answer within the deadline).
+    case cannotResolve(host: String, reason: String)
     /// A host or URL that is not usable (not an IP literal or `localhost`, malformed URL).
     case invalidAddress(String, reason: String)
     /// The connection, listener or server was closed before or during the operation.
     case closed(String)
-    /// A library (libcurl, OpenSSL) failed with a code Transport does not map to a case above.
+    /// An OpenSSL call failed outside the cases above; the error keeps OpenSSL's whole queue.
+    case openSSL(OpenSSLError)
+    /// A library (libcurl) failed with a code Transport does not map to a case above.
     case unexpected(library: String, code: Int, detail: String)
 
     /// The part of a message a size limit applies to.
@@ -100,10 +105,14 @@ extension TransportError: CustomStringConvertible {
             return "Transfer-Encoding '\(encoding)' refused: send the request body with Content-Length"
         case let .io(operation, code, message):
             return "\(operation) failed: \(message) (errno \(code))"
+        case let .cannotResolve(host, reason):
+            return "cannot resolve \(host): \(reason); check the name, or pass its IP address"
         case let .invalidAddress(address, reason):
             return "invalid address '\(address)': \(reason)"
         case let .closed(what):
             return "\(what) is closed"
+        case let .openSSL(error):
+            return "\(error)"
         case let .unexpected(library, code, detail):
             return "\(library) error \(code)" + (detail.isEmpty ? "" : ": \(detail)")
         }

@@ -84,7 +84,7 @@ public enum AEADCore {
                 var finalWritten: Int32 = 0
                 return EVP_DecryptFinal_ex(context, out.uint8.map { $0 + Int(total) }, &finalWritten) == 1
             }
-            guard ok else { drainOpenSSLErrors(); throw WireCryptoError.authenticationFailure }
+            guard ok else { OpenSSLError.drainQueue(); throw WireCryptoError.authenticationFailure }
             verified = true
             return scratch
         }

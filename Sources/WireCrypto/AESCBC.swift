@@ -58,7 +58,7 @@ public enum AESCBC {
                 }
             }
             guard updateOK else { throw openSSLFailure("EVP_DecryptUpdate") }
-            guard status == 1 else { drainOpenSSLErrors(); throw WireCryptoError.badPadding }
+            guard status == 1 else { OpenSSLError.drainQueue(); throw WireCryptoError.badPadding }
             output.count = Int(written + finalWritten)
             return output
         }

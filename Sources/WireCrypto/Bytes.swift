@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 internal import COpenSSL
-internal import CShims
+internal import COpenSSLShims
 
 /// Calls `body` with the bytes of `data` without copying when they are already contiguous
 /// (`Data`, `[UInt8]`), so sealing large buffers costs no extra pass over memory.
@@ -37,7 +37,7 @@ func fillSecureRandom(_ buffer: UnsafeMutableRawBufferPointer) {
         // No getrandom (old kernel, seccomp): let OpenSSL find entropy its own way.
         let status = RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + filled, Int32(count - filled))
         // Both failing means no entropy source at all; nothing sensible can continue.
-        precondition(status == 1, "no randomness: getrandom and RAND_bytes failed: \(drainOpenSSLErrors())")
+        precondition(status == 1, "no randomness: getrandom and RAND_bytes failed: \(OpenSSLError.drainQueue())")
         filled = count
     }
 }
@@ -58,14 +58,6 @@ public func secureRandomBytes(_ count: Int) -> Data {
     if count == 0 { return data }
     data.withUnsafeMutableBytes(fillSecureRandom)
     return data
-}
-
-/// Reads everything written to a memory BIO.
-func readMemoryBIO(_ bio: OpaquePointer) -> Data {
-    var contents: UnsafeMutablePointer<CChar>? = nil
-    let length = CShims_BIO_get_mem_data(bio, &contents)
-    guard length > 0, let contents else { return Data() }
-    return Data(bytes: contents, count: length)
 }
 
 extension Data {

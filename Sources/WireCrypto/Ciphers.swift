@@ -15,7 +15,7 @@ final class FetchedCipher: @unchecked Sendable {
     private static func fetch(_ name: String) -> FetchedCipher {
         guard let pointer = EVP_CIPHER_fetch(nil, name, nil) else {
             // The default provider always has these; without it no crypto can run at all.
-            preconditionFailure("OpenSSL has no \(name): \(drainOpenSSLErrors())")
+            preconditionFailure("OpenSSL has no \(name): \(OpenSSLError.drainQueue())")
         }
         return FetchedCipher(pointer)
     }

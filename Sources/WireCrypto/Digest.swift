@@ -30,7 +30,7 @@ public enum Digest: String, CaseIterable, Sendable, Equatable {
             EVP_Digest(input.baseAddress, input.count, &output, &length, EVP_get_digestbyname(rawValue), nil)
         }
         // The default provider always has these digests; failing here means OpenSSL itself is broken.
-        precondition(status == 1, "EVP_Digest(\(rawValue)) failed: \(drainOpenSSLErrors())")
+        precondition(status == 1, "EVP_Digest(\(rawValue)) failed: \(OpenSSLError.drainQueue())")
         return Data(output.prefix(Int(length)))
     }
 

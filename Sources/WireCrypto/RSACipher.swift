@@ -1,6 +1,6 @@
 import Foundation
 internal import COpenSSL
-internal import CShims
+internal import COpenSSLShims
 
 /// How RSA encryption pads the plaintext. Padding is configuration in the seed protocol, never
 /// negotiated, so both ends must be told the same one.
@@ -80,7 +80,7 @@ public struct RSAEncryptionPadding: Sendable, Equatable, CustomStringConvertible
                 throw openSSLFailure("EVP_PKEY_CTX_set_rsa_mgf1_md_name(\(mgf1.rawValue))")
             }
             let status = label.withUnsafeBytes {
-                CShims_EVP_PKEY_CTX_set_oaep_label_copy(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+                COpenSSLShims_EVP_PKEY_CTX_set_oaep_label_copy(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
             }
             guard status > 0 else { throw openSSLFailure("EVP_PKEY_CTX_set0_rsa_oaep_label") }
         }
@@ -132,7 +132,7 @@ extension RSAPrivateKey {
                 }
             }
             guard status == 1 else {
-                drainOpenSSLErrors()
+                OpenSSLError.drainQueue()
                 throw WireCryptoError.decryptionFailed
             }
             output.count = outputLength

@@ -1,6 +1,6 @@
 import Foundation
 internal import COpenSSL
-internal import CShims
+internal import COpenSSLShims
 
 /// Owns one `EVP_PKEY`. EVP_PKEY is reference counted and safe to share for encrypt/decrypt.
 final class EVPKey: @unchecked Sendable {
@@ -56,7 +56,7 @@ public struct RSAPublicKey: Sendable {
         if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
         }
-        self.key = try decodeKey(data, selection: CShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
+        self.key = try decodeKey(data, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
     }
 
     /// Imports a PEM string (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`).
@@ -71,8 +71,8 @@ public struct RSAPublicKey: Sendable {
     /// The key in `format`; `spkiPEM` is byte-for-byte what the iOS client sends.
     public func exported(_ format: RSAPublicKeyFormat) throws -> Data {
         switch format {
-        case .spkiDER: return try encodeKey(key, selection: CShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
-        case .pkcs1DER: return try encodeKey(key, selection: CShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "type-specific")
+        case .spkiDER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        case .pkcs1DER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "type-specific")
         case .spkiPEM: return PEM.iOSStyle(label: "PUBLIC KEY", der: try exported(.spkiDER))
         case .pkcs1PEM: return PEM.iOSStyle(label: "RSA PUBLIC KEY", der: try exported(.pkcs1DER))
         }
@@ -88,7 +88,7 @@ public struct RSAPrivateKey: Sendable {
         guard (1024...16384).contains(bits) else {
             throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 1024 to 16384)")
         }
-        guard let pointer = CShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
+        guard let pointer = COpenSSLShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
         self.key = EVPKey(takingOwnershipOf: pointer)
     }
 
@@ -112,10 +112,10 @@ public struct RSAPrivateKey: Sendable {
         }
         do {
             if let der {
-                self.key = try decodeKey(der, selection: CShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
+                self.key = try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
                                          isPEM: label != nil)
             } else {
-                self.key = try decodeKey(data, selection: CShims_EVP_PKEY_KEYPAIR(), passphrase: passphrase)
+                self.key = try decodeKey(data, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), passphrase: passphrase)
             }
         } catch WireCryptoError.malformedKey(let reason, let stack) where encrypted {
             // OpenSSL reports a wrong passphrase as "unsupported"/"bad decrypt"; name it plainly.
@@ -137,14 +137,14 @@ public struct RSAPrivateKey: Sendable {
     /// The key in `format`. `passphrase` is required for `pkcs8EncryptedPEM` and ignored otherwise.
     public func exported(_ format: RSAPrivateKeyFormat, passphrase: Data? = nil) throws -> Data {
         switch format {
-        case .pkcs8PEM: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "PrivateKeyInfo")
-        case .pkcs8DER: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "DER", structure: "PrivateKeyInfo")
-        case .pkcs1PEM: return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "type-specific")
+        case .pkcs8PEM: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "PrivateKeyInfo")
+        case .pkcs8DER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), output: "DER", structure: "PrivateKeyInfo")
+        case .pkcs1PEM: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), output: "PEM", structure: "type-specific")
         case .pkcs8EncryptedPEM:
             guard let passphrase, !passphrase.isEmpty else {
                 throw WireCryptoError.unsupported("an encrypted private key export without a passphrase")
             }
-            return try encodeKey(key, selection: CShims_EVP_PKEY_KEYPAIR(), output: "PEM",
+            return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), output: "PEM",
                                  structure: "EncryptedPrivateKeyInfo", passphrase: passphrase)
         }
     }
@@ -171,7 +171,7 @@ final class ValidatedPrivateKeys: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_check(context) == 1 else {
             throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
-                                               stack: drainOpenSSLErrors())
+                                               stack: OpenSSLError.drainQueue())
         }
         lock.lock()
         passed.append(id)
@@ -186,7 +186,7 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
     guard !data.isEmpty else { throw WireCryptoError.malformedKey(reason: "no key bytes", stack: []) }
     // A public-key PEM label names one structure: decode its body as exactly that DER, so SPKI
     // under `RSA PUBLIC KEY` (a client bug crosscheck must catch) is refused.
-    if selection == CShims_EVP_PKEY_PUBLIC_KEY(), let label = PEM.firstLabel(in: data) {
+    if selection == COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), let label = PEM.firstLabel(in: data) {
         let der = try PEM.body(of: data, label: label)
         // SPKI is SEQUENCE { SEQUENCE algorithm, BIT STRING }; PKCS#1 is SEQUENCE { INTEGER n, INTEGER e }.
         // OpenSSL's decoders accept either body under either label, so the shape is checked here.
@@ -236,7 +236,7 @@ private func decodeKey(_ data: Data, selection: Int32, inputTypeName: UnsafePoin
         guard status == 1 else { throw openSSLFailure("OSSL_DECODER_CTX_set_passphrase") }
     } else {
         // Without this OpenSSL would prompt on the terminal for an encrypted key's passphrase.
-        OSSL_DECODER_CTX_set_pem_password_cb(context, CShims_refuse_passphrase, nil)
+        OSSL_DECODER_CTX_set_pem_password_cb(context, COpenSSLShims_refuse_passphrase, nil)
     }
     var remaining = data.count
     let status = data.withUnsafeBytes { buffer -> Int32 in
@@ -244,7 +244,7 @@ private func decodeKey(_ data: Data, selection: Int32, inputTypeName: UnsafePoin
         return OSSL_DECODER_from_data(context, &cursor, &remaining)
     }
     guard status == 1, let pkey else {
-        let stack = drainOpenSSLErrors()
+        let stack = OpenSSLError.drainQueue()
         if let pkey { EVP_PKEY_free(pkey) }
         throw WireCryptoError.malformedKey(reason: isPEM ? "the PEM block does not decode to an RSA key"
                                                          : "the DER does not decode to an RSA key", stack: stack)
@@ -254,7 +254,7 @@ private func decodeKey(_ data: Data, selection: Int32, inputTypeName: UnsafePoin
     if inputType == "DER" || !isPEM, remaining != 0 {
         throw WireCryptoError.malformedKey(reason: "\(remaining) bytes follow the DER structure", stack: [])
     }
-    drainOpenSSLErrors()  // decoders leave notes from the formats they tried first
+    OpenSSLError.drainQueue()  // decoders leave notes from the formats they tried first
     return owned
 }
 
@@ -298,7 +298,7 @@ private func encodeKey(_ key: EVPKey, selection: Int32, outputName: UnsafePointe
     guard OSSL_ENCODER_to_data(context, &out, &length) == 1, let out else {
         throw openSSLFailure("OSSL_ENCODER_to_data(\(description))")
     }
-    defer { CShims_OPENSSL_free(out) }
+    defer { COpenSSLShims_OPENSSL_free(out) }
     return Data(bytes: out, count: length)
 }
 
@@ -308,7 +308,7 @@ private func keyInfo(_ key: EVPKey) -> RSAKeyInfo {
         guard EVP_PKEY_get_bn_param(key.pointer, name, &bignum) == 1, let bignum else { return "" }
         defer { BN_free(bignum) }
         guard let text = BN_bn2hex(bignum) else { return "" }
-        defer { CShims_OPENSSL_free(text) }
+        defer { COpenSSLShims_OPENSSL_free(text) }
         let trimmed = String(cString: text).lowercased().drop { $0 == "0" }
         return trimmed.isEmpty ? "0" : String(trimmed)
     }

@@ -1,14 +1,12 @@
-internal import COpenSSL
-
 /// Every error WireCrypto throws. Each case carries what a person needs to act on it.
 ///
 /// CryptoKit-shaped code catches `CryptoKitError.authenticationFailure` and friends: those names are
 /// cases here too, and `CryptoKitError` is an alias of this enum, so seed code compiles unchanged.
 public enum WireCryptoError: Error, Equatable, Sendable {
-    /// An OpenSSL call failed; `stack` is the whole drained error queue, oldest first.
-    case openSSL(function: String, stack: [String])
+    /// An OpenSSL call failed; the error holds the whole drained error queue, oldest first.
+    case openSSL(OpenSSLError)
     /// Key bytes that are not an RSA key in a format crosscheck reads (SPKI/PKCS#1/PKCS#8, PEM/DER).
-    case malformedKey(reason: String, stack: [String])
+    case malformedKey(reason: String, stack: [OpenSSLErrorEntry])
     /// An encrypted PKCS#8 key and a missing or wrong passphrase.
     case wrongPassphrase
     /// RSA plaintext over the padding's limit for this modulus.
@@ -39,11 +37,11 @@ public typealias CryptoKitError = WireCryptoError
 extension WireCryptoError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case let .openSSL(function, stack):
-            return "OpenSSL \(function) failed" + (stack.isEmpty ? "" : ": " + stack.joined(separator: "; "))
+        case let .openSSL(error):
+            return "\(error)"
         case let .malformedKey(reason, stack):
             return "not a usable RSA key: \(reason)"
-                + (stack.isEmpty ? "" : " (OpenSSL: \(stack.joined(separator: "; ")))")
+                + (stack.isEmpty ? "" : " (OpenSSL: \(stack.map(\.text).joined(separator: "; ")))")
                 + ". Accepted: PEM 'PUBLIC KEY', 'RSA PUBLIC KEY', 'PRIVATE KEY', 'RSA PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', or their DER."
         case .wrongPassphrase:
             return "the private key is encrypted and the passphrase is missing or wrong"
@@ -71,23 +69,7 @@ extension WireCryptoError: CustomStringConvertible {
     }
 }
 
-/// Drains OpenSSL's thread-local error queue into readable lines, oldest first.
-/// Called on every failure path, so one failure never leaks into the next call's error.
-@discardableResult
-func drainOpenSSLErrors() -> [String] {
-    var lines: [String] = []
-    while true {
-        let code = ERR_get_error()
-        if code == 0 { break }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        lines.append(String(decoding: bytes, as: UTF8.self))
-    }
-    return lines
-}
-
 /// Makes an `.openSSL` error for `function` with the drained queue.
 func openSSLFailure(_ function: String) -> WireCryptoError {
-    .openSSL(function: function, stack: drainOpenSSLErrors())
+    .openSSL(.drain(after: function))
 }

@@ -8,10 +8,11 @@
 import Foundation
 import Conformance
 import PythonBridge
+import Sessions
 import WireCrypto
 
 let seconds = Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "") ?? 3
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+let files = ProjectFiles.locate()
 let python = "/usr/bin/python3"
 
 /// Runs `body` repeatedly for about `duration` seconds; returns operations per second.
@@ -64,7 +65,7 @@ func bestOf(_ ours: () throws -> Double, _ baseline: () throws -> Double) rethro
 
 // 1. Bridge call vs spawning python3 per case. The case: AES-CBC of 32 bytes under a fixed key.
 do {
-    let interpreter = try PythonInterpreter.shared(pythonRefDirectory: repositoryRoot + "/PythonRef")
+    let interpreter = try PythonInterpreter.shared(pythonRefDirectory: files.pythonRef.path)
     let peer = PythonPeer(interpreter: interpreter)
     let key = Data(repeating: 7, count: 16), iv = Data(repeating: 9, count: 16), plaintext = Data(repeating: 1, count: 32)
     let expected = try AESCBC.encrypt(plaintext, key: key, iv: iv)
@@ -76,8 +77,8 @@ do {
     r = handle('cbc.encrypt', {'key': b'\\x07'*16, 'iv': b'\\x09'*16, 'plaintext': b'\\x01'*32})
     sys.stdout.write(r['ok'].hex())
     """
-    guard try output(python, ["-c", script, repositoryRoot + "/PythonRef"]) == expected.hexString else { fatalError("spawned result differs") }
-    let spawnsPerSecond = try rate(for: seconds) { _ = try output(python, ["-c", script, repositoryRoot + "/PythonRef"]) }
+    guard try output(python, ["-c", script, files.pythonRef.path]) == expected.hexString else { fatalError("spawned result differs") }
+    let spawnsPerSecond = try rate(for: seconds) { _ = try output(python, ["-c", script, files.pythonRef.path]) }
     let ratio = callsPerSecond / spawnsPerSecond
     allMet = allMet && ratio >= 1000
     report("Swift→PythonRef call vs spawning python3 per case (cbc.encrypt, 32 bytes)",
@@ -147,13 +148,12 @@ do {
 
 // 4. Whole rsa-socket conversations per second (issue figure, no target): in process and over loopback TCP.
 do {
-    let interpreter = try PythonInterpreter.shared(pythonRefDirectory: repositoryRoot + "/PythonRef")
+    let interpreter = try PythonInterpreter.shared(pythonRefDirectory: files.pythonRef.path)
     let peer = PythonPeer(interpreter: interpreter)
-    let transports = SessionOptions(inProcess: true, enabled: true, pythonRefDirectory: repositoryRoot + "/PythonRef")
+    let transports = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: peer)], inProcess: true, loopback: true)
     defer { transports.servers.shutdown() }
-    let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 1, sessions: [SwiftSessions(), PythonSessions(peer: peer)],
-                               transports: transports)
-    let setup = SessionThroughput.Setup(context: context)
+    let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 1, files: files)
+    let setup = SessionThroughput.Setup(context: context, options: transports)
     print("rsa-socket conversations per second (phone-to-pi, framed, OAEP-SHA256, RSA-2048, digest)")
     for (client, server) in [(SwiftSessions() as SessionFactory, PythonSessions(peer: peer) as SessionFactory),
                              (SwiftSessions(), SwiftSessions()), (PythonSessions(peer: peer), SwiftSessions())] {

@@ -1,5 +1,8 @@
 import Foundation
 import Conformance
+import Frames
+import Fuzzing
+import Transport
 import PythonBridge
 import Reports
 import WireCrypto
@@ -226,7 +229,7 @@ struct FuzzRemoteArguments {
     }
 
     func target(_ text: String) throws -> FuzzRemote.Target {
-        let address = try RemoteTarget(parsing: text, defaultPort: 9876)
+        let address = try ServerAddress(parsing: text, defaultPort: 9876)
         var key: Data?
         if let keyFile {
             do { key = try Data(contentsOf: URL(fileURLWithPath: keyFile)) } catch {

@@ -1,5 +1,7 @@
 import Foundation
 import Conformance
+import Remote
+import Transport
 import Reports
 import WireCrypto
 import WireProtocol
@@ -118,10 +120,10 @@ enum RemoteCommand: Command {
         if profile == .aesHTTPS && options.pin == nil { throw CommandExit.usage("\(RemoteError.missingPin)", command: self) }
         options.foreignCertificate = foreignCertificate(besides: options.pin)
 
-        var targets: [RemoteTarget]
+        var targets: [ServerAddress]
         do {
             switch (host, targetsFile) {
-            case let (host?, nil): targets = [try RemoteTarget(parsing: host, defaultPort: port ?? defaultPort)]
+            case let (host?, nil): targets = [try ServerAddress(parsing: host, defaultPort: port ?? defaultPort)]
                 if let port { targets[0].port = port }
             case let (nil, file?): targets = try readTargets(file, defaultPort: port ?? defaultPort)
             default: throw CommandExit.usage("give --host H or --targets FILE (one of them)", command: self)
@@ -179,14 +181,14 @@ enum RemoteCommand: Command {
         return report.failures + report.errors == 0 ? .success : .checksFailed
     }
 
-    static func readTargets(_ path: String, defaultPort: UInt16) throws -> [RemoteTarget] {
+    static func readTargets(_ path: String, defaultPort: UInt16) throws -> [ServerAddress] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandExit(code: .usage, message: "--targets \(path): cannot read the file")
         }
         let lines = text.split(separator: "\n").map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !lines.isEmpty else { throw CommandExit(code: .usage, message: "--targets \(path): no targets in the file") }
-        return try lines.map { try RemoteTarget(parsing: $0, defaultPort: defaultPort) }
+        return try lines.map { try ServerAddress(parsing: $0, defaultPort: defaultPort) }
     }
 
     /// A certificate that is surely not the server's (the repo's impostor test certificate), to show

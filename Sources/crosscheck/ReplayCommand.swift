@@ -1,5 +1,8 @@
 import Foundation
 import Conformance
+import Frames
+import Fuzzing
+import Transport
 import PythonBridge
 
 /// `crosscheck replay FILE`: one saved fuzz failure, run again alone.
@@ -65,8 +68,8 @@ enum ReplayCommand: Command {
             verdicts = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: try corpus()).run(frame)
         } else {
             labels = ("expected", "remote")
-            let address: RemoteTarget
-            do { address = try RemoteTarget(parsing: targetText, defaultPort: 9876) } catch {
+            let address: ServerAddress
+            do { address = try ServerAddress(parsing: targetText, defaultPort: 9876) } catch {
                 throw CommandExit.usage("\(error)", command: self)
             }
             let key = try keyFile.map { file -> Data in

@@ -1,5 +1,6 @@
 import Foundation
 import Conformance
+import Sessions
 import PythonBridge
 import Reports
 import WireCrypto
@@ -52,13 +53,13 @@ enum RunCommand: Command {
         let interpreter = try python.interpreter()
         let pythonPeer = PythonPeer(interpreter: interpreter)
         let versions = (try? pythonPeer.versions()) ?? [:]
-        let loopback = SessionOptions(inProcess: transport != "loopback", enabled: transport != "inprocess", pythonExecutable: python.executable,
-                                       pythonRefDirectory: interpreter.pythonRefDirectory)
+        let loopback = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: pythonPeer)], inProcess: transport != "loopback",
+                                      loopback: transport != "inprocess", pythonExecutable: python.executable)
         let context = SuiteContext(swift: SwiftPeer(), python: pythonPeer, seed: seed,
-                                   sessions: [SwiftSessions(), PythonSessions(peer: pythonPeer)], transports: loopback)
+                                   files: ProjectFiles.locate(pythonRef: interpreter.pythonRefDirectory))
         defer { loopback.servers.shutdown() }
         let runner = Runner(filter: filter)
-        let checks = runner.selected(SuiteCatalog.checks(for: suites, context: context))
+        let checks = runner.selected(SuiteCatalog.checks(for: suites, context: context, sessions: loopback))
         guard !checks.isEmpty else {
             throw CommandExit.usage("no check matches --filter '\(filter ?? "")' in suites \(suites.joined(separator: ","))", command: self)
         }

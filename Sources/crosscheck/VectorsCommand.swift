@@ -1,5 +1,6 @@
 import Foundation
 import Conformance
+import Vectors
 import WireCrypto
 
 /// `crosscheck vectors generate|check`: the OpenSSL command-line vectors in `Vectors/openssl/`.
@@ -41,7 +42,7 @@ enum VectorsCommand: Command {
             throw CommandExit.usage("say 'generate' or 'check' first", command: self)
         }
         arguments = Arguments(Array(rest.dropFirst()), command: self)
-        let directory = try arguments.option("--dir").map { URL(fileURLWithPath: $0) } ?? VectorLocations.openSSL
+        let directory = try arguments.option("--dir").map { URL(fileURLWithPath: $0) } ?? ProjectFiles.locate().openSSL
         let opensslPath = try arguments.option("--openssl")
         return action == "generate"
             ? try generate(&arguments, directory: directory, opensslPath: opensslPath)

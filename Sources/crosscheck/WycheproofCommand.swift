@@ -1,5 +1,6 @@
 import Foundation
 import Conformance
+import Vectors
 import Reports
 import WireCrypto
 

@@ -123,7 +123,7 @@ final class FuzzCLITests: XCTestCase {
         return try XCTUnwrap(UInt16(line.split(separator: ":").last ?? ""))
     }
 
-    func testRemoteTarget_pythonRefServerAnswersEveryMalformedFrameAsItsMachineDoesAndStaysAlive() throws {
+    func testServerAddress_pythonRefServerAnswersEveryMalformedFrameAsItsMachineDoesAndStaysAlive() throws {
         let port = try startPythonRefServer(["--padding", "oaep-sha256", "--digest"])
         let directory = try temporaryDirectory()
         let report = directory.appendingPathComponent("remote.xml")
@@ -143,7 +143,7 @@ final class FuzzCLITests: XCTestCase {
 
     /// The remote check can fail: told the wrong padding, the expected answers (and the good
     /// conversation after each family) no longer match what the server does.
-    func testRemoteTarget_aServerThatAnswersOtherwiseFails() throws {
+    func testServerAddress_aServerThatAnswersOtherwiseFails() throws {
         let port = try startPythonRefServer(["--padding", "oaep-sha256"])
         let directory = try temporaryDirectory()
         let outcome = try CrosscheckBinary.run(["fuzz", "--target", "127.0.0.1:\(port)", "--remote-padding", "pkcs1",

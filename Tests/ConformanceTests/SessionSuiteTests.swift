@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Conformance
+import Sessions
 import WireCrypto
 import WireProtocol
 
@@ -29,9 +30,9 @@ final class SessionSuiteTests: XCTestCase {
                      filter: String?) throws -> [CheckResult] {
         let peer = try pythonPeer()
         let pythonFactory = python?(peer) ?? PythonSessions(peer: peer)
-        let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 5, sessions: [swift, pythonFactory])
+        let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 5, files: checkoutFiles)
         let runner = Runner(filter: filter)
-        return runner.run(runner.selected(SuiteCatalog.checks(for: ["sessions"], context: context)))
+        return runner.run(runner.selected(SessionSuite.checks(context, options: SessionOptions(factories: [swift, pythonFactory]))))
     }
 
     func testSessions_everyPairingAgrees() throws {
@@ -52,11 +53,10 @@ final class SessionSuiteTests: XCTestCase {
 
     func testSessionsOverLoopback_everyPairingAgreesAndEveryPinningRefusalHolds() throws {
         let peer = try pythonPeer()
-        let transports = SessionOptions(inProcess: false, enabled: true, pythonRefDirectory: repositoryRoot + "/PythonRef", timeout: 5)
+        let transports = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: peer)], inProcess: false, loopback: true, timeout: 5)
         defer { transports.servers.shutdown() }
-        let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 9, sessions: [SwiftSessions(), PythonSessions(peer: peer)],
-                                   transports: transports)
-        let results = Runner().run(SuiteCatalog.checks(for: ["sessions"], context: context))
+        let context = SuiteContext(swift: SwiftPeer(), python: peer, seed: 9, files: checkoutFiles)
+        let results = Runner().run(SessionSuite.checks(context, options: transports))
         XCTAssertEqual(results.filter(\.failed).map { "\($0.check.fullName): \($0.message)" }, [])
         let names = Set(results.map(\.check.fullName))
         for server in ["swift", "python"] {

@@ -1,19 +1,22 @@
 import Foundation
 import Conformance
 import PythonBridge
+import RoundTrip
 import WireCrypto
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+/// This checkout's PythonRef/ and Vectors/, found without searching.
+let checkoutFiles = ProjectFiles(checkout: URL(fileURLWithPath: repositoryRoot))
 
 func pythonPeer() throws -> PythonPeer {
-    PythonPeer(interpreter: try PythonInterpreter.shared(pythonRefDirectory: repositoryRoot + "/PythonRef"))
+    PythonPeer(interpreter: try PythonInterpreter.shared(pythonRefDirectory: checkoutFiles.pythonRef.path))
 }
 
 /// Runs the roundtrip suite with `swift` standing in for the Swift side, filtered.
 func runRoundTrip(swift: CryptoPeer, filter: String?, seed: UInt64 = 11) throws -> [CheckResult] {
-    let context = SuiteContext(swift: swift, python: try pythonPeer(), seed: seed)
+    let context = SuiteContext(swift: swift, python: try pythonPeer(), seed: seed, files: checkoutFiles)
     let runner = Runner(filter: filter)
-    return runner.run(runner.selected(SuiteCatalog.checks(for: ["roundtrip"], context: context)))
+    return runner.run(runner.selected(RoundTripSuite.checks(context)))
 }
 
 extension CheckResult {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Conformance
+@testable import Vectors
 
 /// The strict Wycheproof loader: the vendored files load completely; anything it does not
 /// understand throws, naming the file, the place and the tcId.
@@ -16,7 +17,7 @@ final class WycheproofLoaderTests: XCTestCase {
             "rsa_oaep_2048_sha256_mgf1sha256_test.json": (.rsaesOAEPDecrypt, 37, 1),
             "rsa_pkcs1_2048_test.json": (.rsaesPKCS1Decrypt, 67, 33),
         ]
-        let urls = try VectorLocations.wycheproofTestFiles(in: Self.directory)
+        let urls = try VectorSuites.wycheproofTestFiles(in: Self.directory)
         XCTAssertEqual(urls.map(\.lastPathComponent), expected.keys.sorted())
         for url in urls {
             let file = try WycheproofFile.load(contentsOf: url)

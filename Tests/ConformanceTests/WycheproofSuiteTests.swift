@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Conformance
+@testable import Vectors
 import WireCrypto
 
 /// Wycheproof vectors as checks: the real implementations pass; planted flaws fail the vectors
@@ -19,7 +20,7 @@ final class WycheproofSuiteTests: XCTestCase {
     }
 
     func testVendoredFiles_bothImplementations_passEveryVectorTheyCanExpress() throws {
-        let urls = try VectorLocations.wycheproofTestFiles(in: Self.directory)
+        let urls = try VectorSuites.wycheproofTestFiles(in: Self.directory)
         let results = run(WycheproofChecks.checks(files: urls, peers: [SwiftPeer(), try pythonPeer()]))
         XCTAssertEqual(results.filter(\.failed).map { "\($0.check.fullName): \($0.message)" }, [])
         XCTAssertEqual(results.count, 2 * 997 + 3 * 2 + 3)  // every vector twice, an oracle check per RSA file and implementation, 3 comparisons

@@ -3,7 +3,7 @@ import XCTest
 @testable import WireCrypto
 
 final class RSACipherTests: XCTestCase {
-    nonisolated(unsafe) static let key = try! RSAPrivateKey(bits: 1024)
+    static let key = try! RSAPrivateKey(bits: 1024)
     static let paddings: [RSAEncryptionPadding] = [._WEAK_AND_INSECURE_PKCS_V1_5, .oaepSHA1, .oaepSHA256]
 
     func testRoundTrip_everyPaddingAtZeroOneAndTheLimit() throws {

@@ -4,7 +4,7 @@ import XCTest
 
 final class RSAKeyTests: XCTestCase {
     // Key generation dominates; one key serves every test in this class.
-    nonisolated(unsafe) static let key1024 = try! RSAPrivateKey(bits: 1024)
+    static let key1024 = try! RSAPrivateKey(bits: 1024)
 
     func testSPKIPEM_matchesTheIOSByteLayout() throws {
         let pem = try Self.key1024.publicKey.exported(.spkiPEM)

@@ -1,0 +1,312 @@
+import Foundation
+import Conformance
+import Frames
+import PythonBridge
+import WireCrypto
+import WireProtocol
+
+/// The differential oracle: one frame to the Swift side and to PythonRef, in-process, and a
+/// verdict for each. Per family:
+/// - rsa-socket: the same protocol machine role of each implementation (same key PEM, padding,
+///   framing, digest, limit) is fed the frame (whole or in chunks, a tail 64 KiB at a time while it
+///   still reads), then told the line went quiet. Compared: every message it sent (ciphertexts by
+///   class: length, and the plaintext when a corpus key decrypts them), whether it closed, and its
+///   event kinds with their plaintexts/digests. Reasons are free text and never compared.
+/// - keys, envelopes, CBC, key derivation, sealed boxes: the `CryptoPeer` calls, whose failures
+///   are already shared `FailureKind`s; results compared exactly (key info, plaintext bytes).
+/// - aes-https server: the server logic of each (same users and `encryptionKey`), one request;
+///   compared: status, content type, and the body (an encrypted echo by its decrypted JSON value,
+///   a login answer by its fields; everything else byte for byte).
+public final class FuzzOracle: @unchecked Sendable {
+    public let swift: CryptoPeer
+    public let python: PythonPeer
+    let corpus: FuzzCorpus
+    private let keys: [FuzzKey]
+    private var httpsServers: [String: HTTPSPair] = [:]
+    private var httpsUses = 0
+
+    public init(swift: CryptoPeer, python: PythonPeer, corpus: FuzzCorpus) {
+        self.swift = swift
+        self.python = python
+        self.corpus = corpus
+        self.keys = corpus.orderedKeys
+    }
+
+    /// Both verdicts for `frame`.
+    public func run(_ frame: FuzzFrame) -> (swift: FuzzVerdict, python: FuzzVerdict) {
+        switch frame.family {
+        case .conversation, .clientKey, .encrypted, .framed, .serverKey, .ciphertext:
+            return (machineVerdict(frame, python: false), machineVerdict(frame, python: true))
+        case .httpsServer:
+            return httpsVerdicts(frame)
+        default:
+            return (cryptoVerdict(frame, peer: swift), cryptoVerdict(frame, peer: python))
+        }
+    }
+
+    /// What the two verdicts amount to, with the error-equivalence map applied.
+    public static func judge(_ family: FrameFamily, swift: FuzzVerdict, python: FuzzVerdict) -> FrameFinding {
+        if swift.outcome == .crashed || python.outcome == .crashed { return .crash }
+        // An `Internal` refusal is an implementation bug, never an answer (docs/PROTOCOL.md).
+        if [swift, python].contains(where: { $0.outcome == .rejected && $0.summary == FailureKind.internal.rawValue }) { return .crash }
+        if swift.outcome == python.outcome && swift.detail == python.detail { return .agreed }
+        if swift.outcome == .rejected, python.outcome == .rejected,
+           let swiftKind = FailureKind(rawValue: swift.summary), let pythonKind = FailureKind(rawValue: python.summary),
+           let rule = FuzzErrorMap.rule(family: family, swift: swiftKind, python: pythonKind) {
+            return .explained(rule: rule.name)
+        }
+        return .disagreement
+    }
+
+    // MARK: crypto calls
+
+    func cryptoVerdict(_ frame: FuzzFrame, peer: CryptoPeer) -> FuzzVerdict {
+        let setting = frame.setting
+        do {
+            switch frame.family {
+            case .publicKey:
+                return keyInfoVerdict(try peer.publicKeyInfo(frame.bytes))
+            case .privateKey:
+                return keyInfoVerdict(try peer.privateKeyInfo(frame.bytes, passphrase: setting.data("passphrase")))
+            case .envelope:
+                return plaintextVerdict(try peer.openEnvelope(key: setting.data("symKey") ?? Data(), envelope: frame.bytes))
+            case .cbc:
+                return plaintextVerdict(try peer.cbcDecrypt(key: setting.data("symKey") ?? Data(), iv: setting.data("iv") ?? Data(), ciphertext: frame.bytes))
+            case .kdf:
+                let mode = KeyDerivationMode(rawValue: setting["mode"] ?? "") ?? .base64Raw
+                return plaintextVerdict(try peer.deriveKey(mode: mode, encryptionKey: String(decoding: frame.bytes, as: UTF8.self)))
+            case .aesGCM, .chaChaPoly:
+                let algorithm = AEADAlgorithm(rawValue: setting["alg"] ?? "") ?? .aesGCM
+                return plaintextVerdict(try peer.aeadOpen(algorithm, key: setting.data("symKey") ?? Data(), combined: frame.bytes, aad: setting.data("aad")))
+            default:
+                return .crashed("harness", note: "no crypto oracle for \(frame.family.rawValue)")
+            }
+        } catch let failure as PeerFailure {
+            if failure.kind == .internal { return .crashed("Internal", note: failure.detail) }
+            return .rejected(failure.kind, note: failure.detail)
+        } catch {
+            return .crashed("Internal", note: "\(error)")
+        }
+    }
+
+    private func keyInfoVerdict(_ info: RSAKeyInfo) -> FuzzVerdict {
+        .accepted("key", detail: "RSA-\(info.bits) e=\(info.publicExponent) n=\(info.modulusHex)")
+    }
+
+    private func plaintextVerdict(_ plaintext: Data) -> FuzzVerdict {
+        .accepted("plaintext", detail: "\(plaintext.count) bytes \(plaintext.prefix(24).hexString)\(plaintext.count > 24 ? "… sha256 " + Digest.sha256.hash(plaintext).hexString.prefix(16) : "")")
+    }
+
+    // MARK: rsa-socket machines
+
+    func machineVerdict(_ frame: FuzzFrame, python usePython: Bool) -> FuzzVerdict {
+        let setting = frame.setting
+        let key = corpus.key(setting["key"])
+        let padding = StreamFrames.padding(setting)
+        let framing = Framing(rawValue: setting["framing"] ?? "") ?? .legacy
+        let maxMessage = setting.int("maxMessage", default: Framing.defaultMaxMessage)
+        let digest = setting.flag("digest")
+        let machine: SessionMachine
+        do {
+            machine = try makeMachine(frame.family, usePython: usePython, key: key, padding: padding, framing: framing,
+                                      maxMessage: maxMessage, digest: digest, plaintext: setting.data("plaintext") ?? Data())
+        } catch {
+            return .crashed(usePython ? "python-session-open" : "swift-machine", note: "\(error)")
+        }
+        let actions = Self.feed(machine, frame: frame, chunk: setting.int("chunk", default: 0))
+        return describe(actions, closed: machine.closed, framed: framing == .framed, padding: padding, python: usePython)
+    }
+
+    func makeMachine(_ family: FrameFamily, usePython: Bool, key: FuzzKey, padding: RSAEncryptionPadding, framing: Framing,
+                     maxMessage: Int, digest: Bool, plaintext: Data) throws -> SessionMachine {
+        switch family {
+        case .serverKey, .ciphertext:
+            let direction: RSASocket.Direction = family == .serverKey ? .phoneToPi : .piToPhone
+            if usePython {
+                var config: [String: PythonValue] = [
+                    "direction": .string(direction.rawValue), "padding": .string(padding.description), "framing": .string(framing.rawValue),
+                    "max_message": .int(maxMessage), "digest": .bool(digest), "plaintext": .bytes(plaintext), "key_format": "spki-pem",
+                ]
+                if direction == .piToPhone { config["private_key"] = .bytes(key.privateKeyPEM) }
+                return try PythonSessionMachine(peer: python, role: "rsa-socket.client", config: config)
+            }
+            return RSASocketClient(config: RSASocketClientConfig(direction: direction, padding: padding, framing: framing, maxMessage: maxMessage,
+                                                                digest: digest, privateKey: direction == .piToPhone ? key.privateKey : nil,
+                                                                plaintext: plaintext))
+        default:
+            if usePython {
+                let config: [String: PythonValue] = [
+                    "padding": .string(padding.description), "framing": .string(framing.rawValue), "max_message": .int(maxMessage),
+                    "digest": .bool(digest), "private_key": .bytes(key.privateKeyPEM), "message": .bytes(RSASocket.defaultMessage),
+                ]
+                return try PythonSessionMachine(peer: python, role: "rsa-socket.server", config: config)
+            }
+            return RSASocketServer(config: RSASocketServerConfig(padding: padding, framing: framing, maxMessage: maxMessage, digest: digest,
+                                                                privateKey: key.privateKey))
+        }
+    }
+
+    /// Feeds a frame as a socket shell would: the bytes (whole, or `chunk` at a time), then the
+    /// tail 64 KiB at a time, stopping as soon as the machine closes; then one quiet gap.
+    static func feed(_ machine: SessionMachine, frame: FuzzFrame, chunk: Int) -> [SessionAction] {
+        var actions = machine.start()
+        // Byte-by-byte delivery of a long frame costs a call per byte: larger frames go in bigger pieces.
+        let size = chunk <= 0 ? max(frame.bytes.count, 1) : max(chunk, frame.bytes.count / 512)
+        var offset = 0
+        while offset < frame.bytes.count, !machine.closed {
+            let end = min(offset + min(size, 65_536), frame.bytes.count)
+            actions += machine.receive(frame.bytes.subdata(in: (frame.bytes.startIndex + offset)..<(frame.bytes.startIndex + end)))
+            offset = end
+        }
+        if let tail = frame.tail {
+            var remaining = tail.count
+            while remaining > 0, !machine.closed {
+                let piece = min(remaining, 65_536)
+                actions += machine.receive(Data(repeating: tail.byte, count: piece))
+                remaining -= piece
+            }
+        }
+        if !machine.closed { actions += machine.idle() }
+        return actions
+    }
+
+    /// The comparable form of a machine's answer.
+    func describe(_ actions: [SessionAction], closed: Bool, framed: Bool, padding: RSAEncryptionPadding, python usePython: Bool) -> FuzzVerdict {
+        var sent: [(name: String, detail: String)] = []
+        var events: [String] = []
+        var reasons: [String] = []
+        for action in actions {
+            switch action {
+            case let .send(bytes): sent.append(describeSend(bytes, framed: framed, padding: padding))
+            case .close: break
+            case let .event(event):
+                switch event {
+                case let .decrypted(plaintext): events.append("decrypted(\(plaintext.count) bytes \(Digest.sha256.hash(plaintext).hexString.prefix(16)))")
+                case let .serverOK(digest, verified): events.append("server-ok(digest \(digest ?? "none"), verified \(verified.map { "\($0)" } ?? "n/a"))")
+                case let .error(reason), let .failed(reason):
+                    events.append(event.name)
+                    reasons.append(reason)
+                default: events.append(event.name)
+                }
+            }
+        }
+        let note = reasons.joined(separator: "; ")
+        // An exception PythonRef's machine caught for us, or a session call that failed: a crash.
+        if usePython, reasons.contains(where: { $0.contains("Internal:") || $0.hasPrefix("pythonref session.") }) {
+            return .crashed("python-exception", note: note)
+        }
+        let kinds = events.map { String($0.prefix { $0 != "(" }) }
+        let summary = "sent [\(sent.map(\.name).joined(separator: ","))] \(closed ? "closed" : "open") events [\(kinds.joined(separator: ","))]"
+        let detail = "sent [\(sent.map(\.detail).joined(separator: ", "))] \(closed ? "closed" : "open") events [\(events.joined(separator: ", "))]"
+        // A conversation a side refused (server error, client failure, the server's ERROR seen) counts as a refusal.
+        let refused = kinds.contains { ["error", "failed", "server-error"].contains($0) }
+        return FuzzVerdict(outcome: refused ? .rejected : .accepted, summary: summary, detail: detail, note: note)
+    }
+
+    private static let texts: [(prefix: String, name: String)] = [
+        (RSASocket.hello, "hello"), (RSASocket.keyPrefix, "key"), (RSASocket.ok + " sha256=", "ok-digest"), (RSASocket.error, "ERROR"),
+        (RSASocket.ok, "ok"), (RSASocket.quit, "quit"), (RSASocket.stopped, "stopped"),
+    ]
+
+    /// A sent message as (name, comparable detail): protocol texts exactly, ciphertexts by class.
+    func describeSend(_ bytes: Data, framed: Bool, padding: RSAEncryptionPadding) -> (name: String, detail: String) {
+        var body = bytes
+        var frame = ""
+        if framed, body.count >= 4 {
+            let length = body.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            if length == body.count - 4 { frame = "frame:"; body = Data(body.dropFirst(4)) }
+        }
+        let encrypted = Data(RSASocket.encryptedPrefix.utf8)
+        if body.starts(with: encrypted) {
+            return ("encrypted", frame + RSASocket.encryptedPrefix + ciphertextClass(Data(body.dropFirst(encrypted.count)), padding: padding))
+        }
+        if let text = Self.texts.first(where: { body.starts(with: Data($0.prefix.utf8)) }) {
+            let printable = body.count <= 80 && body.allSatisfy { (0x20...0x7e).contains($0) || $0 == 0x0a }
+            let shown = printable ? String(decoding: body, as: UTF8.self).debugDescription
+                                  : "\(body.count) bytes \(body.prefix(16).hexString)… sha256 \(Digest.sha256.hash(body).hexString.prefix(16))"
+            return (text.name, frame + shown)
+        }
+        return ("ciphertext", frame + ciphertextClass(body, padding: padding))
+    }
+
+    /// Randomized RSA output by class: its length, and what it decrypts to under a corpus key.
+    func ciphertextClass(_ ciphertext: Data, padding: RSAEncryptionPadding) -> String {
+        for key in keys where key.byteCount == ciphertext.count {
+            if let plaintext = try? key.privateKey.decrypt(ciphertext, padding: padding) {
+                return "ciphertext(\(ciphertext.count) bytes, decrypts under \(key.name) to \(plaintext.count) bytes sha256 \(Digest.sha256.hash(plaintext).hexString.prefix(16)))"
+            }
+        }
+        return "ciphertext(\(ciphertext.count) bytes, not under a corpus key)"
+    }
+
+    // MARK: aes-https server
+
+    struct HTTPSPair {
+        let swift: AESHTTPSServer
+        let swiftToken: String
+        let python: @Sendable (WebRequest) throws -> WebResponse
+        let pythonToken: String
+    }
+
+    private func httpsPair(_ setting: FuzzSetting) throws -> HTTPSPair {
+        let mode = KeyDerivationMode(rawValue: setting["keyMode"] ?? "") ?? .base64Raw
+        let encryptionKey = setting["encryptionKey"] ?? ""
+        let id = "\(mode.rawValue)/\(encryptionKey)"
+        // Fresh servers every 2,000 requests: issued tokens are the servers' only state.
+        httpsUses += 1
+        if httpsUses % 2_000 == 0 { httpsServers = [:] }
+        if let pair = httpsServers[id] { return pair }
+        let swiftServer = AESHTTPSServer(config: AESHTTPSServerConfig(users: HTTPSFrames.users, keyMode: mode, encryptionKey: encryptionKey))
+        let login = AESHTTPSClient.loginRequest(username: "alice", password: "wonderland")
+        let swiftToken = try AESHTTPSClient.parseLogin(swiftServer.handle(login), mode: mode).token
+        let pythonServer = try PythonAESHTTPS(peer: python).makeServer(users: HTTPSFrames.users, mode: mode, encryptionKey: encryptionKey)
+        let pythonToken = try AESHTTPSClient.parseLogin(try pythonServer(login), mode: mode).token
+        let pair = HTTPSPair(swift: swiftServer, swiftToken: swiftToken, python: pythonServer, pythonToken: pythonToken)
+        httpsServers[id] = pair
+        return pair
+    }
+
+    func httpsVerdicts(_ frame: FuzzFrame) -> (swift: FuzzVerdict, python: FuzzVerdict) {
+        let pair: HTTPSPair
+        do { pair = try httpsPair(frame.setting) } catch {
+            let verdict = FuzzVerdict.crashed("harness", note: "cannot set up the aes-https servers: \(error)")
+            return (verdict, verdict)
+        }
+        func request(token: String) -> WebRequest {
+            var headers = ["content-type": "application/json"]
+            switch frame.setting["auth"] ?? "valid" {
+            case "valid": headers["authorization"] = token
+            case "unknown": headers["authorization"] = "0123456789abcdef0123456789abcdef"
+            case "empty": headers["authorization"] = ""
+            case "bearer": headers["authorization"] = "Bearer " + token
+            default: break
+            }
+            return WebRequest(method: frame.setting["method"] ?? "POST", path: frame.setting["path"] ?? "/secure-data", headers: headers, body: frame.bytes)
+        }
+        let key = HTTPSFrames.derivedKey(frame.setting)
+        let swiftVerdict = describe(pair.swift.handle(request(token: pair.swiftToken)), key: key)
+        let pythonVerdict: FuzzVerdict
+        do { pythonVerdict = describe(try pair.python(request(token: pair.pythonToken)), key: key) } catch let failure as PeerFailure {
+            pythonVerdict = .crashed(failure.kind == .internal ? "python-exception" : "python-\(failure.kind.rawValue)", note: failure.detail)
+        } catch {
+            pythonVerdict = .crashed("python-exception", note: "\(error)")
+        }
+        return (swiftVerdict, pythonVerdict)
+    }
+
+    func describe(_ response: WebResponse, key: Data) -> FuzzVerdict {
+        let contentType = response.headers["content-type"] ?? "none"
+        var body = response.body.count <= 200 ? String(decoding: response.body, as: UTF8.self).debugDescription
+                                              : "\(response.body.count) bytes sha256 \(Digest.sha256.hash(response.body).hexString.prefix(16))"
+        if response.status == 200 {
+            if let envelope = try? CBCEnvelope(json: response.body), let plaintext = try? envelope.open(key: key) {
+                body = "envelope of " + StrictJSON.canonical(plaintext)
+            } else if let fields = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] {
+                let token = fields["token"] as? String ?? ""
+                let tokenShape = token.count == 32 && token.allSatisfy(\.isHexDigit) ? "32 hex" : "malformed \(token.debugDescription)"
+                body = "login(token \(tokenShape), encryptionKey \((fields["encryptionKey"] as? String ?? "none").debugDescription), fields \(fields.keys.sorted()))"
+            }
+        }
+        return .accepted("status \(response.status)", detail: "status \(response.status) content-type \(contentType) body \(body)")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Conformance
+import WireCrypto
+import WireProtocol
+
+/// What `crosscheck remote` checks and how.
+public struct RemoteOptions: Sendable {
+    public enum Profile: String, Sendable { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
+
+    public var profile: Profile = .rsaSocket
+    public var directions: [RSASocket.Direction] = RSASocket.Direction.allCases
+    /// nil: find the server's padding by trying each.
+    public var padding: RSAEncryptionPadding?
+    public var framing: Framing = .legacy
+    /// Client key sizes for pi-to-phone (the server encrypts to each).
+    public var keyBits: [Int] = [2048]
+    /// Deadline for every connect, read and write.
+    public var timeout: TimeInterval = 5
+    /// Quiet time after which a legacy message is taken as complete.
+    public var quietGap: TimeInterval = 0.3
+    /// Report weak-but-conforming choices as failures instead of skipped audit findings.
+    public var strict = false
+    /// aes-https: the certificate the app bundles (required), the account, and the key mode (nil: infer).
+    public var pin: String?
+    public var username = "user"
+    public var password = "password"
+    public var keyMode: KeyDerivationMode?
+    /// aes-https: the name to verify the certificate for, when --host is an address the certificate
+    /// does not name (e.g. a Pi reached by IP with a certificate for raspberrypi.local).
+    public var serverName: String?
+    /// A certificate that is not the server's, to show the pinned client refuses it (seed 002).
+    public var foreignCertificate: String?
+    /// How many binary-safety conversations per probe.
+    public var binaryProbes = 8
+
+    public init() {}
+}
+
+/// Why a remote run could not even start; each says what to do.
+public enum RemoteError: Error, Equatable, CustomStringConvertible {
+    case missingPin
+
+    public var description: String {
+        switch self {
+        case .missingPin: return "aes-https needs --pin CERT: the certificate the app bundles (its DER or PEM, as a PEM file)"
+        }
+    }
+}

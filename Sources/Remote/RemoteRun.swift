@@ -1,0 +1,149 @@
+import Foundation
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// One remote target checked from the outside, step by step. Steps run in order because later
+/// ones use what earlier ones found (the server's padding, its key size); a known-good
+/// conversation runs first, after each class of malformed input and at the end, so a server that
+/// stops answering is reported together with the input that preceded it.
+public final class RemoteRun {
+    public let target: ServerAddress
+    let options: RemoteOptions
+    let address: String
+    let shouldStop: () -> Bool
+    let progress: (CheckResult) -> Void
+    public private(set) var results: [CheckResult] = []
+
+    /// nil while the server answers; otherwise what preceded its silence.
+    private(set) var deadAfter: String?
+    var suite: String { "remote.\(target)" }
+    var auditSuite: String { "audit.\(target)" }
+    private var findings: [(name: String, weak: Bool, message: String)] = []
+
+    init(target: ServerAddress, address: String, options: RemoteOptions, shouldStop: @escaping () -> Bool,
+         progress: @escaping (CheckResult) -> Void) {
+        self.target = target; self.address = address; self.options = options
+        self.shouldStop = shouldStop; self.progress = progress
+    }
+
+    /// Checks `target`; never throws: every problem becomes a testcase a person can act on.
+    public static func run(_ target: ServerAddress, options: RemoteOptions, shouldStop: @escaping () -> Bool = { false },
+                           progress: @escaping (CheckResult) -> Void = { _ in }) -> [CheckResult] {
+        let address: String
+        do { address = try HostResolver.resolve(target.host, timeout: options.timeout) } catch {
+            let run = RemoteRun(target: target, address: target.host, options: options, shouldStop: shouldStop, progress: progress)
+            run.record("liveness.initial", profile: options.profile.rawValue, .error(message: "\(error)", details: ""), duration: 0)
+            return run.results
+        }
+        let run = RemoteRun(target: target, address: address, options: options, shouldStop: shouldStop, progress: progress)
+        switch options.profile {
+        case .rsaSocket: RemoteRSASocket(run).checkAll()
+        case .aesHTTPS: RemoteAESHTTPS(run).checkAll()
+        }
+        run.recordAudit()
+        return run.results
+    }
+
+    // MARK: recording
+
+    /// Runs one step unless the run was interrupted or the server is gone.
+    func step(_ name: String, profile: String, _ body: () throws -> CheckOutcome) {
+        if shouldStop() { return }
+        if let deadAfter {
+            record(name, profile: profile, .skipped(reason: "not run: the server stopped answering after \(deadAfter)"), duration: 0)
+            return
+        }
+        let start = Date()
+        let outcome: CheckOutcome
+        do { outcome = try body() } catch let failure as CheckFailure {
+            outcome = .failed(message: failure.message, details: failure.details)
+        } catch let error as TransportError {
+            outcome = .error(message: Self.advice(for: error, target: target), details: "\(error)")
+        } catch {
+            outcome = .error(message: "\(error)", details: "")
+        }
+        record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start))
+    }
+
+    func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil) {
+        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name) { outcome }
+        let result = CheckResult(check: check, outcome: outcome, duration: duration)
+        results.append(result)
+        progress(result)
+    }
+
+    /// A liveness step: on failure the server is marked gone, and the rest is skipped with the reason.
+    func liveness(_ name: String, profile: String, after input: String, _ conversation: () throws -> Void) {
+        step(name, profile: profile) {
+            do { try conversation() } catch {
+                deadAfter = input
+                throw error
+            }
+            return .passed
+        }
+    }
+
+    /// A weak-but-conforming choice (or its absence); reported in the audit testsuite.
+    func finding(_ name: String, weak: Bool, _ message: String) {
+        findings.append((name, weak, message))
+    }
+
+    private func recordAudit() {
+        for finding in findings {
+            let outcome: CheckOutcome
+            if !finding.weak { outcome = .passed } else if options.strict {
+                outcome = .failed(message: "weakness (--strict): \(finding.message)", details: "")
+            } else {
+                outcome = .skipped(reason: "weakness: \(finding.message)")
+            }
+            record(finding.name, profile: "audit", outcome, duration: 0, suite: auditSuite)
+        }
+    }
+
+    static func advice(for error: TransportError, target: ServerAddress) -> String {
+        switch error {
+        case .connectionRefused:
+            return "nothing listens at \(target): is the server running, on this port, and reachable from here? (\(error))"
+        case .timedOut:
+            return "\(target) did not answer in time: the server may be stalled, single-threaded and busy, or a firewall drops packets (\(error))"
+        case .connectionReset:
+            return "\(target) reset the connection: the server crashed or refused the input (\(error))"
+        default:
+            return "\(error)"
+        }
+    }
+
+    // MARK: connections
+
+    /// Runs `machine` over a fresh connection under the run's deadlines.
+    func converse(_ machine: SessionMachine) throws -> SocketDriver.Outcome {
+        let connection = try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
+        let outcome = SocketDriver.drive(machine, over: connection, quietGap: options.quietGap, timeout: options.timeout,
+                                         deadline: options.timeout * 3)
+        return outcome
+    }
+
+    /// Sends raw chunks and collects everything the server says until it closes or goes quiet.
+    func exchangeRaw(_ chunks: [Data], listen: TimeInterval? = nil) throws -> (answer: Data, closed: Bool) {
+        let connection = try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
+        defer { connection.close() }
+        for chunk in chunks { try connection.write(chunk, timeout: options.timeout) }
+        var answer = Data()
+        let end = Date().addingTimeInterval(listen ?? options.timeout)
+        while Date() < end {
+            do {
+                let data = try connection.read(upTo: 65536, timeout: max(0.05, end.timeIntervalSinceNow))
+                if data.isEmpty { return (answer, true) }
+                answer += data
+                if answer.count > 1 << 20 { return (answer, false) }  // bounded: never read a flood whole
+            } catch TransportError.timedOut {
+                break
+            } catch TransportError.connectionReset {
+                return (answer, true)
+            }
+        }
+        return (answer, false)
+    }
+}
