@@ -48,10 +48,12 @@ let package = Package(
         // Layer 6: reports (JUnit XML, terminal summaries); knows nothing of checks.
         .target(name: "Reports", dependencies: []),
 
-        // Layer 7: the thin command line and the tools beside it.
+        // Layer 7: the thin command line and the tools beside it. CommandLineKit: options declared
+        // once, with parsing, help and validation derived from the declaration.
+        .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "PythonBridge"]),
         // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
@@ -65,6 +67,7 @@ let package = Package(
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol",
         ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )

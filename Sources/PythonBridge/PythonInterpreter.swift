@@ -13,7 +13,10 @@ public final class PythonInterpreter: @unchecked Sendable {
     public let executable: String
     public let pythonRefDirectory: String
 
-    private let lock = NSLock()
+    /// Functions looked up once. Guarded by the GIL, not a lock of its own: every access runs inside
+    /// `GIL.withLock`, in Swift code between Python calls, and the GIL changes hands only inside
+    /// Python calls. A separate lock held across an import deadlocked: the import releases the GIL,
+    /// a second thread takes it and waits for the lock, and the first can never get the GIL back.
     private var callables: [String: OwnedPyObject] = [:]
 
     nonisolated(unsafe) private static var instance: Result<PythonInterpreter, PythonError>?
@@ -129,15 +132,9 @@ public final class PythonInterpreter: @unchecked Sendable {
         }
     }
 
-    /// Forgets cached functions, so a module patched by `run` is looked up afresh.
-    public func forgetCachedCallables() {
-        lock.lock(); defer { lock.unlock() }
-        callables.removeAll()
-    }
-
+    /// Must be called with the GIL held (see `callables`).
     private func callable(_ module: String, _ function: String) throws -> OwnedPyObject {
         let name = module + "." + function
-        lock.lock(); defer { lock.unlock() }
         if let cached = callables[name] { return cached }
         guard let imported = PyImport_ImportModule(module) else {
             throw fetchPythonError() ?? .exception(type: "ImportError", message: module, traceback: "")
@@ -147,6 +144,7 @@ public final class PythonInterpreter: @unchecked Sendable {
             throw fetchPythonError() ?? .exception(type: "AttributeError", message: name, traceback: "")
         }
         let callable = OwnedPyObject(consuming: attribute)
+        if let cached = callables[name] { return cached }  // another thread finished the same import first
         callables[name] = callable
         return callable
     }

@@ -90,3 +90,48 @@ final class Mutex<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
+
+/// Two threads importing at once, each import releasing the GIL half-way (a sleep at module level):
+/// with a lock held across the import, the second thread waits for it holding the GIL and the first
+/// never gets the GIL back. Both calls must finish; the bound is only a deadlock detector.
+final class ConcurrentImportTests: XCTestCase {
+    func testTwoThreadsImportingAtOnce_bothFinish() throws {
+        let interpreter = try sharedInterpreter()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-imports-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["slow_import_a", "slow_import_b"] {
+            try "import time\ntime.sleep(0.3)\ndef answer():\n    return '\(name)'\n"
+                .write(to: directory.appendingPathComponent("\(name).py"), atomically: true, encoding: .utf8)
+        }
+        try interpreter.run("import sys\nsys.path.insert(0, \(PythonValue.string(directory.path).pythonLiteral))")
+        let results = ResultsBox()
+        let group = DispatchGroup()
+        for name in ["slow_import_a", "slow_import_b"] {
+            group.enter()
+            Thread {
+                results.set(name, Result { try interpreter.call(name, "answer", []) })
+                group.leave()
+            }.start()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "the two imports deadlocked")
+        for name in ["slow_import_a", "slow_import_b"] {
+            XCTAssertEqual(try results.get(name)?.get(), .string(name))
+        }
+    }
+
+    final class ResultsBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [String: Result<PythonValue, Error>] = [:]
+        func set(_ name: String, _ value: Result<PythonValue, Error>) { lock.lock(); values[name] = value; lock.unlock() }
+        func get(_ name: String) -> Result<PythonValue, Error>? { lock.lock(); defer { lock.unlock() }; return values[name] }
+    }
+}
+
+private extension PythonValue {
+    /// A Python string literal (repr-style) for a path.
+    var pythonLiteral: String {
+        guard case let .string(text) = self else { return "None" }
+        return "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
