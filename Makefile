@@ -98,7 +98,7 @@ vectors: deps
 
 wycheproof: deps
 	$(SWIFT) build --product crosscheck
-	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof.xml Vectors/wycheproof/*_test.json
+	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof.xml Vectors/wycheproof/*.json
 
 # Wycheproof-format files crosscheck has never seen (fresh RSA-3072/4096 keys, OAEP SHA-384 and
 # SHA-512/t, AES-GCM with 64/128-bit IVs and 96-bit tags), written by scripts/wycheproof_unseen.py.
@@ -110,9 +110,10 @@ wycheproof-unseen: deps
 # Refresh the vendored Wycheproof subset (with its README and LICENSE) from ../shared/wycheproof.
 WYCHEPROOF_SOURCE ?= ../shared/wycheproof
 vendor-wycheproof:
-	mkdir -p Vectors/wycheproof
-	cp $(WYCHEPROOF_SOURCE)/*.json $(WYCHEPROOF_SOURCE)/README.md $(WYCHEPROOF_SOURCE)/LICENSE Vectors/wycheproof/
-	chmod u+w Vectors/wycheproof/*
+	mkdir -p Vectors/wycheproof/schemas
+	cp $(WYCHEPROOF_SOURCE)/*_test.json $(WYCHEPROOF_SOURCE)/README.md $(WYCHEPROOF_SOURCE)/LICENSE Vectors/wycheproof/
+	cp $(WYCHEPROOF_SOURCE)/*_schema_v1.json Vectors/wycheproof/schemas/
+	chmod -R u+w Vectors/wycheproof
 
 bench: deps
 	$(SWIFT) build -c release --product crosscheck-bench

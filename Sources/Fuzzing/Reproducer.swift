@@ -57,14 +57,34 @@ public struct FuzzReproducer: Codable, Sendable, Equatable {
     public var plantedFlaw: PlantedFlaw? { plant.flatMap(PlantedFlaw.init(rawValue:)) }
 
     public static func load(_ url: URL) throws -> FuzzReproducer {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw PeerFailure(.badInput, "cannot read \(url.path): \(error.localizedDescription)") }
-        let reproducer: FuzzReproducer
-        do { reproducer = try JSONDecoder().decode(FuzzReproducer.self, from: data) } catch {
-            throw PeerFailure(.badInput, "\(url.path) is not a fuzz reproducer: \(error)")
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ReproducerError(path: url.path, problem: "no such file, or not readable")
         }
-        guard reproducer.format == formatName else { throw PeerFailure(.badInput, "\(url.path): unknown format \(reproducer.format)") }
+        let reproducer: FuzzReproducer
+        do { reproducer = try JSONDecoder().decode(FuzzReproducer.self, from: data) } catch let error as DecodingError {
+            throw ReproducerError(path: url.path, problem: "not a fuzz reproducer (\(Self.plainWords(error)))")
+        }
+        guard reproducer.format == formatName else {
+            throw ReproducerError(path: url.path, problem: "format '\(reproducer.format)', but this crosscheck reads '\(formatName)'")
+        }
         return reproducer
+    }
+
+    /// A decoding failure in words, without Swift's coding-path internals.
+    static func plainWords(_ error: DecodingError) -> String {
+        func field(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "the file" : "'\(path)'"
+        }
+        switch error {
+        case let .dataCorrupted(context) where context.codingPath.isEmpty: return "not JSON"
+        case let .dataCorrupted(context): return "\(field(context)) has a value it cannot take"
+        case let .keyNotFound(key, context):
+            return "field '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is missing"
+        case let .typeMismatch(type, context): return "\(field(context)) is not \(type == String.self ? "text" : "a \(type)")"
+        case let .valueNotFound(_, context): return "\(field(context)) is null"
+        @unknown default: return "unreadable JSON"
+        }
     }
 
     public func write(to url: URL) throws {
@@ -72,5 +92,14 @@ public struct FuzzReproducer: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(self).write(to: url, options: .atomic)
+    }
+}
+
+/// A reproducer file that cannot be used, and why.
+public struct ReproducerError: Error, Equatable, CustomStringConvertible {
+    public let path: String
+    public let problem: String
+    public var description: String {
+        "\(path): \(problem); a reproducer is a JSON file written by 'crosscheck fuzz' into reports/fuzz-failures/"
     }
 }

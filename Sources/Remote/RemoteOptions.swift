@@ -5,7 +5,7 @@ import WireProtocol
 
 /// What `crosscheck remote` checks and how.
 public struct RemoteOptions: Sendable {
-    public enum Profile: String, Sendable { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
+    public enum Profile: String, Sendable, CaseIterable { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
 
     public var profile: Profile = .rsaSocket
     public var directions: [RSASocket.Direction] = RSASocket.Direction.allCases

@@ -1,4 +1,5 @@
 import Foundation
+import CommandLineKit
 import Conformance
 import Frames
 import Fuzzing
@@ -9,139 +10,131 @@ import WireCrypto
 
 /// `crosscheck fuzz`: differential fuzzing of malformed frames, Swift against PythonRef in-process,
 /// or malformed rsa-socket frames against a live server.
-enum FuzzCommand: Command {
-    static let name = "fuzz"
-    static let abstract = "Differential fuzzing: malformed frames to Swift and PythonRef (or a live server); every disagreement saved."
-    static var usage: String {
-        """
-        USAGE: crosscheck fuzz [--frames N] [--seed S] [--target inprocess|HOST:PORT] [--corpus DIR]
-                               [--save-failures DIR] [--junit PATH] [--family LIST] [--deadline SECONDS] [--quiet]
-               crosscheck fuzz --write-corpus DIR
-
+struct FuzzCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "fuzz", abstract: "Differential fuzzing: malformed frames to Swift and PythonRef (or a live server); every disagreement saved.",
+        synopsis: ["[--frames N] [--seed S] [--target inprocess|HOST:PORT] [--corpus DIR] [--save-failures DIR] [--junit PATH] [--family LIST] [--deadline SECONDS] [--quiet]",
+                   "--write-corpus DIR"],
+        discussion: """
         Generates N malformed frames (structured mutators of every frame in docs/PROTOCOL.md, plus random
         byte mutation of the seed corpus) and feeds each to the Swift implementation and to PythonRef. Both
         must accept with the same result or refuse the same way (the error-equivalence map is
-        Sources/Conformance/Fuzz/ErrorMap.swift); a disagreement, a crash, an uncaught Python exception or
-        a frame over its deadline is a failure, saved as a reproducer that 'crosscheck replay FILE' reruns.
+        Sources/Fuzzing/ErrorMap.swift); a disagreement, a crash, an uncaught Python exception or a frame
+        over its deadline is a failure, saved as a reproducer that 'crosscheck replay FILE' reruns.
         The same seed gives the same frames.
+        """,
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
+        exitNotes: [.checksFailed: "a failure was found", .noInput: "--remote-key is missing or unreadable",
+                    .unavailable: "environment not ready (no corpus, no Python)"])
 
-        OPTIONS:
-          --frames N          how many frames (default 10000), spread evenly over the families
-          --seed S            seed (default: random; printed, and recorded in reports and reproducers)
-          --target T          inprocess (default), or HOST:PORT of a running rsa-socket server: malformed
-                              frames over TCP, each answer checked against PythonRef's in-process answer
-                              (exactly `Server: ERROR` and a close for a malformed frame), and a good
-                              conversation after each family (liveness)
-          --remote-framing F  legacy (default) or framed: how the target server frames messages
-          --remote-padding P  pkcs1 (default), oaep-sha1 or oaep-sha256: the target server's padding
-          --remote-digest     the target server answers `Server: OK sha256=…`
-          --remote-key FILE   the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem,
-                              as the test starts it); without it only rsa-socket.client-key frames are sent
-          --remote-max-message N  the target server's message limit (default 65536)
-          --corpus DIR        seed corpus (default Vectors/frames)
-          --save-failures DIR where reproducers go (default reports/fuzz-failures)
-          --junit PATH        write a JUnit report: one testcase per family with counts as properties, one
-                              failing testcase per distinct failure (family and verdict pair)
-          --family LIST       comma-separated families (default all): \(FrameFamily.allCases.map(\.rawValue).joined(separator: ", "))
-          --deadline S        seconds one frame may take (default 5); a frame still running at 3× ends the run
-          --write-corpus DIR  write a fresh seed corpus (keys are kept when present) and exit
-          --plant FLAW        TEST ONLY: run a deliberately broken Swift side (\(PlantedFlaw.allCases.map(\.rawValue).joined(separator: ", ")))
-          --quiet             no progress lines
-        \(PythonOptions.help)
-          -h, --help          show this help
+    @Option(name: "--frames", value: "N", help: "how many frames, spread evenly over the families")
+    var frames = 10_000
+    @Option(name: "--target", value: "T", help: "inprocess, or HOST:PORT of a running rsa-socket server: malformed frames over TCP, each answer checked against PythonRef's in-process answer (exactly `Server: ERROR` and a close for a malformed frame), and a good conversation after each family (liveness)")
+    var target = "inprocess"
+    @Option(name: "--remote-framing", value: "F", help: "legacy or framed: how the target server frames messages")
+    var remoteFraming = "legacy"
+    @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding")
+    var remotePadding = "pkcs1"
+    @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
+    var remoteDigest: Bool
+    @Option(name: "--remote-key", value: "FILE", help: "the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem, as the test starts it); without it only rsa-socket.client-key frames are sent")
+    var remoteKey: String?
+    @Option(name: "--remote-max-message", value: "N", help: "the target server's message limit")
+    var remoteMaxMessage = 65536
+    @Option(name: "--corpus", value: "DIR", help: "seed corpus (default: the frames/ of the Vectors folder)")
+    var corpusDirectory: String?
+    @Option(name: "--save-failures", value: "DIR", help: "where reproducers go")
+    var saveDirectory = "reports/fuzz-failures"
+    @Option(name: "--family", value: "LIST", help: "comma-separated families (default all): \(FrameFamily.allCases.map(\.rawValue).joined(separator: ", "))")
+    var families: ArgumentList<FrameFamily>?
+    @Option(name: "--deadline", value: "SECONDS", help: "seconds one frame may take; a frame still running at 3× ends the run")
+    var deadline = Seconds(5)
+    @Option(name: "--write-corpus", value: "DIR", help: "write a fresh seed corpus (keys are kept when present) and exit")
+    var writeCorpus: String?
+    @Option(name: "--plant", value: "FLAW", help: "TEST ONLY: run a deliberately broken Swift side")
+    var plant: PlantedFlaw?
+    @OptionGroup var seed: SeedOption
+    @OptionGroup var report: ReportOptions
+    @OptionGroup var files: FilesOptions
+    init() {}
 
-        EXIT STATUS: 0 no failure, 1 a failure was found, 64 usage error, 69 environment not ready (no corpus,
-        no Python), 73 report not writable, 130 interrupted (a partial report is written first).
-        """
+    func validate() throws {
+        guard frames > 0 else { throw UsageError("--frames takes a whole number above 0, not \(frames)") }
+        guard remoteMaxMessage > 0 else { throw UsageError("--remote-max-message takes a whole number above 0, not \(remoteMaxMessage)") }
+        if target != "inprocess" {
+            do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
+            guard ["legacy", "framed"].contains(remoteFraming) else { throw UsageError("--remote-framing takes legacy or framed, not '\(remoteFraming)'") }
+            guard (try? RSAEncryptionPadding(name: remotePadding)) != nil else {
+                throw UsageError("--remote-padding takes pkcs1, oaep-sha1 or oaep-sha256, not '\(remotePadding)'")
+            }
+        }
     }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        if let directory = try arguments.option("--write-corpus") {
-            try arguments.noPositionals()
-            let count = try FuzzCorpus.write(to: URL(fileURLWithPath: directory))
-            print("wrote \(count) seed frames and the manifest to \(directory)")
+    func run() throws -> ExitCode {
+        if let writeCorpus {
+            let count: Int
+            do { count = try FuzzCorpus.write(to: URL(fileURLWithPath: writeCorpus)) } catch {
+                throw CommandExit(.cannotCreate, "crosscheck fuzz: cannot write the corpus to \(writeCorpus): \(error)")
+            }
+            print("wrote \(count) seed frames and the manifest to \(writeCorpus)")
             return .success
         }
-        let frames = try arguments.integer("--frames") ?? 10_000
-        guard frames > 0 else { throw CommandExit.usage("--frames must be positive", command: self) }
-        let seed = try arguments.integer("--seed", as: UInt64.self) ?? UInt64.random(in: 1...999_999)
-        let targetText = try arguments.option("--target") ?? "inprocess"
-        let corpusDirectory = try arguments.option("--corpus").map { URL(fileURLWithPath: $0) } ?? FuzzCorpus.defaultDirectory
-        let saveDirectory = URL(fileURLWithPath: try arguments.option("--save-failures") ?? "reports/fuzz-failures")
-        let junitPath = try arguments.option("--junit")
-        let familyList = try arguments.option("--family")
-        let deadlineText = try arguments.option("--deadline")
-        let plantText = try arguments.option("--plant")
-        let remote = try FuzzRemoteArguments(&arguments)
-        let quiet = arguments.flag("--quiet")
-        let python = try PythonOptions(&arguments)
-        try arguments.noPositionals()
-
-        var families = FrameFamily.allCases
-        if let familyList {
-            families = try familyList.split(separator: ",").map { name in
-                guard let family = FrameFamily(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw CommandExit.usage("unknown family '\(name)'; known: \(FrameFamily.allCases.map(\.rawValue).joined(separator: ", "))", command: self)
-                }
-                return family
-            }
-        }
-        var deadline: TimeInterval = 5
-        if let deadlineText {
-            guard let value = TimeInterval(deadlineText), value > 0 else { throw CommandExit.usage("--deadline takes positive seconds, not '\(deadlineText)'", command: self) }
-            deadline = value
-        }
-        var plant: PlantedFlaw?
-        if let plantText {
-            guard let flaw = PlantedFlaw(rawValue: plantText) else {
-                throw CommandExit.usage("unknown --plant '\(plantText)'; known: \(PlantedFlaw.allCases.map(\.rawValue).joined(separator: ", "))", command: self)
-            }
-            plant = flaw
-        }
-
+        let families = self.families?.items ?? FrameFamily.allCases
+        let seed = self.seed.value
+        let saveDirectory = URL(fileURLWithPath: self.saveDirectory)
         let corpus: FuzzCorpus
-        do { corpus = try FuzzCorpus(directory: corpusDirectory) } catch {
-            throw CommandExit(code: .unavailable, message: "crosscheck fuzz: environment not ready: \(error)")
+        do { corpus = try FuzzCorpus(directory: corpusDirectory.map { URL(fileURLWithPath: $0) } ?? files.files.frames) } catch {
+            throw CommandExit(.unavailable, "crosscheck fuzz: environment not ready: \(error)")
         }
-        let interpreter = try python.interpreter()
+        let interpreter = try files.interpreter()
         let pythonPeer = PythonPeer(interpreter: interpreter)
         let swiftPeer = plant.map { $0.peer() } ?? SwiftPeer()
+        let quiet = report.quiet
         let latch = InterruptLatch()
+        let started = Date()
 
-        let report: FuzzReport
+        let outcome: FuzzReport
         var labels = ("swift", "python")
-        if targetText == "inprocess" {
-            let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline, saveDirectory: saveDirectory, plant: plant)
+        if target == "inprocess" {
+            let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
             let oracle = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: corpus)
             if !quiet { printError("crosscheck fuzz: \(frames) frames in-process, \(families.count) families, seed \(seed)") }
             let campaign = FuzzCampaign(generator: FrameGenerator(corpus: corpus, seed: seed, families: families), options: options, oracle: oracle.run)
-            report = campaign.run(shouldStop: { latch.interrupted }, progress: { progress($0, total: frames, quiet: quiet) })
+            outcome = campaign.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
         } else {
-            let target: FuzzRemote.Target
-            do { target = try remote.target(targetText) } catch let error as CommandExit { throw error } catch {
-                throw CommandExit.usage("\(error)", command: self)
-            }
+            let remoteTarget = try self.remoteTarget()
             labels = ("expected", "remote")
-            let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline, saveDirectory: saveDirectory,
-                                      target: target.address)
+            let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory,
+                                      target: remoteTarget.address)
             let fuzzer: FuzzRemote
-            do { fuzzer = try FuzzRemote(target: target, corpus: corpus, python: pythonPeer, swift: swiftPeer, options: options) } catch {
-                throw CommandExit(code: .unavailable, message: "crosscheck fuzz: \(error)")
+            do { fuzzer = try FuzzRemote(target: remoteTarget, corpus: corpus, python: pythonPeer, swift: swiftPeer, options: options) } catch {
+                throw CommandExit(.unavailable, "crosscheck fuzz: \(error)")
             }
-            if !quiet { printError("crosscheck fuzz: \(frames) frames to \(target.address), families \(fuzzer.families.map(\.rawValue).joined(separator: ",")), seed \(seed)") }
-            report = fuzzer.run(shouldStop: { latch.interrupted }, progress: { progress($0, total: frames, quiet: quiet) })
+            if !quiet { printError("crosscheck fuzz: \(frames) frames to \(remoteTarget.address), families \(fuzzer.families.map(\.rawValue).joined(separator: ",")), seed \(seed)") }
+            outcome = fuzzer.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
         }
+        let junit = Self.junitReport(outcome, versions: (try? pythonPeer.versions()) ?? [:])
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: outcome.frames, planned: frames, started: started,
+                                    junitPath: report.junit, summary: Self.summary(outcome, labels: labels))
+    }
 
-        print(summary(report, labels: labels))
-        if let junitPath {
-            let junit = junitReport(report, versions: (try? pythonPeer.versions()) ?? [:])
-            do { try JUnitXML.write(junit, to: URL(fileURLWithPath: junitPath)) } catch {
-                throw CommandExit(code: .cannotCreate, message: "crosscheck: \(error)")
+    /// The live server as the `--target` and `--remote-*` options describe it.
+    func remoteTarget() throws -> FuzzRemote.Target {
+        let address: ServerAddress
+        do { address = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
+        var key: Data?
+        if let remoteKey {
+            guard let data = FileManager.default.contents(atPath: remoteKey) else {
+                throw CommandExit(.noInput, "crosscheck fuzz: --remote-key \(remoteKey): no such file, or not readable")
             }
-            print("JUnit report: \(URL(fileURLWithPath: junitPath).path)")
+            key = data
         }
-        if latch.interrupted { return .interrupted }
-        return report.clean ? .success : .checksFailed
+        do {
+            return try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
+                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage)
+        } catch {
+            throw UsageError("\(error)")
+        }
     }
 
     static func progress(_ report: FuzzReport, total: Int, quiet: Bool) {
@@ -205,38 +198,8 @@ enum FuzzCommand: Command {
             ("python.openssl", versions["openssl"] ?? "unknown"),
         ]
         if let plant = report.plant { properties.append(("crosscheck.planted-flaw", plant.rawValue)) }
-        if report.stopped { properties.append(("crosscheck.partial", "interrupted after \(report.frames) frames")) }
         let suite = JUnitSuite(name: "fuzz.\(relation)", package: "crosscheck.fuzz", timestamp: Date(), hostname: ProcessInfo.processInfo.hostName,
                                properties: properties.map { JUnitProperty(name: $0.0, value: $0.1) }, cases: cases)
         return JUnitReport(suites: [suite])
-    }
-}
-
-/// The `--remote-*` options: how the target server is configured.
-struct FuzzRemoteArguments {
-    var framing: String?
-    var padding: String?
-    var digest: Bool
-    var keyFile: String?
-    var maxMessage: Int?
-
-    init(_ arguments: inout Arguments) throws {
-        framing = try arguments.option("--remote-framing")
-        padding = try arguments.option("--remote-padding")
-        digest = arguments.flag("--remote-digest")
-        keyFile = try arguments.option("--remote-key")
-        maxMessage = try arguments.integer("--remote-max-message")
-    }
-
-    func target(_ text: String) throws -> FuzzRemote.Target {
-        let address = try ServerAddress(parsing: text, defaultPort: 9876)
-        var key: Data?
-        if let keyFile {
-            do { key = try Data(contentsOf: URL(fileURLWithPath: keyFile)) } catch {
-                throw CommandExit(code: .usage, message: "crosscheck fuzz: cannot read --remote-key \(keyFile)")
-            }
-        }
-        return try FuzzRemote.Target(host: address.host, port: address.port, framing: framing ?? "legacy", padding: padding ?? "pkcs1",
-                                     digest: digest, serverKeyPEM: key, maxMessage: maxMessage ?? 65536)
     }
 }

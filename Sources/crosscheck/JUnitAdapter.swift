@@ -1,17 +1,21 @@
 import Foundation
+import CommandLineKit
 import Conformance
 import Reports
 
 /// Check results → JUnit: one `<testsuite>` per suite name, in first-seen order.
 enum JUnitAdapter {
+    /// `caseProperties` adds what only the command knows about a result (e.g. a Wycheproof outcome).
     static func report(_ results: [CheckResult], properties: [(String, String)], timestamp: Date,
-                       planned: [Check] = []) -> JUnitReport {
+                       caseProperties: (CheckResult) -> [JUnitProperty] = { _ in [] }) -> JUnitReport {
         let hostname = ProcessInfo.processInfo.hostName
         var order: [String] = []
         var cases: [String: [JUnitCase]] = [:]
         for result in results {
             if cases[result.check.suite] == nil { order.append(result.check.suite); cases[result.check.suite] = [] }
-            cases[result.check.suite]!.append(junitCase(result))
+            var junit = junitCase(result)
+            junit.properties += caseProperties(result)
+            cases[result.check.suite, default: []].append(junit)
         }
         let suiteProperties = properties.map { JUnitProperty(name: $0.0, value: $0.1) }
         let suites = order.map { name in

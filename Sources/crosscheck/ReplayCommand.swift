@@ -1,4 +1,5 @@
 import Foundation
+import CommandLineKit
 import Conformance
 import Frames
 import Fuzzing
@@ -6,57 +7,60 @@ import Transport
 import PythonBridge
 
 /// `crosscheck replay FILE`: one saved fuzz failure, run again alone.
-enum ReplayCommand: Command {
-    static let name = "replay"
-    static let abstract = "Re-run one fuzz reproducer (reports/fuzz-failures/*.json): exit 1 while it still fails, 0 once fixed."
-    static var usage: String {
-        """
-        USAGE: crosscheck replay [--without-plant] [--corpus DIR] [--remote-key FILE] [--target HOST:PORT] FILE
-
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "replay", abstract: "Re-run one fuzz reproducer (reports/fuzz-failures/*.json): exit 1 while it still fails, 0 once fixed.",
+        synopsis: ["[--without-plant] [--corpus DIR] [--remote-key FILE] [--target HOST:PORT] FILE"],
+        discussion: """
         Reads a reproducer written by 'crosscheck fuzz' (or the fuzz suite), feeds its frame to both
         implementations in-process (or to the server it was found on), and prints both verdicts. A
         reproducer without frame bytes (written when the process died on a signal) is regenerated from
         its seed, family and ordinal with the seed corpus.
+        """,
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable],
+        exitNotes: [.success: "both agree now (fixed)", .checksFailed: "it still fails",
+                    .noInput: "FILE (or --remote-key) is missing, unreadable or not a reproducer"])
 
-        OPTIONS:
-          --without-plant     replay against the real Swift side even if the reproducer was found with a
-                              planted flaw (which is re-planted by default)
-          --corpus DIR        seed corpus, for regenerating a frame (default Vectors/frames)
-          --target HOST:PORT  send to this server instead of the one the reproducer names
-          --remote-key FILE   the server's private key (a remote reproducer's expected answer needs it)
-        \(PythonOptions.help)
-          -h, --help          show this help
+    @Flag(name: "--without-plant", help: "replay against the real Swift side even if the reproducer was found with a planted flaw (re-planted by default)")
+    var withoutPlant: Bool
+    @Option(name: "--corpus", value: "DIR", help: "seed corpus, for regenerating a frame (default: the frames/ of the Vectors folder)")
+    var corpusDirectory: String?
+    @Option(name: "--target", value: "HOST:PORT", help: "send to this server instead of the one the reproducer names")
+    var targetOverride: String?
+    @Option(name: "--remote-key", value: "FILE", help: "the server's private key (a remote reproducer's expected answer needs it)")
+    var keyFile: String?
+    @OptionGroup var files: FilesOptions
+    @Positionals(value: "FILE", help: "the reproducer")
+    var paths: [String]
+    init() {}
 
-        EXIT STATUS: 0 both agree now (fixed), 1 it still fails, 64 usage error, 69 environment not ready.
-        """
+    func validate() throws {
+        guard paths.count == 1 else { throw UsageError("name exactly one reproducer FILE") }
+        if let targetOverride, targetOverride != "inprocess" {
+            do { _ = try ServerAddress(parsing: targetOverride, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
+        }
     }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let withoutPlant = arguments.flag("--without-plant")
-        let corpusDirectory = try arguments.option("--corpus").map { URL(fileURLWithPath: $0) } ?? FuzzCorpus.defaultDirectory
-        let targetOverride = try arguments.option("--target")
-        let keyFile = try arguments.option("--remote-key")
-        let python = try PythonOptions(&arguments)
-        let files = try arguments.positionals()
-        guard files.count == 1 else { throw CommandExit.usage("name exactly one reproducer FILE", command: self) }
-
+    func run() throws -> ExitCode {
+        let file = paths[0]
         let reproducer: FuzzReproducer
-        do { reproducer = try FuzzReproducer.load(URL(fileURLWithPath: files[0])) } catch {
-            throw CommandExit(code: .usage, message: "crosscheck replay: \(error)")
+        do { reproducer = try FuzzReproducer.load(URL(fileURLWithPath: file)) } catch {
+            throw CommandExit(.noInput, "crosscheck replay: \(error)")
         }
+        let corpusDirectory = self.corpusDirectory.map { URL(fileURLWithPath: $0) } ?? files.files.frames
         func corpus() throws -> FuzzCorpus {
             do { return try FuzzCorpus(directory: corpusDirectory) } catch {
-                throw CommandExit(code: .unavailable, message: "crosscheck replay: environment not ready: \(error)")
+                throw CommandExit(.unavailable, "crosscheck replay: environment not ready: \(error)")
             }
         }
         let frame = try reproducer.fuzzFrame(corpus: try corpus())
-        let interpreter = try python.interpreter()
+        let interpreter = try files.interpreter()
         let pythonPeer = PythonPeer(interpreter: interpreter)
         let plant = withoutPlant ? nil : reproducer.plantedFlaw
         let swiftPeer = plant.map { $0.peer() } ?? SwiftPeer()
         let targetText = targetOverride ?? reproducer.target
 
-        print("reproducer: \(files[0]) (\(reproducer.kind), seed \(reproducer.seed), \(reproducer.family.rawValue) #\(reproducer.ordinal), mutator \(frame.mutator))")
+        print("reproducer: \(file) (\(reproducer.kind), seed \(reproducer.seed), \(reproducer.family.rawValue) #\(reproducer.ordinal), mutator \(frame.mutator))")
         if let plant { print("planted flaw: \(plant.rawValue) (TEST ONLY; --without-plant replays the real Swift side)") }
         print("frame: \(frame.length) bytes \(FuzzText.preview(frame.bytes))\(frame.tail.map { " + \($0.count) × 0x\(String(format: "%02x", $0.byte))" } ?? "")")
         print("setting: \(frame.setting.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.prefix(64))" }.joined(separator: " "))")
@@ -70,11 +74,11 @@ enum ReplayCommand: Command {
             labels = ("expected", "remote")
             let address: ServerAddress
             do { address = try ServerAddress(parsing: targetText, defaultPort: 9876) } catch {
-                throw CommandExit.usage("\(error)", command: self)
+                throw CommandExit(.noInput, "crosscheck replay: the reproducer's target '\(targetText)': \(error)")
             }
             let key = try keyFile.map { file -> Data in
                 do { return try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-                    throw CommandExit(code: .usage, message: "crosscheck replay: cannot read --remote-key \(file)")
+                    throw CommandExit(.noInput, "crosscheck replay: cannot read --remote-key \(file)")
                 }
             }
             let target = try FuzzRemote.Target(host: address.host, port: address.port, framing: frame.setting["framing"] ?? "legacy",

@@ -1,45 +1,48 @@
 import Foundation
+import CommandLineKit
 import Reports
 
 /// `crosscheck report`: review JUnit reports, and merge reports from shards into one.
-enum ReportCommand: Command {
-    static let name = "report"
-    static let abstract = "Summarise JUnit reports for review, or merge shard reports into one."
-    static let usage = """
-    USAGE: crosscheck report [--failures N] FILE...
-           crosscheck report --merge OUT FILE...
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "report", abstract: "Summarise JUnit reports for review, or merge shard reports into one.",
+        synopsis: ["[--failures N] FILE...", "--merge OUT FILE..."],
+        discussion: """
+        Prints each report's suites, totals and first failures (with their messages), or with --merge
+        writes one schema-valid report holding every suite of the inputs (atomically).
+        """,
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate],
+        exitNotes: [.success: "no failures or errors in the inputs", .checksFailed: "some failures or errors in the inputs",
+                    .noInput: "a FILE is missing, unreadable or not JUnit XML", .cannotCreate: "OUT could not be written"])
 
-    Prints each report's suites, totals and first failures (with their messages), or with --merge
-    writes one schema-valid report holding every suite of the inputs (atomically).
+    @Option(name: "--merge", value: "OUT", help: "write the merged report to OUT")
+    var merge: String?
+    @Option(name: "--failures", value: "N", help: "how many failures to show")
+    var failures = 10
+    @Positionals(value: "FILE...", help: "JUnit XML reports")
+    var paths: [String]
+    init() {}
 
-    OPTIONS:
-      --merge OUT      write the merged report to OUT
-      --failures N     how many failures to show (default 10)
-      -h, --help       this help
+    func validate() throws {
+        guard !paths.isEmpty else { throw UsageError("name at least one JUnit FILE") }
+        guard failures >= 0 else { throw UsageError("--failures takes 0 or more, not \(failures)") }
+    }
 
-    EXIT STATUS: 0 no failures or errors in the inputs, 1 some, 64 usage error, 66 an input is
-    missing or not JUnit XML, 73 OUT not writable.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let merge = try arguments.option("--merge")
-        let shown = try arguments.integer("--failures") ?? 10
-        let files = try arguments.positionals()
-        guard !files.isEmpty else { throw CommandExit.usage("name at least one JUnit file", command: self) }
+    func run() throws -> ExitCode {
         var reports: [JUnitReport] = []
-        for file in files {
+        for file in paths {
             do { reports.append(try JUnitXML.read(from: URL(fileURLWithPath: file))) } catch {
-                throw CommandExit(code: .noInput, message: "crosscheck report: \(error)")
+                throw CommandExit(.noInput, "crosscheck report: \(error)")
             }
         }
         let merged = JUnitXML.merge(reports)
         if let merge {
             do { try JUnitXML.write(merged, to: URL(fileURLWithPath: merge)) } catch {
-                throw CommandExit(code: .cannotCreate, message: "crosscheck report: \(error)")
+                throw CommandExit(.cannotCreate, "crosscheck report: \(error)")
             }
-            print("merged \(files.count) report(s), \(merged.suites.count) suite(s), \(merged.tests) tests into \(merge)")
+            print("merged \(paths.count) report(s), \(merged.suites.count) suite(s), \(merged.tests) tests into \(merge)")
         }
-        print(Summary.text(merged, failuresToShow: shown))
+        print(Summary.text(merged, failuresToShow: failures))
         return merged.failures + merged.errors == 0 ? .success : .checksFailed
     }
 }

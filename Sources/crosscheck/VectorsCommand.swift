@@ -1,17 +1,16 @@
 import Foundation
+import CommandLineKit
 import Conformance
 import Vectors
 import WireCrypto
 
 /// `crosscheck vectors generate|check`: the OpenSSL command-line vectors in `Vectors/openssl/`.
-enum VectorsCommand: Command {
-    static let name = "vectors"
-    static let abstract = "Generate Vectors/openssl/ with the openssl command, or check both implementations and the CLI against it."
-    static var usage: String {
-        """
-        USAGE: crosscheck vectors generate [--dir DIR] [--openssl PATH] [--key-sizes LIST]
-               crosscheck vectors check [--dir DIR] [--openssl PATH] [--impl swift|python|both] [--seed N] [--junit PATH] [--quiet]
-
+struct VectorsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "vectors", abstract: "Generate Vectors/openssl/ with the openssl command, or check both implementations and the CLI against it.",
+        synopsis: ["generate [--dir DIR] [--openssl PATH] [--key-sizes LIST]",
+                   "check [--dir DIR] [--openssl PATH] [--impl swift|python|both] [--seed N] [--junit PATH] [--quiet]"],
+        discussion: """
         generate  writes RSA keys (PKCS#8, PKCS#1, encrypted PKCS#8, SPKI PEM/DER, PKCS#1 public), pkeyutl and
                   rsautl ciphertexts, AES-CBC ciphertexts (openssl enc -K … -iv …) and manifest.json, with the
                   openssl command only; replaces DIR once everything is made. AES-CBC outputs are identical
@@ -19,51 +18,55 @@ enum VectorsCommand: Command {
         check     verifies DIR against its manifest (edited, missing and unlisted files are reported, never
                   regenerated), has the implementations import every key and decrypt every ciphertext, and
                   has openssl pkeyutl decrypt what they encrypt to each public key.
+        """,
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
+        exitNotes: [.noInput: "check: the vector folder does not exist", .unavailable: "openssl or Python missing (the message says what to install)",
+                    .cannotCreate: "the vectors or the report could not be written"])
 
-        OPTIONS:
-          --dir DIR           the vector folder (default: Vectors/openssl of this checkout, or $CROSSCHECK_VECTORS/openssl)
-          --openssl PATH      the openssl command (default: $CROSSCHECK_OPENSSL, else openssl on PATH)
-          --key-sizes LIST    generate: comma-separated RSA sizes (default \(VectorGenerator.defaultKeySizes.map(String.init).joined(separator: ",")))
-        \(ImplementationChoice.help)
-          --seed N            check: seed for the plaintexts sent to the CLI (default random; reported)
-          --junit PATH        check: also write a JUnit report
-          --quiet             check: no progress lines, only the summary
-        \(PythonOptions.help)
-          -h, --help          show this help
+    enum Action: String, CaseIterable, ExpressibleByArgument { case generate, check }
 
-        EXIT STATUS: 0 success, 1 a check failed, 64 usage error, 69 openssl or Python missing,
-        73 the vectors or the report could not be written, 130 interrupted.
-        """
+    @Option(name: "--dir", value: "DIR", help: "the vector folder (default: the openssl/ of the Vectors folder, see --vectors)")
+    var directory: String?
+    @Option(name: "--openssl", value: "PATH", help: "the openssl command (default: $CROSSCHECK_OPENSSL, else openssl on PATH)")
+    var opensslPath: String?
+    @Option(name: "--key-sizes", value: "LIST", help: "generate: RSA sizes in bits, from 1024 to 16384")
+    var keySizes = ArgumentList<Int>(VectorGenerator.defaultKeySizes)
+    @Option(name: "--impl", value: "WHICH", help: "check: swift, python or both")
+    var implementations = Implementations.both
+    @OptionGroup var seed: SeedOption
+    @OptionGroup var report: ReportOptions
+    @OptionGroup var files: FilesOptions
+    @Positionals(value: "generate|check", help: "what to do")
+    var actions: [String]
+    init() {}
+
+    var action: Action { Action(rawValue: actions.first ?? "") ?? .check }
+
+    func validate() throws {
+        guard actions.count == 1, Action(rawValue: actions[0]) != nil else {
+            throw UsageError("say 'generate' or 'check' (once)" + (actions.isEmpty ? "" : ", not '\(actions.joined(separator: " "))'"))
+        }
+        if let size = keySizes.items.first(where: { !(1024...16384).contains($0) || $0 % 8 != 0 }) {
+            throw UsageError("--key-sizes takes sizes in bits from 1024 to 16384 (multiples of 8), not \(size)")
+        }
+        if action == .generate, seed.$given || report.$junit || $implementations {
+            throw UsageError("--seed, --junit and --impl belong to 'check', not 'generate'")
+        }
+        if action == .check, $keySizes { throw UsageError("--key-sizes belongs to 'generate', not 'check'") }
     }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let rest = arguments.remaining
-        guard let action = rest.first, ["generate", "check"].contains(action) else {
-            throw CommandExit.usage("say 'generate' or 'check' first", command: self)
-        }
-        arguments = Arguments(Array(rest.dropFirst()), command: self)
-        let directory = try arguments.option("--dir").map { URL(fileURLWithPath: $0) } ?? ProjectFiles.locate().openSSL
-        let opensslPath = try arguments.option("--openssl")
-        return action == "generate"
-            ? try generate(&arguments, directory: directory, opensslPath: opensslPath)
-            : try check(&arguments, directory: directory, opensslPath: opensslPath)
+    func run() throws -> ExitCode {
+        let directory = self.directory.map { URL(fileURLWithPath: $0) } ?? files.files.openSSL
+        return action == .generate ? try generate(directory) : try check(directory)
     }
 
-    static func generate(_ arguments: inout Arguments, directory: URL, opensslPath: String?) throws -> ExitCode {
-        var sizes = VectorGenerator.defaultKeySizes
-        if let list = try arguments.option("--key-sizes") {
-            let parsed = list.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0.map { (1024...16384).contains($0) && $0 % 8 == 0 } ?? false }) else {
-                throw CommandExit.usage("--key-sizes takes sizes in bits from 1024 to 16384, like 1024,2048", command: self)
-            }
-            sizes = parsed.compactMap { $0 }
-        }
-        try arguments.noPositionals()
-        let openssl = try locate(opensslPath)
+    func generate(_ directory: URL) throws -> ExitCode {
+        let sizes = keySizes.items
+        let openssl = try Self.locate(opensslPath)
         let started = Date()
         let manifest: VectorManifest
         do { manifest = try VectorGenerator(openssl: openssl, keySizes: sizes).generate(into: directory) } catch {
-            throw CommandExit(code: .cannotCreate, message: "crosscheck vectors generate: \(error)")
+            throw CommandExit(.cannotCreate, "crosscheck vectors generate: \(error)")
         }
         let count = { (kind: VectorManifest.Kind) in manifest.files.filter { $0.kind == kind }.count }
         print("wrote \(manifest.files.count) files to \(directory.path) with \(manifest.opensslVersion) in \(String(format: "%.1f", Date().timeIntervalSince(started)))s:")
@@ -74,32 +77,30 @@ enum VectorsCommand: Command {
         return .success
     }
 
-    static func check(_ arguments: inout Arguments, directory: URL, opensslPath: String?) throws -> ExitCode {
-        let implementations = try ImplementationChoice(&arguments)
-        let seed = try arguments.integer("--seed", as: UInt64.self) ?? UInt64.random(in: 1...999_999)
-        let junitPath = try arguments.option("--junit")
-        let quiet = arguments.flag("--quiet")
-        let python = try PythonOptions(&arguments)
-        try arguments.noPositionals()
+    func check(_ directory: URL) throws -> ExitCode {
+        let seed = self.seed.value
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandExit(.noInput, "crosscheck vectors check: no vector folder at \(directory.path); make one with 'crosscheck vectors generate' (make vectors)")
+        }
 
         let openssl = Result { try OpenSSLTool.locate(opensslPath) }.mapError { $0 as? OpenSSLToolError ?? .notFound("\($0)") }
         let currentVersion = (try? openssl.get().version()) ?? "unavailable"
-        let peers = try implementations.peers(python)
+        let peers = try implementations.peers(files)
         let checks = VectorChecks.checks(directory: directory, peers: peers, openssl: openssl, seed: seed)
         let recorded = (try? VectorManifest.load(from: directory).opensslVersion) ?? "unknown"
-        if !quiet { printError("vectors in \(directory.path): made with \(recorded); openssl here: \(currentVersion)") }
-        let finished = try CheckSession.run(
-            checks, title: "crosscheck vectors check", quiet: quiet, junitPath: junitPath,
+        if !report.quiet { printError("vectors in \(directory.path): made with \(recorded); openssl here: \(currentVersion)") }
+        return try RunReport.runAndFinish(
+            checks, title: "crosscheck vectors check", options: report,
             properties: [("crosscheck.seed", String(seed)), ("crosscheck.implementations", peers.map(\.name).joined(separator: ",")),
                          ("vectors.directory", directory.path), ("vectors.openssl.recorded", recorded),
-                         ("vectors.openssl.current", currentVersion), ("swift.openssl", OpenSSLInfo.version)])
-        print("seed \(seed); rerun with --seed \(seed) to reproduce")
-        return finished.exitCode
+                         ("vectors.openssl.current", currentVersion), ("swift.openssl", OpenSSLInfo.version)],
+            footer: ["seed \(seed); rerun with --seed \(seed) to reproduce"])
     }
 
     static func locate(_ path: String?) throws -> OpenSSLTool {
         do { return try OpenSSLTool.locate(path) } catch {
-            throw CommandExit(code: .unavailable, message: "crosscheck: \(error)")
+            throw CommandExit(.unavailable, "crosscheck: \(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CommandLineKit
 import Conformance
 import Vectors
 import Reports
@@ -6,13 +7,11 @@ import WireCrypto
 
 /// `crosscheck wycheproof FILE...`: any Wycheproof file of the four schemas, on either or both
 /// implementations.
-enum WycheproofCommand: Command {
-    static let name = "wycheproof"
-    static let abstract = "Run Wycheproof test-vector files (RSA PKCS#1/OAEP decryption, AEAD, IND-CPA) against the implementations."
-    static var usage: String {
-        """
-        USAGE: crosscheck wycheproof [--impl swift|python|both] [--junit PATH] [--quiet] FILE...
-
+struct WycheproofCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "wycheproof", abstract: "Run Wycheproof test-vector files (RSA PKCS#1/OAEP decryption, AEAD, IND-CPA) against the implementations.",
+        synopsis: ["[--impl swift|python|both] [--junit PATH] [--quiet] FILE..."],
+        discussion: """
         Runs every vector of each FILE, of the Wycheproof schemas
           \(WycheproofFile.Schema.allCases.map { $0.rawValue.replacingOccurrences(of: ".json", with: "") }.joined(separator: "\n  ")).
         valid vectors must decrypt to msg (and, for deterministic ciphers, encrypt back to ct); invalid ones
@@ -20,45 +19,48 @@ enum WycheproofCommand: Command {
         implementations or the CryptoKit combined format cannot express (an IV other than 96 bits, a tag
         other than 128 bits, an unknown hash) are skipped with the reason. Files flagging InvalidPkcs1Padding
         or InvalidOaepPadding also get an oracle check: every such vector must fail the same way.
-        A file the strict loader cannot read is reported as an error testcase.
+        The schema files themselves live in Vectors/wycheproof/schemas/.
+        """,
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
+        exitNotes: [.checksFailed: "a vector failed, or a file the strict loader refuses (an error testcase says where and why)",
+                    .noInput: "a FILE is missing or unreadable"])
 
-        OPTIONS:
-        \(ImplementationChoice.help)
-          --junit PATH        also write a JUnit report (testcase <file>.tc<tcId>; flags, comment, outcome as properties)
-          --quiet             no progress lines, only the summary
-        \(PythonOptions.help)
-          -h, --help          show this help
+    @Option(name: "--impl", value: "WHICH", help: "swift, python or both")
+    var implementations = Implementations.both
+    @OptionGroup var report: ReportOptions
+    @OptionGroup var files: FilesOptions
+    @Positionals(value: "FILE...", help: "Wycheproof test files (*_test.json)")
+    var paths: [String]
+    init() {}
 
-        EXIT STATUS: 0 no failures (skips allowed), 1 a vector failed or a file did not load, 64 usage error,
-        69 environment not ready, 73 report not writable, 130 interrupted.
-        """
+    func validate() throws {
+        guard !paths.isEmpty else { throw UsageError("name at least one Wycheproof FILE") }
     }
 
-    static func run(_ arguments: inout Arguments) throws -> ExitCode {
-        let implementations = try ImplementationChoice(&arguments)
-        let junitPath = try arguments.option("--junit")
-        let quiet = arguments.flag("--quiet")
-        let python = try PythonOptions(&arguments)
-        let files = try arguments.positionals()
-        guard !files.isEmpty else { throw CommandExit.usage("name at least one Wycheproof FILE", command: self) }
-
-        let peers = try implementations.peers(python)
+    func run() throws -> ExitCode {
+        var loaded: [URL] = []
+        for path in paths {
+            let url = URL(fileURLWithPath: path)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CommandExit(.noInput, "crosscheck wycheproof: \(path): no such file, or not readable")
+            }
+            loaded.append(url)
+        }
+        let peers = try implementations.peers(files)
         let ledger = WycheproofLedger()
-        let checks = WycheproofChecks.checks(files: files.map { URL(fileURLWithPath: $0) }, peers: peers, ledger: ledger)
-        let finished = try CheckSession.run(
-            checks, title: "crosscheck wycheproof", quiet: quiet, junitPath: junitPath,
+        let checks = WycheproofChecks.checks(files: loaded, peers: peers, ledger: ledger)
+        return try RunReport.runAndFinish(
+            checks, title: "crosscheck wycheproof", options: report,
             properties: [("crosscheck.implementations", peers.map(\.name).joined(separator: ",")),
-                         ("crosscheck.files", files.joined(separator: " ")), ("swift.openssl", OpenSSLInfo.version)],
+                         ("crosscheck.files", paths.joined(separator: " ")), ("swift.openssl", OpenSSLInfo.version)],
             caseProperties: { result in
                 ledger.outcome(suite: result.check.suite, name: result.check.name).map { [JUnitProperty(name: "outcome", value: $0)] } ?? []
-            })
-        printSkipReasons(finished.results)
-        printAcceptable(finished.results, ledger: ledger)
-        return finished.exitCode
+            },
+            notes: { results in Self.skipReasons(results) + Self.acceptable(results, ledger: ledger) })
     }
 
     /// Why vectors were skipped: per file and kind of reason, with the count per implementation.
-    static func printSkipReasons(_ results: [CheckResult]) {
+    static func skipReasons(_ results: [CheckResult]) -> [String] {
         var counts: [String: [String: Int]] = [:]  // "file: kind of reason" -> suite -> count
         var examples: [String: String] = [:]
         for result in results {
@@ -68,23 +70,23 @@ enum WycheproofCommand: Command {
             counts[key, default: [:]][result.check.suite, default: 0] += 1
             if examples[key] == nil, result.check.properties["skip"] != nil { examples[key] = reason }
         }
-        guard !counts.isEmpty else { return }
-        print("Skipped, by reason:")
+        guard !counts.isEmpty else { return [] }
+        var lines = ["Skipped, by reason:"]
         for (reason, perSuite) in counts.sorted(by: { $0.key < $1.key }) {
             let tally = Set(perSuite.values).count == 1
                 ? "\(perSuite.values.first!) × on \(perSuite.count == 1 ? perSuite.keys.first! : "each of \(perSuite.count) suites")"
                 : perSuite.sorted { $0.key < $1.key }.map { "\($0.value) × on \($0.key)" }.joined(separator: ", ")
-            print("  \(tally): \(reason)\(examples[reason].map { " (e.g. \($0))" } ?? "")")
+            lines.append("  \(tally): \(reason)\(examples[reason].map { " (e.g. \($0))" } ?? "")")
         }
+        return lines
     }
 
     /// What each implementation did with `acceptable` vectors (they pass either way).
-    static func printAcceptable(_ results: [CheckResult], ledger: WycheproofLedger) {
+    static func acceptable(_ results: [CheckResult], ledger: WycheproofLedger) -> [String] {
         let acceptable = results.filter { $0.check.properties["result"] == "acceptable" }
-        guard !acceptable.isEmpty else { return }
-        print("Acceptable vectors (conformant either way), outcomes:")
-        for result in acceptable {
-            print("  \(result.check.suite) \(result.check.name): \(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")")
+        guard !acceptable.isEmpty else { return [] }
+        return ["Acceptable vectors (conformant either way), outcomes:"] + acceptable.map { result in
+            "  \(result.check.suite) \(result.check.name): \(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")"
         }
     }
 }

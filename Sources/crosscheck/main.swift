@@ -1,14 +1,19 @@
 import Foundation
+import CommandLineKit
 
-// crosscheck: a table of subcommands. Each lives in its own file; this file only dispatches.
+// crosscheck: a table of subCommandTable.all. Each lives in its own file; this file only dispatches.
 
 enum CommandTable {
-    nonisolated(unsafe) static let all: [Command.Type] = [RunCommand.self, SuitesCommand.self, WycheproofCommand.self, VectorsCommand.self, RemoteCommand.self, ReportCommand.self, FuzzCommand.self, ReplayCommand.self]
+    static var all: [any ParsableCommand.Type] {
+        [RunCommand.self, SuitesCommand.self, WycheproofCommand.self, VectorsCommand.self, RemoteCommand.self,
+         ReportCommand.self, FuzzCommand.self, ReplayCommand.self]
+    }
 }
 
 func topLevelHelp() -> String {
-    let width = CommandTable.all.map { $0.name.count }.max() ?? 0
-    let rows = CommandTable.all.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.abstract)" }
+    let width = CommandTable.all.map { $0.configuration.name.count }.max() ?? 0
+    let rows = CommandTable.all.map { "  \($0.configuration.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.configuration.abstract)" }
+    let codes = ExitCode.allCases.map { "  \(String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.meaning)" }
     return """
     crosscheck: proof that a Swift client and a Python server speak the same crypto.
 
@@ -18,6 +23,9 @@ func topLevelHelp() -> String {
     \(rows.joined(separator: "\n"))
 
     Run 'crosscheck <command> --help' for a command's options.
+
+    EXIT STATUS (each command's --help lists the ones it uses):
+    \(codes.joined(separator: "\n"))
     """
 }
 
@@ -28,31 +36,43 @@ func main() -> Int32 {
         return ExitCode.usage.rawValue
     }
     if ["-h", "--help", "help"].contains(name) {
-        if name == "help", arguments.count > 1, let command = CommandTable.all.first(where: { $0.name == arguments[1] }) {
-            print(command.usage)
+        if name == "help", arguments.count > 1 {
+            guard let command = CommandTable.all.first(where: { $0.configuration.name == arguments[1] }) else {
+                printError("crosscheck: unknown command '\(arguments[1])'\n\n" + topLevelHelp())
+                return ExitCode.usage.rawValue
+            }
+            print(command.helpText)
         } else {
             print(topLevelHelp())
         }
         return ExitCode.success.rawValue
     }
-    guard let command = CommandTable.all.first(where: { $0.name == name }) else {
+    guard let command = CommandTable.all.first(where: { $0.configuration.name == name }) else {
         printError("crosscheck: unknown command '\(name)'\n\n" + topLevelHelp())
         return ExitCode.usage.rawValue
     }
     arguments.removeFirst()
     if arguments.contains("--help") || arguments.contains("-h") {
-        print(command.usage)
+        print(command.helpText)
         return ExitCode.success.rawValue
     }
-    var parsed = Arguments(arguments, command: command)
+    return execute(command, arguments).rawValue
+}
+
+/// Parses, validates and runs one command; every error becomes a message and a documented exit code.
+func execute(_ type: any ParsableCommand.Type, _ arguments: [String]) -> ExitCode {
+    let name = type.configuration.name
     do {
-        return try command.run(&parsed).rawValue
+        return try type.parse(arguments).run()
+    } catch let usage as UsageError {
+        printError("crosscheck \(name): \(usage.message)\nRun 'crosscheck \(name) --help' for the options.")
+        return .usage
     } catch let exit as CommandExit {
         printError(exit.message)
-        return exit.code.rawValue
+        return exit.code
     } catch {
-        printError("crosscheck: \(error)")
-        return ExitCode.software.rawValue
+        printError("crosscheck \(name): internal error: \(error)")
+        return .software
     }
 }
 

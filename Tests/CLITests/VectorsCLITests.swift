@@ -57,11 +57,14 @@ final class VectorsCLITests: XCTestCase {
 
     func testUsageErrors_exit64() throws {
         for arguments in [["vectors"], ["vectors", "regenerate"], ["vectors", "check", "--impl", "go"],
-                          ["vectors", "generate", "--key-sizes", "512"], ["vectors", "generate", "extra"], ["vectors", "--dir", "x", "check"]] {
+                          ["vectors", "generate", "--key-sizes", "512"], ["vectors", "generate", "extra"], ["vectors", "generate", "--seed", "3"]] {
             let outcome = try CrosscheckBinary.run(arguments)
             XCTAssertEqual(outcome.status, 64, "\(arguments): \(outcome.stderr)")
             XCTAssertTrue(outcome.stderr.contains("crosscheck vectors --help"), outcome.stderr)
         }
+        let missing = try CrosscheckBinary.run(["vectors", "--dir", "/nonexistent/vectors", "check", "--impl", "swift"])
+        XCTAssertEqual(missing.status, 66, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("no vector folder at /nonexistent/vectors"), missing.stderr)
         let help = try CrosscheckBinary.run(["vectors", "--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.hasPrefix("USAGE: crosscheck vectors generate"), help.stdout)

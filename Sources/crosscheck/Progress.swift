@@ -1,53 +1,6 @@
 import Foundation
+import CommandLineKit
 import Conformance
-import PythonBridge
-import WireCrypto
-
-/// Options every command that embeds Python shares: where PythonRef and the interpreter are.
-struct PythonOptions {
-    static let help = """
-      --pythonref DIR     folder holding the pythonref package (default: $CROSSCHECK_PYTHONREF, else
-                          the PythonRef/ of the checkout crosscheck was built in or run from)
-      --python PATH       the Debian interpreter whose installation is embedded (default /usr/bin/python3)
-    """
-    var pythonRef: String?
-    var executable = "/usr/bin/python3"
-
-    init(_ arguments: inout Arguments) throws {
-        pythonRef = try arguments.option("--pythonref")
-        executable = try arguments.option("--python") ?? executable
-    }
-
-    /// The first of: --pythonref, $CROSSCHECK_PYTHONREF, a PythonRef/ above the executable or the
-    /// working directory, the checkout this binary was compiled from.
-    func resolvedPythonRef() -> String {
-        if let pythonRef { return pythonRef }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["CROSSCHECK_PYTHONREF"], !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
-        let executableDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let starts = [executableDirectory, URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
-        for start in starts {
-            var directory = start
-            for _ in 0..<6 {
-                let candidate = directory.appendingPathComponent("PythonRef")
-                if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pythonref/__init__.py").path) {
-                    return candidate.path
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("PythonRef").path
-    }
-
-    /// Starts the embedded interpreter, or ends the command with exit 69 and the fix.
-    func interpreter() throws -> PythonInterpreter {
-        do { return try PythonInterpreter.shared(pythonRefDirectory: resolvedPythonRef(), executable: executable) } catch let error as PythonError {
-            throw CommandExit(code: .unavailable, message: "crosscheck: environment not ready: \(error)")
-        }
-    }
-}
 
 /// The signal that interrupted the run (0: none). Written only by the handler below.
 nonisolated(unsafe) private var receivedSignal: sig_atomic_t = 0
