@@ -9,6 +9,9 @@ SWIFT       ?= swift
 PYTHON      := /usr/bin/python3
 JUNIT       ?= reports/junit.xml
 SEED        ?=
+# Zero compiler warnings, kept so by the build itself: every build here turns warnings into errors
+# (the same flags everywhere, so switching between make targets never rebuilds from scratch).
+SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 RELEASE_BIN := .build/release/crosscheck
 DEBUG_BIN   := .build/debug/crosscheck
 
@@ -52,7 +55,7 @@ deps:
 	@command -v $(SWIFT) >/dev/null || { echo "deps: no Swift toolchain on PATH (Swift 6 is required; see swift.org/install)"; exit 69; }
 
 build: deps
-	$(SWIFT) build -c release --product crosscheck
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck
 
 interop: build
 	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
@@ -61,7 +64,7 @@ test: deps test-swift test-python test-junit test-pi-selftest
 	@echo "make test: all test stages passed"
 
 test-swift:
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test --skip-build
 
 test-python:
@@ -81,7 +84,7 @@ pi: build
 	$(RELEASE_BIN) remote --host $(HOST) $(if $(PORT),--port $(PORT),) --profile $(PROFILE) $(if $(PIN),--pin $(PIN),) $(if $(ACCOUNT),--user $(ACCOUNT),) --junit reports/pi.xml
 
 pi-selftest: deps
-	$(SWIFT) build --product crosscheck
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	bash scripts/pi-selftest.sh
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
@@ -92,18 +95,18 @@ test-junit:
 # OpenSSL command-line vectors: `vectors generate` runs only the openssl command (AES-CBC outputs come
 # out byte-identical every time; RSA keys and ciphertexts are new), `vectors check` verifies them.
 vectors: deps
-	$(SWIFT) build --product crosscheck
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	$(DEBUG_BIN) vectors generate
 	$(DEBUG_BIN) vectors check --quiet $(if $(SEED),--seed $(SEED),)
 
 wycheproof: deps
-	$(SWIFT) build --product crosscheck
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof.xml Vectors/wycheproof/*.json
 
 # Wycheproof-format files crosscheck has never seen (fresh RSA-3072/4096 keys, OAEP SHA-384 and
 # SHA-512/t, AES-GCM with 64/128-bit IVs and 96-bit tags), written by scripts/wycheproof_unseen.py.
 wycheproof-unseen: deps
-	$(SWIFT) build --product crosscheck
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	rm -rf reports/wycheproof-unseen && $(PYTHON) scripts/wycheproof_unseen.py reports/wycheproof-unseen
 	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof-unseen.xml reports/wycheproof-unseen/*.json
 
@@ -116,7 +119,7 @@ vendor-wycheproof:
 	chmod -R u+w Vectors/wycheproof
 
 bench: deps
-	$(SWIFT) build -c release --product crosscheck-bench
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck-bench
 	.build/release/crosscheck-bench
 
 # Differential fuzzing, the long run: FRAMES malformed frames to the Swift side and PythonRef, every

@@ -48,7 +48,6 @@ public enum FrameFamily: String, CaseIterable, Sendable, Codable {
     public var reachesServer: Bool { [.conversation, .clientKey, .encrypted, .framed].contains(self) }
 
     /// Families whose frames are rsa-socket byte streams (fed to protocol machines).
-    public var isStream: Bool { profile == "rsa-socket" }
 }
 
 /// How both implementations are configured for one frame: flat string fields, so a reproducer
@@ -103,7 +102,7 @@ public struct FuzzFrame: Sendable, Equatable {
 
 /// What one implementation did with a frame.
 public struct FuzzVerdict: Sendable, Equatable, Codable {
-    public enum Outcome: String, Sendable, Codable {
+    public enum Answer: String, Sendable, Codable {
         /// It took the input; `summary` names the class of result, `detail` the comparable result.
         case accepted
         /// It refused with the failure kind in `summary` (crypto ops).
@@ -113,7 +112,7 @@ public struct FuzzVerdict: Sendable, Equatable, Codable {
         case crashed
     }
 
-    public var outcome: Outcome
+    public var outcome: Answer
     /// Coarse and bounded: used to deduplicate disagreements (`accept`, `BadKey`, `sent key,ERROR; closed`).
     public var summary: String
     /// What is compared when both accept: the result with randomness classified away.
@@ -121,7 +120,7 @@ public struct FuzzVerdict: Sendable, Equatable, Codable {
     /// For people only (reasons, free text): never compared.
     public var note: String
 
-    public init(outcome: Outcome, summary: String, detail: String = "", note: String = "") {
+    public init(outcome: Answer, summary: String, detail: String = "", note: String = "") {
         self.outcome = outcome; self.summary = summary; self.detail = detail; self.note = note
     }
 
@@ -149,9 +148,7 @@ public struct FuzzVerdict: Sendable, Equatable, Codable {
 public enum FrameFinding: Sendable, Equatable {
     /// Both accepted with the same result, or both refused with the same kind.
     case agreed
-    /// Both refused with kinds the error-equivalence map declares equivalent for this family.
-    case explained(rule: String)
-    /// Different answers: one accepts what the other refuses, different results, or unmapped kinds.
+    /// Different answers: one accepts what the other refuses, different results, or different kinds.
     case disagreement
     /// One side crashed (an uncaught Python exception, a broken reply).
     case crash

@@ -31,8 +31,6 @@ public struct FamilyStats: Sendable, Equatable {
     public var frames = 0
     public var acceptedByBoth = 0
     public var refusedByBoth = 0
-    /// Refused with different kinds that `FuzzErrorMap` declares equivalent, by rule.
-    public var explained: [String: Int] = [:]
     public var disagreements = 0
     public var crashes = 0
     public var hangs = 0
@@ -94,7 +92,6 @@ public struct FuzzReport: Sendable {
     public var disagreements: Int { stats.values.reduce(0) { $0 + $1.disagreements } }
     public var crashes: Int { stats.values.reduce(0) { $0 + $1.crashes } }
     public var hangs: Int { stats.values.reduce(0) { $0 + $1.hangs } }
-    public var explained: Int { stats.values.reduce(0) { $0 + $1.explained.values.reduce(0, +) } }
     public var clean: Bool { failures.isEmpty }
 }
 
@@ -139,7 +136,7 @@ public final class FuzzCampaign: @unchecked Sendable {
             let verdicts = oracle(frame)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds) / 1e9
             watchdog.end()
-            var finding = FuzzOracle.judge(family, swift: verdicts.swift, python: verdicts.python)
+            var finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
             if seconds > options.deadline, finding != .crash, finding != .disagreement { finding = .hang }
 
             var stats = report.stats[family] ?? FamilyStats()
@@ -151,7 +148,6 @@ public final class FuzzCampaign: @unchecked Sendable {
             switch finding {
             case .agreed:
                 if verdicts.swift.outcome == .accepted { stats.acceptedByBoth += 1 } else { stats.refusedByBoth += 1 }
-            case let .explained(rule): stats.explained[rule, default: 0] += 1
             case .disagreement: stats.disagreements += 1; failureKind = "disagreement"
             case .crash: stats.crashes += 1; failureKind = "crash"
             case .hang: stats.hangs += 1; failureKind = "hang"

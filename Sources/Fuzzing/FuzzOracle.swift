@@ -44,18 +44,13 @@ public final class FuzzOracle: @unchecked Sendable {
         }
     }
 
-    /// What the two verdicts amount to, with the error-equivalence map applied.
-    public static func judge(_ family: FrameFamily, swift: FuzzVerdict, python: FuzzVerdict) -> FrameFinding {
+    /// What the two verdicts amount to. Both sides already speak the shared `FailureKind`s (the
+    /// error-equivalence map, `ErrorEquivalence`), so refusing "the same way" means the same kind.
+    public static func judge(swift: FuzzVerdict, python: FuzzVerdict) -> FrameFinding {
         if swift.outcome == .crashed || python.outcome == .crashed { return .crash }
         // An `Internal` refusal is an implementation bug, never an answer (docs/PROTOCOL.md).
         if [swift, python].contains(where: { $0.outcome == .rejected && $0.summary == FailureKind.internal.rawValue }) { return .crash }
-        if swift.outcome == python.outcome && swift.detail == python.detail { return .agreed }
-        if swift.outcome == .rejected, python.outcome == .rejected,
-           let swiftKind = FailureKind(rawValue: swift.summary), let pythonKind = FailureKind(rawValue: python.summary),
-           let rule = FuzzErrorMap.rule(family: family, swift: swiftKind, python: pythonKind) {
-            return .explained(rule: rule.name)
-        }
-        return .disagreement
+        return swift.outcome == python.outcome && swift.detail == python.detail ? .agreed : .disagreement
     }
 
     // MARK: crypto calls

@@ -206,7 +206,7 @@ struct RemoteRSASocket {
         RSASocketClient(config: clientConfig(direction, padding: padding, digest: digest, keyBits: keyBits, plaintext: plaintext, keyFormat: keyFormat))
     }
 
-    func succeeded(_ outcome: SocketDriver.Outcome, _ direction: RSASocket.Direction) -> Bool {
+    func succeeded(_ outcome: SocketDriver.Transcript, _ direction: RSASocket.Direction) -> Bool {
         switch (direction, outcome.events.first) {
         case (.phoneToPi, .serverOK(_, let verified)?): return verified != false
         case (.piToPhone, .decrypted?): return true
@@ -223,12 +223,12 @@ struct RemoteRSASocket {
         return .passed
     }
 
-    func summary(_ outcome: SocketDriver.Outcome) -> String {
+    func summary(_ outcome: SocketDriver.Transcript) -> String {
         (outcome.events.isEmpty ? "no events" : outcome.events.map(\.description).joined(separator: ", "))
             + (outcome.transportError.map { " (\($0))" } ?? "")
     }
 
-    func conversationDetails(_ outcome: SocketDriver.Outcome) -> String {
+    func conversationDetails(_ outcome: SocketDriver.Transcript) -> String {
         "events: \(outcome.events)\nsent: \(Expect.preview(outcome.sent))\nreceived: \(Expect.preview(outcome.received))"
             + (outcome.transportError.map { "\ntransport: \($0)" } ?? "")
     }

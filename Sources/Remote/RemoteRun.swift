@@ -118,7 +118,7 @@ public final class RemoteRun {
     // MARK: connections
 
     /// Runs `machine` over a fresh connection under the run's deadlines.
-    func converse(_ machine: SessionMachine) throws -> SocketDriver.Outcome {
+    func converse(_ machine: SessionMachine) throws -> SocketDriver.Transcript {
         let connection = try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
         let outcome = SocketDriver.drive(machine, over: connection, quietGap: options.quietGap, timeout: options.timeout,
                                          deadline: options.timeout * 3)

@@ -5,7 +5,7 @@ import WireProtocol
 /// is fed to it, and a read that times out after `quietGap` is the quiet line (`idle()`). Ends
 /// when the machine closes, the peer closes, or `deadline` passes; never hangs.
 public enum SocketDriver {
-    public struct Outcome {
+    public struct Transcript {
         public var events: [SessionEvent] = []
         public var sent = Data()
         public var received = Data()
@@ -16,8 +16,8 @@ public enum SocketDriver {
     }
 
     public static func drive(_ machine: SessionMachine, over connection: TCPConnection, quietGap: TimeInterval,
-                      timeout: TimeInterval, deadline: TimeInterval) -> Outcome {
-        var outcome = Outcome()
+                      timeout: TimeInterval, deadline: TimeInterval) -> Transcript {
+        var outcome = Transcript()
         let end = Date().addingTimeInterval(deadline)
         var lastHeard = Date()
 

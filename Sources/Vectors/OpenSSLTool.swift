@@ -26,7 +26,7 @@ public struct OpenSSLTool: Sendable {
     }
 
     /// What one command did.
-    public struct Outcome: Sendable {
+    public struct ProcessOutput: Sendable {
         public var status: Int32
         public var stdout: Data
         public var stderr: String
@@ -41,7 +41,7 @@ public struct OpenSSLTool: Sendable {
     }
 
     /// Runs one command in `directory`.
-    public func run(_ arguments: [String], in directory: URL) throws -> Outcome {
+    public func run(_ arguments: [String], in directory: URL) throws -> ProcessOutput {
         try batch([arguments], in: directory, lanes: 1)[0]
     }
 
@@ -49,7 +49,7 @@ public struct OpenSSLTool: Sendable {
     /// sequential lanes of one shell; outcomes come back in the order given. Commands in a batch
     /// must not depend on each other.
     public func batch(_ commands: [[String]], in directory: URL,
-                      lanes: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) throws -> [Outcome] {
+                      lanes: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) throws -> [ProcessOutput] {
         guard !commands.isEmpty else { return [] }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-openssl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -88,7 +88,7 @@ public struct OpenSSLTool: Sendable {
             let base = scratch.appendingPathComponent(String(index))
             let rc = (try? String(contentsOf: base.appendingPathExtension("rc"), encoding: .utf8))
                 .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
-            return Outcome(status: rc, stdout: (try? Data(contentsOf: base.appendingPathExtension("out"))) ?? Data(),
+            return ProcessOutput(status: rc, stdout: (try? Data(contentsOf: base.appendingPathExtension("out"))) ?? Data(),
                            stderr: (try? String(contentsOf: base.appendingPathExtension("err"), encoding: .utf8)) ?? "")
         }
     }

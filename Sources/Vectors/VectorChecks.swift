@@ -224,7 +224,7 @@ final class CLIDecryptionBatch: @unchecked Sendable {
 
     enum Answer {
         case refused(PeerFailure)
-        case decrypted(ciphertext: Data, command: String, outcome: OpenSSLTool.Outcome)
+        case decrypted(ciphertext: Data, command: String, outcome: OpenSSLTool.ProcessOutput)
     }
 
     private let files: VerifiedFiles

@@ -216,7 +216,7 @@ public struct VectorGenerator {
 
     /// Runs one phase; any command that fails or writes nothing ends the generation.
     @discardableResult
-    private func run(_ steps: [Step], in directory: URL) throws -> [OpenSSLTool.Outcome] {
+    private func run(_ steps: [Step], in directory: URL) throws -> [OpenSSLTool.ProcessOutput] {
         let outcomes = try openssl.batch(steps.map(\.arguments), in: directory)
         for (step, outcome) in zip(steps, outcomes) where !outcome.succeeded {
             throw VectorGenerationError.commandFailed(command: step.commandLine, status: outcome.status, stderr: outcome.stderr)

@@ -13,16 +13,6 @@ public struct WycheproofFile: Sendable {
         case rsaesOAEPDecrypt = "rsaes_oaep_decrypt_schema_v1.json"
         case aead = "aead_test_schema_v1.json"
         case indCPA = "ind_cpa_test_schema_v1.json"
-
-        /// The `type` every test group of the schema carries.
-        var groupType: String {
-            switch self {
-            case .rsaesPKCS1Decrypt: return "RsaesPkcs1Decrypt"
-            case .rsaesOAEPDecrypt: return "RsaesOaepDecrypt"
-            case .aead: return "AeadTest"
-            case .indCPA: return "IndCpaTest"
-            }
-        }
     }
 
     /// The file name, e.g. `rsa_pkcs1_2048_test.json`.
@@ -92,14 +82,14 @@ public struct WycheproofFile: Sendable {
 
     /// `valid`: must succeed with the expected output. `invalid`: must fail and release nothing.
     /// `acceptable`: either is conformant; the outcome is recorded.
-    public enum Expectation: String, Sendable, CaseIterable { case valid, invalid, acceptable }
+    public enum ExpectedResult: String, Sendable, CaseIterable { case valid, invalid, acceptable }
 
     /// One test vector. Which byte fields are present depends on the schema.
     public struct Test: Sendable {
         public let tcId: Int
         public let comment: String
         public let flags: [String]
-        public let result: Expectation
+        public let result: ExpectedResult
         public let msg: Data
         public let ct: Data
         /// OAEP label (RSA-OAEP files).
@@ -326,7 +316,7 @@ extension WycheproofFile {
                 }
                 let resultKey = Keys(stringValue: "result")!
                 let resultName = try c.decode(String.self, forKey: resultKey)
-                guard let result = Expectation(rawValue: resultName) else {
+                guard let result = ExpectedResult(rawValue: resultName) else {
                     throw DecodingError.dataCorruptedError(forKey: resultKey, in: c,
                         debugDescription: "unknown result '\(resultName)' (valid, invalid or acceptable)")
                 }

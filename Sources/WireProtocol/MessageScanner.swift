@@ -2,7 +2,7 @@ import Foundation
 
 /// What a receiver expects next, and how it tells the message is complete (docs/PROTOCOL.md,
 /// "Legacy (unframed) reading").
-enum Expectation {
+enum AwaitedMessage {
     /// One of these literals (e.g. `Client: OK`, `Quit`).
     case literals([String])
     /// `prefix` + a PEM block, complete at its END line.
@@ -14,7 +14,7 @@ enum Expectation {
     /// `Server: OK` (optionally ` sha256=` + 64 hex) or `Server: ERROR`.
     case serverReply(wantDigest: Bool)
     /// The first of these that completes.
-    indirect case oneOf([Expectation])
+    indirect case oneOf([AwaitedMessage])
 }
 
 enum Parsed: Equatable {
@@ -39,7 +39,7 @@ enum MessageScanner {
 
     /// Scans `buffer` for `expectation`. `atEnd` means no more bytes will come for this message
     /// (a whole frame, or a quiet gap): what still needs more is then invalid.
-    static func scan(_ expectation: Expectation, _ buffer: Data, atEnd: Bool) -> ScanResult {
+    static func scan(_ expectation: AwaitedMessage, _ buffer: Data, atEnd: Bool) -> ScanResult {
         let result = scanOpen(expectation, buffer)
         if atEnd, case .needMore = result {
             if case let .serverReply(wantDigest) = expectation, wantDigest, skippingLineEnds(buffer).bytes == okLiteral {
@@ -50,7 +50,7 @@ enum MessageScanner {
         return result
     }
 
-    private static func scanOpen(_ expectation: Expectation, _ buffer: Data) -> ScanResult {
+    private static func scanOpen(_ expectation: AwaitedMessage, _ buffer: Data) -> ScanResult {
         switch expectation {
         case let .raw(count):
             return buffer.count >= count ? .complete(.bytes(Data(buffer.prefix(count))), consumed: count) : .needMore

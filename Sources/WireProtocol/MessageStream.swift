@@ -14,7 +14,7 @@ struct MessageStream {
     /// True when nothing of a message for `expectation` is waiting: no bytes at all, except that
     /// line ends before a legacy *text* message do not count (framed, a line end starts a frame
     /// header; a raw ciphertext is never searched for delimiters, so there it is a byte of it).
-    func isIdle(expecting expectation: Expectation) -> Bool {
+    func isIdle(expecting expectation: AwaitedMessage) -> Bool {
         if framing == .framed { return buffer.isEmpty }
         if case .raw = expectation { return buffer.isEmpty }
         return MessageScanner.skippingLineEnds(buffer).bytes.isEmpty
@@ -22,7 +22,7 @@ struct MessageStream {
 
     /// The next message for `expectation`, removed from the buffer; nil when more bytes are needed.
     /// `atEnd`: the line went quiet, so an incomplete message is an error.
-    mutating func next(_ expectation: Expectation, atEnd: Bool) throws -> Parsed? {
+    mutating func next(_ expectation: AwaitedMessage, atEnd: Bool) throws -> Parsed? {
         switch framing {
         case .legacy:
             switch MessageScanner.scan(expectation, buffer, atEnd: atEnd && !isIdle(expecting: expectation)) {

@@ -69,7 +69,7 @@ public final class RSASocketClient: SessionMachine {
         return pump(atEnd: true)
     }
 
-    private var expectation: Expectation {
+    private var expectation: AwaitedMessage {
         switch state {
         // Where text is expected, `Server: ERROR` is recognised like any expected message.
         case .awaitServerKey: return .oneOf([.pem(prefix: RSASocket.keyPrefix), .literals([RSASocket.error])])

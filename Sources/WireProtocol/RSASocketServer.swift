@@ -51,7 +51,7 @@ public final class RSASocketServer: SessionMachine {
         return pump(atEnd: true)
     }
 
-    private var expectation: Expectation {
+    private var expectation: AwaitedMessage {
         switch state {
         case .awaitFirst: return .oneOf([.literals([RSASocket.hello]), .pem(prefix: RSASocket.keyPrefix)])
         case .awaitEncrypted: return .prefixedBytes(prefix: RSASocket.encryptedPrefix, count: config.privateKey.modulusByteCount)

@@ -18,8 +18,8 @@ struct FuzzCommand: ParsableCommand {
         discussion: """
         Generates N malformed frames (structured mutators of every frame in docs/PROTOCOL.md, plus random
         byte mutation of the seed corpus) and feeds each to the Swift implementation and to PythonRef. Both
-        must accept with the same result or refuse the same way (the error-equivalence map is
-        Sources/Fuzzing/ErrorMap.swift); a disagreement, a crash, an uncaught Python exception or a frame
+        must accept with the same result or refuse with the same failure kind (each side's errors are
+        mapped to the shared kinds in Sources/Conformance/ErrorEquivalence.swift); a disagreement, a crash, an uncaught Python exception or a frame
         over its deadline is a failure, saved as a reproducer that 'crosscheck replay FILE' reruns.
         The same seed gives the same frames.
         """,
@@ -146,16 +146,16 @@ struct FuzzCommand: ParsableCommand {
     static func summary(_ report: FuzzReport, labels: (String, String)) -> String {
         var lines = [String(format: "crosscheck fuzz: seed %llu, target %@%@", report.seed, report.target,
                             report.plant.map { ", PLANTED FLAW \($0.rawValue)" } ?? "")]
-        lines.append("family                       frames  accepted  refused  explained  disagree  crash  hang  slowest")
+        lines.append("family                       frames  accepted  refused  disagree  crash  hang  slowest")
         for family in FrameFamily.allCases {
             guard let stats = report.stats[family] else { continue }
-            lines.append(family.rawValue.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: " %6d  %8d  %7d  %9d  %8d  %5d  %4d  %5.0f ms", stats.frames, stats.acceptedByBoth,
-                                stats.refusedByBoth, stats.explained.values.reduce(0, +), stats.disagreements, stats.crashes, stats.hangs,
+            lines.append(family.rawValue.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: " %6d  %8d  %7d  %8d  %5d  %4d  %5.0f ms", stats.frames, stats.acceptedByBoth,
+                                stats.refusedByBoth, stats.disagreements, stats.crashes, stats.hangs,
                                 stats.slowestSeconds * 1000))
         }
-        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB; %d disagreements, %d crashes, %d hangs, %d explained by the error map",
+        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB; %d disagreements, %d crashes, %d hangs",
                             report.frames, report.elapsed, report.framesPerSecond, Double(report.peakResidentKiB) / 1024,
-                            report.disagreements, report.crashes, report.hangs, report.explained))
+                            report.disagreements, report.crashes, report.hangs))
         if !report.failures.isEmpty {
             lines.append("\n\(report.failures.count) distinct failures:")
             for failure in report.failures { lines.append(FuzzText.describe(failure, labels: labels) + "\n") }
@@ -173,7 +173,7 @@ struct FuzzCommand: ParsableCommand {
             let classname = "crosscheck.\(family.profile).\(relation)"
             let properties: [(String, String)] = [
                 ("frames", "\(stats.frames)"), ("accepted-by-both", "\(stats.acceptedByBoth)"), ("refused-by-both", "\(stats.refusedByBoth)"),
-                ("explained-by-error-map", "\(stats.explained.values.reduce(0, +))"), ("disagreements", "\(stats.disagreements)"),
+                ("disagreements", "\(stats.disagreements)"),
                 ("crashes", "\(stats.crashes)"), ("hangs", "\(stats.hangs)"),
                 ("distinct-failures", "\(report.failures.filter { $0.family == family }.count)"), ("mutators", "\(stats.mutators.count)"),
                 ("slowest-ms", String(format: "%.1f", stats.slowestSeconds * 1000)),
@@ -193,7 +193,7 @@ struct FuzzCommand: ParsableCommand {
         var properties = [
             ("crosscheck.seed", "\(report.seed)"), ("crosscheck.target", report.target), ("crosscheck.frames", "\(report.frames)"),
             ("crosscheck.frames-per-second", String(format: "%.0f", report.framesPerSecond)),
-            ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"), ("crosscheck.error-map-rules", "\(FuzzErrorMap.rules.count)"),
+            ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"),
             ("swift.openssl", OpenSSLInfo.version), ("python.cryptography", versions["cryptography"] ?? "unknown"),
             ("python.openssl", versions["openssl"] ?? "unknown"),
         ]

@@ -88,16 +88,13 @@ struct ReplayCommand: ParsableCommand {
             let remote = try FuzzRemote(target: target, corpus: try corpus(), python: pythonPeer, swift: swiftPeer, options: options)
             verdicts = remote.verdicts(frame)
         }
-        let finding = FuzzOracle.judge(frame.family, swift: verdicts.swift, python: verdicts.python)
+        let finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
         print("now:")
         print("  \(labels.0): \(verdicts.swift.line)\(verdicts.swift.note.isEmpty ? "" : " — " + String(verdicts.swift.note.prefix(400)))")
         print("  \(labels.1): \(verdicts.python.line)\(verdicts.python.note.isEmpty ? "" : " — " + String(verdicts.python.note.prefix(400)))")
         switch finding {
         case .agreed:
             print("result: agreement (fixed)")
-            return .success
-        case let .explained(rule):
-            print("result: agreement under the error-equivalence map (\(rule))")
             return .success
         case .disagreement, .crash, .hang:
             print("result: still a \(finding == .crash ? "crash" : "disagreement")")

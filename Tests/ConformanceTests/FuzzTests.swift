@@ -63,7 +63,7 @@ final class FuzzTests: XCTestCase {
         for family in FrameFamily.allCases {
             for frame in generator.validFrames(family, count: 3) {
                 let verdicts = oracle.run(frame)
-                XCTAssertEqual(FuzzOracle.judge(family, swift: verdicts.swift, python: verdicts.python), .agreed,
+                XCTAssertEqual(FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python), .agreed,
                                "\(family.rawValue): swift \(verdicts.swift.line) / python \(verdicts.python.line)")
                 XCTAssertEqual(verdicts.swift.outcome, .accepted, "\(family.rawValue): a valid frame is accepted: \(verdicts.swift.line) \(verdicts.swift.note)")
             }
@@ -80,22 +80,17 @@ final class FuzzTests: XCTestCase {
         let planted = try oracle(PlantedFlaw._ACCEPTS_15_BYTE_IV.peer()).run(frame)
         XCTAssertEqual(planted.swift.outcome, .accepted, planted.swift.line)
         XCTAssertEqual(planted.python.line, "reject BadLength")
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: planted.swift, python: planted.python), .disagreement)
+        XCTAssertEqual(FuzzOracle.judge(swift: planted.swift, python: planted.python), .disagreement)
         let real = try oracle().run(frame)
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: real.swift, python: real.python), .agreed, real.swift.line)
+        XCTAssertEqual(FuzzOracle.judge(swift: real.swift, python: real.python), .agreed, real.swift.line)
     }
 
-    func testErrorMap_explainsOnlyListedPairs() {
-        for rule in FuzzErrorMap.rules {
-            let family = rule.family ?? .envelope
-            XCTAssertEqual(FuzzOracle.judge(family, swift: .rejected(rule.swift), python: .rejected(rule.python)), .explained(rule: rule.name))
-            XCTAssertFalse(rule.why.isEmpty, rule.name)
-        }
-        // A pair no rule lists stays a disagreement, and so does accept-versus-refuse.
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: .rejected(.badPadding), python: .rejected(.badEnvelope)), .disagreement)
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: .accepted("plaintext", detail: "1 bytes 00"), python: .rejected(.badLength)), .disagreement)
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: .rejected(.internal), python: .rejected(.internal)), .crash)
-        XCTAssertEqual(FuzzOracle.judge(.envelope, swift: .crashed("Internal"), python: .rejected(.badLength)), .crash)
+    func testJudge_sameKindAgreesAndEverythingElseIsADisagreementOrACrash() {
+        XCTAssertEqual(FuzzOracle.judge(swift: .rejected(.badPadding), python: .rejected(.badPadding)), .agreed)
+        XCTAssertEqual(FuzzOracle.judge(swift: .rejected(.badPadding), python: .rejected(.badEnvelope)), .disagreement)
+        XCTAssertEqual(FuzzOracle.judge(swift: .accepted("plaintext", detail: "1 bytes 00"), python: .rejected(.badLength)), .disagreement)
+        XCTAssertEqual(FuzzOracle.judge(swift: .rejected(.internal), python: .rejected(.internal)), .crash)
+        XCTAssertEqual(FuzzOracle.judge(swift: .crashed("Internal"), python: .rejected(.badLength)), .crash)
     }
 
     /// Every fixed finding kept in Vectors/frames/regressions/ (each a real disagreement, crash or
@@ -108,9 +103,8 @@ final class FuzzTests: XCTestCase {
         for (entry, bytes) in regressions {
             let frame = FuzzFrame(family: entry.family, mutator: "regression", bytes: bytes, setting: entry.setting)
             let verdicts = oracle.run(frame)
-            let finding = FuzzOracle.judge(entry.family, swift: verdicts.swift, python: verdicts.python)
-            XCTAssertTrue(finding == .agreed || { if case .explained = finding { return true } else { return false } }(),
-                          "\(entry.file): swift \(verdicts.swift.line) \(verdicts.swift.note) / python \(verdicts.python.line) \(verdicts.python.note)")
+            let finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
+            XCTAssertEqual(finding, .agreed, "\(entry.file): swift \(verdicts.swift.line) \(verdicts.swift.note) / python \(verdicts.python.line) \(verdicts.python.note)")
         }
     }
 
@@ -159,9 +153,9 @@ final class FuzzTests: XCTestCase {
             XCTAssertEqual(reproducer.plantedFlaw, ._ACCEPTS_15_BYTE_IV)
             let frame = try reproducer.fuzzFrame(corpus: try corpus())
             let planted = try oracle(PlantedFlaw._ACCEPTS_15_BYTE_IV.peer()).run(frame)
-            XCTAssertEqual(FuzzOracle.judge(frame.family, swift: planted.swift, python: planted.python), .disagreement, file.lastPathComponent)
+            XCTAssertEqual(FuzzOracle.judge(swift: planted.swift, python: planted.python), .disagreement, file.lastPathComponent)
             let real = try oracle().run(frame)
-            XCTAssertEqual(FuzzOracle.judge(frame.family, swift: real.swift, python: real.python), .agreed, file.lastPathComponent)
+            XCTAssertEqual(FuzzOracle.judge(swift: real.swift, python: real.python), .agreed, file.lastPathComponent)
         }
     }
 
@@ -202,7 +196,7 @@ final class FuzzTests: XCTestCase {
                 XCTAssertLessThanOrEqual(machine.fed, Framing.defaultMaxMessage + 2 * 65_536, "\(framing) \(python ? "python" : "swift") read \(machine.fed) bytes")
             }
             let verdicts = oracle.run(frame)
-            XCTAssertEqual(FuzzOracle.judge(.conversation, swift: verdicts.swift, python: verdicts.python), .agreed)
+            XCTAssertEqual(FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python), .agreed)
         }
     }
 
