@@ -1,7 +1,6 @@
 import Foundation
 import Conformance
 import PythonBridge
-
 import Transport
 import WireCrypto
 import WireProtocol
@@ -25,7 +24,7 @@ struct RemoteAESHTTPS {
             return
         }
         var session: (token: String, key: Data, mode: KeyDerivationMode)?
-        run.liveness("liveness.initial", profile: profile, after: "the first connection") {
+        run.liveness("liveness.initial", profile: profile, after: "the first connection", first: true) {
             session = try login(pin: pin)
         }
         run.step("tls.serves-the-pinned-certificate", profile: profile) {

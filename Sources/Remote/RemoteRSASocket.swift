@@ -31,7 +31,7 @@ struct RemoteRSASocket {
         var paddings: [RSASocket.Direction: RSAEncryptionPadding] = [:]
         var offersDigest = false
 
-        run.liveness("liveness.initial", profile: profile, after: "the first connection") {
+        run.liveness("liveness.initial", profile: profile, after: "the first connection", first: true) {
             let outcome = try run.converse(client(.phoneToPi, padding: options.padding ?? .oaepSHA256, digest: true))
             guard let bits = serverKeyBits(in: outcome.received) else {
                 throw CheckFailure("the server did not answer `Client: OK` with `public_key=` and a usable key",

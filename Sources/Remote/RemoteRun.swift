@@ -18,6 +18,9 @@ public final class RemoteRun {
 
     /// nil while the server answers; otherwise what preceded its silence.
     private(set) var deadAfter: String?
+    /// The first conversation failed: nothing about the server is known, so nothing else is
+    /// reported (no skipped steps, no audit findings), only that first error.
+    private(set) var neverAnswered = false
     var suite: String { "remote.\(target)" }
     var auditSuite: String { "audit.\(target)" }
     private var findings: [(name: String, weak: Bool, message: String)] = []
@@ -50,7 +53,7 @@ public final class RemoteRun {
 
     /// Runs one step unless the run was interrupted or the server is gone.
     func step(_ name: String, profile: String, _ body: () throws -> CheckOutcome) {
-        if shouldStop() { return }
+        if shouldStop() || neverAnswered { return }
         if let deadAfter {
             record(name, profile: profile, .skipped(reason: "not run: the server stopped answering after \(deadAfter)"), duration: 0)
             return
@@ -75,10 +78,11 @@ public final class RemoteRun {
     }
 
     /// A liveness step: on failure the server is marked gone, and the rest is skipped with the reason.
-    func liveness(_ name: String, profile: String, after input: String, _ conversation: () throws -> Void) {
+    /// `first`: the run's first conversation; if it fails, the server never answered at all.
+    func liveness(_ name: String, profile: String, after input: String, first: Bool = false, _ conversation: () throws -> Void) {
         step(name, profile: profile) {
             do { try conversation() } catch {
-                deadAfter = input
+                if first, Self.isUnreachable(error) { neverAnswered = true } else { deadAfter = input }
                 throw error
             }
             return .passed
@@ -91,6 +95,7 @@ public final class RemoteRun {
     }
 
     private func recordAudit() {
+        if neverAnswered { return }
         for finding in findings {
             let outcome: CheckOutcome
             if !finding.weak { outcome = .passed } else if options.strict {
@@ -102,14 +107,22 @@ public final class RemoteRun {
         }
     }
 
+    /// Nothing came back at all: no listener, no answer to the connection, no such host.
+    static func isUnreachable(_ error: Error) -> Bool {
+        switch error as? TransportError {
+        case .connectionRefused?, .timedOut?, .cannotResolve?, .invalidAddress?: return true
+        default: return false
+        }
+    }
+
     static func advice(for error: TransportError, target: ServerAddress) -> String {
         switch error {
         case .connectionRefused:
-            return "nothing listens at \(target): is the server running, on this port, and reachable from here? (\(error))"
-        case .timedOut:
-            return "\(target) did not answer in time: the server may be stalled, single-threaded and busy, or a firewall drops packets (\(error))"
+            return "nothing listens at \(target): is the server running, on this port, and reachable from here?"
+        case let .timedOut(operation, seconds):
+            return "\(target) did not answer in time (\(operation), \(seconds) s): the server may be stalled, single-threaded and busy, or a firewall drops packets"
         case .connectionReset:
-            return "\(target) reset the connection: the server crashed or refused the input (\(error))"
+            return "\(target) reset the connection: the server crashed or refused the input"
         default:
             return "\(error)"
         }

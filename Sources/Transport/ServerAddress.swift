@@ -25,8 +25,11 @@ public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
             host = trimmed
             port = defaultPort
         }
-        guard !host.isEmpty else { throw Self.notHostPort(text) }
+        // A name or an IP literal (with an IPv6 zone such as %eth0): nothing that would not fit a URL.
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ Self.hostCharacters.contains($0) }) else { throw Self.notHostPort(text) }
     }
+
+    private static let hostCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:%")
 
     private static func notHostPort(_ text: String) -> TransportError {
         .invalidAddress(text, reason: "not HOST:PORT with a port from 1 to 65535 (e.g. raspberrypi.local:9876 or [fe80::1]:9876)")
