@@ -126,10 +126,10 @@ final class PinnedHTTPSTests: XCTestCase {
         XCTAssertEqual(try pinnedClient().send(postJSON, to: url("localhost", port)).status, 200)
         XCTAssertEqual(server.statistics.timedOutConnections, 0, "the silent client was dropped before the other was served")
 
-        XCTAssertEqual(try silent.read(upTo: 1, timeout: 4 * handshakeTimeout), Data(), "the server closes the silent connection")
-        let elapsed = monotonicSeconds() - start
-        XCTAssertGreaterThanOrEqual(elapsed, handshakeTimeout * 0.9)
-        XCTAssertLessThan(elapsed, 2 * handshakeTimeout)
+        // The event: the server closes the silent connection (end of stream), which the read's own
+        // generous deadline would otherwise turn into a timeout error; and not before its deadline.
+        XCTAssertEqual(try silent.read(upTo: 1, timeout: handshakeTimeout + 30), Data(), "the server closes the silent connection")
+        XCTAssertGreaterThanOrEqual(monotonicSeconds() - start, handshakeTimeout * 0.9, "a deadline never fires early")
         XCTAssertEqual(server.statistics.timedOutConnections, 1)
         XCTAssertEqual(server.statistics.acceptedConnections, 2)
     }
@@ -143,7 +143,7 @@ final class PinnedHTTPSTests: XCTestCase {
             if case .timedOut(_, let seconds) = $0 { return seconds == timeout }
             return false
         }
-        XCTAssertLessThan(monotonicSeconds() - start, 2 * timeout)
+        XCTAssertLessThan(monotonicSeconds() - start, timeout + 30, "a hang detector only: a loaded machine may be late, never stuck")
     }
 
     func testPinnedClient_toAClosedPort_isConnectionRefused() throws {

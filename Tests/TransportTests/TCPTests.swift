@@ -9,11 +9,10 @@ final class TCPTests: XCTestCase {
         let port = listener.port
         listener.close()
 
-        let start = monotonicSeconds()
+        // The event, not the clock: a refusal is `.connectionRefused`, never a timeout.
         assertTransportError(try TCPConnection.connect(host: "127.0.0.1", port: port, timeout: 5)) {
             $0 == .connectionRefused(host: "127.0.0.1", port: port)
         }
-        XCTAssertLessThan(monotonicSeconds() - start, 5, "a refusal must not be reported as a timeout")
         XCTAssertTrue(TransportError.connectionRefused(host: "127.0.0.1", port: port).description.contains("127.0.0.1:\(port)"))
     }
 
@@ -30,8 +29,8 @@ final class TCPTests: XCTestCase {
             return false
         }
         let elapsed = monotonicSeconds() - start
-        XCTAssertGreaterThanOrEqual(elapsed, timeout * 0.95)
-        XCTAssertLessThan(elapsed, 2 * timeout)
+        XCTAssertGreaterThanOrEqual(elapsed, timeout * 0.95, "a deadline never fires early")
+        XCTAssertLessThan(elapsed, timeout + 30, "a hang detector only: a loaded machine may be late, never stuck")
         XCTAssertTrue(error?.description.contains("timed out after 0.3 s") ?? false, "\(String(describing: error))")
     }
 
