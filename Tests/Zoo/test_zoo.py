@@ -311,6 +311,17 @@ def test_oracle_silent_close_hangs_up_only_on_a_bad_header(servers):
     assert refusal(port, [no_separator]) == (b"Server: ERROR", True)
 
 
+def test_oracle_utf8_close_hangs_up_only_when_the_padding_was_valid(servers):
+    port = servers("oracle-utf8-close").port
+    assert phone_to_pi(port, "pkcs1", plaintext=b"text works")[:2] == (b"Server: OK", b"Server stopped\n")
+    def valid_padding_binary_plaintext(key):
+        k = key.key_size // 8
+        return b"encrypted_message=" + raw_encrypt(key, b"\x00\x02" + nonzero(20) + b"\x00\xff\xfe" + secrets.token_bytes(k - 25))
+    no_separator = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, b"\x00\x02", None))
+    assert refusal(port, [valid_padding_binary_plaintext]) == (b"", True)
+    assert refusal(port, [no_separator]) == (b"Server: ERROR", True)
+
+
 def test_oracle_manger_stays_open_only_when_the_first_byte_is_zero(servers):
     port = servers("oracle-manger").port
     first_byte_set = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x01" + secrets.token_bytes(key.key_size // 8 - 1))
@@ -490,7 +501,7 @@ def test_correct_https_server(servers, name):
     client = HTTPS(servers(name).port)
     token, encryption_key = client.login()
     key = derive(encryption_key)
-    assert len(key) in (16, 32)
+    assert len(key) in (16, 32) and len(token) >= 32
     request_iv = os.urandom(16)
     (first, first_iv), (second, second_iv) = echo(client, token, key, {"n": 1}, request_iv), echo(client, token, key, {"n": 2})
     assert (first, second) == ({"echo": {"n": 1}}, {"echo": {"n": 2}})
@@ -523,6 +534,13 @@ def test_key_reuse_hands_out_one_key(servers):
     client = HTTPS(servers("key-reuse").port)
     (token1, key1), (token2, key2) = client.login(), client.login()
     assert token1 != token2 and key1 == key2
+
+
+def test_weak_token_counts(servers):
+    client = HTTPS(servers("weak-token").port)
+    (token1, key1), (token2, key2) = client.login(), client.login()
+    assert int(token2) == int(token1) + 1 and key1 != key2
+    assert echo(client, token2, derive(key2), {"n": 1})[0] == {"echo": {"n": 1}}
 
 
 def test_cbc_oracles_answer_bad_padding_differently(servers):

@@ -65,6 +65,9 @@ class SecureAPI(BaseHTTPRequestHandler):
         key = os.urandom(32)
         return b64(key), key
 
+    def new_token(self):
+        return secrets.token_hex(16)
+
     def key_for(self, token):
         with self.server.lock:
             return self.server.sessions.get(token) if token else None
@@ -152,7 +155,7 @@ class SecureAPI(BaseHTTPRequestHandler):
             return self.reply(400, {"error": "bad request"})
         if not self.password_ok(username, password):
             return self.reply(401, {"error": "unauthorized"})
-        token = secrets.token_hex(16)
+        token = self.new_token()
         encryption_key, key = self.new_key()
         with self.server.lock:
             self.server.sessions[token] = key
