@@ -162,7 +162,11 @@ def wait_for_listening(process, deadline):
                 continue
             chunk = os.read(process.stdout.fileno(), 4096)
             if not chunk:
-                raise RuntimeError("the server exited (status %s) before LISTENING" % process.poll())
+                try:
+                    status = process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    status = "unknown: it closed its output"
+                raise RuntimeError("the server exited (status %s) before LISTENING" % status)
             pending += chunk
             match = re.search(rb"^LISTENING (\d+)\r?$", pending, re.M)
             if match:
@@ -209,7 +213,7 @@ def check(entry, args, specific):
         try:
             server, port = start_server(entry, os.path.join(args.reports, name + ".server.log"), args.start_deadline)
         except (RuntimeError, OSError) as error:
-            return "server did not start: %s" % error, False, "", 0.0
+            return "server did not start", False, "%s (see its log in %s)" % (error, args.reports), 0.0
         started = time.monotonic()
         code = run_crosscheck(args.crosscheck, entry, port, args.timeout, junit,
                               os.path.join(args.reports, name + ".crosscheck.log"), args.run_deadline)
@@ -264,7 +268,8 @@ def main(argv=None):
         entries = [entry for entry in entries if entry["name"] in wanted]
 
     if args.list:
-        widths = (max(len(e["name"]) for e in entries), 10, 7, max(len(e["expect"]) for e in entries))
+        widths = (max([len("server")] + [len(e["name"]) for e in entries]), 10, 7,
+                  max([len("expected")] + [len(e["expect"]) for e in entries]))
         print(table_row(("server", "profile", "kind", "expected", "crosscheck options"), widths + (0,)))
         for entry in entries:
             print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"], " ".join(entry.get("options", [])) or "-"), widths + (0,)))
@@ -277,7 +282,8 @@ def main(argv=None):
     os.makedirs(args.reports, exist_ok=True)
     signal.signal(signal.SIGTERM, raise_stop)
 
-    widths = (max(len(e["name"]) for e in entries), max(len(e["expect"]) for e in entries), 40, 5, 6)
+    widths = (max([len("server")] + [len(e["name"]) for e in entries]),
+              max([len("expected")] + [len(e["expect"]) for e in entries]), 50, 5, 6)
     print(table_row(("server", "expected", "crosscheck's verdict", "", "time"), widths))
     print("-+-".join("-" * width for width in widths))
     wrong, reasons = 0, []
