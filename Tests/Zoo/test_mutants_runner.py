@@ -1,0 +1,83 @@
+"""scripts/mutants.py reads crosscheck's verdict from an exit status and a JUnit report; these
+tests feed it hand-written reports and check each rule of Tests/Zoo/README.md ("How the runner
+reads a verdict"), including the ones that must make a verdict WRONG."""
+
+import importlib.util
+import os
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+spec = importlib.util.spec_from_file_location("mutants", os.path.join(REPO, "scripts", "mutants.py"))
+mutants = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mutants)
+
+SPECIFIC = {"padding oracle": "failure", "IV repeated": "failure", "encryptionKey reused": "audit"}
+
+
+def report(tmp_path, remote=(), audit=()):
+    """A JUnit file; each case is (name, tag or None, message)."""
+    def cases(items):
+        out = []
+        for name, tag, message in items:
+            inner = '<%s message="%s"/>' % (tag, message) if tag else ""
+            out.append('<testcase name="%s" classname="crosscheck.remote.x" time="0">%s</testcase>' % (name, inner))
+        return "".join(out)
+    path = tmp_path / "r.xml"
+    path.write_text('<?xml version="1.0"?><testsuites><testsuite name="remote.127.0.0.1:1">%s</testsuite>'
+                    '<testsuite name="audit.127.0.0.1:1">%s</testsuite></testsuites>' % (cases(remote), cases(audit)))
+    return mutants.Report(str(path))
+
+
+def judge(expect, code, rep):
+    return mutants.judge({"expect": expect}, code, rep, SPECIFIC)
+
+
+def test_pass_and_fail_by_exit_status(tmp_path):
+    clean = report(tmp_path, remote=[("liveness.initial", None, "")])
+    assert judge("pass", 0, clean)[:2] == ("pass", True)
+    failed = report(tmp_path, remote=[("refuses.half-a-message", "failure", "answered something else")])
+    verdict, right, why = judge("pass", 1, failed)
+    assert (verdict, right) == ("fail:refuses.half-a-message", False) and "conforms failed" in why
+    assert judge("fail:padding oracle", 0, clean)[1] is False
+
+
+def test_fail_needs_the_named_text_in_a_failure_or_error(tmp_path):
+    named = report(tmp_path, remote=[("oracle.phone-to-pi", "failure", "padding oracle: class A answered X")])
+    assert judge("fail:padding oracle", 1, named)[:2] == ("fail:oracle.phone-to-pi", True)
+    errored = report(tmp_path, remote=[("liveness.after-bad-pem", "error", "connection refused")])
+    assert judge("fail:liveness.after-", 1, errored)[1] is True  # '-' and '.' read as spaces
+    other = report(tmp_path, remote=[("padding.phone-to-pi", "failure", "no padding works")])
+    verdict, right, why = judge("fail:digest", 1, other)
+    assert not right and "nothing names 'digest'" in why
+
+
+def test_audit_findings_come_from_skipped_audit_cases_only(tmp_path):
+    audited = report(tmp_path, audit=[("key-reuse", "skipped", "weakness: encryptionKey reused across 2 logins")])
+    assert judge("pass+audit:encryptionKey reused", 0, audited)[:2] == ("pass+audit:encryptionKey reused", True)
+    in_remote = report(tmp_path, remote=[("x", "skipped", "encryptionKey reused")])
+    assert judge("pass+audit:encryptionKey reused", 0, in_remote)[1] is False
+
+
+def test_specific_findings_on_another_server_are_wrong(tmp_path):
+    false_alarm = report(tmp_path, remote=[("liveness.initial", "error", "no answer"), ("oracle.phone-to-pi", "failure", "padding oracle: …")])
+    verdict, right, why = judge("fail:liveness.initial", 1, false_alarm)
+    assert (verdict, right, why) == ("fail:liveness.initial (+padding oracle)", False, "also reported: padding oracle")
+    general = report(tmp_path, audit=[("padding.phone-to-pi", "skipped", "weakness: padding oracles (ROBOT) apply")])
+    assert judge("pass", 0, general)[1] is True  # a "failure" text does not count in audit findings
+    audit_text = report(tmp_path, audit=[("key", "skipped", "weakness: encryptionKey reused")])
+    verdict, right, why = judge("pass", 0, audit_text)
+    assert verdict == "pass (+encryptionKey reused)" and not right
+
+
+def test_other_exit_statuses_and_missing_reports_are_wrong(tmp_path):
+    assert judge("pass", 64, report(tmp_path))[1] is False
+    missing = mutants.Report(str(tmp_path / "absent.xml"))
+    verdict, right, why = judge("fail:x", 1, missing)
+    assert not right and "no readable JUnit report" in why
+
+
+def test_expect_strings_are_validated():
+    for bad in ("fail", "fail:", "pass+audit:", "maybe"):
+        with pytest.raises(ValueError):
+            mutants.parse_expect(bad)

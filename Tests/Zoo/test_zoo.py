@@ -1,0 +1,579 @@
+"""The zoo's servers checked without crosscheck: a minimal client of this file's own, written from
+docs/PROTOCOL.md, talks to each correct server (a whole good conversation must work, both ways)
+and to the mutants (each planted flaw must really be there, e.g. the padding-oracle servers must
+really answer differently per padding-error class). Run: /usr/bin/python3 -m pytest -q Tests/Zoo
+"""
+
+import base64
+import hashlib
+import http.client
+import json
+import os
+import re
+import secrets
+import select
+import signal
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import padding as symmetric_padding
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+ZOO = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(ZOO))
+REGISTRY = {entry["name"]: entry for entry in json.load(open(os.path.join(ZOO, "zoo.json")))["servers"]}
+PINNED = os.path.join(REPO, "Vectors", "tls", "pinned.crt.pem")
+MESSAGE = b"Secret message from RPi server"
+DEADLINE = 5.0
+
+PADDINGS = {
+    "pkcs1": padding.PKCS1v15(),
+    "oaep-sha1": padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None),
+    "oaep-sha256": padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None),
+}
+
+
+# ---- servers ------------------------------------------------------------------------------------
+
+class Running:
+    def __init__(self, name):
+        self.name = name
+        argv = [sys.executable if sys.executable else "/usr/bin/python3", "-u"] + REGISTRY[name]["server"] + ["--port", "0"]
+        self.process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 30)
+        line = self.process.stdout.readline() if ready else b""
+        match = re.match(rb"LISTENING (\d+)$", line.strip())
+        if not match:
+            self.stop()
+            raise AssertionError("%s did not print LISTENING within 30 s (got %r)" % (name, line))
+        self.port = int(match.group(1))
+
+    def stop(self):
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """Starts each server once per module, on first use; stops them all at the end."""
+    running = {}
+
+    def get(name):
+        if name not in running:
+            running[name] = Running(name)
+        return running[name]
+
+    yield get
+    for server in running.values():
+        server.stop()
+
+
+# ---- a minimal rsa-socket client ----------------------------------------------------------------
+
+class Wire:
+    def __init__(self, port, framed=False):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+        self.framed, self.buffer = framed, b""
+
+    def close(self):
+        self.sock.close()
+
+    def send(self, payload):
+        self.sock.sendall(struct.pack(">I", len(payload)) + payload if self.framed else payload)
+
+    def _more(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("nothing more within the deadline; have %r" % self.buffer[:80])
+        self.sock.settimeout(left)
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("closed; have %r" % self.buffer[:80])
+        self.buffer += chunk
+
+    def read(self, complete, timeout=DEADLINE):
+        """Legacy: bytes up to where complete(buffer) says a message ends; framed: one frame."""
+        deadline = time.monotonic() + timeout
+        if self.framed:
+            while len(self.buffer) < 4 or len(self.buffer) < 4 + struct.unpack(">I", self.buffer[:4])[0]:
+                self._more(deadline)
+            length = struct.unpack(">I", self.buffer[:4])[0]
+            frame, self.buffer = self.buffer[4:4 + length], self.buffer[4 + length:]
+            return frame
+        while True:
+            end = complete(self.buffer)
+            if end:
+                message, self.buffer = self.buffer[:end], self.buffer[end:]
+                return message
+            self._more(deadline)
+
+    def server_key(self):
+        message = self.read(lambda b: b.index(b"-----END PUBLIC KEY-----\n") + 25 if b"-----END PUBLIC KEY-----\n" in b else 0)
+        assert message.startswith(b"public_key=-----BEGIN PUBLIC KEY-----\n"), message[:60]
+        return serialization.load_pem_public_key(message[len(b"public_key="):])
+
+    def answer(self, digest=False):
+        """`Server: OK` (with ` sha256=<64 hex>` when digest), or `Server: ERROR`."""
+        def complete(b):
+            if b.startswith(b"Server: ERROR"):
+                return 13
+            if b.startswith(b"Server: OK"):
+                return 82 if digest and len(b) >= 82 else (10 if not digest else 0)
+            return len(b) if len(b) >= 13 else 0
+        return self.read(complete)
+
+    def exactly(self, count):
+        return self.read(lambda b: count if len(b) >= count else 0)
+
+    def closed_after(self, timeout=DEADLINE):
+        """(bytes that came, True when the server closed) within `timeout`."""
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                self._more(deadline)
+        except EOFError:
+            return self.buffer, True
+        except ConnectionResetError:
+            return self.buffer, True
+        except (TimeoutError, socket.timeout):
+            return self.buffer, False
+
+
+def raw_encrypt(public_key, block):
+    numbers = public_key.public_numbers()
+    k = (public_key.key_size + 7) // 8
+    assert len(block) == k and int.from_bytes(block, "big") < numbers.n
+    return pow(int.from_bytes(block, "big"), numbers.e, numbers.n).to_bytes(k, "big")
+
+
+def nonzero(count):
+    return bytes(secrets.choice(range(1, 256)) for _ in range(count))
+
+
+def phone_to_pi(port, pad, framed=False, digest=False, plaintext=b"zoo probe"):
+    wire = Wire(port, framed)
+    try:
+        wire.send(b"Client: OK")
+        key = wire.server_key()
+        wire.send(b"encrypted_message=" + key.encrypt(plaintext, PADDINGS[pad]))
+        answer = wire.answer(digest)
+        wire.send(b"Quit")
+        stopped = wire.read(lambda b: 15 if len(b) >= 15 else 0)
+        rest, closed = wire.closed_after()
+        return answer, stopped, rest, closed
+    finally:
+        wire.close()
+
+
+def pi_to_phone(port, pad, framed=False, key_format="spki"):
+    phone = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = phone.public_key()
+    pem = public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = {"spki": pem.rstrip(b"\n"), "spki-newline": pem, "spki-crlf": pem.rstrip(b"\n").replace(b"\n", b"\r\n"),
+           "pkcs1": public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.PKCS1)}[key_format]
+    wire = Wire(port, framed)
+    try:
+        wire.send(b"public_key=" + pem)
+        ciphertext = wire.exactly(256)
+        plaintext = phone.decrypt(ciphertext, PADDINGS[pad])
+        wire.send(b"Quit")
+        stopped = wire.read(lambda b: 15 if len(b) >= 15 else 0)
+        rest, closed = wire.closed_after()
+        return plaintext, stopped, rest, closed
+    finally:
+        wire.close()
+
+
+def refusal(port, chunks, framed=False):
+    """Sends `chunks` (after `Client: OK` and reading the key when the first chunk is a callable
+    taking the server's key), returns (answer bytes, closed)."""
+    wire = Wire(port, framed)
+    try:
+        for chunk in chunks:
+            if callable(chunk):
+                wire.send(b"Client: OK")
+                chunk = chunk(wire.server_key())
+            wire.send(chunk)
+        return wire.closed_after()
+    finally:
+        wire.close()
+
+
+def ciphertext_containing(key, pad, needle, where="anywhere"):
+    """A ciphertext (randomized padding: retry) holding `needle` anywhere, or ending in it."""
+    for _ in range(200000):
+        ciphertext = key.encrypt(b"binary safety", PADDINGS[pad])
+        if (where == "end" and ciphertext.endswith(needle)) or (where == "anywhere" and needle in ciphertext[:-1]):
+            return ciphertext
+    raise AssertionError("no ciphertext with %r" % needle)
+
+
+# ---- correct rsa-socket servers -----------------------------------------------------------------
+
+CORRECT_RSA = [  # name, padding, framed, digest
+    ("tutorial-recv1024", "pkcs1", False, False),
+    ("buffering-reader", "oaep-sha1", False, False),
+    ("asyncio-limits", "oaep-sha256", False, True),
+    ("framed", "oaep-sha256", True, True),
+    ("control-legacy-pkcs1", "pkcs1", False, False),
+    ("control-framed-oaep", "oaep-sha256", True, True),
+]
+
+
+@pytest.mark.parametrize("name,pad,framed,digest", CORRECT_RSA)
+def test_correct_rsa_server_completes_both_directions(servers, name, pad, framed, digest):
+    port = servers(name).port
+    plaintext = secrets.token_bytes(20)
+    answer, stopped, rest, closed = phone_to_pi(port, pad, framed, digest, plaintext)
+    expected = b"Server: OK" + (b" sha256=" + hashlib.sha256(plaintext).hexdigest().encode() if digest else b"")
+    assert (answer, stopped, rest, closed) == (expected, b"Server stopped\n", b"", True)
+    for key_format in ("spki", "spki-newline", "spki-crlf", "pkcs1"):
+        assert pi_to_phone(port, pad, framed, key_format) == (MESSAGE, b"Server stopped\n", b"", True), key_format
+
+
+@pytest.mark.parametrize("name,pad,framed,digest", CORRECT_RSA)
+def test_correct_rsa_server_refuses_undecryptable_and_is_binary_safe(servers, name, pad, framed, digest):
+    port = servers(name).port
+    garbage = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x00" + secrets.token_bytes(key.key_size // 8 - 1))
+    error = b"\x00\x00\x00\x0dServer: ERROR" if framed else b"Server: ERROR"
+    assert refusal(port, [garbage], framed) == (error, True)
+    wire = Wire(port, framed)
+    try:
+        wire.send(b"Client: OK")
+        key = wire.server_key()
+        wire.send(b"encrypted_message=" + ciphertext_containing(key, pad, b"\r\n"))
+        assert wire.answer(digest).startswith(b"Server: OK")
+    finally:
+        wire.close()
+
+
+def test_buffering_reader_buffers_without_bound_and_asyncio_limits_refuses(servers):
+    endless = b"public_key=-----BEGIN PUBLIC KEY-----\n" + b"A" * 200000
+    wire = Wire(servers("buffering-reader").port)
+    try:
+        wire.send(endless)
+        assert wire.closed_after(1.5) == (b"", False)  # still reading: waiting for the END line
+        wire.sock.shutdown(socket.SHUT_WR)             # no more bytes are coming: now it must refuse
+        assert wire.closed_after() == (b"Server: ERROR", True)
+    finally:
+        wire.close()
+    assert refusal(servers("asyncio-limits").port, [endless]) == (b"Server: ERROR", True)
+
+
+def test_framed_servers_refuse_a_frame_over_the_limit(servers):
+    for name in ("framed", "control-framed-oaep"):
+        wire = Wire(servers(name).port)
+        try:
+            wire.send(struct.pack(">I", 65537) + b"x" * 64)
+            wire.framed = True
+            assert wire.read(None) == b"Server: ERROR"
+            assert wire.closed_after() == (b"", True)
+        finally:
+            wire.close()
+
+
+# ---- rsa-socket mutants: the flaw is really there -----------------------------------------------
+
+def pkcs1_block(k, header=b"\x00\x02", separator_at=None):
+    """A PKCS#1 v1.5 encryption block; separator_at=None: no zero separator at all."""
+    if separator_at is None:
+        return header + nonzero(k - 2)
+    return header + nonzero(separator_at - 2) + b"\x00" + secrets.token_bytes(k - separator_at - 1)
+
+
+def test_oracle_error_text_tells_padding_classes_apart(servers):
+    port = servers("oracle-error-text").port
+    for header, separator_at, expected in ((b"\x00\x01", 20, b"Server: ERROR padding"), (b"\x01\x02", 20, b"Server: ERROR padding"),
+                                           (b"\x00\x02", None, b"Server: ERROR length"), (b"\x00\x02", 5, b"Server: ERROR length")):
+        block = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, header, separator_at))
+        assert refusal(port, [block]) == (expected, True), (header, separator_at)
+    well_formed = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, b"\x00\x02", 20))
+    answer, closed = refusal(port, [well_formed, b"Quit"])
+    assert (answer, closed) == (b"Server: OKServer stopped\n", True)
+
+
+def test_oracle_silent_close_hangs_up_only_on_a_bad_header(servers):
+    port = servers("oracle-silent-close").port
+    bad_header = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, b"\x00\x01", 20))
+    no_separator = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, b"\x00\x02", None))
+    assert refusal(port, [bad_header]) == (b"", True)
+    assert refusal(port, [no_separator]) == (b"Server: ERROR", True)
+
+
+def test_oracle_utf8_close_hangs_up_only_when_the_padding_was_valid(servers):
+    port = servers("oracle-utf8-close").port
+    assert phone_to_pi(port, "pkcs1", plaintext=b"text works")[:2] == (b"Server: OK", b"Server stopped\n")
+    def valid_padding_binary_plaintext(key):
+        k = key.key_size // 8
+        return b"encrypted_message=" + raw_encrypt(key, b"\x00\x02" + nonzero(20) + b"\x00\xff\xfe" + secrets.token_bytes(k - 25))
+    no_separator = lambda key: b"encrypted_message=" + raw_encrypt(key, pkcs1_block(key.key_size // 8, b"\x00\x02", None))
+    assert refusal(port, [valid_padding_binary_plaintext]) == (b"", True)
+    assert refusal(port, [no_separator]) == (b"Server: ERROR", True)
+
+
+def test_oracle_manger_stays_open_only_when_the_first_byte_is_zero(servers):
+    port = servers("oracle-manger").port
+    first_byte_set = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x01" + secrets.token_bytes(key.key_size // 8 - 1))
+    first_byte_zero = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x00" + secrets.token_bytes(key.key_size // 8 - 1))
+    wire = Wire(port, framed=True)
+    try:
+        wire.send(b"Client: OK")
+        wire.send(first_byte_set(wire.server_key()))
+        assert wire.read(None) == b"Server: ERROR"
+        assert wire.closed_after() == (b"", True)
+    finally:
+        wire.close()
+    wire = Wire(port, framed=True)
+    try:
+        wire.send(b"Client: OK")
+        wire.send(first_byte_zero(wire.server_key()))
+        assert wire.read(None) == b"Server: ERROR"
+        assert wire.closed_after(1.0) == (b"", False)
+        wire.send(b"Client: OK")  # still listening on the same connection
+        assert wire.server_key() is not None
+    finally:
+        wire.close()
+
+
+def test_ok_on_garbage_acknowledges_what_it_cannot_decrypt(servers):
+    garbage = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x00" + secrets.token_bytes(key.key_size // 8 - 1))
+    assert refusal(servers("ok-on-garbage").port, [garbage]) == (b"Server: OK", False)
+
+
+def test_wrong_mgf_hash_and_padding_mismatch_speak_no_standard_padding(servers):
+    port = servers("wrong-mgf-hash").port
+    for pad in PADDINGS:
+        assert refusal(port, [lambda key: b"encrypted_message=" + key.encrypt(b"x", PADDINGS[pad])])[0] == b"Server: ERROR", pad
+    mixed = padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA256(), label=None)
+    answer, _ = refusal(port, [lambda key: b"encrypted_message=" + key.encrypt(b"x", mixed), b"Quit"])
+    assert answer == b"Server: OKServer stopped\n"
+    with pytest.raises(ValueError):
+        pi_to_phone(servers("padding-mismatch").port, "oaep-sha256")
+    assert pi_to_phone(servers("padding-mismatch").port, "pkcs1")[0] == MESSAGE
+
+
+def test_digest_wrong_hashes_the_ciphertext(servers):
+    wire = Wire(servers("digest-wrong").port)
+    try:
+        wire.send(b"Client: OK")
+        ciphertext = wire.server_key().encrypt(b"plaintext", PADDINGS["oaep-sha256"])
+        wire.send(b"encrypted_message=" + ciphertext)
+        answer = wire.answer(digest=True)
+        assert answer == b"Server: OK sha256=" + hashlib.sha256(ciphertext).hexdigest().encode()
+        assert answer != b"Server: OK sha256=" + hashlib.sha256(b"plaintext").hexdigest().encode()
+    finally:
+        wire.close()
+
+
+def test_corrupting_servers_break_ciphertexts_with_line_end_bytes(servers):
+    for name, needle, where in (("corrupting-crlf", b"\r\n", "anywhere"), ("corrupting-strip", b"\n", "end")):
+        port = servers(name).port
+        assert phone_to_pi(port, "pkcs1")[0] == b"Server: OK", name
+        hit = lambda key: b"encrypted_message=" + ciphertext_containing(key, "pkcs1", needle, where)
+        assert refusal(port, [hit]) == (b"Server: ERROR", True), name
+
+
+def test_silent_never_answers(servers):
+    wire = Wire(servers("silent").port)
+    try:
+        wire.send(b"Client: OK")
+        assert wire.closed_after(1.0) == (b"", False)
+    finally:
+        wire.close()
+
+
+def test_early_close_hangs_up_after_the_key(servers):
+    wire = Wire(servers("early-close").port)
+    try:
+        wire.send(b"Client: OK")
+        assert wire.server_key() is not None
+        assert wire.closed_after() == (b"", True)
+    finally:
+        wire.close()
+
+
+def test_quit_handling_mutants(servers):
+    for name, after_quit in (("no-server-stopped", b""), ("keeps-answering-after-quit", b"Server stopped\n")):
+        wire = Wire(servers(name).port)
+        try:
+            wire.send(b"Client: OK")
+            wire.send(b"encrypted_message=" + wire.server_key().encrypt(b"x", PADDINGS["oaep-sha256"]))
+            assert wire.answer() == b"Server: OK"
+            wire.send(b"Quit")
+            if after_quit:
+                assert wire.exactly(len(after_quit)) == after_quit
+                wire.send(b"Client: OK")
+                assert wire.server_key() is not None, name  # answers again after Quit
+            else:
+                assert wire.closed_after() == (b"", True)
+        finally:
+            wire.close()
+
+
+def test_error_mutants(servers):
+    garbage = b"GET / HTTP/1.1\r\n\r\n"
+    assert refusal(servers("wrong-error-text").port, [garbage]) == (b"ERROR", True)
+    wire = Wire(servers("error-stays-open").port)
+    try:
+        wire.send(garbage)
+        assert wire.closed_after(1.5) == (b"Server: ERROR", False)
+    finally:
+        wire.close()
+
+
+def test_crash_on_bad_input_kills_the_process(servers):
+    server = Running("crash-on-bad-input")  # its own instance: it is meant to die
+    try:
+        assert pi_to_phone(server.port, "pkcs1")[0] == MESSAGE
+        refusal(server.port, [b"public_key=-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----"])
+        assert server.process.wait(timeout=DEADLINE) != 0
+    finally:
+        server.stop()
+
+
+# ---- a minimal aes-https client -----------------------------------------------------------------
+
+class HTTPS:
+    def __init__(self, port, cafile=PINNED):
+        self.port = port
+        self.context = ssl.create_default_context(cafile=cafile)
+
+    def post(self, path, document=None, token=None, raw=None):
+        connection = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=DEADLINE)
+        try:
+            headers = {"Content-Type": "application/json"}
+            if token is not None:
+                headers["Authorization"] = token
+            connection.request("POST", path, body=raw if raw is not None else json.dumps(document).encode(), headers=headers)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def login(self, password="password"):
+        status, body = self.post("/login", {"username": "user", "password": password})
+        assert status == 200, (status, body)
+        fields = json.loads(body)
+        return fields["token"], fields["encryptionKey"]
+
+
+def derive(encryption_key):
+    raw = base64.b64decode(encryption_key) if len(encryption_key) > 16 else b""
+    if len(raw) in (16, 24, 32) and base64.b64encode(raw).decode() == encryption_key:
+        return raw  # base64-raw
+    return encryption_key.encode().ljust(16, b"\0")  # utf8-zeropad16
+
+
+def seal(key, plaintext, iv=None):
+    iv = iv or os.urandom(16)
+    padder = symmetric_padding.PKCS7(128).padder()
+    encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    data = encryptor.update(padder.update(plaintext) + padder.finalize()) + encryptor.finalize()
+    return {"data": base64.b64encode(data).decode(), "iv": base64.b64encode(iv).decode()}
+
+
+def open_sealed(key, envelope):
+    iv, data = base64.b64decode(envelope["iv"]), base64.b64decode(envelope["data"])
+    decryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
+    unpadder = symmetric_padding.PKCS7(128).unpadder()
+    return json.loads(unpadder.update(decryptor.update(data) + decryptor.finalize()) + unpadder.finalize()), iv
+
+
+def echo(client, token, key, params, iv=None):
+    status, body = client.post("/secure-data", seal(key, json.dumps(params).encode(), iv), token=token)
+    assert status == 200, (status, body)
+    return open_sealed(key, json.loads(body))
+
+
+@pytest.mark.parametrize("name", ["https-threaded", "https-asyncio"])
+def test_correct_https_server(servers, name):
+    client = HTTPS(servers(name).port)
+    token, encryption_key = client.login()
+    key = derive(encryption_key)
+    assert len(key) in (16, 32) and len(token) >= 32
+    request_iv = os.urandom(16)
+    (first, first_iv), (second, second_iv) = echo(client, token, key, {"n": 1}, request_iv), echo(client, token, key, {"n": 2})
+    assert (first, second) == ({"echo": {"n": 1}}, {"echo": {"n": 2}})
+    assert len({first_iv, second_iv, request_iv}) == 3  # fresh IVs, none echoed
+    assert client.login()[1] != encryption_key           # a fresh key per login
+    assert client.post("/login", {"username": "user", "password": "nope"})[0] == 401
+    assert client.post("/secure-data", seal(key, b"{}"), token="0" * 32)[0] == 401
+    assert client.post("/secure-data", seal(key, b"{}"))[0] == 401
+    good = seal(key, b'{"a":1}')
+    bad_padding = dict(good, iv=base64.b64encode(bytes([base64.b64decode(good["iv"])[0]]) + base64.b64decode(good["iv"])[1:15]
+                                                 + bytes([base64.b64decode(good["iv"])[15] ^ 0x09])).decode())
+    answers = {client.post("/secure-data", body, token=token) for body in (bad_padding, seal(key, b"not json"), seal(key, b"[1]"),
+                                                                        {"data": good["data"], "iv": "AAAA"})}
+    answers.add(client.post("/secure-data", token=token, raw=b"{"))
+    assert answers == {(400, b'{"error":"bad request"}')}
+
+
+def test_iv_mutants(servers):
+    client = HTTPS(servers("static-iv").port)
+    token, encryption_key = client.login()
+    key = derive(encryption_key)
+    assert echo(client, token, key, {"n": 1})[1] == echo(client, token, key, {"n": 2})[1]
+    client = HTTPS(servers("iv-echo").port)
+    token, encryption_key = client.login()
+    request_iv = os.urandom(16)
+    assert echo(client, token, derive(encryption_key), {"n": 1}, request_iv)[1] == request_iv
+
+
+def test_key_reuse_hands_out_one_key(servers):
+    client = HTTPS(servers("key-reuse").port)
+    (token1, key1), (token2, key2) = client.login(), client.login()
+    assert token1 != token2 and key1 == key2
+
+
+def test_weak_token_counts(servers):
+    client = HTTPS(servers("weak-token").port)
+    (token1, key1), (token2, key2) = client.login(), client.login()
+    assert int(token2) == int(token1) + 1 and key1 != key2
+    assert echo(client, token2, derive(key2), {"n": 1})[0] == {"echo": {"n": 1}}
+
+
+def test_cbc_oracles_answer_bad_padding_differently(servers):
+    for name in ("cbc-padding-oracle", "cbc-oracle-reset"):
+        client = HTTPS(servers(name).port)
+        token, encryption_key = client.login()
+        key = derive(encryption_key)
+        good = seal(key, b'{"a":1,"b":"two blocks of plaintext"}')
+        data = bytearray(base64.b64decode(good["data"]))
+        data[-17] ^= 0x01  # last byte of the second-to-last block: the last plaintext byte, i.e. the padding
+        bad_padding = dict(good, data=base64.b64encode(bytes(data)).decode())
+        bad_json = client.post("/secure-data", seal(key, b"not json"), token=token)
+        if name == "cbc-padding-oracle":
+            assert client.post("/secure-data", bad_padding, token=token) == (400, b'{"error":"bad padding"}')
+            assert bad_json == (400, b'{"error":"bad json"}')
+        else:
+            with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError)):
+                client.post("/secure-data", bad_padding, token=token)
+            assert bad_json == (400, b'{"error":"bad request"}')
+
+
+def test_token_and_password_mutants(servers):
+    client = HTTPS(servers("accepts-bad-token").port)
+    _, encryption_key = client.login()
+    key = derive(encryption_key)
+    status, body = client.post("/secure-data", seal(key, b'{"a":1}'), token="0" * 32)
+    assert status == 200 and open_sealed(key, json.loads(body))[0] == {"echo": {"a": 1}}
+    assert HTTPS(servers("accepts-any-password").port).post("/login", {"username": "user", "password": "nope"})[0] == 200
+    assert len(HTTPS(servers("long-utf8-key").port).login()[1].encode()) == 24
+
+
+@pytest.mark.parametrize("name,cafile,reason", [("wrong-certificate", PINNED, "self-signed certificate"),
+                                                ("expired-certificate", os.path.join(REPO, "Vectors", "tls", "expired.crt.pem"), "expired")])
+def test_certificate_mutants_fail_a_pinned_client(servers, name, cafile, reason):
+    with pytest.raises(ssl.SSLCertVerificationError, match=reason):
+        HTTPS(servers(name).port, cafile=cafile).login()

@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""Runs `crosscheck remote` against every server of the zoo (Tests/Zoo/zoo.json) and prints a table:
+server | expected | crosscheck's verdict | OK/WRONG | time. Exit 1 when any verdict is wrong.
+
+For each entry: start the server on 127.0.0.1 with --port 0 in its own process group, wait (under
+a deadline) for its `LISTENING <port>` line, run crosscheck remote with --timeout and --junit
+reports/mutants/<name>.xml, read the exit status and the JUnit XML, and stop the server's whole
+process group — on every path out, including errors and Ctrl-C. The contract the verdicts are
+judged by is Tests/Zoo/README.md. Standard library only; run it with /usr/bin/python3.
+"""
+
+import argparse
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = "/usr/bin/python3"
+
+
+class Stop(Exception):
+    """SIGTERM: unwind like Ctrl-C so every server gets stopped."""
+
+
+# ---- expectations -------------------------------------------------------------------------------
+
+def normalize(text):
+    """Case, '-', '_' and '.' do not matter when matching a contract text: `liveness.after-`
+    matches `liveness.after-garbage`, `wrong password` matches `login.wrong-password-gets-401`."""
+    return " ".join(re.sub(r"[-_.]", " ", text.lower()).split())
+
+
+def contains(haystack, needle):
+    return normalize(needle) in normalize(haystack)
+
+
+def parse_expect(expect):
+    """'pass' | 'pass+audit:TEXT' | 'fail:TEXT' -> (outcome, text or None)."""
+    if expect == "pass":
+        return "pass", None
+    for prefix, outcome in (("pass+audit:", "pass"), ("fail:", "fail")):
+        if expect.startswith(prefix) and expect[len(prefix):]:
+            return outcome, expect[len(prefix):]
+    raise ValueError("expect must be pass, pass+audit:TEXT or fail:TEXT, not %r" % expect)
+
+
+# ---- reading crosscheck's report ----------------------------------------------------------------
+
+class Report:
+    """The testcases of a JUnit report that matter for a verdict."""
+
+    def __init__(self, path):
+        self.failures, self.findings, self.problem = [], [], None  # (name, message) pairs
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as error:
+            self.problem = "no readable JUnit report (%s)" % error
+            return
+        for suite in root.iter("testsuite"):
+            audit = suite.get("name", "").startswith("audit.")
+            for case in suite.iter("testcase"):
+                name = case.get("name", "")
+                for tag in ("failure", "error"):
+                    for element in case.findall(tag):
+                        self.failures.append((name, element.get("message", "")))
+                if audit:
+                    for element in case.findall("skipped"):
+                        self.findings.append((name, element.get("message", "")))
+
+    @staticmethod
+    def text(pairs):
+        return ["%s: %s" % pair for pair in pairs]
+
+
+def judge(entry, exit_code, report, specific):
+    """(crosscheck's verdict as a short string, right?, why-if-wrong)."""
+    outcome, wanted = parse_expect(entry["expect"])
+    failures, findings = Report.text(report.failures), Report.text(report.findings)
+    if exit_code == 0:
+        matched = [f for f in findings if wanted and outcome == "pass" and contains(f, wanted)]
+        verdict = "pass+audit:%s" % wanted if matched else "pass"
+    elif exit_code == 1:
+        matched = [f for f in failures if wanted and outcome == "fail" and contains(f, wanted)]
+        shown = (matched or failures or ["(no failing testcase in the report)"])[0]
+        verdict = "fail:%s" % shown.split(":", 1)[0]
+    else:
+        return "exit %d%s" % (exit_code, ": " + report.problem if report.problem else ""), False, "crosscheck did not run the checks"
+    # Findings only a server with that very flaw may get (a correct server must never get them): a
+    # "failure" text counts in failing testcases only (the PKCS#1 v1.5 audit finding rightly mentions
+    # padding oracles in general), an "audit" text in audit findings and failures.
+    stray = sorted({text for text, where in specific.items() if text != wanted and
+                    any(contains(f, text) for f in (failures if where == "failure" else failures + findings))})
+    if stray:
+        verdict += " (+%s)" % ", ".join(stray)
+    if report.problem:
+        return verdict, False, report.problem
+    if outcome == "pass" and exit_code != 0:
+        return verdict, False, "a server that conforms failed: %s" % "; ".join(failures[:3])
+    if outcome == "fail" and exit_code != 1:
+        return verdict, False, "a broken server passed; nothing named %r" % wanted
+    if wanted and not matched:
+        where = findings if outcome == "pass" else failures
+        return verdict, False, "nothing names %r; got: %s" % (wanted, "; ".join(where[:3]) or "nothing")
+    if stray:
+        return verdict, False, "also reported: %s" % ", ".join(stray)
+    return verdict, True, ""
+
+
+# ---- processes ----------------------------------------------------------------------------------
+
+def stop_group(process, grace=3.0):
+    """SIGTERM the process group, SIGKILL it after `grace` seconds; never waits unbounded."""
+    if process is None:
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def start_server(entry, log_path, deadline):
+    """Starts the server; returns (process, port). Raises RuntimeError when no LISTENING line comes."""
+    argv = [PYTHON, "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
+    log = open(log_path, "wb")
+    process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                               start_new_session=True)
+    log.close()
+    try:
+        port = wait_for_listening(process, deadline)
+    except BaseException:
+        stop_group(process)
+        raise
+    # Keep draining stdout into the log so a chatty server never blocks on a full pipe.
+    threading.Thread(target=drain, args=(process.stdout, log_path), daemon=True).start()
+    return process, port
+
+
+def wait_for_listening(process, deadline):
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    pending = b""
+    end = time.monotonic() + deadline
+    try:
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise RuntimeError("no LISTENING line within %.0f s" % deadline)
+            if not selector.select(timeout=left):
+                continue
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                try:
+                    status = process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    status = "unknown: it closed its output"
+                raise RuntimeError("the server exited (status %s) before LISTENING" % status)
+            pending += chunk
+            match = re.search(rb"^LISTENING (\d+)\r?$", pending, re.M)
+            if match:
+                return int(match.group(1))
+    finally:
+        selector.close()
+
+
+def drain(stream, log_path):
+    with open(log_path, "ab") as log:
+        for line in iter(stream.readline, b""):
+            log.write(line)
+            log.flush()
+
+
+def run_crosscheck(crosscheck, entry, port, timeout, junit, log_path, deadline):
+    """crosscheck's exit code, or None when it overran `deadline` (it is then killed)."""
+    argv = [crosscheck, "remote", "--host", "127.0.0.1", "--port", str(port), "--profile", entry["profile"],
+            "--timeout", str(timeout), "--junit", junit] + entry.get("options", [])
+    with open(log_path, "wb") as log:
+        log.write(("$ %s\n" % " ".join(argv)).encode())
+        log.flush()
+        process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            return process.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            stop_group(process)
+
+
+# ---- the run ------------------------------------------------------------------------------------
+
+def check(entry, args, specific):
+    name = entry["name"]
+    junit = os.path.join(args.reports, name + ".xml")
+    for stale in (junit,):
+        if os.path.exists(stale):
+            os.remove(stale)
+    server = None
+    started = time.monotonic()
+    try:
+        try:
+            server, port = start_server(entry, os.path.join(args.reports, name + ".server.log"), args.start_deadline)
+        except (RuntimeError, OSError) as error:
+            return "server did not start", False, "%s (see its log in %s)" % (error, args.reports), 0.0
+        started = time.monotonic()
+        code = run_crosscheck(args.crosscheck, entry, port, args.timeout, junit,
+                              os.path.join(args.reports, name + ".crosscheck.log"), args.run_deadline)
+        elapsed = time.monotonic() - started
+        if code is None:
+            return "hang (over %.0f s)" % args.run_deadline, False, "crosscheck overran its deadline", elapsed
+        verdict, right, why = judge(entry, code, Report(junit), specific)
+        return verdict, right, why, elapsed
+    finally:
+        stop_group(server)
+
+
+def raise_stop(signum, frame):
+    raise Stop()
+
+
+def table_row(cells, widths):
+    return " | ".join(str(cell).ljust(width) for cell, width in zip(cells, widths)).rstrip()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Contract: Tests/Zoo/README.md. Logs and reports: reports/mutants/<name>.*")
+    parser.add_argument("--crosscheck", default=".build/debug/crosscheck", help="the crosscheck binary (default .build/debug/crosscheck)")
+    parser.add_argument("--registry", default="Tests/Zoo/zoo.json", help="the zoo registry (default Tests/Zoo/zoo.json)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="run only this server (repeatable, or comma-separated)")
+    parser.add_argument("--list", action="store_true", help="list the servers and their expected verdicts, run nothing")
+    parser.add_argument("--timeout", type=float, default=3.0, help="crosscheck remote --timeout (default 3)")
+    parser.add_argument("--run-deadline", type=float, default=300.0, help="seconds one crosscheck run may take before it is killed (default 300)")
+    parser.add_argument("--start-deadline", type=float, default=30.0, help="seconds a server may take to print LISTENING (default 30)")
+    parser.add_argument("--reports", default="reports/mutants", help="where reports and logs go (default reports/mutants)")
+    args = parser.parse_args(argv)
+
+    os.chdir(REPO)
+    try:
+        with open(args.registry) as handle:
+            registry = json.load(handle)
+        entries, specific = registry["servers"], registry.get("specific_findings", {})
+        if not all(where in ("failure", "audit") for where in specific.values()):
+            raise ValueError("specific_findings maps a text to \"failure\" or \"audit\"")
+        for entry in entries:
+            parse_expect(entry["expect"])
+    except (OSError, ValueError, KeyError) as error:
+        print("mutants: cannot read %s: %s" % (args.registry, error), file=sys.stderr)
+        return 64
+    if args.only:
+        wanted = {name for item in args.only for name in item.split(",") if name}
+        unknown = wanted - {entry["name"] for entry in entries}
+        if unknown:
+            print("mutants: no server named %s in %s (see --list)" % (", ".join(sorted(unknown)), args.registry), file=sys.stderr)
+            return 64
+        entries = [entry for entry in entries if entry["name"] in wanted]
+
+    if args.list:
+        widths = (max([len("server")] + [len(e["name"]) for e in entries]), 10, 7,
+                  max([len("expected")] + [len(e["expect"]) for e in entries]))
+        print(table_row(("server", "profile", "kind", "expected", "crosscheck options"), widths + (0,)))
+        for entry in entries:
+            print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"], " ".join(entry.get("options", [])) or "-"), widths + (0,)))
+        return 0
+
+    if not os.access(args.crosscheck, os.X_OK):
+        print("mutants: no crosscheck binary at %s; build it with `swift build --product crosscheck` "
+              "(or `make mutants`), or pass --crosscheck PATH" % args.crosscheck, file=sys.stderr)
+        return 69
+    os.makedirs(args.reports, exist_ok=True)
+    signal.signal(signal.SIGTERM, raise_stop)
+
+    widths = (max([len("server")] + [len(e["name"]) for e in entries]),
+              max([len("expected")] + [len(e["expect"]) for e in entries]), 50, 5, 6)
+    print(table_row(("server", "expected", "crosscheck's verdict", "", "time"), widths))
+    print("-+-".join("-" * width for width in widths))
+    wrong, reasons = 0, []
+    began = time.monotonic()
+    try:
+        for entry in entries:
+            verdict, right, why, elapsed = check(entry, args, specific)
+            print(table_row((entry["name"], entry["expect"], verdict, "OK" if right else "WRONG", "%.1f s" % elapsed), widths), flush=True)
+            if not right:
+                wrong += 1
+                reasons.append("%s: %s" % (entry["name"], why))
+    except (KeyboardInterrupt, Stop):
+        print("mutants: interrupted; every server started was stopped", file=sys.stderr)
+        return 130
+    print("%d servers, %d verdicts right, %d wrong, %.0f s" % (len(entries), len(entries) - wrong, wrong, time.monotonic() - began))
+    for reason in reasons:
+        print("  WRONG %s" % reason)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
