@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
-from . import aes_https, rsa_keys, rsa_socket
+from . import aes_cbc, aes_https, certs, https_shell, rsa_keys, rsa_socket, socket_shell
 from .errors import CryptoFailure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
@@ -138,10 +138,10 @@ def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
                    help="the digest extension: `Server: OK sha256=<hex>` proves the plaintext")
     p.add_argument("--max-message", type=_positive(int), default=rsa_socket.DEFAULT_MAX_MESSAGE, metavar="N",
                    help="largest message accepted, in bytes (default: 65536)")
-    p.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for a whole conversation, in seconds (default: 10)")
-    p.add_argument("--quiet-gap", type=_positive(float), default=0.3, metavar="S",
-                   help="legacy framing: silence that ends a message, in seconds (default: 0.3)")
+    p.add_argument("--timeout", type=_positive(float), default=socket_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for a whole conversation, in seconds (default: %(default)s)")
+    p.add_argument("--quiet-gap", type=_positive(float), default=socket_shell.DEFAULT_QUIET_GAP, metavar="S",
+                   help="legacy framing: silence that ends a message, in seconds (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,8 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what pi-to-phone encrypts (default: %(default)r)")
     s.add_argument("--quirk", choices=rsa_socket.SERVER_QUIRKS,
                    help="TEST ONLY: behave like a known-broken server")
-    s.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
-                   help="connections served at once; more are closed at once (default: 64)")
+    s.add_argument("--max-clients", type=_positive(int), default=socket_shell.DEFAULT_MAX_CLIENTS, metavar="N",
+                   help="connections served at once; more are closed at once (default: %(default)s)")
     s.add_argument("--quiet", action="store_true", help="no event log on stderr")
 
     h = serve_kinds.add_parser("aes-https", help="the AES-CBC JSON API over HTTPS",
@@ -175,10 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an account; repeatable (default: {DEFAULT_USER})")
     h.add_argument("--plain-http-for-tests", action="store_true",
                    help="TEST ONLY: serve plain HTTP, so a client's refusal of it can be checked")
-    h.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for the handshake and for each read, in seconds (default: 10)")
-    h.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
-                   help="connections served at once (default: 64)")
+    h.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for the handshake and for each read, in seconds (default: %(default)s)")
+    h.add_argument("--max-clients", type=_positive(int), default=https_shell.DEFAULT_MAX_CLIENTS, metavar="N",
+                   help="connections served at once (default: %(default)s)")
     h.add_argument("--quiet", action="store_true", help="no request log on stderr")
 
     client = commands.add_parser("client", help="run a Python client role",
@@ -205,8 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     a.add_argument("--params", default='{"message":"hello from python"}', metavar="JSON",
                    help="the JSON object to send (default: %(default)s)")
-    a.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for each connection, in seconds (default: 10)")
+    a.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for each connection, in seconds (default: %(default)s)")
 
     cert = commands.add_parser("certs", help="write the self-signed test certificates",
                                description="Write pinned/impostor/expired .crt.pem and .key.pem (test-only keys).")
@@ -218,8 +218,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve_rsa_socket(args: argparse.Namespace) -> int:
-    from . import socket_shell
-
     config = rsa_socket.ServerConfig(
         padding=args.padding, framing=args.framing, private_key=_rsa_key(args), max_message=args.max_message,
         digest=args.digest, message=args.message.encode("utf-8"), quirk=args.quirk)
@@ -229,8 +227,6 @@ def _serve_rsa_socket(args: argparse.Namespace) -> int:
 
 
 def _serve_aes_https(args: argparse.Namespace) -> int:
-    from . import https_shell
-
     context = None
     if not args.plain_http_for_tests:
         if not args.cert or not args.key:
@@ -247,8 +243,6 @@ def _serve_aes_https(args: argparse.Namespace) -> int:
 
 
 def _client_rsa_socket(args: argparse.Namespace) -> int:
-    from . import socket_shell
-
     private_key = _rsa_key(args) if args.direction == "pi-to-phone" else None
     config = rsa_socket.ClientConfig(
         direction=args.direction, padding=args.padding, framing=args.framing, max_message=args.max_message,
@@ -260,10 +254,8 @@ def _client_rsa_socket(args: argparse.Namespace) -> int:
 
 
 def _client_aes_https(args: argparse.Namespace) -> int:
-    from . import https_shell
-
     try:
-        params = aes_https.parse_json(args.params.encode("utf-8"))
+        params = aes_cbc.loads_strict(args.params.encode("utf-8"))
     except ValueError:
         raise _UsageError("--params is not JSON") from None
     if not isinstance(params, dict):
@@ -275,8 +267,6 @@ def _client_aes_https(args: argparse.Namespace) -> int:
 
 
 def _certs(args: argparse.Namespace) -> int:
-    from . import certs
-
     for path in certs.write_all(Path(args.out)):
         print(f"wrote {path}")
     return EXIT_OK

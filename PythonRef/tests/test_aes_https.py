@@ -206,7 +206,7 @@ def test_bodies_over_one_mib_are_413() -> None:
     for req in (post("/login", big), post("/secure-data", big, {"authorization": session.token})):
         resp = server.handle(req)
         assert (resp["status"], resp["body"]) == (413, b'{"error":"too large"}')
-    assert aes_https.preflight("POST", "/login", 10_000_000) == aes_https.too_large()
+    assert aes_https.preflight("POST", "/login", 10_000_000) == aes_https.refusal(413)
     assert aes_https.preflight("POST", "/login", aes_https.MAX_BODY) is None
 
 
