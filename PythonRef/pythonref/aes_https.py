@@ -13,6 +13,7 @@ import base64
 import hmac
 import json
 import os
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -90,6 +91,53 @@ def check_response(response: object) -> Response:
             "body": fields.opt("body", bytes, b"")}
 
 
+# ---- the login body: JSON or a form ---------------------------------------------------------------
+
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+_JSON_WHITESPACE = b" \t\r\n"
+_PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
+_BROKEN_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+
+
+def _form_unescape(part: bytes) -> str:
+    """`+` is a space, `%HH` a byte; then the bytes must be UTF-8. A `%` without two hex digits
+    after it is ValueError (a client that escapes `%` as it must never sends one)."""
+    if _BROKEN_ESCAPE.search(part):
+        raise ValueError("a % not followed by two hex digits")
+    raw = _PERCENT_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), part.replace(b"+", b" "))
+    return raw.decode("utf-8")  # strict: invalid UTF-8 (surrogates and overlongs included) is ValueError
+
+
+def parse_form(body: bytes) -> dict[str, str]:
+    """An application/x-www-form-urlencoded body: `name=value` pairs joined by `&` (empty pairs
+    skipped; no `=`: an empty value; a name given twice: the last one counts). ValueError for a
+    broken escape or bytes that are not UTF-8."""
+    fields: dict[str, str] = {}
+    for pair in body.split(b"&"):
+        if pair:
+            name, _, value = pair.partition(b"=")
+            fields[_form_unescape(name)] = _form_unescape(value)
+    return fields
+
+
+def read_credentials(body: bytes) -> Optional[tuple[str, str]]:
+    """The username and password of a login body, or None (a 400). The body decides how it is read,
+    whatever its Content-Type says: one that starts, after JSON whitespace, with `{` is JSON (a
+    client that posts JSON); any other is a form (seed 001's AFHTTPRequestSerializer). Both need
+    string `username` and `password`; other fields are ignored."""
+    try:
+        doc = (aes_cbc.loads_strict(body) if body.lstrip(_JSON_WHITESPACE).startswith(b"{")
+               else parse_form(body))
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    username, password = doc.get("username"), doc.get("password")
+    if not isinstance(username, str) or not isinstance(password, str):
+        return None
+    return username, password
+
+
 # ---- the server ----------------------------------------------------------------------------------
 
 
@@ -142,16 +190,11 @@ class AesHttpsServer:
         return self._secure_data(req["headers"].get("authorization"), req["body"])
 
     def _login(self, body: bytes) -> Response:
-        try:
-            doc = aes_cbc.loads_strict(body)
-        except ValueError:
+        credentials = read_credentials(body)
+        if credentials is None:
             return refusal(400)
-        if not isinstance(doc, dict) or not isinstance(doc.get("username"), str) or not isinstance(
-            doc.get("password"), str
-        ):
-            return refusal(400)
-        user = doc["username"].encode("utf-8", "surrogatepass")
-        given = doc["password"].encode("utf-8", "surrogatepass")
+        user = credentials[0].encode("utf-8", "surrogatepass")
+        given = credentials[1].encode("utf-8", "surrogatepass")
         expected = self._users.get(user)
         # Compare even for an unknown user, so both refusals take the same path.
         matches = hmac.compare_digest(given, expected if expected is not None else b"\x00" + given)
@@ -192,7 +235,27 @@ class Login:
     key: bytes  # derived from encryption_key by the key mode
 
 
-def login_request(username: str, password: str) -> Request:
+LOGIN_ENCODINGS = ("json", "form")
+# What AFNetworking's AFPercentEscapedStringFromString leaves unescaped: NSCharacterSet's
+# URLQueryAllowedCharacterSet less the RFC 3986 delimiters `:#[]@` and `!$&'()*+,;=` (it keeps `?`
+# and `/`, RFC 3986 section 3.4), i.e. ASCII letters and digits and `-._~/?`.
+_AF_UNESCAPED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?")
+
+
+def af_percent_escape(text: str) -> str:
+    """A form name or value as AFNetworking writes it: UTF-8, every other byte as `%HH` (upper case)."""
+    return "".join(chr(b) if b in _AF_UNESCAPED else f"%{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
+def login_request(username: str, password: str, encoding: str = "json") -> Request:
+    """POST /login: `json` as the reference client sends it, or `form` as seed 001's
+    `AFHTTPSessionManager().post(..., parameters:)` does (AFHTTPRequestSerializer: the parameters
+    sorted by name, `password=...&username=...`, percent-escaped, with its form Content-Type)."""
+    one_of("encoding", encoding, LOGIN_ENCODINGS)
+    if encoding == "form":
+        body = f"password={af_percent_escape(password)}&username={af_percent_escape(username)}"
+        return {"method": "POST", "path": LOGIN_PATH, "headers": {"content-type": FORM_CONTENT_TYPE},
+                "body": body.encode("ascii")}
     return {"method": "POST", "path": LOGIN_PATH, "headers": {"content-type": "application/json"},
             "body": _json({"username": username, "password": password})}
 

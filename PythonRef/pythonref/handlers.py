@@ -203,9 +203,9 @@ def _session_close(a: Fields) -> None:
 # ---- the aes-https client's steps (aes_https.py) -----------------------------------------------------
 
 
-@_op("aes-https.client.login_request", "username", "password")
+@_op("aes-https.client.login_request", "username", "password", "encoding")
 def _login_request(a: Fields) -> dict[str, object]:
-    return aes_https.login_request(a.req("username", str), a.req("password", str))
+    return aes_https.login_request(a.req("username", str), a.req("password", str), a.opt("encoding", str, "json"))
 
 
 @_op("aes-https.client.parse_login", "response", "key_mode")

@@ -274,7 +274,7 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "session.request": {"session": ok("session.open", {"role": "aes-https.server", "config": {"users": {}}})[
             "session"], "request": {"method": "POST", "path": "/login", "headers": {}, "body": b"{}"}},
         "session.close": {"session": ok("session.open", {"role": "aes-https.server", "config": {}})["session"]},
-        "aes-https.client.login_request": {"username": "u", "password": "p"},
+        "aes-https.client.login_request": {"username": "u", "password": "p", "encoding": "form"},
         "aes-https.client.parse_login": {"key_mode": "utf8-zeropad16", "response": {
             "status": 200, "headers": {}, "body": b'{"token":"t","encryptionKey":"abc"}'}},
         "aes-https.client.secure_request": {"token": "t", "key": KEY16, "params": {"a": [1]}, "iv": IV},

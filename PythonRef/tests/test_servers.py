@@ -15,6 +15,7 @@ import http.client
 import json
 import re
 import selectors
+import shutil
 import socket
 import ssl
 import subprocess
@@ -36,6 +37,7 @@ WAIT = 60.0  # every conversation deadline and client-side wait of the servers t
 SHORT_DEADLINE = 1.0  # the deadline-test servers' whole-conversation (rsa-socket) or read (HTTPS) deadline
 QUIET_GAP = 1.0  # legacy framing's end-of-message silence, for servers and clients alike
 USER = ("alice", "s3cret")
+SEED_USER = ("testuser", "p@ss w+rd/?&=ü")  # seed 001's user name; a password that needs escaping
 TEN_MB = 10 * 1024 * 1024
 
 
@@ -134,6 +136,14 @@ def https_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def https_deadline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """An HTTPS server with a short read deadline, for the deadline test only."""
     yield from _server(tmp_path_factory, "https-deadline", _https_args("pinned", SHORT_DEADLINE))
+
+
+@pytest.fixture(scope="module")
+def seed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Configured as seed 001's server: utf8-zeropad16 keys (a fresh one), its example account."""
+    yield from _server(tmp_path_factory, "seed", [
+        "aes-https", "--cert", str(TLS / "pinned.crt.pem"), "--key", str(TLS / "pinned.key.pem"),
+        "--key-mode", "utf8-zeropad16", "--user", ":".join(SEED_USER), "--timeout", str(WAIT)])
 
 
 @pytest.fixture(scope="module")
@@ -329,6 +339,8 @@ def test_cli_usage_errors_exit_64(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert exit_code("serve", "rsa-socket", "--key-bits", "100") == 64
     assert exit_code("client", "rsa-socket", "--padding", "rot13") == 64
     assert exit_code("client", "aes-https", "--url", "https://x", "--pin", "p", "--params", "[1]") == 64
+    assert exit_code("serve", "aes-https", "--plain-http-for-tests", "--key-mode", "utf8-zeropad16",
+                     "--encryption-key", "sixteen-bytes!!!") == 64  # a key the seed app cannot use
     assert exit_code("bogus") == 64
     assert exit_code() == 64
     capsys.readouterr()
@@ -498,3 +510,50 @@ def test_plain_http_mode_serves_without_tls(plain_server: Server) -> None:
 def test_https_server_handles_concurrent_clients(https_server: Server) -> None:
     with socket.create_connection(("127.0.0.1", https_server.port), timeout=WAIT):  # connected, no handshake
         assert https(https_server, "POST", "/login", b"{}")[0] == 400
+
+
+# ---- the seed app's requests over TLS (seed 001: AFNetworking) ------------------------------------
+
+
+def _seed_key(encryption_key: str) -> bytes:
+    """The seed's getCString into a 16-byte buffer (see test_aes_https): the key must fit with its NUL."""
+    raw = encryption_key.encode("utf-8")
+    assert len(raw) < 16, encryption_key
+    return raw.ljust(16, b"\x00")
+
+
+def test_the_seed_apps_login_and_secure_request_over_tls(seed_server: Server) -> None:
+    # The login exactly as AFHTTPRequestSerializer writes it: sorted, escaped, its form Content-Type.
+    form = b"password=p%40ss%20w%2Brd/?%26%3D%C3%BC&username=testuser"
+    status, headers, body = https(seed_server, "POST", "/login", form,
+                                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and headers["content-type"] == "application/json"  # what AFJSONResponseSerializer takes
+    login = json.loads(body)
+    key = _seed_key(login["encryptionKey"])
+    # The secure request as EncryptedJSONRequestSerializer sends it: the bare token, no Content-Type.
+    req = aes_https.secure_request(login["token"], key, {"example": "data"})
+    status, headers, body = https(seed_server, "POST", "/secure-data", req["body"], {"Authorization": login["token"]})
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert aes_https.parse_secure({"status": status, "headers": headers, "body": body}, key) == {
+        "echo": {"example": "data"}}
+    # The same server still takes a JSON login, and refuses a wrong form password with 401.
+    status, _, _ = https(seed_server, "POST", "/login", json.dumps(
+        {"username": SEED_USER[0], "password": SEED_USER[1]}).encode(), {"Content-Type": "application/json"})
+    assert status == 200
+    status, headers, body = https(seed_server, "POST", "/login", b"password=wrong&username=testuser",
+                                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, headers["content-type"], body) == (401, "application/json", b'{"error":"unauthorized"}')
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl on PATH (Debian package curl)")
+def test_curl_form_login_is_accepted(seed_server: Server) -> None:
+    """curl, a client written by others, sends the form login with --data-urlencode."""
+    done = subprocess.run(["curl", "-sS", "--max-time", str(WAIT), "--cacert", str(TLS / "pinned.crt.pem"),
+                           "--data-urlencode", f"password={SEED_USER[1]}", "--data-urlencode",
+                           f"username={SEED_USER[0]}", "-w", "\n%{http_code} %{content_type}",
+                           f"https://localhost:{seed_server.port}/login"], capture_output=True, text=True,
+                          timeout=2 * WAIT)
+    assert done.returncode == 0, done
+    body, status_line = done.stdout.rsplit("\n", 1)
+    assert status_line == "200 application/json"
+    assert set(json.loads(body)) == {"token", "encryptionKey"}

@@ -225,7 +225,7 @@ def test_session_and_client_ops_are_registered_like_every_other_op() -> None:
         "session.idle": ["session"],
         "session.request": ["session", "request"],
         "session.close": ["session"],
-        "aes-https.client.login_request": ["username", "password"],
+        "aes-https.client.login_request": ["username", "password", "encoding"],  # encoding: optional, "json" or "form"
         "aes-https.client.parse_login": ["response", "key_mode"],
         "aes-https.client.secure_request": ["token", "key", "params", "iv"],
         "aes-https.client.parse_secure": ["response", "key"],
