@@ -428,3 +428,11 @@ def test_utf8_zeropad16_servers_issue_keys_the_seed_app_can_use() -> None:
     assert info.value.kind == ErrorKind.KEY_DERIVATION and _seed_get_cstring_key("ünïcödé-keys") is None
     fifteen = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16", "ünïcödé-key"))
     assert fifteen.key == _seed_get_cstring_key("ünïcödé-key") == "ünïcödé-key".encode() + b"\x00"
+
+
+def test_credentials_are_compared_as_utf8_bytes() -> None:
+    """As the Swift server does (AESHTTPSSeedAppTests): canonically equivalent spellings differ."""
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig({"jos\u00e9": "caf\u00e9"}))
+    assert server.handle(post("/login", b"password=caf%C3%A9&username=jos%C3%A9"))["status"] == 200
+    assert server.handle(post("/login", b"password=cafe%CC%81&username=jos%C3%A9"))["status"] == 401
+    assert server.handle(post("/login", b"password=caf%C3%A9&username=jose%CC%81"))["status"] == 401

@@ -4,8 +4,8 @@ import XCTest
 import WireCrypto
 
 final class RSASocketConversationTests: XCTestCase {
-    nonisolated(unsafe) static let serverKey = try! RSAPrivateKey(bits: 1024)
-    nonisolated(unsafe) static let clientKey = try! RSAPrivateKey(bits: 1024)
+    static let serverKey = try! RSAPrivateKey(bits: 1024)
+    static let clientKey = try! RSAPrivateKey(bits: 1024)
     static let paddings: [RSAEncryptionPadding] = [._WEAK_AND_INSECURE_PKCS_V1_5, .oaepSHA1, .oaepSHA256]
     static let deliveries: [Conversation.Delivery] = [.whole, .joined, .chunks(1), .chunks(7)]
 
@@ -96,7 +96,7 @@ final class RSASocketConversationTests: XCTestCase {
 }
 
 final class RSASocketServerRobustnessTests: XCTestCase {
-    nonisolated(unsafe) static let key = try! RSAPrivateKey(bits: 1024)
+    static let key = try! RSAPrivateKey(bits: 1024)
 
     func feed(_ chunks: [Data], framing: Framing = .legacy, idleAfter: Bool = true, quirk: RSASocketServerQuirk? = nil) -> [SessionAction] {
         let server = RSASocketServer(config: RSASocketServerConfig(padding: .oaepSHA256, framing: framing, maxMessage: 1024, privateKey: Self.key, quirk: quirk))
