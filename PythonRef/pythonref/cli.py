@@ -1,10 +1,11 @@
-"""`python3 -m pythonref`: the reference servers, the Python client roles, and the test certificates.
+"""`python3 -m pythonref`: the reference servers, the Python client roles, and certificates.
 
     serve rsa-socket    the Raspberry Pi server (TCP)
     serve aes-https     the AES-CBC JSON API over HTTPS
     client rsa-socket   one conversation as the phone, against any rsa-socket server
     client aes-https    login + one secure-data round trip against any aes-https server, pinned
-    certs               write the self-signed test certificates
+    server-cert         make the Pi's own certificate and key for its host name
+    certs               write the self-signed test certificates (test-only keys)
 
 Exit status: 0 success, 1 a conversation or check failed, 64 usage error (also an unusable key or
 certificate file). Servers print one line `listening on HOST:PORT` to stdout once bound (`--port 0`
@@ -105,6 +106,21 @@ def _user(text: str) -> tuple[str, str]:
     return name, password
 
 
+def _users_file(path: str) -> list[tuple[str, str]]:
+    try:
+        text = _read(path, "users file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise _UsageError(f"users file {path!r} is not UTF-8") from None
+    accounts = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.startswith("#"):
+            try:
+                accounts.append(_user(line))
+            except argparse.ArgumentTypeError:
+                raise _UsageError(f"users file {path!r}, line {number}: expected NAME:PASSWORD") from None
+    return accounts
+
+
 def _read(path: str, what: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -147,7 +163,7 @@ def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python3 -m pythonref", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,certs}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs}")
 
     serve = commands.add_parser("serve", help="run a reference server", description="Run a reference server.")
     serve_kinds = serve.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
@@ -172,7 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     h.add_argument("--encryption-key", metavar="S", help="the encryptionKey string (default: a fresh one)")
     h.add_argument("--user", type=_user, action="append", metavar="NAME:PASSWORD",
-                   help=f"an account; repeatable (default: {DEFAULT_USER})")
+                   help=f"an account; repeatable (default, with no --users-file either: {DEFAULT_USER})")
+    h.add_argument("--users-file", metavar="FILE",
+                   help="accounts, one NAME:PASSWORD a line (blank lines and lines starting with # skipped); "
+                        "under systemd, a credential: --users-file ${CREDENTIALS_DIRECTORY}/users")
     h.add_argument("--plain-http-for-tests", action="store_true",
                    help="TEST ONLY: serve plain HTTP, so a client's refusal of it can be checked")
     h.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
@@ -208,6 +227,22 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
                    help="deadline for each connection, in seconds (default: %(default)s)")
 
+    sc = commands.add_parser("server-cert", help="make the Pi's certificate and key for its host name",
+                             description="Make a fresh RSA-2048 key and a self-signed certificate for the server's "
+                                         "host name(s), as iOS accepts TLS server certificates (SHA-256, the names "
+                                         "in subjectAltName, serverAuth, at most 825 days). Writes server.crt.pem "
+                                         "(for the server and `crosscheck remote --pin`), server.crt.der (what the "
+                                         "app bundles) and server.key.pem (mode 0600), and prints the "
+                                         "certificate's SHA-256 fingerprint.")
+    sc.add_argument("--host", required=True, action="append", metavar="NAME",
+                    help="a name clients use for the server: a host name (raspberrypi.local) or an IP address; "
+                         "repeatable, the first is the CN")
+    sc.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
+    sc.add_argument("--days", type=_positive(int), default=certs.MAX_SERVER_DAYS, metavar="N",
+                    help=f"validity in days, at most {certs.MAX_SERVER_DAYS} (default: %(default)s)")
+    sc.add_argument("--force", action="store_true",
+                    help="replace existing files (the app must then bundle the new certificate)")
+
     cert = commands.add_parser("certs", help="write the self-signed test certificates",
                                description="Write pinned/impostor/expired .crt.pem and .key.pem (test-only keys).")
     cert.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
@@ -235,7 +270,8 @@ def _serve_aes_https(args: argparse.Namespace) -> int:
             context = https_shell.server_ssl_context(args.cert, args.key)
         except (OSError, ValueError) as exc:
             raise _UsageError(f"cannot load --cert/--key: {exc}") from None
-    users = dict(args.user or [_user(DEFAULT_USER)])
+    accounts = (args.user or []) + (_users_file(args.users_file) if args.users_file else [])
+    users = dict(accounts or [_user(DEFAULT_USER)])
     app = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(users, args.key_mode, args.encryption_key))
     https_shell.serve(app, args.host, args.port, ssl_context=context, timeout=args.timeout,
                       max_clients=args.max_clients, ready=_ready, log=_stderr_logger(args.quiet))
@@ -266,8 +302,19 @@ def _client_aes_https(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _server_cert(args: argparse.Namespace) -> int:
+    try:
+        paths, fingerprint = certs.write_server_cert(Path(args.out), args.host, args.days, args.force)
+    except (ValueError, FileExistsError) as exc:
+        raise _UsageError(str(exc)) from None
+    for path in paths:
+        print(f"wrote {path}")
+    print(f"SHA-256 fingerprint {fingerprint}")
+    return EXIT_OK
+
+
 def _certs(args: argparse.Namespace) -> int:
-    for path in certs.write_all(Path(args.out)):
+    for path in certs.write_test_certs(Path(args.out)):
         print(f"wrote {path}")
     return EXIT_OK
 
@@ -285,6 +332,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ("serve", "aes-https"): _serve_aes_https,
         ("client", "rsa-socket"): _client_rsa_socket,
         ("client", "aes-https"): _client_aes_https,
+        ("server-cert", None): _server_cert,
         ("certs", None): _certs,
     }[(args.command, getattr(args, "profile", None))]
     try:

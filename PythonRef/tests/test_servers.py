@@ -11,6 +11,8 @@ on servers of their own with short deadlines that no other test uses."""
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import http.client
 import json
 import re
@@ -25,7 +27,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from pythonref import aes_https, cli, https_shell, rsa_keys, socket_shell
 from pythonref import rsa_socket as rs
@@ -44,11 +49,12 @@ TEN_MB = 10 * 1024 * 1024
 class Server:
     """`python3 -m pythonref serve ...` on 127.0.0.1 port 0; `port` once it said it is listening."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
+    def __init__(self, args: list[str], log: Path, serve: bool = True) -> None:
+        """`serve`: the arguments after `serve` (then on 127.0.0.1, any port); else those after `serve` as given."""
         self.log = log
+        command = [PYTHON, "-m", "pythonref", "serve", *args] + (["--host", "127.0.0.1", "--port", "0"] if serve else [])
         with open(log, "wb") as err:
-            self.proc = subprocess.Popen([PYTHON, "-m", "pythonref", "serve", *args, "--host", "127.0.0.1", "--port", "0"],
-                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
+            self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
         assert self.proc.stdout is not None
         with selectors.DefaultSelector() as sel:
             sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -355,6 +361,85 @@ def test_certs_command_writes_the_six_files(tmp_path: Path, capsys: pytest.Captu
     assert cli.main(["certs", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"{n}.{kind}.pem" for n in ("pinned", "impostor", "expired") for kind in ("crt", "key"))
+
+
+def test_server_cert_command_makes_what_the_pi_the_app_and_pin_need(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "etc-pythonref"
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--host", "192.168.1.20", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert sorted(p.name for p in out.iterdir()) == ["server.crt.der", "server.crt.pem", "server.key.pem"]
+    assert (out / "server.key.pem").stat().st_mode & 0o777 == 0o600
+    pem, der = (out / "server.crt.pem").read_bytes(), (out / "server.crt.der").read_bytes()
+    cert = x509.load_der_x509_certificate(der)
+    assert cert == x509.load_pem_x509_certificate(pem)
+    assert printed[-1] == f"SHA-256 fingerprint {hashlib.sha256(der).hexdigest()}"
+    # What iOS requires of a TLS server certificate (see certs.py): names in SAN, serverAuth, <= 825 days, RSA 2048, SHA-256.
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert san.get_values_for_type(x509.DNSName) == ["raspberrypi.local"]
+    assert [str(ip) for ip in san.get_values_for_type(x509.IPAddress)] == ["192.168.1.20"]
+    assert ExtendedKeyUsageOID.SERVER_AUTH in cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    assert cert.not_valid_after - cert.not_valid_before <= datetime.timedelta(days=825)  # naive UTC in pyca 38
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert cert.not_valid_before < now < cert.not_valid_after
+    assert cert.public_key().key_size == 2048 and isinstance(cert.signature_hash_algorithm, hashes.SHA256)
+    key = serialization.load_pem_private_key((out / "server.key.pem").read_bytes(), None)
+    assert key.public_key().public_numbers() == cert.public_key().public_numbers()  # type: ignore[union-attr]
+    # An existing certificate is kept (the app bundles it) unless --force.
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(out)]) == 64
+    assert (out / "server.crt.der").read_bytes() == der
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(out), "--force"]) == 0
+    assert (out / "server.crt.der").read_bytes() != der and (out / "server.key.pem").stat().st_mode & 0o777 == 0o600
+    for bad in (["--host", "bad host!"], ["--host", "pi.local", "--days", "826"], ["--host", ""]):
+        assert cli.main(["server-cert", *bad, "--out", str(tmp_path / "other")]) == 64, bad
+
+
+def _unit_exec_start(unit: str) -> list[str]:
+    lines = [line for line in (ROOT.parent / "deploy" / unit).read_text().splitlines() if line.startswith("ExecStart=")]
+    assert len(lines) == 1
+    return lines[0].removeprefix("ExecStart=").split()
+
+
+def test_the_aes_https_unit_runs_with_its_credentials(tmp_path: Path) -> None:
+    """deploy/pythonref-aes-https.service's ExecStart as systemd runs it: certificate, key and accounts
+    from $CREDENTIALS_DIRECTORY (here a folder standing in for it), made by `server-cert`."""
+    credentials = tmp_path / "credentials"
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(credentials)]) == 0
+    (credentials / "users").write_text("# the Pi's accounts\n\ntestuser:p@ss:word\n")
+    command = [arg.replace("${CREDENTIALS_DIRECTORY}", str(credentials)) for arg in _unit_exec_start(
+        "pythonref-aes-https.service")]
+    assert command[:5] == ["/usr/bin/python3", "-m", "pythonref", "serve", "aes-https"]
+    args = command[4:]  # from the profile on, after `serve`
+    for option, value in (("--host", "127.0.0.1"), ("--port", "0")):  # loopback, any free port
+        args[args.index(option) + 1] = value
+    server = Server(args, tmp_path / "unit.log", serve=False)
+    try:
+        done = _cli("client", "aes-https", "--url", f"https://127.0.0.1:{server.port}", "--pin",
+                    str(credentials / "server.crt.pem"), "--server-name", "raspberrypi.local",
+                    "--user", "testuser:p@ss:word", "--timeout", str(WAIT))
+        assert done.returncode == 0, done
+        assert json.loads(done.stdout.splitlines()[-1])["echo-matches"] is True
+        wrong = _cli("client", "aes-https", "--url", f"https://127.0.0.1:{server.port}", "--pin",
+                     str(credentials / "server.crt.pem"), "--server-name", "raspberrypi.local",
+                     "--user", "user:password", "--timeout", str(WAIT))
+        assert wrong.returncode == 1 and '"status": 401' in wrong.stdout  # the default account is not there
+    finally:
+        server.stop()
+
+
+def test_the_rsa_socket_unit_runs(tmp_path: Path, client_pem: bytes) -> None:
+    command = _unit_exec_start("pythonref-rsa-socket.service")
+    assert command[:5] == ["/usr/bin/python3", "-m", "pythonref", "serve", "rsa-socket"]
+    args = command[4:]  # from the profile on, after `serve`
+    for option, value in (("--host", "127.0.0.1"), ("--port", "0")):
+        args[args.index(option) + 1] = value
+    server = Server(args, tmp_path / "unit.log", serve=False)
+    try:
+        config = rs.ClientConfig(direction="phone-to-pi", padding="pkcs1", framing="legacy", plaintext=b"unit")
+        events = socket_shell.run_client(config, "127.0.0.1", server.port, timeout=WAIT, quiet_gap=QUIET_GAP)
+        assert rs.conversation_succeeded("phone-to-pi", events), events
+    finally:
+        server.stop()
 
 
 # ---- aes-https over TLS --------------------------------------------------------------------------
