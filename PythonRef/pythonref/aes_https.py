@@ -29,7 +29,6 @@ MAX_TOKENS = 10_000  # issued tokens kept; the oldest is forgotten first
 LOGIN_PATH = "/login"
 SECURE_PATH = "/secure-data"
 PATHS = (LOGIN_PATH, SECURE_PATH)
-KEY_MODES = aes_cbc.KDF_MODES
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -148,7 +147,7 @@ def new_encryption_key(key_mode: str) -> str:
         return secrets.token_urlsafe(9)
     if key_mode == "base64-raw":
         return base64.b64encode(os.urandom(32)).decode("ascii")
-    raise unsupported("key mode", key_mode, KEY_MODES)
+    raise unsupported("key mode", key_mode, aes_cbc.KEY_DERIVATION_MODES)
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ class AesHttpsConfig:
         users = typed("users", self.users, dict)
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in users.items()):
             raise bad_input("users must be a dict of str username -> str password")
-        one_of("key_mode", self.key_mode, KEY_MODES)
+        one_of("key_mode", self.key_mode, aes_cbc.KEY_DERIVATION_MODES)
         check_field(self, "encryption_key", str, optional=True)
 
 

@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--port", type=_port, default=8443, help="TCP port (default: 8443; 0: any free)")
     h.add_argument("--cert", metavar="FILE", help="server certificate (PEM); required unless --plain-http-for-tests")
     h.add_argument("--key", metavar="FILE", help="its private key (PEM); required unless --plain-http-for-tests")
-    h.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+    h.add_argument("--key-mode", choices=aes_cbc.KEY_DERIVATION_MODES, default="base64-raw",
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     h.add_argument("--encryption-key", metavar="S", help="the encryptionKey string (default: a fresh one)")
     h.add_argument("--user", type=_user, action="append", metavar="NAME:PASSWORD",
@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--server-name", metavar="NAME", help="name to verify the certificate for (default: the URL's host)")
     a.add_argument("--user", type=_user, default=_user(DEFAULT_USER), metavar="NAME:PASSWORD",
                    help=f"credentials (default: {DEFAULT_USER})")
-    a.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+    a.add_argument("--key-mode", choices=aes_cbc.KEY_DERIVATION_MODES, default="base64-raw",
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     a.add_argument("--params", default='{"message":"hello from python"}', metavar="JSON",
                    help="the JSON object to send (default: %(default)s)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -13,41 +12,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from pythonref import handlers, rsa_keys, sessions
 from pythonref import rsa_socket as rs
 
+from op_calls import err, ok
+
 PLAINTEXT = b"in-process plaintext"
 USERS = {"alice": "pw"}
 KEY_B64 = base64.b64encode(bytes(range(16))).decode()
-
-
-def _boundary(value: object) -> None:
-    """Only bytes, str, int, bool, None, list and str-keyed dict may cross to Swift."""
-    if isinstance(value, (bytes, str, int, bool)) or value is None:
-        return
-    if isinstance(value, list):
-        for item in value:
-            _boundary(item)
-        return
-    assert isinstance(value, dict), type(value)
-    for k, v in value.items():
-        assert isinstance(k, str)
-        _boundary(v)
-
-
-def call(op: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = handlers.handle(op, args)
-    _boundary(result)
-    return result
-
-
-def ok(op: str, args: dict[str, Any]) -> Any:
-    result = call(op, args)
-    assert "ok" in result, result
-    return result["ok"]
-
-
-def err(op: str, args: dict[str, Any]) -> str:
-    result = call(op, args)
-    assert "err" in result and result["detail"], result
-    return str(result["err"])
 
 
 @pytest.fixture(scope="module")
