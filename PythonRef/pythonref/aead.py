@@ -14,7 +14,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
 from .aes_cbc import strict_b64decode
-from .errors import CryptoFailure, ErrorKind
+from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 NONCE = 12
 TAG = 16
@@ -25,7 +25,7 @@ _KEY_SIZES = {"aes-gcm": (16, 24, 32), "chachapoly": (32,)}
 
 def _cipher(alg: str, key: bytes) -> AESGCM | ChaCha20Poly1305:
     if alg not in ALGS:
-        raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown AEAD algorithm {alg!r}; known: {', '.join(ALGS)}")
+        raise unsupported("AEAD algorithm", alg, ALGS)
     sizes = _KEY_SIZES[alg]
     if len(key) not in sizes:
         allowed = ", ".join(str(s) for s in sizes)
@@ -56,7 +56,7 @@ def open_combined(alg: str, key: bytes, combined: bytes, aad: bytes | None = Non
 
 def generate_symkey(bits: int) -> bytes:
     if bits not in SYMKEY_BITS:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"bits must be 128, 192 or 256, got {bits}")
+        raise bad_input(f"bits must be 128, 192 or 256, got {bits}")
     return os.urandom(bits // 8)
 
 

@@ -16,11 +16,11 @@ import re
 from cryptography.hazmat.primitives import padding as sympad
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from .errors import CryptoFailure, ErrorKind
+from .errors import CryptoFailure, ErrorKind, unsupported
 
 BLOCK = 16
 AES_KEY_SIZES = (16, 24, 32)
-KDF_MODES = ("utf8-zeropad16", "base64-raw")
+KEY_DERIVATION_MODES = ("utf8-zeropad16", "base64-raw")
 
 
 def strict_b64decode(text: str | bytes) -> bytes:
@@ -165,4 +165,4 @@ def derive_key(mode: str, encryption_key: str) -> bytes:
                 ErrorKind.KEY_DERIVATION, f"base64-raw: key decodes to {len(raw)} bytes; must be 16, 24 or 32"
             )
         return raw
-    raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown key derivation mode {mode!r}; known: {', '.join(KDF_MODES)}")
+    raise unsupported("key derivation mode", mode, KEY_DERIVATION_MODES)

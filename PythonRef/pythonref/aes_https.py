@@ -13,6 +13,7 @@ import base64
 import hmac
 import json
 import os
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -20,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from . import aes_cbc
-from .errors import CryptoFailure, ErrorKind
+from .checks import Fields, check_field, one_of, typed
+from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 MAX_BODY = 1 << 20  # bodies over 1 MiB are refused with 413
 MAX_TOKENS = 10_000  # issued tokens kept; the oldest is forgotten first
 LOGIN_PATH = "/login"
 SECURE_PATH = "/secure-data"
 PATHS = (LOGIN_PATH, SECURE_PATH)
-KEY_MODES = aes_cbc.KDF_MODES
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -37,94 +38,103 @@ def _json(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
-def _answer(status: int, doc: object, **extra_headers: str) -> Response:
-    return {"status": status, "headers": {"content-type": "application/json", **extra_headers}, "body": _json(doc)}
+# Every refusal's status and its one fixed body text (the HTTPS shell's own refusals included).
+ERROR_TEXT = {400: "bad request", 401: "unauthorized", 404: "not found", 405: "method not allowed",
+              413: "too large", 414: "uri too long", 431: "headers too large", 501: "not implemented",
+              505: "http version not supported"}
 
 
-def unauthorized() -> Response:
-    return _answer(401, {"error": "unauthorized"})
+def json_answer(status: int, body: bytes, **extra_headers: str) -> Response:
+    return {"status": status, "headers": {"content-type": "application/json", **extra_headers}, "body": body}
 
 
-def bad_request() -> Response:
-    return _answer(400, {"error": "bad request"})
-
-
-def not_found() -> Response:
-    return _answer(404, {"error": "not found"})
-
-
-def method_not_allowed() -> Response:
-    return _answer(405, {"error": "method not allowed"}, allow="POST")
-
-
-def too_large() -> Response:
-    return _answer(413, {"error": "too large"})
-
-
-def parse_json(body: bytes) -> object:
-    """Strict JSON from UTF-8 bytes (aes_cbc.loads_strict); raises ValueError for anything else."""
-    return aes_cbc.loads_strict(body)
+def refusal(status: int) -> Response:
+    """`{"error": <text>}` for a status of ERROR_TEXT; 405 also says `allow: POST`."""
+    extra = {"allow": "POST"} if status == 405 else {}
+    return json_answer(status, _json({"error": ERROR_TEXT.get(status, "error")}), **extra)
 
 
 def preflight(method: str, path: str, content_length: int) -> Optional[Response]:
     """The answers that need no body: 404, 405, 413. A shell calls this before reading a body,
     so an over-long one is refused without being read."""
     if path not in PATHS:
-        return not_found()
+        return refusal(404)
     if method != "POST":
-        return method_not_allowed()
+        return refusal(405)
     if content_length > MAX_BODY:
-        return too_large()
+        return refusal(413)
     return None
 
 
 # ---- requests and responses as dicts -------------------------------------------------------------
 
 
-def _bad_input(detail: str) -> CryptoFailure:
-    return CryptoFailure(ErrorKind.BAD_INPUT, detail)
-
-
 def _headers(value: object, what: str) -> dict[str, str]:
-    if not isinstance(value, Mapping):
-        raise _bad_input(f"{what} headers must be a dict, got {type(value).__name__}")
-    out: dict[str, str] = {}
-    for k, v in value.items():
-        if not isinstance(k, str) or not isinstance(v, str):
-            raise _bad_input(f"{what} header names and values must be str")
-        out[k.lower()] = v
-    return out
+    headers = typed(f"{what} headers", value, dict)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise bad_input(f"{what} header names and values must be str")
+    return {k.lower(): v for k, v in headers.items()}
 
 
 def check_request(request: object) -> Request:
     """A request dict in canonical form (header names lowercased), or BadInput."""
-    if not isinstance(request, Mapping):
-        raise _bad_input(f"request must be a dict, got {type(request).__name__}")
-    unknown = sorted(str(k) for k in request if k not in ("method", "path", "headers", "body"))
-    if unknown:
-        raise _bad_input(f"unknown request field(s) {unknown}")
-    method, path, body = request.get("method"), request.get("path"), request.get("body", b"")
-    if not isinstance(method, str) or not isinstance(path, str):
-        raise _bad_input("request method and path must be str")
-    if not isinstance(body, (bytes, bytearray)):
-        raise _bad_input(f"request body must be bytes, got {type(body).__name__}")
-    return {"method": method, "path": path, "headers": _headers(request.get("headers", {}), "request"),
-            "body": bytes(body)}
+    fields = Fields(request, ("method", "path", "headers", "body"), "request field")
+    return {"method": fields.req("method", str), "path": fields.req("path", str),
+            "headers": _headers(fields.opt("headers", dict, {}), "request"), "body": fields.opt("body", bytes, b"")}
 
 
 def check_response(response: object) -> Response:
     """A response dict in canonical form (header names lowercased), or BadInput."""
-    if not isinstance(response, Mapping):
-        raise _bad_input(f"response must be a dict, got {type(response).__name__}")
-    unknown = sorted(str(k) for k in response if k not in ("status", "headers", "body"))
-    if unknown:
-        raise _bad_input(f"unknown response field(s) {unknown}")
-    status, body = response.get("status"), response.get("body", b"")
-    if isinstance(status, bool) or not isinstance(status, int):
-        raise _bad_input("response status must be an int")
-    if not isinstance(body, (bytes, bytearray)):
-        raise _bad_input(f"response body must be bytes, got {type(body).__name__}")
-    return {"status": status, "headers": _headers(response.get("headers", {}), "response"), "body": bytes(body)}
+    fields = Fields(response, ("status", "headers", "body"), "response field")
+    return {"status": fields.req("status", int), "headers": _headers(fields.opt("headers", dict, {}), "response"),
+            "body": fields.opt("body", bytes, b"")}
+
+
+# ---- the login body: JSON or a form ---------------------------------------------------------------
+
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+_JSON_WHITESPACE = b" \t\r\n"
+_PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
+_BROKEN_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+
+
+def _form_unescape(part: bytes) -> str:
+    """`+` is a space, `%HH` a byte; then the bytes must be UTF-8. A `%` without two hex digits
+    after it is ValueError (a client that escapes `%` as it must never sends one)."""
+    if _BROKEN_ESCAPE.search(part):
+        raise ValueError("a % not followed by two hex digits")
+    raw = _PERCENT_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), part.replace(b"+", b" "))
+    return raw.decode("utf-8")  # strict: invalid UTF-8 (surrogates and overlongs included) is ValueError
+
+
+def parse_form(body: bytes) -> dict[str, str]:
+    """An application/x-www-form-urlencoded body: `name=value` pairs joined by `&` (empty pairs
+    skipped; no `=`: an empty value; a name given twice: the last one counts). ValueError for a
+    broken escape or bytes that are not UTF-8."""
+    fields: dict[str, str] = {}
+    for pair in body.split(b"&"):
+        if pair:
+            name, _, value = pair.partition(b"=")
+            fields[_form_unescape(name)] = _form_unescape(value)
+    return fields
+
+
+def read_credentials(body: bytes) -> Optional[tuple[str, str]]:
+    """The username and password of a login body, or None (a 400). The body decides how it is read,
+    whatever its Content-Type says: one that starts, after JSON whitespace, with `{` is JSON (a
+    client that posts JSON); any other is a form (seed 001's AFHTTPRequestSerializer). Both need
+    string `username` and `password`; other fields are ignored."""
+    try:
+        doc = (aes_cbc.loads_strict(body) if body.lstrip(_JSON_WHITESPACE).startswith(b"{")
+               else parse_form(body))
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    username, password = doc.get("username"), doc.get("password")
+    if not isinstance(username, str) or not isinstance(password, str):
+        return None
+    return username, password
 
 
 # ---- the server ----------------------------------------------------------------------------------
@@ -132,33 +142,34 @@ def check_response(response: object) -> Response:
 
 def new_encryption_key(key_mode: str) -> str:
     """A fresh `encryptionKey` string for a mode: 12 random characters (utf8-zeropad16, a password
-    really) or base64 of 32 random bytes (base64-raw)."""
+    really, short enough for the seed's 16-byte buffer) or base64 of 32 random bytes (base64-raw)."""
     if key_mode == "utf8-zeropad16":
         return secrets.token_urlsafe(9)
     if key_mode == "base64-raw":
         return base64.b64encode(os.urandom(32)).decode("ascii")
-    raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown key mode {key_mode!r}; known: {', '.join(KEY_MODES)}")
+    raise unsupported("key mode", key_mode, aes_cbc.KEY_DERIVATION_MODES)
 
 
 @dataclass(frozen=True)
 class AesHttpsConfig:
+    """A server's configuration, checked when made (BadInput / Unsupported)."""
+
     users: Mapping[str, str] = field(default_factory=dict)  # username -> password
     key_mode: str = "base64-raw"
     encryption_key: Optional[str] = None  # None: a fresh one for the mode
+
+    def __post_init__(self) -> None:
+        users = typed("users", self.users, dict)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in users.items()):
+            raise bad_input("users must be a dict of str username -> str password")
+        one_of("key_mode", self.key_mode, aes_cbc.KEY_DERIVATION_MODES)
+        check_field(self, "encryption_key", str, optional=True)
 
 
 class AesHttpsServer:
     """`handle(request) -> response`; its only state is the tokens it has issued (bounded)."""
 
     def __init__(self, config: AesHttpsConfig) -> None:
-        if not isinstance(config.users, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in config.users.items()
-        ):
-            raise _bad_input("users must be a dict of str username -> str password")
-        if not isinstance(config.key_mode, str):
-            raise _bad_input("key_mode must be a str")
-        if config.encryption_key is not None and not isinstance(config.encryption_key, str):
-            raise _bad_input("encryption_key must be a str")
         self.encryption_key = (config.encryption_key if config.encryption_key is not None
                                else new_encryption_key(config.key_mode))
         self.key = aes_cbc.derive_key(config.key_mode, self.encryption_key)
@@ -178,27 +189,22 @@ class AesHttpsServer:
         return self._secure_data(req["headers"].get("authorization"), req["body"])
 
     def _login(self, body: bytes) -> Response:
-        try:
-            doc = parse_json(body)
-        except ValueError:
-            return bad_request()
-        if not isinstance(doc, dict) or not isinstance(doc.get("username"), str) or not isinstance(
-            doc.get("password"), str
-        ):
-            return bad_request()
-        user = doc["username"].encode("utf-8", "surrogatepass")
-        given = doc["password"].encode("utf-8", "surrogatepass")
+        credentials = read_credentials(body)
+        if credentials is None:
+            return refusal(400)
+        user = credentials[0].encode("utf-8", "surrogatepass")
+        given = credentials[1].encode("utf-8", "surrogatepass")
         expected = self._users.get(user)
         # Compare even for an unknown user, so both refusals take the same path.
         matches = hmac.compare_digest(given, expected if expected is not None else b"\x00" + given)
         if expected is None or not matches:
-            return unauthorized()
+            return refusal(401)
         token = secrets.token_hex(16)
         with self._lock:
             self._tokens[token] = None
             while len(self._tokens) > MAX_TOKENS:
                 self._tokens.popitem(last=False)
-        return _answer(200, {"token": token, "encryptionKey": self.encryption_key})
+        return json_answer(200, _json({"token": token, "encryptionKey": self.encryption_key}))
 
     def _known(self, token: Optional[str]) -> bool:
         if not token:
@@ -208,15 +214,14 @@ class AesHttpsServer:
 
     def _secure_data(self, token: Optional[str], body: bytes) -> Response:
         if not self._known(token):
-            return unauthorized()
+            return refusal(401)
         try:
-            params = parse_json(aes_cbc.open_envelope(self.key, body))
+            params = aes_cbc.loads_strict(aes_cbc.open_envelope(self.key, body))
         except (CryptoFailure, ValueError):
-            return bad_request()  # one answer for every cause: no padding oracle by content
+            return refusal(400)  # one answer for every cause: no padding oracle by content
         if not isinstance(params, dict):
-            return bad_request()
-        return {"status": 200, "headers": {"content-type": "application/json"},
-                "body": aes_cbc.seal_envelope(self.key, _json({"echo": params}))}
+            return refusal(400)
+        return json_answer(200, aes_cbc.seal_envelope(self.key, _json({"echo": params})))
 
 
 # ---- the client ----------------------------------------------------------------------------------
@@ -229,7 +234,27 @@ class Login:
     key: bytes  # derived from encryption_key by the key mode
 
 
-def login_request(username: str, password: str) -> Request:
+LOGIN_ENCODINGS = ("json", "form")
+# What AFNetworking's AFPercentEscapedStringFromString leaves unescaped: NSCharacterSet's
+# URLQueryAllowedCharacterSet less the RFC 3986 delimiters `:#[]@` and `!$&'()*+,;=` (it keeps `?`
+# and `/`, RFC 3986 section 3.4), i.e. ASCII letters and digits and `-._~/?`.
+_AF_UNESCAPED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?")
+
+
+def af_percent_escape(text: str) -> str:
+    """A form name or value as AFNetworking writes it: UTF-8, every other byte as `%HH` (upper case)."""
+    return "".join(chr(b) if b in _AF_UNESCAPED else f"%{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
+def login_request(username: str, password: str, encoding: str = "json") -> Request:
+    """POST /login: `json` as the reference client sends it, or `form` as seed 001's
+    `AFHTTPSessionManager().post(..., parameters:)` does (AFHTTPRequestSerializer: the parameters
+    sorted by name, `password=...&username=...`, percent-escaped, with its form Content-Type)."""
+    one_of("encoding", encoding, LOGIN_ENCODINGS)
+    if encoding == "form":
+        body = f"password={af_percent_escape(password)}&username={af_percent_escape(username)}"
+        return {"method": "POST", "path": LOGIN_PATH, "headers": {"content-type": FORM_CONTENT_TYPE},
+                "body": body.encode("ascii")}
     return {"method": "POST", "path": LOGIN_PATH, "headers": {"content-type": "application/json"},
             "body": _json({"username": username, "password": password})}
 
@@ -237,11 +262,11 @@ def login_request(username: str, password: str) -> Request:
 def _ok_json(response: Response, what: str) -> object:
     resp = check_response(response)
     if resp["status"] != 200:
-        raise _bad_input(f"{what} answered status {resp['status']}, not 200")
+        raise bad_input(f"{what} answered status {resp['status']}, not 200")
     try:
-        return parse_json(resp["body"])
+        return aes_cbc.loads_strict(resp["body"])
     except ValueError:
-        raise _bad_input(f"{what} answered a body that is not JSON") from None
+        raise bad_input(f"{what} answered a body that is not JSON") from None
 
 
 def parse_login(response: Response, key_mode: str) -> Login:
@@ -251,20 +276,19 @@ def parse_login(response: Response, key_mode: str) -> Login:
     if not isinstance(doc, dict) or not isinstance(doc.get("token"), str) or not isinstance(
         doc.get("encryptionKey"), str
     ):
-        raise _bad_input('login answered JSON without string "token" and "encryptionKey"')
+        raise bad_input('login answered JSON without string "token" and "encryptionKey"')
     if not doc["token"]:
-        raise _bad_input("login answered an empty token")
+        raise bad_input("login answered an empty token")
     return Login(doc["token"], doc["encryptionKey"], aes_cbc.derive_key(key_mode, doc["encryptionKey"]))
 
 
 def secure_request(token: str, key: bytes, params: Mapping[str, object], iv: Optional[bytes] = None) -> Request:
     """POST /secure-data with the bare token and the envelope of JSON(params), a fresh IV unless given."""
-    if not isinstance(params, Mapping):
-        raise _bad_input(f"params must be a dict, got {type(params).__name__}")
+    params = typed("params", params, dict)
     try:
-        plaintext = json.dumps(dict(params), separators=(",", ":"), allow_nan=False).encode("utf-8")
+        plaintext = json.dumps(params, separators=(",", ":"), allow_nan=False).encode("utf-8")
     except (TypeError, ValueError) as exc:
-        raise _bad_input(f"params are not JSON-serializable: {exc}") from None
+        raise bad_input(f"params are not JSON-serializable: {exc}") from None
     return {"method": "POST", "path": SECURE_PATH,
             "headers": {"authorization": token, "content-type": "application/json"},
             "body": aes_cbc.seal_envelope(key, plaintext, iv)}
@@ -275,10 +299,10 @@ def parse_secure(response: Response, key: bytes) -> dict[str, object]:
     Envelope failures keep their kinds (BadEnvelope, BadLength, BadPadding, BadKey)."""
     resp = check_response(response)
     if resp["status"] != 200:
-        raise _bad_input(f"secure-data answered status {resp['status']}, not 200")
+        raise bad_input(f"secure-data answered status {resp['status']}, not 200")
     plaintext = aes_cbc.open_envelope(key, resp["body"])
     try:
-        doc = parse_json(plaintext)
+        doc = aes_cbc.loads_strict(plaintext)
     except ValueError:
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, "the envelope's plaintext is not JSON") from None
     if not isinstance(doc, dict):

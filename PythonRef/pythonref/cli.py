@@ -1,10 +1,11 @@
-"""`python3 -m pythonref`: the reference servers, the Python client roles, and the test certificates.
+"""`python3 -m pythonref`: the reference servers, the Python client roles, and certificates.
 
     serve rsa-socket    the Raspberry Pi server (TCP)
     serve aes-https     the AES-CBC JSON API over HTTPS
     client rsa-socket   one conversation as the phone, against any rsa-socket server
     client aes-https    login + one secure-data round trip against any aes-https server, pinned
-    certs               write the self-signed test certificates
+    server-cert         make the Pi's own certificate and key for its host name
+    certs               write the self-signed test certificates (test-only keys)
 
 Exit status: 0 success, 1 a conversation or check failed, 64 usage error (also an unusable key or
 certificate file). Servers print one line `listening on HOST:PORT` to stdout once bound (`--port 0`
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
-from . import aes_https, rsa_keys, rsa_socket
+from . import aes_cbc, aes_https, certs, https_shell, rsa_keys, rsa_socket, socket_shell
 from .errors import CryptoFailure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
@@ -105,6 +106,21 @@ def _user(text: str) -> tuple[str, str]:
     return name, password
 
 
+def _users_file(path: str) -> list[tuple[str, str]]:
+    try:
+        text = _read(path, "users file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise _UsageError(f"users file {path!r} is not UTF-8") from None
+    accounts = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.startswith("#"):
+            try:
+                accounts.append(_user(line))
+            except argparse.ArgumentTypeError:
+                raise _UsageError(f"users file {path!r}, line {number}: expected NAME:PASSWORD") from None
+    return accounts
+
+
 def _read(path: str, what: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -138,16 +154,16 @@ def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
                    help="the digest extension: `Server: OK sha256=<hex>` proves the plaintext")
     p.add_argument("--max-message", type=_positive(int), default=rsa_socket.DEFAULT_MAX_MESSAGE, metavar="N",
                    help="largest message accepted, in bytes (default: 65536)")
-    p.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for a whole conversation, in seconds (default: 10)")
-    p.add_argument("--quiet-gap", type=_positive(float), default=0.3, metavar="S",
-                   help="legacy framing: silence that ends a message, in seconds (default: 0.3)")
+    p.add_argument("--timeout", type=_positive(float), default=socket_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for a whole conversation, in seconds (default: %(default)s)")
+    p.add_argument("--quiet-gap", type=_positive(float), default=socket_shell.DEFAULT_QUIET_GAP, metavar="S",
+                   help="legacy framing: silence that ends a message, in seconds (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python3 -m pythonref", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,certs}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs}")
 
     serve = commands.add_parser("serve", help="run a reference server", description="Run a reference server.")
     serve_kinds = serve.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
@@ -158,8 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what pi-to-phone encrypts (default: %(default)r)")
     s.add_argument("--quirk", choices=rsa_socket.SERVER_QUIRKS,
                    help="TEST ONLY: behave like a known-broken server")
-    s.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
-                   help="connections served at once; more are closed at once (default: 64)")
+    s.add_argument("--max-clients", type=_positive(int), default=socket_shell.DEFAULT_MAX_CLIENTS, metavar="N",
+                   help="connections served at once; more are closed at once (default: %(default)s)")
     s.add_argument("--quiet", action="store_true", help="no event log on stderr")
 
     h = serve_kinds.add_parser("aes-https", help="the AES-CBC JSON API over HTTPS",
@@ -168,17 +184,20 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--port", type=_port, default=8443, help="TCP port (default: 8443; 0: any free)")
     h.add_argument("--cert", metavar="FILE", help="server certificate (PEM); required unless --plain-http-for-tests")
     h.add_argument("--key", metavar="FILE", help="its private key (PEM); required unless --plain-http-for-tests")
-    h.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+    h.add_argument("--key-mode", choices=aes_cbc.KEY_DERIVATION_MODES, default="base64-raw",
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     h.add_argument("--encryption-key", metavar="S", help="the encryptionKey string (default: a fresh one)")
     h.add_argument("--user", type=_user, action="append", metavar="NAME:PASSWORD",
-                   help=f"an account; repeatable (default: {DEFAULT_USER})")
+                   help=f"an account; repeatable (default, with no --users-file either: {DEFAULT_USER})")
+    h.add_argument("--users-file", metavar="FILE",
+                   help="accounts, one NAME:PASSWORD a line (blank lines and lines starting with # skipped); "
+                        "under systemd, a credential: --users-file ${CREDENTIALS_DIRECTORY}/users")
     h.add_argument("--plain-http-for-tests", action="store_true",
                    help="TEST ONLY: serve plain HTTP, so a client's refusal of it can be checked")
-    h.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for the handshake and for each read, in seconds (default: 10)")
-    h.add_argument("--max-clients", type=_positive(int), default=64, metavar="N",
-                   help="connections served at once (default: 64)")
+    h.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for the handshake and for each read, in seconds (default: %(default)s)")
+    h.add_argument("--max-clients", type=_positive(int), default=https_shell.DEFAULT_MAX_CLIENTS, metavar="N",
+                   help="connections served at once (default: %(default)s)")
     h.add_argument("--quiet", action="store_true", help="no request log on stderr")
 
     client = commands.add_parser("client", help="run a Python client role",
@@ -201,12 +220,28 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--server-name", metavar="NAME", help="name to verify the certificate for (default: the URL's host)")
     a.add_argument("--user", type=_user, default=_user(DEFAULT_USER), metavar="NAME:PASSWORD",
                    help=f"credentials (default: {DEFAULT_USER})")
-    a.add_argument("--key-mode", choices=aes_https.KEY_MODES, default="base64-raw",
+    a.add_argument("--key-mode", choices=aes_cbc.KEY_DERIVATION_MODES, default="base64-raw",
                    help="how encryptionKey becomes the AES key (default: base64-raw)")
     a.add_argument("--params", default='{"message":"hello from python"}', metavar="JSON",
                    help="the JSON object to send (default: %(default)s)")
-    a.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
-                   help="deadline for each connection, in seconds (default: 10)")
+    a.add_argument("--timeout", type=_positive(float), default=https_shell.DEFAULT_TIMEOUT, metavar="S",
+                   help="deadline for each connection, in seconds (default: %(default)s)")
+
+    sc = commands.add_parser("server-cert", help="make the Pi's certificate and key for its host name",
+                             description="Make a fresh RSA-2048 key and a self-signed certificate for the server's "
+                                         "host name(s), as iOS accepts TLS server certificates (SHA-256, the names "
+                                         "in subjectAltName, serverAuth, at most 825 days). Writes server.crt.pem "
+                                         "(for the server and `crosscheck remote --pin`), server.crt.der (what the "
+                                         "app bundles) and server.key.pem (mode 0600), and prints the "
+                                         "certificate's SHA-256 fingerprint.")
+    sc.add_argument("--host", required=True, action="append", metavar="NAME",
+                    help="a name clients use for the server: a host name (raspberrypi.local) or an IP address; "
+                         "repeatable, the first is the CN")
+    sc.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
+    sc.add_argument("--days", type=_positive(int), default=certs.MAX_SERVER_DAYS, metavar="N",
+                    help=f"validity in days, at most {certs.MAX_SERVER_DAYS} (default: %(default)s)")
+    sc.add_argument("--force", action="store_true",
+                    help="replace existing files (the app must then bundle the new certificate)")
 
     cert = commands.add_parser("certs", help="write the self-signed test certificates",
                                description="Write pinned/impostor/expired .crt.pem and .key.pem (test-only keys).")
@@ -218,8 +253,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve_rsa_socket(args: argparse.Namespace) -> int:
-    from . import socket_shell
-
     config = rsa_socket.ServerConfig(
         padding=args.padding, framing=args.framing, private_key=_rsa_key(args), max_message=args.max_message,
         digest=args.digest, message=args.message.encode("utf-8"), quirk=args.quirk)
@@ -229,8 +262,6 @@ def _serve_rsa_socket(args: argparse.Namespace) -> int:
 
 
 def _serve_aes_https(args: argparse.Namespace) -> int:
-    from . import https_shell
-
     context = None
     if not args.plain_http_for_tests:
         if not args.cert or not args.key:
@@ -239,7 +270,8 @@ def _serve_aes_https(args: argparse.Namespace) -> int:
             context = https_shell.server_ssl_context(args.cert, args.key)
         except (OSError, ValueError) as exc:
             raise _UsageError(f"cannot load --cert/--key: {exc}") from None
-    users = dict(args.user or [_user(DEFAULT_USER)])
+    accounts = (args.user or []) + (_users_file(args.users_file) if args.users_file else [])
+    users = dict(accounts or [_user(DEFAULT_USER)])
     app = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(users, args.key_mode, args.encryption_key))
     https_shell.serve(app, args.host, args.port, ssl_context=context, timeout=args.timeout,
                       max_clients=args.max_clients, ready=_ready, log=_stderr_logger(args.quiet))
@@ -247,8 +279,6 @@ def _serve_aes_https(args: argparse.Namespace) -> int:
 
 
 def _client_rsa_socket(args: argparse.Namespace) -> int:
-    from . import socket_shell
-
     private_key = _rsa_key(args) if args.direction == "pi-to-phone" else None
     config = rsa_socket.ClientConfig(
         direction=args.direction, padding=args.padding, framing=args.framing, max_message=args.max_message,
@@ -260,10 +290,8 @@ def _client_rsa_socket(args: argparse.Namespace) -> int:
 
 
 def _client_aes_https(args: argparse.Namespace) -> int:
-    from . import https_shell
-
     try:
-        params = aes_https.parse_json(args.params.encode("utf-8"))
+        params = aes_cbc.loads_strict(args.params.encode("utf-8"))
     except ValueError:
         raise _UsageError("--params is not JSON") from None
     if not isinstance(params, dict):
@@ -274,10 +302,19 @@ def _client_aes_https(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
-def _certs(args: argparse.Namespace) -> int:
-    from . import certs
+def _server_cert(args: argparse.Namespace) -> int:
+    try:
+        paths, fingerprint = certs.write_server_cert(Path(args.out), args.host, args.days, args.force)
+    except (ValueError, FileExistsError) as exc:
+        raise _UsageError(str(exc)) from None
+    for path in paths:
+        print(f"wrote {path}")
+    print(f"SHA-256 fingerprint {fingerprint}")
+    return EXIT_OK
 
-    for path in certs.write_all(Path(args.out)):
+
+def _certs(args: argparse.Namespace) -> int:
+    for path in certs.write_test_certs(Path(args.out)):
         print(f"wrote {path}")
     return EXIT_OK
 
@@ -295,6 +332,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ("serve", "aes-https"): _serve_aes_https,
         ("client", "rsa-socket"): _client_rsa_socket,
         ("client", "aes-https"): _client_aes_https,
+        ("server-cert", None): _server_cert,
         ("certs", None): _certs,
     }[(args.command, getattr(args, "profile", None))]
     try:

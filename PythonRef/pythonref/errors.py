@@ -1,4 +1,4 @@
-"""Error kinds shared by every module, and the one exception used internally.
+"""Error kinds shared by every module, the one exception used internally, and its constructors.
 
 The kinds are the exact strings that cross the boundary in `{"err": kind}`;
 `CryptoFailure` never leaves the package: `handlers.handle` turns it into data.
@@ -7,6 +7,7 @@ The kinds are the exact strings that cross the boundary in `{"err": kind}`;
 from __future__ import annotations
 
 from enum import Enum
+from typing import Iterable
 
 
 class ErrorKind(str, Enum):
@@ -34,3 +35,13 @@ class CryptoFailure(Exception):
         super().__init__(f"{kind.value}: {detail}")
         self.kind = kind
         self.detail = detail
+
+
+def bad_input(detail: str) -> CryptoFailure:
+    """A call that is malformed in itself: a missing, unknown or mistyped argument, a value out of range."""
+    return CryptoFailure(ErrorKind.BAD_INPUT, detail)
+
+
+def unsupported(what: str, value: object, known: Iterable[str]) -> CryptoFailure:
+    """A name this implementation does not know (a padding, mode, algorithm, format, role…)."""
+    return CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown {what} {value!r}; known: {', '.join(known)}")

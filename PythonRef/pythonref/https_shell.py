@@ -27,11 +27,6 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_CLIENTS = 64
 Log = Callable[[dict[str, object]], None]
 
-_ERROR_TEXT = {400: "bad request", 404: "not found", 405: "method not allowed", 413: "too large",
-               414: "uri too long", 431: "headers too large", 501: "not implemented",
-               505: "http version not supported"}
-
-
 class _Handler(BaseHTTPRequestHandler):
     server: "AesHttpsHttpServer"
     server_version = "pythonref"
@@ -55,8 +50,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
         """The base class's errors (bad request line, headers too long…) as JSON like all others."""
-        self._respond({"status": code, "headers": {"content-type": "application/json"},
-                       "body": aes_https._json({"error": _ERROR_TEXT.get(code, "error")})})
+        self._respond(aes_https.refusal(code))
 
     def _respond(self, response: Mapping[str, Any]) -> None:
         self.close_connection = True
@@ -102,7 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
             length, length_ok = 0, False
         early = aes_https.preflight(method, path, length if length_ok else 0)
         if early is None and (not length_ok or self.headers.get("transfer-encoding") is not None):
-            early = aes_https.bad_request()  # no chunked bodies: a Content-Length is required
+            early = aes_https.refusal(400)  # no chunked bodies: a Content-Length is required
         if early is not None:
             self._respond(early)
             return
@@ -115,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             response = self.server.app.handle({"method": method, "path": path, "headers": headers, "body": body})
         except CryptoFailure:
-            response = aes_https.bad_request()
+            response = aes_https.refusal(400)
         self._respond(response)
 
 

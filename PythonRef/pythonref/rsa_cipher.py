@@ -15,7 +15,7 @@ from typing import Callable
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding as asym
 
-from .errors import CryptoFailure, ErrorKind
+from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 from .rsa_keys import PrivateKey, PublicKey
 
 PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256", "oaep")
@@ -51,24 +51,24 @@ class _Scheme:
 
 def _check_padding(name: str) -> None:
     if name not in PADDINGS:
-        raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown padding {name!r}; known: {', '.join(PADDINGS)}")
+        raise unsupported("padding", name, PADDINGS)
 
 
 def _hash(name: str | None, argument: str) -> hashes.HashAlgorithm:
     if name is None:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"padding 'oaep' needs {argument} (one of {', '.join(OAEP_HASHES)})")
+        raise bad_input(f"padding 'oaep' needs {argument} (one of {', '.join(OAEP_HASHES)})")
     if name not in OAEP_HASHES:
-        raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown {argument} {name!r}; known: {', '.join(OAEP_HASHES)}")
+        raise unsupported(argument, name, OAEP_HASHES)
     return OAEP_HASHES[name]()
 
 
 def _scheme(name: str, label: bytes | None, hash_name: str | None = None, mgf1_hash: str | None = None) -> _Scheme:
     _check_padding(name)
     if name != "oaep" and (hash_name is not None or mgf1_hash is not None):
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"hash and mgf1_hash are only for padding 'oaep', not {name}")
+        raise bad_input(f"hash and mgf1_hash are only for padding 'oaep', not {name}")
     if name == "pkcs1":
         if label:
-            raise CryptoFailure(ErrorKind.BAD_INPUT, "a label is only meaningful with OAEP, not pkcs1")
+            raise bad_input("a label is only meaningful with OAEP, not pkcs1")
         return _Scheme(name, asym.PKCS1v15(), _OVERHEAD[name])
     if name == "oaep":
         algo, mgf = _hash(hash_name, "hash"), _hash(mgf1_hash, "mgf1_hash")
@@ -104,7 +104,7 @@ def max_plaintext(bits: int, padding: str, hash_name: str | None = None, mgf1_ha
     """k - overhead; negative when the key is too small for the padding at all."""
     scheme = _scheme(padding, None, hash_name, mgf1_hash)
     if bits < 1:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"bits must be positive, got {bits}")
+        raise bad_input(f"bits must be positive, got {bits}")
     return modulus_bytes(bits) - scheme.overhead
 
 

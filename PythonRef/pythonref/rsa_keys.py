@@ -15,7 +15,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .errors import CryptoFailure, ErrorKind
+from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 PublicKey = rsa.RSAPublicKey
 PrivateKey = rsa.RSAPrivateKey
@@ -239,9 +239,9 @@ def load_public(data: bytes, passphrase: bytes | None = None) -> PublicKey:
 
 def generate(bits: int, e: int = 65537) -> PrivateKey:
     if not MIN_BITS <= bits <= MAX_BITS:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"bits must be in {MIN_BITS}..{MAX_BITS}, got {bits}")
+        raise bad_input(f"bits must be in {MIN_BITS}..{MAX_BITS}, got {bits}")
     if e not in ALLOWED_EXPONENTS:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"e must be one of {ALLOWED_EXPONENTS}, got {e}")
+        raise bad_input(f"e must be one of {ALLOWED_EXPONENTS}, got {e}")
     return rsa.generate_private_key(public_exponent=e, key_size=bits)
 
 
@@ -267,13 +267,13 @@ def export_public(key: PublicKey, fmt: str) -> bytes:
     if fmt in ("pkcs1-pem", "pkcs1-der"):
         der = key.public_bytes(ser.Encoding.DER, ser.PublicFormat.PKCS1)
         return ios_pem("RSA PUBLIC KEY", der) if fmt == "pkcs1-pem" else der
-    raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown public key format {fmt!r}; known: {', '.join(PUBLIC_FORMATS)}")
+    raise unsupported("public key format", fmt, PUBLIC_FORMATS)
 
 
 def export_private(key: PrivateKey, fmt: str, export_passphrase: bytes | None = None) -> bytes:
     if fmt == "pkcs8-pem-encrypted":
         if not export_passphrase:
-            raise CryptoFailure(ErrorKind.BAD_INPUT, "pkcs8-pem-encrypted needs a non-empty export_passphrase")
+            raise bad_input("pkcs8-pem-encrypted needs a non-empty export_passphrase")
         return key.private_bytes(
             ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.BestAvailableEncryption(export_passphrase)
         )
@@ -283,10 +283,8 @@ def export_private(key: PrivateKey, fmt: str, export_passphrase: bytes | None = 
         "pkcs1-pem": (ser.Encoding.PEM, ser.PrivateFormat.TraditionalOpenSSL),
     }
     if fmt not in table:
-        raise CryptoFailure(
-            ErrorKind.UNSUPPORTED, f"unknown private key format {fmt!r}; known: {', '.join(PRIVATE_FORMATS)}"
-        )
+        raise unsupported("private key format", fmt, PRIVATE_FORMATS)
     if export_passphrase:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"export_passphrase is only for pkcs8-pem-encrypted, not {fmt}")
+        raise bad_input(f"export_passphrase is only for pkcs8-pem-encrypted, not {fmt}")
     encoding, fmt_ = table[fmt]
     return key.private_bytes(encoding, fmt_, ser.NoEncryption())

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Union
 
 from . import rsa_cipher, rsa_keys
-from .errors import CryptoFailure, ErrorKind
+from .checks import check_field, one_of, typed
+from .errors import CryptoFailure, ErrorKind, bad_input
 
 PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 FRAMINGS = ("legacy", "framed")
@@ -82,6 +83,8 @@ def action_to_dict(action: Action) -> dict[str, object]:
 
 @dataclass(frozen=True)
 class ServerConfig:
+    """A server's configuration, checked when made (BadInput / Unsupported)."""
+
     padding: str
     framing: str
     private_key: bytes  # PEM (or DER) of the server's RSA private key
@@ -90,9 +93,19 @@ class ServerConfig:
     message: bytes = DEFAULT_MESSAGE  # what the server encrypts for pi-to-phone
     quirk: Optional[str] = None  # test-only broken behaviour, one of SERVER_QUIRKS
 
+    def __post_init__(self) -> None:
+        _check_common(self)
+        check_field(self, "private_key", bytes)
+        check_field(self, "message", bytes)
+        if self.quirk is not None:
+            one_of("quirk", self.quirk, SERVER_QUIRKS)
+
 
 @dataclass(frozen=True)
 class ClientConfig:
+    """A client's configuration, checked when made: pi-to-phone needs `private_key`, phone-to-pi
+    needs `plaintext`."""
+
     direction: str
     padding: str
     framing: str
@@ -103,30 +116,26 @@ class ClientConfig:
     key_format: str = "spki-pem"
     quirk: Optional[str] = None  # test-only broken behaviour, one of CLIENT_QUIRKS
 
-
-def _choice(name: str, value: object, allowed: tuple[str, ...], optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    if not isinstance(value, str):
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"{name} must be a str, got {type(value).__name__}")
-    if value not in allowed:
-        raise CryptoFailure(ErrorKind.UNSUPPORTED, f"unknown {name} {value!r}; known: {', '.join(allowed)}")
-
-
-def _check_common(padding: object, framing: object, max_message: object, digest: object) -> None:
-    _choice("padding", padding, PADDINGS)
-    _choice("framing", framing, FRAMINGS)
-    if isinstance(max_message, bool) or not isinstance(max_message, int) or not 1 <= max_message <= 1 << 30:
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"max_message must be an int in 1..2^30, got {max_message!r}")
-    if not isinstance(digest, bool):
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"digest must be a bool, got {type(digest).__name__}")
+    def __post_init__(self) -> None:
+        one_of("direction", self.direction, DIRECTIONS)
+        _check_common(self)
+        one_of("key_format", self.key_format, KEY_FORMATS)
+        if self.quirk is not None:
+            one_of("quirk", self.quirk, CLIENT_QUIRKS)
+        check_field(self, "private_key", bytes, optional=True)
+        check_field(self, "plaintext", bytes, optional=True)
+        if self.direction == "pi-to-phone" and self.private_key is None:
+            raise bad_input("a pi-to-phone client needs private_key")
+        if self.direction == "phone-to-pi" and self.plaintext is None:
+            raise bad_input("a phone-to-pi client needs plaintext")
 
 
-def _check_bytes(name: str, value: object, optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    if not isinstance(value, bytes):
-        raise CryptoFailure(ErrorKind.BAD_INPUT, f"{name} must be bytes, got {type(value).__name__}")
+def _check_common(config: Union[ServerConfig, ClientConfig]) -> None:
+    one_of("padding", config.padding, PADDINGS)
+    one_of("framing", config.framing, FRAMINGS)
+    if not 1 <= typed("max_message", config.max_message, int) <= 1 << 30:
+        raise bad_input(f"max_message must be in 1..2^30, got {config.max_message}")
+    typed("digest", config.digest, bool)
 
 
 def frame(payload: bytes, framing: str) -> bytes:
@@ -405,10 +414,6 @@ class RsaSocketServer:
     (pi-to-phone) quit; any failure: `Server: ERROR`, close. Reads nothing after closing."""
 
     def __init__(self, config: ServerConfig) -> None:
-        _check_common(config.padding, config.framing, config.max_message, config.digest)
-        _check_bytes("private_key", config.private_key)
-        _check_bytes("message", config.message)
-        _choice("quirk", config.quirk, SERVER_QUIRKS, optional=True)
         self._config = config
         self._key = rsa_keys.load_private(config.private_key)
         self._k = rsa_cipher.modulus_bytes(self._key.key_size)
@@ -508,22 +513,12 @@ class RsaSocketClient:
     pi-to-phone: client key, ciphertext, quit, stopped. Failures: a `failed` event and close."""
 
     def __init__(self, config: ClientConfig) -> None:
-        _choice("direction", config.direction, DIRECTIONS)
-        _check_common(config.padding, config.framing, config.max_message, config.digest)
-        _choice("key_format", config.key_format, KEY_FORMATS)
-        _choice("quirk", config.quirk, CLIENT_QUIRKS, optional=True)
-        _check_bytes("private_key", config.private_key, optional=True)
-        _check_bytes("plaintext", config.plaintext, optional=True)
         self._config = config
         self._key: Optional[rsa_keys.PrivateKey] = None
-        if config.direction == "pi-to-phone":
-            if config.private_key is None:
-                raise CryptoFailure(ErrorKind.BAD_INPUT, "a pi-to-phone client needs private_key")
+        if config.direction == "pi-to-phone" and config.private_key is not None:
             self._key = rsa_keys.load_private(config.private_key)
             self._state = "ciphertext"
         else:
-            if config.plaintext is None:
-                raise CryptoFailure(ErrorKind.BAD_INPUT, "a phone-to-pi client needs plaintext")
             self._state = "server key"
         self._reader = _Reader(config.framing, config.max_message)
         self._started = False

@@ -30,8 +30,9 @@ EventSink = Callable[[Event], None]
 def drive(sock: socket.socket, machine: rsa_socket.Machine, *, legacy: bool, timeout: float, quiet_gap: float,
           on_event: EventSink) -> str:
     """Run one machine on one connected socket until it closes, the peer closes, or the deadline.
-    Returns why it stopped: "closed" (the machine closed), "eof", "deadline" or "io error: ...".
-    Never raises for anything the peer does."""
+    Returns what ended it: "closed" (the machine closed on its own), "eof" (the peer closed; the
+    machine had a last `idle()`), "deadline" (the conversation deadline came; the same last
+    `idle()`), or "io error: ...". Never raises for anything the peer does."""
     deadline = time.monotonic() + timeout
 
     def perform(actions: list[Action]) -> None:
@@ -50,16 +51,18 @@ def drive(sock: socket.socket, machine: rsa_socket.Machine, *, legacy: bool, tim
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 perform(machine.idle())
-                return "closed" if machine.closed else "deadline"
+                return "deadline"
             sock.settimeout(min(remaining, quiet_gap) if legacy else remaining)
             try:
                 data = sock.recv(READ_SIZE)
-            except socket.timeout:
+            except socket.timeout:  # a quiet gap (legacy), or the deadline
                 perform(machine.idle())
+                if time.monotonic() >= deadline:
+                    return "deadline"
                 continue
             if not data:
                 perform(machine.idle())  # whatever is buffered is all there will be
-                return "closed" if machine.closed else "eof"
+                return "eof"
             perform(machine.receive(data))
         return "closed"
     except OSError as exc:

@@ -206,7 +206,7 @@ def test_bodies_over_one_mib_are_413() -> None:
     for req in (post("/login", big), post("/secure-data", big, {"authorization": session.token})):
         resp = server.handle(req)
         assert (resp["status"], resp["body"]) == (413, b'{"error":"too large"}')
-    assert aes_https.preflight("POST", "/login", 10_000_000) == aes_https.too_large()
+    assert aes_https.preflight("POST", "/login", 10_000_000) == aes_https.refusal(413)
     assert aes_https.preflight("POST", "/login", aes_https.MAX_BODY) is None
 
 
@@ -306,3 +306,133 @@ def test_secure_request_refuses_params_that_are_not_json() -> None:
         with pytest.raises(CryptoFailure) as info:
             aes_https.secure_request("t", bytes(16), params)  # type: ignore[arg-type]
         assert info.value.kind == ErrorKind.BAD_INPUT
+
+
+# ---- what the seed app sends (seed 001, AFNetworking) --------------------------------------------
+#
+# AFHTTPSessionManager's default AFHTTPRequestSerializer sends the login parameters as a form,
+# sorted by name and escaped by AFPercentEscapedStringFromString (AFNetworking's
+# AFURLRequestSerialization.m): ASCII letters, digits and -._~/? stay, every other UTF-8 byte is %HH.
+# The bodies below are written out by hand from those rules, not made with the code under test.
+
+SEED_USERS = {"testuser": "testpassword", "ana maría": "p@ss w+rd/?&=ü", "x": ""}
+
+
+@pytest.mark.parametrize("body, user", [
+    (b"password=testpassword&username=testuser", "testuser"),  # seed 001's own example account
+    (b"password=p%40ss%20w%2Brd/?%26%3D%C3%BC&username=ana%20mar%C3%ADa", "ana maría"),
+    (b"password=p%40ss+w%2Brd/?%26%3D%c3%bc&username=ana+mar%c3%ada", "ana maría"),  # + as space, lower-case hex
+    (b"username=testuser&password=testpassword", "testuser"),  # any order
+    (b"&username=testuser&&password=testpassword&", "testuser"),  # empty pairs skipped
+    (b"username=nobody&password=testpassword&username=testuser", "testuser"),  # the last one counts
+    (b"password=testpassword&username=testuser&remember=1&flag", "testuser"),  # other fields ignored
+    (b"password&username=x", "x"),  # no "=": an empty value
+    (b"password=&username=x", "x"),
+    (b"%70assword=testpassword&%75sername=testuser", "testuser"),  # escaped names
+])
+def test_a_form_encoded_login_is_accepted(body: bytes, user: str) -> None:
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16"))
+    for content_type in ("application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8",
+                         None, "text/plain"):  # the body decides, not the Content-Type
+        resp = server.handle(post("/login", body, {"content-type": content_type} if content_type else {}))
+        assert resp["status"] == 200, (body, content_type, resp)
+        assert resp["headers"] == {"content-type": "application/json"}
+        assert set(json.loads(resp["body"])) == {"token", "encryptionKey"}
+
+
+@pytest.mark.parametrize("body, status", [
+    (b"password=wrong&username=testuser", 401),
+    (b"password=testpassword&username=TestUser", 401),
+    (b"password=testpassword%20&username=testuser", 401),
+    (b"password=testpassword", 400),  # no username
+    (b"username=testuser", 400),
+    (b"", 400),
+    (b"testuser:testpassword", 400),
+    (b"password=test%GGpassword&username=testuser", 400),  # a broken escape
+    (b"password=testpassword%&username=testuser", 400),
+    (b"password=testpassword%4&username=testuser", 400),
+    (b"password=%FF&username=testuser", 400),  # not UTF-8
+    (b"password=%ED%A0%80&username=testuser", 400),  # an encoded surrogate is not UTF-8 either
+    (b"password=%C0%AF&username=testuser", 400),  # nor an overlong form
+    (b'["testuser","testpassword"]', 400),
+    (b'  {"username":"testuser","password":"testpassword"', 400),  # starts like JSON: read as JSON
+])
+def test_a_form_login_that_is_wrong_or_malformed_is_refused(body: bytes, status: int) -> None:
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16"))
+    resp = server.handle(post("/login", body, {"content-type": "application/x-www-form-urlencoded"}))
+    assert (resp["status"], resp["body"]) == (status, BAD_REQUEST if status == 400 else UNAUTHORIZED)
+    assert resp["headers"] == {"content-type": "application/json"}
+
+
+def test_json_login_is_read_as_json_whatever_its_content_type() -> None:
+    server = make()
+    body = b' \r\n\t{"username":"alice","password":"correct horse"}'
+    for headers in ({"content-type": "application/json"}, {"content-type": "application/x-www-form-urlencoded"}, {}):
+        assert server.handle(post("/login", body, headers))["status"] == 200
+
+
+def test_af_percent_escape_matches_afnetworking() -> None:
+    assert aes_https.af_percent_escape("testpassword") == "testpassword"
+    assert aes_https.af_percent_escape("a-b._~/?c") == "a-b._~/?c"  # kept, as AFNetworking keeps them
+    assert aes_https.af_percent_escape(":#[]@!$&'()*+,;= %\"<>\\^`{|}") == (
+        "%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D%20%25%22%3C%3E%5C%5E%60%7B%7C%7D")
+    assert aes_https.af_percent_escape("ü😀") == "%C3%BC%F0%9F%98%80"
+
+
+def test_form_login_request_is_what_the_seed_app_sends() -> None:
+    req = aes_https.login_request("ana maría", "p@ss w+rd/?&=ü", encoding="form")
+    assert req == {"method": "POST", "path": "/login",
+                   "headers": {"content-type": "application/x-www-form-urlencoded"},
+                   "body": b"password=p%40ss%20w%2Brd/?%26%3D%C3%BC&username=ana%20mar%C3%ADa"}
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16"))
+    login_ = aes_https.parse_login(server.handle(req), "utf8-zeropad16")
+    assert login_.token and len(login_.key) == 16
+    with pytest.raises(CryptoFailure) as info:
+        aes_https.login_request("u", "p", encoding="xml")
+    assert info.value.kind == ErrorKind.UNSUPPORTED
+
+
+def test_the_encrypted_body_needs_no_content_type() -> None:
+    """Seed 001's EncryptedJSONRequestSerializer overrides AFJSONRequestSerializer's method without
+    calling it, so the envelope goes out with no Content-Type; the server reads it all the same."""
+    server = make("utf8-zeropad16", "secret")
+    session = login(server, key_mode="utf8-zeropad16")
+    req = aes_https.secure_request(session.token, session.key, {"example": "data"})
+    for headers in ({"authorization": session.token},
+                    {"authorization": session.token, "content-type": "application/x-www-form-urlencoded"},
+                    {"authorization": session.token, "content-type": "text/plain"}):
+        resp = server.handle(dict(req, headers=headers))
+        assert resp["status"] == 200 and resp["headers"] == {"content-type": "application/json"}
+        assert aes_https.parse_secure(resp, session.key) == {"echo": {"example": "data"}}
+
+
+def _seed_get_cstring_key(encryption_key: str) -> bytes | None:
+    """Seed 001's key handling, written from its code: `getCString(&keyBytes, maxLength: 17, encoding:
+    .utf8)` into a 16-byte zeroed buffer. With the terminating NUL the UTF-8 bytes must fit in the 16
+    bytes (Foundation clamps maxLength to the buffer), so 16 bytes or more fail (None)."""
+    raw = encryption_key.encode("utf-8")
+    return None if len(raw) + 1 > 16 else raw + bytes(16 - len(raw))
+
+
+def test_utf8_zeropad16_servers_issue_keys_the_seed_app_can_use() -> None:
+    for _ in range(200):  # fresh keys: every one fits the seed's buffer and decrypts what the server sends
+        server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16"))
+        resp = server.handle(aes_https.login_request("testuser", "testpassword", encoding="form"))
+        issued = json.loads(resp["body"])["encryptionKey"]
+        seed_key = _seed_get_cstring_key(issued)
+        assert seed_key is not None and 1 <= len(issued.encode()) <= 15, issued
+        echo = server.handle(aes_https.secure_request(json.loads(resp["body"])["token"], seed_key, {"n": 1}))
+        assert aes_https.parse_secure(echo, seed_key) == {"echo": {"n": 1}}
+    with pytest.raises(CryptoFailure) as info:  # and a configured key the app cannot use is refused up front
+        aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16", "ünïcödé-keys"))
+    assert info.value.kind == ErrorKind.KEY_DERIVATION and _seed_get_cstring_key("ünïcödé-keys") is None
+    fifteen = aes_https.AesHttpsServer(aes_https.AesHttpsConfig(SEED_USERS, "utf8-zeropad16", "ünïcödé-key"))
+    assert fifteen.key == _seed_get_cstring_key("ünïcödé-key") == "ünïcödé-key".encode() + b"\x00"
+
+
+def test_credentials_are_compared_as_utf8_bytes() -> None:
+    """As the Swift server does (AESHTTPSSeedAppTests): canonically equivalent spellings differ."""
+    server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig({"jos\u00e9": "caf\u00e9"}))
+    assert server.handle(post("/login", b"password=caf%C3%A9&username=jos%C3%A9"))["status"] == 200
+    assert server.handle(post("/login", b"password=cafe%CC%81&username=jos%C3%A9"))["status"] == 401
+    assert server.handle(post("/login", b"password=caf%C3%A9&username=jose%CC%81"))["status"] == 401

@@ -10,52 +10,12 @@ import cryptography
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from op_calls import ALLOWED_KINDS, call, err, ok
 from pythonref import handlers, rsa_keys
-from pythonref.errors import ErrorKind
 
-ALLOWED_KINDS = {k.value for k in ErrorKind}
 KEY16 = bytes(range(16))
 IV = bytes(range(16, 32))
 KEY32 = bytes(range(32))
-
-
-def _check_boundary_value(value: object) -> None:
-    """Only bytes, str, int, bool, None, list and str-keyed dict may cross to Swift."""
-    if isinstance(value, (bytes, str, int, bool)) or value is None:
-        return
-    if isinstance(value, list):
-        for item in value:
-            _check_boundary_value(item)
-        return
-    assert isinstance(value, dict), type(value)
-    for k, v in value.items():
-        assert isinstance(k, str)
-        _check_boundary_value(v)
-
-
-def call(op: object, args: object) -> dict[str, Any]:
-    result = handlers.handle(op, args)
-    assert isinstance(result, dict)
-    if "ok" in result:
-        assert set(result) == {"ok"}
-        _check_boundary_value(result["ok"])
-    else:
-        assert set(result) == {"err", "detail"}
-        assert result["err"] in ALLOWED_KINDS
-        assert isinstance(result["detail"], str) and result["detail"]
-    return result
-
-
-def ok(op: str, args: dict[str, Any]) -> Any:
-    result = call(op, args)
-    assert "ok" in result, result
-    return result["ok"]
-
-
-def err(op: object, args: object) -> str:
-    result = call(op, args)
-    assert "err" in result, result
-    return str(result["err"])
 
 
 @pytest.fixture(scope="module")
@@ -274,7 +234,7 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "session.request": {"session": ok("session.open", {"role": "aes-https.server", "config": {"users": {}}})[
             "session"], "request": {"method": "POST", "path": "/login", "headers": {}, "body": b"{}"}},
         "session.close": {"session": ok("session.open", {"role": "aes-https.server", "config": {}})["session"]},
-        "aes-https.client.login_request": {"username": "u", "password": "p"},
+        "aes-https.client.login_request": {"username": "u", "password": "p", "encoding": "form"},
         "aes-https.client.parse_login": {"key_mode": "utf8-zeropad16", "response": {
             "status": 200, "headers": {}, "body": b'{"token":"t","encryptionKey":"abc"}'}},
         "aes-https.client.secure_request": {"token": "t", "key": KEY16, "params": {"a": [1]}, "iv": IV},

@@ -1,14 +1,23 @@
 """The real servers and clients (`python3 -m pythonref ...`) on 127.0.0.1: conversations over TCP,
 hostile clients answered or closed within the deadline with the next client still served, and the
 aes-https API over TLS with the pinned test certificate. Readiness is the server's
-`listening on HOST:PORT` line; every wait is a socket timeout, never a sleep."""
+`listening on HOST:PORT` line; every wait is a socket timeout, never a sleep.
+
+Nothing here rests on a tight time margin, so a loaded CI machine cannot flake it: servers that hold
+conversations have deadlines of a minute (WAIT), and so has every client-side wait; a deadline or a
+quiet gap is checked by the server's own log line for the connection ("why": "deadline" or the
+quiet-gap reason), and against the clock only as a lower bound (never answered before the deadline),
+on servers of their own with short deadlines that no other test uses."""
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import http.client
 import json
 import re
 import selectors
+import shutil
 import socket
 import ssl
 import subprocess
@@ -18,7 +27,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from pythonref import aes_https, cli, https_shell, rsa_keys, socket_shell
 from pythonref import rsa_socket as rs
@@ -26,26 +38,27 @@ from pythonref import rsa_socket as rs
 PYTHON = "/usr/bin/python3"  # Debian's, with pyca/cryptography
 ROOT = Path(__file__).resolve().parents[1]
 TLS = ROOT.parent / "Vectors" / "tls"
-FRAMED_TIMEOUT = 1.5  # the framed server's whole-conversation deadline
-LEGACY_TIMEOUT = 4.0
-HTTPS_TIMEOUT = 1.5  # the HTTPS server's handshake and read deadline
-QUIET_GAP = 0.3
+WAIT = 60.0  # every conversation deadline and client-side wait of the servers that hold conversations
+SHORT_DEADLINE = 1.0  # the deadline-test servers' whole-conversation (rsa-socket) or read (HTTPS) deadline
+QUIET_GAP = 1.0  # legacy framing's end-of-message silence, for servers and clients alike
 USER = ("alice", "s3cret")
+SEED_USER = ("testuser", "p@ss w+rd/?&=ü")  # seed 001's user name; a password that needs escaping
 TEN_MB = 10 * 1024 * 1024
 
 
 class Server:
     """`python3 -m pythonref serve ...` on 127.0.0.1 port 0; `port` once it said it is listening."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
+    def __init__(self, args: list[str], log: Path, serve: bool = True) -> None:
+        """`serve`: the arguments after `serve` (then on 127.0.0.1, any port); else those after `serve` as given."""
         self.log = log
+        command = [PYTHON, "-m", "pythonref", "serve", *args] + (["--host", "127.0.0.1", "--port", "0"] if serve else [])
         with open(log, "wb") as err:
-            self.proc = subprocess.Popen([PYTHON, "-m", "pythonref", "serve", *args, "--host", "127.0.0.1", "--port", "0"],
-                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
+            self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
         assert self.proc.stdout is not None
         with selectors.DefaultSelector() as sel:
             sel.register(self.proc.stdout, selectors.EVENT_READ)
-            ready = sel.select(timeout=20)
+            ready = sel.select(timeout=WAIT)
         line = self.proc.stdout.readline().decode() if ready else ""
         m = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
         if m is None:
@@ -56,10 +69,21 @@ class Server:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def log_lines(self) -> list[dict]:
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
+
+    def why_disconnected(self, client: tuple[str, int]) -> str:
+        """The server's own account of why it ended the connection from `client` (its socket_shell
+        logs this line before it closes, so it is there once the client has seen the close)."""
+        peer = f"{client[0]}:{client[1]}"
+        whys = [e["why"] for e in self.log_lines() if e.get("peer") == peer and e.get("event") == "disconnected"]
+        assert len(whys) == 1, (peer, self.log_lines())
+        return whys[0]
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=5)
+            self.proc.wait(timeout=WAIT)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
@@ -87,24 +111,45 @@ def _server(tmp_path_factory: pytest.TempPathFactory, name: str, args: list[str]
 def legacy_server(tmp_path_factory: pytest.TempPathFactory, key_file: Path) -> Iterator[Server]:
     yield from _server(tmp_path_factory, "legacy", [
         "rsa-socket", "--key", str(key_file), "--padding", "oaep-sha256", "--digest",
-        "--timeout", str(LEGACY_TIMEOUT), "--quiet-gap", str(QUIET_GAP)])
+        "--timeout", str(WAIT), "--quiet-gap", str(QUIET_GAP)])
 
 
 @pytest.fixture(scope="module")
 def framed_server(tmp_path_factory: pytest.TempPathFactory, key_file: Path) -> Iterator[Server]:
     yield from _server(tmp_path_factory, "framed", [
         "rsa-socket", "--key", str(key_file), "--padding", "oaep-sha256", "--digest", "--framing", "framed",
-        "--timeout", str(FRAMED_TIMEOUT)])
+        "--timeout", str(WAIT)])
 
 
-def _https_args(name: str) -> list[str]:
+@pytest.fixture(scope="module")
+def deadline_server(tmp_path_factory: pytest.TempPathFactory, key_file: Path) -> Iterator[Server]:
+    """A framed server with a short deadline, for the deadline tests only."""
+    yield from _server(tmp_path_factory, "deadline", [
+        "rsa-socket", "--key", str(key_file), "--framing", "framed", "--timeout", str(SHORT_DEADLINE)])
+
+
+def _https_args(name: str, timeout: float = WAIT) -> list[str]:
     return ["aes-https", "--cert", str(TLS / f"{name}.crt.pem"), "--key", str(TLS / f"{name}.key.pem"),
-            "--user", ":".join(USER), "--timeout", str(HTTPS_TIMEOUT)]
+            "--user", ":".join(USER), "--timeout", str(timeout)]
 
 
 @pytest.fixture(scope="module")
 def https_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from _server(tmp_path_factory, "https", _https_args("pinned"))
+
+
+@pytest.fixture(scope="module")
+def https_deadline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """An HTTPS server with a short read deadline, for the deadline test only."""
+    yield from _server(tmp_path_factory, "https-deadline", _https_args("pinned", SHORT_DEADLINE))
+
+
+@pytest.fixture(scope="module")
+def seed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Configured as seed 001's server: utf8-zeropad16 keys (a fresh one), its example account."""
+    yield from _server(tmp_path_factory, "seed", [
+        "aes-https", "--cert", str(TLS / "pinned.crt.pem"), "--key", str(TLS / "pinned.key.pem"),
+        "--key-mode", "utf8-zeropad16", "--user", ":".join(SEED_USER), "--timeout", str(WAIT)])
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +186,7 @@ def _server_for(framing: str, legacy_server: Server, framed_server: Server) -> S
 
 
 def converse_tcp(server: Server, config: rs.ClientConfig) -> list[rs.Event]:
-    return socket_shell.run_client(config, "127.0.0.1", server.port, timeout=5, quiet_gap=QUIET_GAP)
+    return socket_shell.run_client(config, "127.0.0.1", server.port, timeout=WAIT, quiet_gap=QUIET_GAP)
 
 
 @pytest.mark.parametrize("framing", rs.FRAMINGS)
@@ -155,17 +200,19 @@ def test_conversation_over_tcp(direction: str, framing: str, legacy_server: Serv
         assert events[0].fields["verified"] is True
 
 
-def _exchange(port: int, payload: bytes, *, timeout: float, shut_write: bool = False) -> tuple[bytes, float]:
-    """Send `payload`, read until the server closes; (what it answered, seconds it took)."""
+def _exchange(port: int, payload: bytes, *, shut_write: bool = False) -> tuple[bytes, float, tuple[str, int]]:
+    """Send `payload`, read until the server closes: what it answered, the seconds that took, and
+    this client's address (to find the server's log line for the connection)."""
     start = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
+        me = sock.getsockname()[:2]
         sock.sendall(payload)
         if shut_write:
             sock.shutdown(socket.SHUT_WR)
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
-    return answer, time.monotonic() - start
+    return answer, time.monotonic() - start, me
 
 
 def _still_serves(server: Server, framing: str, client_pem: bytes) -> None:
@@ -178,35 +225,42 @@ def test_garbage_is_answered_with_server_error_and_close(framing: str, legacy_se
                                                          client_pem: bytes) -> None:
     server = _server_for(framing, legacy_server, framed_server)
     for garbage in (b"garbage", b"\x00" * 3 + b"\x05Hello", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\xff" * 5000):
-        answer, _ = _exchange(server.port, garbage, timeout=5)
+        answer, _, me = _exchange(server.port, garbage)
         assert answer == rs.frame(b"Server: ERROR", framing), garbage
+        assert server.why_disconnected(me) == "closed"  # refused at once, not at a quiet gap or the deadline
     _still_serves(server, framing, client_pem)
 
 
 def test_half_a_legacy_message_then_silence_is_answered_after_the_quiet_gap(legacy_server: Server,
                                                                            client_pem: bytes) -> None:
-    answer, took = _exchange(legacy_server.port, b"public_key=-----BEGIN PUBLIC KEY-----\nMIIB", timeout=LEGACY_TIMEOUT)
+    answer, took, me = _exchange(legacy_server.port, b"public_key=-----BEGIN PUBLIC KEY-----\nMIIB")
     assert answer == b"Server: ERROR"
-    assert took < LEGACY_TIMEOUT  # the quiet gap, not the whole-conversation deadline
+    assert took >= QUIET_GAP * 0.9  # not before the quiet gap
+    assert legacy_server.why_disconnected(me) == "closed"  # the quiet gap ended it, not the deadline
+    errors = [e for e in legacy_server.log_lines() if e.get("peer") == f"{me[0]}:{me[1]}" and e["event"] == "error"]
+    assert [e["reason"] for e in errors] == ["incomplete hello or client key at a quiet gap (42 bytes)"]
     _still_serves(legacy_server, "legacy", client_pem)
 
 
-def test_half_a_frame_then_silence_is_answered_at_the_deadline(framed_server: Server, client_pem: bytes) -> None:
-    answer, took = _exchange(framed_server.port, b"\x00\x00\x00\x0aClien", timeout=FRAMED_TIMEOUT + 3)
+def test_half_a_frame_then_silence_is_answered_at_the_deadline(deadline_server: Server) -> None:
+    answer, took, me = _exchange(deadline_server.port, b"\x00\x00\x00\x0aClien")
     assert answer == rs.frame(b"Server: ERROR", "framed")
-    _still_serves(framed_server, "framed", client_pem)
+    assert deadline_server.why_disconnected(me) == "deadline" and took >= SHORT_DEADLINE * 0.9
+    # and it goes on serving (a refusal, which needs no time: a whole conversation might not fit the short deadline)
+    assert _exchange(deadline_server.port, rs.frame(b"garbage", "framed"))[0] == rs.frame(b"Server: ERROR", "framed")
 
 
 def test_half_a_message_then_eof_is_answered(legacy_server: Server, framed_server: Server) -> None:
-    answer, _ = _exchange(legacy_server.port, b"Client: O", timeout=5, shut_write=True)
-    assert answer == b"Server: ERROR"
-    answer, _ = _exchange(framed_server.port, b"\x00\x00", timeout=5, shut_write=True)
-    assert answer == rs.frame(b"Server: ERROR", "framed")
+    answer, _, me = _exchange(legacy_server.port, b"Client: O", shut_write=True)
+    assert answer == b"Server: ERROR" and legacy_server.why_disconnected(me) == "eof"
+    answer, _, me = _exchange(framed_server.port, b"\x00\x00", shut_write=True)
+    assert answer == rs.frame(b"Server: ERROR", "framed") and framed_server.why_disconnected(me) == "eof"
 
 
-def test_silent_client_is_closed_at_the_deadline(framed_server: Server) -> None:
-    answer, took = _exchange(framed_server.port, b"", timeout=FRAMED_TIMEOUT + 3)
-    assert answer == b"" and took >= FRAMED_TIMEOUT * 0.9
+def test_silent_client_is_closed_at_the_deadline(deadline_server: Server) -> None:
+    answer, took, me = _exchange(deadline_server.port, b"")
+    assert answer == b"" and took >= SHORT_DEADLINE * 0.9
+    assert deadline_server.why_disconnected(me) == "deadline"
 
 
 @pytest.mark.parametrize("framing", rs.FRAMINGS)
@@ -214,7 +268,7 @@ def test_ten_megabyte_message_is_refused_by_size(framing: str, legacy_server: Se
                                                  client_pem: bytes) -> None:
     server = _server_for(framing, legacy_server, framed_server)
     payload = b"public_key=-----BEGIN PUBLIC KEY-----\n" + b"A" * TEN_MB
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
         def send() -> None:
             try:
                 sock.sendall(rs.frame(payload, framing))
@@ -229,14 +283,14 @@ def test_ten_megabyte_message_is_refused_by_size(framing: str, legacy_server: Se
                 answer += chunk
         except ConnectionResetError:
             pass
-        sender.join(timeout=10)
+        sender.join(timeout=WAIT)
         assert not sender.is_alive()
     assert answer == rs.frame(b"Server: ERROR", framing)
     _still_serves(server, framing, client_pem)
 
 
 def test_clients_are_served_concurrently(legacy_server: Server, client_pem: bytes) -> None:
-    with socket.create_connection(("127.0.0.1", legacy_server.port), timeout=5) as stalled:
+    with socket.create_connection(("127.0.0.1", legacy_server.port), timeout=WAIT) as stalled:
         stalled.sendall(b"Client: OK")  # then says nothing more
         _still_serves(legacy_server, "legacy", client_pem)
         assert stalled.recv(65536).startswith(b"public_key=-----BEGIN PUBLIC KEY-----\n")
@@ -252,17 +306,18 @@ def test_nothing_listening_is_a_failed_event() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     events = socket_shell.run_client(rs.ClientConfig("phone-to-pi", "pkcs1", "legacy", plaintext=b"x"),
-                                     "127.0.0.1", port, timeout=2)
+                                     "127.0.0.1", port, timeout=WAIT)
     assert [e.name for e in events] == ["failed"]
 
 
-def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, timeout: float = 2 * WAIT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PYTHON, "-m", "pythonref", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout)
 
 
 def test_cli_client_rsa_socket(legacy_server: Server, key_file: Path) -> None:
-    common = ["client", "rsa-socket", "--host", "127.0.0.1", "--port", str(legacy_server.port), "--timeout", "5"]
+    common = ["client", "rsa-socket", "--host", "127.0.0.1", "--port", str(legacy_server.port), "--timeout", str(WAIT),
+              "--quiet-gap", str(QUIET_GAP)]
     done = _cli(*common, "--padding", "oaep-sha256", "--digest", "--plaintext", "from the CLI")
     assert done.returncode == 0, done
     lines = [json.loads(line) for line in done.stdout.splitlines()]
@@ -290,6 +345,8 @@ def test_cli_usage_errors_exit_64(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert exit_code("serve", "rsa-socket", "--key-bits", "100") == 64
     assert exit_code("client", "rsa-socket", "--padding", "rot13") == 64
     assert exit_code("client", "aes-https", "--url", "https://x", "--pin", "p", "--params", "[1]") == 64
+    assert exit_code("serve", "aes-https", "--plain-http-for-tests", "--key-mode", "utf8-zeropad16",
+                     "--encryption-key", "sixteen-bytes!!!") == 64  # a key the seed app cannot use
     assert exit_code("bogus") == 64
     assert exit_code() == 64
     capsys.readouterr()
@@ -306,6 +363,85 @@ def test_certs_command_writes_the_six_files(tmp_path: Path, capsys: pytest.Captu
         f"{n}.{kind}.pem" for n in ("pinned", "impostor", "expired") for kind in ("crt", "key"))
 
 
+def test_server_cert_command_makes_what_the_pi_the_app_and_pin_need(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "etc-pythonref"
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--host", "192.168.1.20", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert sorted(p.name for p in out.iterdir()) == ["server.crt.der", "server.crt.pem", "server.key.pem"]
+    assert (out / "server.key.pem").stat().st_mode & 0o777 == 0o600
+    pem, der = (out / "server.crt.pem").read_bytes(), (out / "server.crt.der").read_bytes()
+    cert = x509.load_der_x509_certificate(der)
+    assert cert == x509.load_pem_x509_certificate(pem)
+    assert printed[-1] == f"SHA-256 fingerprint {hashlib.sha256(der).hexdigest()}"
+    # What iOS requires of a TLS server certificate (see certs.py): names in SAN, serverAuth, <= 825 days, RSA 2048, SHA-256.
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert san.get_values_for_type(x509.DNSName) == ["raspberrypi.local"]
+    assert [str(ip) for ip in san.get_values_for_type(x509.IPAddress)] == ["192.168.1.20"]
+    assert ExtendedKeyUsageOID.SERVER_AUTH in cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    assert cert.not_valid_after - cert.not_valid_before <= datetime.timedelta(days=825)  # naive UTC in pyca 38
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert cert.not_valid_before < now < cert.not_valid_after
+    assert cert.public_key().key_size == 2048 and isinstance(cert.signature_hash_algorithm, hashes.SHA256)
+    key = serialization.load_pem_private_key((out / "server.key.pem").read_bytes(), None)
+    assert key.public_key().public_numbers() == cert.public_key().public_numbers()  # type: ignore[union-attr]
+    # An existing certificate is kept (the app bundles it) unless --force.
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(out)]) == 64
+    assert (out / "server.crt.der").read_bytes() == der
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(out), "--force"]) == 0
+    assert (out / "server.crt.der").read_bytes() != der and (out / "server.key.pem").stat().st_mode & 0o777 == 0o600
+    for bad in (["--host", "bad host!"], ["--host", "pi.local", "--days", "826"], ["--host", ""]):
+        assert cli.main(["server-cert", *bad, "--out", str(tmp_path / "other")]) == 64, bad
+
+
+def _unit_exec_start(unit: str) -> list[str]:
+    lines = [line for line in (ROOT.parent / "deploy" / unit).read_text().splitlines() if line.startswith("ExecStart=")]
+    assert len(lines) == 1
+    return lines[0].removeprefix("ExecStart=").split()
+
+
+def test_the_aes_https_unit_runs_with_its_credentials(tmp_path: Path) -> None:
+    """deploy/pythonref-aes-https.service's ExecStart as systemd runs it: certificate, key and accounts
+    from $CREDENTIALS_DIRECTORY (here a folder standing in for it), made by `server-cert`."""
+    credentials = tmp_path / "credentials"
+    assert cli.main(["server-cert", "--host", "raspberrypi.local", "--out", str(credentials)]) == 0
+    (credentials / "users").write_text("# the Pi's accounts\n\ntestuser:p@ss:word\n")
+    command = [arg.replace("${CREDENTIALS_DIRECTORY}", str(credentials)) for arg in _unit_exec_start(
+        "pythonref-aes-https.service")]
+    assert command[:5] == ["/usr/bin/python3", "-m", "pythonref", "serve", "aes-https"]
+    args = command[4:]  # from the profile on, after `serve`
+    for option, value in (("--host", "127.0.0.1"), ("--port", "0")):  # loopback, any free port
+        args[args.index(option) + 1] = value
+    server = Server(args, tmp_path / "unit.log", serve=False)
+    try:
+        done = _cli("client", "aes-https", "--url", f"https://127.0.0.1:{server.port}", "--pin",
+                    str(credentials / "server.crt.pem"), "--server-name", "raspberrypi.local",
+                    "--user", "testuser:p@ss:word", "--timeout", str(WAIT))
+        assert done.returncode == 0, done
+        assert json.loads(done.stdout.splitlines()[-1])["echo-matches"] is True
+        wrong = _cli("client", "aes-https", "--url", f"https://127.0.0.1:{server.port}", "--pin",
+                     str(credentials / "server.crt.pem"), "--server-name", "raspberrypi.local",
+                     "--user", "user:password", "--timeout", str(WAIT))
+        assert wrong.returncode == 1 and '"status": 401' in wrong.stdout  # the default account is not there
+    finally:
+        server.stop()
+
+
+def test_the_rsa_socket_unit_runs(tmp_path: Path, client_pem: bytes) -> None:
+    command = _unit_exec_start("pythonref-rsa-socket.service")
+    assert command[:5] == ["/usr/bin/python3", "-m", "pythonref", "serve", "rsa-socket"]
+    args = command[4:]  # from the profile on, after `serve`
+    for option, value in (("--host", "127.0.0.1"), ("--port", "0")):
+        args[args.index(option) + 1] = value
+    server = Server(args, tmp_path / "unit.log", serve=False)
+    try:
+        config = rs.ClientConfig(direction="phone-to-pi", padding="pkcs1", framing="legacy", plaintext=b"unit")
+        events = socket_shell.run_client(config, "127.0.0.1", server.port, timeout=WAIT, quiet_gap=QUIET_GAP)
+        assert rs.conversation_succeeded("phone-to-pi", events), events
+    finally:
+        server.stop()
+
+
 # ---- aes-https over TLS --------------------------------------------------------------------------
 
 
@@ -315,7 +451,7 @@ def pinned_context(name: str = "pinned") -> ssl.SSLContext:
 
 def https(server: Server, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
           host: str = "localhost") -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPSConnection(host, server.port, context=pinned_context(), timeout=5)
+    conn = http.client.HTTPSConnection(host, server.port, context=pinned_context(), timeout=WAIT)
     try:
         conn.request(method, path, body=body, headers=headers or {})
         resp = conn.getresponse()
@@ -354,7 +490,7 @@ def test_https_login_and_secure_data_with_the_pinned_certificate(https_server: S
 def _raw_tls(server: Server, data: bytes, *, send_more: bytes = b"") -> bytes:
     """Send raw bytes over TLS (then, from a thread, `send_more`); what came back before the close."""
     ctx = pinned_context()
-    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as raw:
         with ctx.wrap_socket(raw, server_hostname="localhost") as sock:
             sock.sendall(data)
 
@@ -374,7 +510,7 @@ def _raw_tls(server: Server, data: bytes, *, send_more: bytes = b"") -> bytes:
             except (ssl.SSLError, ConnectionResetError):
                 pass
             if send_more:
-                sender.join(timeout=10)
+                sender.join(timeout=WAIT)
     return answer
 
 
@@ -401,16 +537,20 @@ def test_https_malformed_requests_get_json_answers(https_server: Server, request
     assert b"Traceback" not in answer and b"<html" not in answer.lower()
 
 
-def test_https_short_body_then_silence_is_closed_and_server_goes_on(https_server: Server) -> None:
-    answer = _raw_tls(https_server, b"POST /login HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"user")
-    assert answer == b""
-    assert https(https_server, "POST", "/login", b"{}")[0] == 400
+def test_https_short_body_then_silence_is_closed_at_the_deadline_and_server_goes_on(
+        https_deadline_server: Server) -> None:
+    start = time.monotonic()
+    answer = _raw_tls(https_deadline_server, b"POST /login HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"user")
+    took = time.monotonic() - start
+    assert answer == b"" and took >= SHORT_DEADLINE * 0.9
+    assert [e["event"] for e in https_deadline_server.log_lines() if "event" in e] == ["body-incomplete"]
+    assert https(https_deadline_server, "POST", "/login", b"{}")[0] == 400
 
 
 def _python_client(server: Server, pin: str = "pinned", server_name: str | None = None,
                    url: str | None = None) -> subprocess.CompletedProcess[str]:
     args = ["client", "aes-https", "--url", url or f"https://127.0.0.1:{server.port}", "--pin",
-            str(TLS / f"{pin}.crt.pem"), "--user", ":".join(USER), "--timeout", "5",
+            str(TLS / f"{pin}.crt.pem"), "--user", ":".join(USER), "--timeout", str(WAIT),
             "--params", '{"from":"cli","n":[1,{"x":null}]}']
     if server_name:
         args += ["--server-name", server_name]
@@ -444,7 +584,7 @@ def test_python_client_refuses_what_pinning_must_refuse(https_server: Server, im
 
 
 def test_plain_http_mode_serves_without_tls(plain_server: Server) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", plain_server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", plain_server.port, timeout=WAIT)
     conn.request("POST", "/login", body=json.dumps({"username": USER[0], "password": USER[1]}))
     resp = conn.getresponse()
     doc = json.loads(resp.read())
@@ -453,5 +593,52 @@ def test_plain_http_mode_serves_without_tls(plain_server: Server) -> None:
 
 
 def test_https_server_handles_concurrent_clients(https_server: Server) -> None:
-    with socket.create_connection(("127.0.0.1", https_server.port), timeout=5):  # connected, no handshake
+    with socket.create_connection(("127.0.0.1", https_server.port), timeout=WAIT):  # connected, no handshake
         assert https(https_server, "POST", "/login", b"{}")[0] == 400
+
+
+# ---- the seed app's requests over TLS (seed 001: AFNetworking) ------------------------------------
+
+
+def _seed_key(encryption_key: str) -> bytes:
+    """The seed's getCString into a 16-byte buffer (see test_aes_https): the key must fit with its NUL."""
+    raw = encryption_key.encode("utf-8")
+    assert len(raw) < 16, encryption_key
+    return raw.ljust(16, b"\x00")
+
+
+def test_the_seed_apps_login_and_secure_request_over_tls(seed_server: Server) -> None:
+    # The login exactly as AFHTTPRequestSerializer writes it: sorted, escaped, its form Content-Type.
+    form = b"password=p%40ss%20w%2Brd/?%26%3D%C3%BC&username=testuser"
+    status, headers, body = https(seed_server, "POST", "/login", form,
+                                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and headers["content-type"] == "application/json"  # what AFJSONResponseSerializer takes
+    login = json.loads(body)
+    key = _seed_key(login["encryptionKey"])
+    # The secure request as EncryptedJSONRequestSerializer sends it: the bare token, no Content-Type.
+    req = aes_https.secure_request(login["token"], key, {"example": "data"})
+    status, headers, body = https(seed_server, "POST", "/secure-data", req["body"], {"Authorization": login["token"]})
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert aes_https.parse_secure({"status": status, "headers": headers, "body": body}, key) == {
+        "echo": {"example": "data"}}
+    # The same server still takes a JSON login, and refuses a wrong form password with 401.
+    status, _, _ = https(seed_server, "POST", "/login", json.dumps(
+        {"username": SEED_USER[0], "password": SEED_USER[1]}).encode(), {"Content-Type": "application/json"})
+    assert status == 200
+    status, headers, body = https(seed_server, "POST", "/login", b"password=wrong&username=testuser",
+                                  {"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, headers["content-type"], body) == (401, "application/json", b'{"error":"unauthorized"}')
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl on PATH (Debian package curl)")
+def test_curl_form_login_is_accepted(seed_server: Server) -> None:
+    """curl, a client written by others, sends the form login with --data-urlencode."""
+    done = subprocess.run(["curl", "-sS", "--max-time", str(WAIT), "--cacert", str(TLS / "pinned.crt.pem"),
+                           "--data-urlencode", f"password={SEED_USER[1]}", "--data-urlencode",
+                           f"username={SEED_USER[0]}", "-w", "\n%{http_code} %{content_type}",
+                           f"https://localhost:{seed_server.port}/login"], capture_output=True, text=True,
+                          timeout=2 * WAIT)
+    assert done.returncode == 0, done
+    body, status_line = done.stdout.rsplit("\n", 1)
+    assert status_line == "200 application/json"
+    assert set(json.loads(body)) == {"token", "encryptionKey"}

@@ -34,12 +34,106 @@ public struct WebResponse: Equatable, Sendable {
 public struct AESHTTPSServerConfig: Sendable {
     public var users: [String: String]
     public var keyMode: KeyDerivationMode
-    /// The `encryptionKey` string handed out at login.
+    /// The `encryptionKey` string handed out at login. It must derive under `keyMode` (in
+    /// `utf8-zeropad16`: 1–15 UTF-8 bytes, or the seed app cannot use it); otherwise every
+    /// secure-data request is answered 400.
     public var encryptionKey: String
     public static let bodyLimit = 1 << 20
 
     public init(users: [String: String], keyMode: KeyDerivationMode, encryptionKey: String) {
         self.users = users; self.keyMode = keyMode; self.encryptionKey = encryptionKey
+    }
+
+    /// A server with a fresh key for the mode (see `freshEncryptionKey(for:)`).
+    public init(users: [String: String], keyMode: KeyDerivationMode) {
+        self.init(users: users, keyMode: keyMode, encryptionKey: Self.freshEncryptionKey(for: keyMode))
+    }
+
+    /// A fresh `encryptionKey`, as PythonRef makes one: in `utf8-zeropad16`, 12 URL-safe base64
+    /// characters (9 random bytes; short enough for the seed's 16-byte `getCString` buffer); in
+    /// `base64-raw`, standard base64 of 32 random bytes.
+    public static func freshEncryptionKey(for mode: KeyDerivationMode) -> String {
+        switch mode {
+        case .weakUTF8ZeroPad16:
+            return secureRandomBytes(9).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        case .base64Raw:
+            return secureRandomBytes(32).base64EncodedString()
+        }
+    }
+}
+
+/// How a login body is written: JSON (the reference client) or a form (seed 001's
+/// `AFHTTPSessionManager().post(…, parameters:)`, through AFNetworking's `AFHTTPRequestSerializer`).
+public enum LoginEncoding: String, Sendable, CaseIterable {
+    case json, form
+}
+
+/// Reading a login body, the same way PythonRef does (docs/PROTOCOL.md, "aes-https as
+/// implemented"): the body decides, whatever its Content-Type says. One that starts, after JSON
+/// whitespace, with `{` is strict JSON; any other is `application/x-www-form-urlencoded`.
+enum LoginBody {
+    /// The username and password, or nil (a 400).
+    static func credentials(_ body: Data) -> (username: String, password: String)? {
+        let first = body.first { !jsonWhitespace.contains($0) }
+        if first == UInt8(ascii: "{") {
+            guard let fields = StrictJSON.object(body) as? [String: Any],
+                  let username = fields["username"] as? String, let password = fields["password"] as? String else {
+                return nil
+            }
+            return (username, password)
+        }
+        guard let fields = form(body), let username = fields["username"], let password = fields["password"] else {
+            return nil
+        }
+        return (username, password)
+    }
+
+    private static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
+
+    /// `&`-separated `name=value` pairs: empty pairs skipped, no `=` an empty value, a name given
+    /// twice the last one. nil for a broken escape or bytes that are not UTF-8.
+    static func form(_ body: Data) -> [String: String]? {
+        var fields: [String: String] = [:]
+        for pair in [UInt8](body).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            guard let name = unescape(pair[..<(equals ?? pair.endIndex)]),
+                  let value = unescape(equals.map { pair[($0 + 1)...] } ?? []) else { return nil }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    /// `+` is a space, `%HH` (either case) a byte; then the bytes must be UTF-8 (no surrogates, no
+    /// overlong forms). A `%` without two hex digits after it is nil.
+    static func unescape(_ part: ArraySlice<UInt8>) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(part.count)
+        var index = part.startIndex
+        while index < part.endIndex {
+            switch part[index] {
+            case UInt8(ascii: "+"):
+                bytes.append(0x20)
+                index += 1
+            case UInt8(ascii: "%"):
+                guard index + 2 < part.endIndex, let high = hexValue(part[index + 1]), let low = hexValue(part[index + 2]) else { return nil }
+                bytes.append(high << 4 | low)
+                index += 3
+            case let byte:
+                bytes.append(byte)
+                index += 1
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 }
 
@@ -63,11 +157,11 @@ public final class AESHTTPSServer: @unchecked Sendable {
     }
 
     private func login(_ request: WebRequest) -> WebResponse {
-        guard let fields = StrictJSON.object(request.body) as? [String: Any],
-              let username = fields["username"] as? String, let password = fields["password"] as? String else {
-            return .error(400, "bad request")
-        }
-        guard let expected = config.users[username], expected == password else { return .error(401, "unauthorized") }
+        guard let (username, password) = LoginBody.credentials(request.body) else { return .error(400, "bad request") }
+        // UTF-8 bytes, as PythonRef compares them: Swift's String == would also match canonically
+        // equivalent spellings (a precomposed "é" and "e" + U+0301), which PythonRef refuses.
+        guard let expected = config.users.first(where: { $0.key.utf8.elementsEqual(username.utf8) })?.value,
+              expected.utf8.elementsEqual(password.utf8) else { return .error(401, "unauthorized") }
         let token = secureRandomBytes(16).hexString
         lock.lock(); tokens.insert(token); lock.unlock()
         let body = try! JSONSerialization.data(withJSONObject: ["token": token, "encryptionKey": config.encryptionKey], options: [.sortedKeys])
@@ -108,10 +202,35 @@ public enum AESHTTPSClientError: Error, Equatable, Sendable, CustomStringConvert
 
 /// The aes-https client logic (what the iOS app does), as request builders and response parsers.
 public enum AESHTTPSClient {
-    public static func loginRequest(username: String, password: String) -> WebRequest {
-        let body = try! JSONSerialization.data(withJSONObject: ["username": username, "password": password], options: [.sortedKeys])
-        return WebRequest(method: "POST", path: "/login", headers: ["content-type": "application/json"], body: body)
+    /// `POST /login`: as JSON (the reference client), or as the seed app's form (`encoding: .form`).
+    public static func loginRequest(username: String, password: String, encoding: LoginEncoding = .json) -> WebRequest {
+        switch encoding {
+        case .json:
+            let body = try! JSONSerialization.data(withJSONObject: ["username": username, "password": password], options: [.sortedKeys])
+            return WebRequest(method: "POST", path: "/login", headers: ["content-type": "application/json"], body: body)
+        case .form:
+            let body = "password=\(afPercentEscaped(password))&username=\(afPercentEscaped(username))"
+            return WebRequest(method: "POST", path: "/login", headers: ["content-type": "application/x-www-form-urlencoded"],
+                              body: Data(body.utf8))
+        }
     }
+
+    /// A form name or value as AFNetworking's `AFPercentEscapedStringFromString` writes it: its
+    /// UTF-8 bytes, every one but ASCII letters, digits and `-._~/?` as `%HH` (upper case). That is
+    /// `URLQueryAllowedCharacterSet` less the RFC 3986 delimiters `:#[]@` and `!$&'()*+,;=`.
+    public static func afPercentEscaped(_ text: String) -> String {
+        var escaped = ""
+        for byte in text.utf8 {
+            if afUnescaped.contains(byte) {
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                escaped += (byte < 0x10 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return escaped
+    }
+
+    private static let afUnescaped = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?".utf8)
 
     /// The token and the AES key derived from `encryptionKey` with `mode`.
     public static func parseLogin(_ response: WebResponse, mode: KeyDerivationMode) throws -> (token: String, key: Data) {
