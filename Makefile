@@ -18,9 +18,9 @@ DEBUG_BIN   := .build/debug/crosscheck
 # Debian packages crosscheck needs: headers it compiles against, the Python it embeds, the
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
-                   python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
+                   python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl
 
-.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
+.PHONY: help deps build interop test test-swift test-units test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
 	@echo "crosscheck make targets:"
@@ -61,12 +61,16 @@ build: deps
 interop: build
 	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
 
-test: deps test-swift test-python test-zoo test-junit test-pi-selftest
+test: deps test-swift test-python test-zoo test-junit test-units test-pi-selftest
 	@echo "make test: all test stages passed"
 
 test-swift:
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test --skip-build
+
+# The Pi's systemd units, as Raspberry Pi OS's systemd reads them: any warning fails.
+test-units:
+	bash scripts/verify-units.sh
 
 test-python:
 	cd PythonRef && $(PYTHON) -m pytest -q tests
