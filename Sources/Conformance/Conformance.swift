@@ -1,0 +1,6 @@
+// Conformance — the core every capability module builds on: `Check` (one testcase) and its
+// outcomes, `Expect` (assertions that say what differed), the implementations under test as peers
+// (`CryptoPeer`: SwiftPeer over WireCrypto, PythonPeer over the embedded PythonRef; their protocol
+// machines and aes-https roles), `ErrorEquivalence` (each side's errors as shared `FailureKind`s),
+// `Runner`, `SuiteContext`, `ProjectFiles` (where PythonRef/ and Vectors/ are), planted flaws.
+// May import: WireCrypto, PythonBridge, WireProtocol. No I/O beyond reading files; no suites.
