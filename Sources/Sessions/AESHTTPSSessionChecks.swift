@@ -76,16 +76,12 @@ enum AESHTTPSSessionChecks {
     /// Login, then one encrypted request; the decrypted answer must be `{"echo": params}`.
     static func loginAndEcho(client: AESHTTPSClientRole, serverName: String, mode: KeyDerivationMode,
                              send: (WebRequest) throws -> WebResponse) throws {
+        // Each client's logic reads the answers its own way (status, Content-Type, body) and says
+        // what it refused: the reference clients want the protocol's 200s, the seed app names its quirk.
         let loginAnswer = try send(try client.loginRequest(username: "alice", password: "wonderland"))
-        guard loginAnswer.status == 200 else {
-            throw CheckFailure("\(serverName) server answered login with \(loginAnswer.status)", details: String(decoding: loginAnswer.body.prefix(300), as: UTF8.self))
-        }
-        let (token, key) = try Expect.succeedsAny(client.name, "read the login answer") { try client.parseLogin(loginAnswer, mode: mode) }
+        let (token, key) = try Expect.succeedsAny(client.name, "read \(serverName) server's login answer") { try client.parseLogin(loginAnswer, mode: mode) }
         let answer = try send(try client.secureRequest(params: params, token: token, key: key))
-        guard answer.status == 200 else {
-            throw CheckFailure("\(serverName) server answered /secure-data with \(answer.status)", details: String(decoding: answer.body.prefix(300), as: UTF8.self))
-        }
-        let echoed = try Expect.succeedsAny(client.name, "decrypt the answer") { try client.parseSecure(answer, key: key) }
+        let echoed = try Expect.succeedsAny(client.name, "read \(serverName) server's /secure-data answer") { try client.parseSecure(answer, key: key) }
         try Expect.equal(echoed, PythonValue.dict(["echo": .dict(params)]), "\(client.name) client's decrypted answer")
     }
 

@@ -33,11 +33,12 @@ enum LoopbackSessionChecks {
         return checks
     }
 
+    /// `keyOwner`: whose crypto makes the client's key pair (default: the client's implementation).
     static func converse(_ context: SessionContext, client: SessionFactory, serverName: String,
-                         plan: RSASocketSessionChecks.Plan) throws -> CheckOutcome {
+                         plan: RSASocketSessionChecks.Plan, keyOwner: CryptoPeer? = nil) throws -> CheckOutcome {
         let options = context.options
         let port = try serverPort(context, serverName: serverName, plan: plan)
-        let clientKey = try context.keys.key(of: context.cryptoPeer(named: client.name), bits: plan.bits, slot: "client")
+        let clientKey = try context.keys.key(of: keyOwner ?? context.cryptoPeer(named: client.name), bits: plan.bits, slot: "client")
         let plaintext = context.bytes(32, for: "tcp-\(plan.label)")
         let machine = try client.rsaSocketClient(RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing,
                                                                      digest: plan.digest, privateKeyPEM: clientKey.privateKeyPEM,

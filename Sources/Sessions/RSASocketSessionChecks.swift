@@ -78,10 +78,11 @@ enum RSASocketSessionChecks {
         return .passed
     }
 
-    static func makeMachines(_ context: SessionContext, client: SessionFactory, server: SessionFactory, plan: Plan)
-        throws -> (client: SessionMachine, server: SessionMachine, plaintext: Data) {
+    /// `clientKeyOwner`: whose crypto makes the client's key pair (default: the client's implementation).
+    static func makeMachines(_ context: SessionContext, client: SessionFactory, server: SessionFactory, plan: Plan,
+                             clientKeyOwner: CryptoPeer? = nil) throws -> (client: SessionMachine, server: SessionMachine, plaintext: Data) {
         let serverKey = try context.keys.key(of: context.cryptoPeer(named: server.name), bits: plan.bits)
-        let clientKey = try context.keys.key(of: context.cryptoPeer(named: client.name), bits: plan.bits, slot: "client")
+        let clientKey = try context.keys.key(of: clientKeyOwner ?? context.cryptoPeer(named: client.name), bits: plan.bits, slot: "client")
         let limit = plan.padding.maxPlaintextLength(modulusBytes: plan.bits / 8)
         let plaintext = context.bytes(min(limit, 48), for: "session-\(plan.label)")
         let serverMachine = try server.rsaSocketServer(RSASocketServerSpec(padding: plan.padding, framing: plan.framing, digest: plan.digest,

@@ -13,6 +13,6 @@ public enum SessionSuite {
     public static func checks(_ run: SuiteContext, options: SessionOptions) -> [Check] {
         let context = SessionContext(run, options: options)
         return RSASocketSessionChecks.checks(context) + ServerConformanceChecks.checks(context) + LoopbackSessionChecks.checks(context)
-            + AESHTTPSSessionChecks.checks(context)
+            + AESHTTPSSessionChecks.checks(context) + SeedAppSessionChecks.checks(context)
     }
 }

@@ -20,14 +20,10 @@ enum TLSSessionChecks {
                 var list = CheckList(suite: "sessions.\(clientName)_client.\(serverName)_server", profile: "aes-https",
                                      relation: "\(clientName)_client.\(serverName)_server")
                 list.add("tls.pinned.login-and-echo.\(mode.rawValue)", weaknesses: [Weakness.cbcNoMAC]) {
-                    let port = try server(context, serverName, certificate: "pinned", mode: mode).port
                     if clientName == "swift" {
-                        let client = try PinnedHTTPSClient(pinnedCertificatePath: context.certificate("pinned"), timeout: context.options.timeout)
-                        try AESHTTPSSessionChecks.loginAndEcho(client: SwiftAESHTTPS(), serverName: serverName, mode: mode) {
-                            try send(client, $0, port: port)
-                        }
+                        try loginAndEchoOverTLS(context, client: SwiftAESHTTPS(), serverName: serverName, mode: mode)
                     } else {
-                        try pythonClient(context, port: port, mode: mode)
+                        try pythonClient(context, port: try server(context, serverName, certificate: "pinned", mode: mode).port, mode: mode)
                     }
                     return .passed
                 }
@@ -103,6 +99,14 @@ enum TLSSessionChecks {
                 + ["--key-mode", mode.rawValue, "--encryption-key", encryptionKey, "--user", "alice:wonderland",
                    "--quiet", "--timeout", String(options.timeout)])
         }
+    }
+
+    /// Login and one echo from `client`'s logic over the pinned libcurl client, against the
+    /// `serverName` server serving the pinned certificate in `mode`.
+    static func loginAndEchoOverTLS(_ context: SessionContext, client: AESHTTPSClientRole, serverName: String, mode: KeyDerivationMode) throws {
+        let port = try server(context, serverName, certificate: "pinned", mode: mode).port
+        let transport = try PinnedHTTPSClient(pinnedCertificatePath: context.certificate("pinned"), timeout: context.options.timeout)
+        try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: serverName, mode: mode) { try send(transport, $0, port: port) }
     }
 
     static func toHTTPRequest(_ request: WebRequest) -> HTTPRequest {

@@ -12,7 +12,9 @@ struct RunCommand: ParsableCommand {
         name: "run", abstract: "Run conformance suites in-process (Swift ⇄ embedded PythonRef) and write JUnit XML.",
         discussion: "Runs every check of the chosen suites in both directions and writes a JUnit report. Suites:\n"
             + SuiteCatalog.entries.map { "  \($0.name): \($0.summary)" }.joined(separator: "\n"),
-        exitCodes: [.success, .checksFailed, .usage, .unavailable, .cannotCreate, .interrupted])
+        exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
+        exitNotes: [.checksFailed: "a check failed or errored, a known failure passes now, or a known-failures entry is stale",
+                    .noInput: "the known-failures list is missing or malformed"])
 
     enum Transport: String, CaseIterable, ExpressibleByArgument { case inprocess, loopback, both }
 
@@ -22,6 +24,10 @@ struct RunCommand: ParsableCommand {
     var filter: String?
     @Option(name: "--transport", value: "T", help: "sessions over inprocess (machines called directly), loopback (real TCP/TLS on 127.0.0.1, PythonRef servers in their own processes) or both")
     var transport = Transport.both
+    @Option(name: "--known-failures", value: "FILE", help: "the known-failures list: listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error (default: known-failures.json of the Vectors folder)")
+    var knownFailuresFile: String?
+    @Flag(name: "--no-known-failures", help: "ignore the known-failures list: show those checks as the failures they are")
+    var noKnownFailures: Bool
     @OptionGroup var seed: SeedOption
     @OptionGroup var report: ReportOptions
     @OptionGroup var files: FilesOptions
@@ -30,6 +36,7 @@ struct RunCommand: ParsableCommand {
     var suiteNames: [String] { suites?.items ?? SuiteCatalog.names }
 
     func validate() throws {
+        if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
         if let unknown = suiteNames.first(where: { !SuiteCatalog.names.contains($0) }) {
             throw UsageError("--suite takes a comma-separated list of \(choices(SuiteCatalog.names)), not '\(unknown)'")
         }
@@ -48,20 +55,52 @@ struct RunCommand: ParsableCommand {
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")
         }
+        let known = try knownFailures()
         if report.junit == nil { report.junit = "reports/junit.xml" }
-        return try RunReport.runAndFinish(
-            checks, title: "crosscheck run", detail: "suites \(suiteNames.joined(separator: ",")), seed \(seed.value)", options: report,
-            properties: [
-                ("crosscheck.seed", String(seed.value)),
-                ("crosscheck.suites", suiteNames.joined(separator: ",")),
-                ("crosscheck.filter", filter ?? ""),
-                ("swift.openssl", OpenSSLInfo.version),
-                ("python.executable", interpreter.executable),
-                ("python.version", versions["python"] ?? interpreter.pythonVersion),
-                ("python.cryptography", versions["cryptography"] ?? "unknown"),
-                ("python.openssl", versions["openssl"] ?? "unknown"),
-            ],
-            footer: ["seed \(seed.value); rerun with --seed \(seed.value) to reproduce"])
+        let latch = InterruptLatch()
+        let (raw, started) = RunReport.run(checks, title: "crosscheck run", detail: "suites \(suiteNames.joined(separator: ",")), seed \(seed.value)",
+                                           quiet: report.quiet, latch: latch)
+        var results = known?.apply(to: raw) ?? raw
+        var footer: [String] = []
+        if let known {
+            // Stale: an entry no check of any suite (in either transport) is called by.
+            let every = SessionOptions(factories: sessions.factories, inProcess: true, loopback: true, pythonExecutable: files.executable)
+            let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every).map(\.fullName)
+            results += known.stale(among: names).map { entry in
+                let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
+                return CheckResult(check: check, outcome: .error(
+                    message: "stale known-failures entry: '\(entry.pattern)' matches no check; remove it or fix the pattern",
+                    details: "\(entry.reason) (\(entry.seed))"), duration: 0)
+            }
+            let listed = results.filter { if case let .skipped(reason) = $0.outcome { return reason.hasPrefix("known: ") } else { return false } }
+            if !listed.isEmpty {
+                footer.append("Known failures (\(listed.count), from \(knownFailuresPath); --no-known-failures shows them as failures):")
+                footer += listed.map { "  KNOWN \($0.check.fullName): \(known.entry(for: $0.check.fullName)?.reason ?? "")" }
+            }
+        }
+        let junit = JUnitAdapter.report(results, properties: [
+            ("crosscheck.seed", String(seed.value)),
+            ("crosscheck.suites", suiteNames.joined(separator: ",")),
+            ("crosscheck.filter", filter ?? ""),
+            ("crosscheck.known-failures", known == nil ? "ignored" : knownFailuresPath),
+            ("swift.openssl", OpenSSLInfo.version),
+            ("python.executable", interpreter.executable),
+            ("python.version", versions["python"] ?? interpreter.pythonVersion),
+            ("python.cryptography", versions["cryptography"] ?? "unknown"),
+            ("python.openssl", versions["openssl"] ?? "unknown"),
+        ], timestamp: started)
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: raw.count, planned: checks.count, started: started,
+                                    junitPath: report.junit, footer: footer + ["seed \(seed.value); rerun with --seed \(seed.value) to reproduce"])
+    }
+
+    var knownFailuresPath: String { knownFailuresFile ?? files.files.vectors.appendingPathComponent("known-failures.json").path }
+
+    /// The list in force, or nil with --no-known-failures; a list that cannot be read is exit 66.
+    func knownFailures() throws -> KnownFailures? {
+        if noKnownFailures { return nil }
+        do { return try KnownFailures.load(from: URL(fileURLWithPath: knownFailuresPath)) } catch {
+            throw CommandExit(.noInput, "crosscheck run: known failures: \(error) (--no-known-failures runs without the list)")
+        }
     }
 }
 
