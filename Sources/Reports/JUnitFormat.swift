@@ -2,7 +2,7 @@ import Foundation
 
 /// Value formatting shared by the writer, the reader and the summary: XML-safe text, times and
 /// timestamps in the exact lexical forms the schema accepts.
-enum JUnitFormat {
+public enum JUnitFormat {
 
     // MARK: XML-safe text
 
@@ -60,9 +60,21 @@ enum JUnitFormat {
         return min(time, maxTime)
     }
 
+    /// A time as the report writes it: whole milliseconds.
+    public static func milliseconds(_ time: TimeInterval) -> Int64 {
+        Int64((sanitizedTime(time) * 1000).rounded())
+    }
+
+    /// The time of a suite with these testcase times: their sum, each taken to whole milliseconds
+    /// first (what the report holds), so the figure is the same before writing and after reading.
+    public static func suiteTime<Times: Sequence>(_ caseTimes: Times) -> TimeInterval where Times.Element == TimeInterval {
+        let total = caseTimes.reduce(Int64(0)) { min($0 + milliseconds($1), Int64(maxTime * 1000)) }
+        return Double(total) / 1000
+    }
+
     /// Seconds with exactly three decimals and a '.' separator, whatever the locale: "1.250".
-    static func formatTime(_ time: TimeInterval) -> String {
-        let millis = Int64((sanitizedTime(time) * 1000).rounded())
+    public static func formatTime(_ time: TimeInterval) -> String {
+        let millis = milliseconds(time)
         let fraction = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }

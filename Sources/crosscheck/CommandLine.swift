@@ -5,6 +5,7 @@ enum ExitCode: Int32 {
     case success = 0
     case checksFailed = 1
     case usage = 64
+    case dataError = 65          // a report that cannot be trusted: partial, empty, or conflicting suites
     case noInput = 66            // an input file is missing or unreadable
     case unavailable = 69        // the environment is not ready; the message says how to fix it
     case software = 70           // a bug in crosscheck itself

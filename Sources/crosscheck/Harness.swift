@@ -1,6 +1,7 @@
 import Foundation
 import Conformance
 import PythonBridge
+import Reports
 import WireCrypto
 
 /// Options every command that embeds Python shares: where PythonRef and the interpreter are.
@@ -83,12 +84,14 @@ final class InterruptLatch: @unchecked Sendable {
     var interrupted: Bool { receivedSignal != 0 }
 }
 
-/// Prints progress on long runs: a line per finished suite and for every failure, to stderr.
+/// Prints progress on long runs: a line per finished suite and for every failure, to stderr. It
+/// uses the summary's words (FAIL, ERROR; "3 passed, 1 failed, 1 errors, 1 skipped") and the
+/// suite time every output uses: the sum of its testcase times (`JUnitFormat.suiteTime`).
 struct ProgressPrinter {
     let quiet: Bool
     private var lastSuite: String?
-    private var suiteStart = Date()
-    private var counts = (passed: 0, failed: 0, skipped: 0)
+    private var counts = (passed: 0, failed: 0, errors: 0, skipped: 0, known: 0)
+    private var caseTimes: [TimeInterval] = []
 
     init(quiet: Bool) { self.quiet = quiet }
 
@@ -96,14 +99,19 @@ struct ProgressPrinter {
         if lastSuite != result.check.suite {
             finishSuite()
             lastSuite = result.check.suite
-            suiteStart = Date()
         }
+        caseTimes.append(result.duration)
         switch result.outcome {
         case .passed: counts.passed += 1
-        case .skipped: counts.skipped += 1
-        case let .failed(message, _), let .error(message, _):
+        case let .skipped(reason):
+            counts.skipped += 1
+            if reason.hasPrefix(JUnitCase.knownPrefix) { counts.known += 1 }
+        case let .failed(message, _):
             counts.failed += 1
-            if !quiet { printError("  FAIL \(result.check.fullName): \(message)") }
+            if !quiet { printError("  \(Verdict.fail.padded) \(result.check.fullName): \(message)") }
+        case let .error(message, _):
+            counts.errors += 1
+            if !quiet { printError("  \(Verdict.error.padded) \(result.check.fullName): \(message)") }
         }
         if done == total { finishSuite() }
     }
@@ -111,10 +119,12 @@ struct ProgressPrinter {
     private mutating func finishSuite() {
         guard let suite = lastSuite else { return }
         if !quiet {
-            printError(String(format: "  %@: %d passed, %d failed, %d skipped (%.1fs)", suite, counts.passed, counts.failed,
-                              counts.skipped, Date().timeIntervalSince(suiteStart)))
+            let line = Summary.countsLine(passed: counts.passed, failed: counts.failed, errors: counts.errors,
+                                          skipped: counts.skipped, known: counts.known)
+            printError("  \(suite): \(line) (\(JUnitFormat.formatTime(JUnitFormat.suiteTime(caseTimes)))s)")
         }
-        counts = (0, 0, 0)
+        counts = (0, 0, 0, 0, 0)
+        caseTimes = []
         lastSuite = nil
     }
 }

@@ -1,45 +1,79 @@
 import Foundation
 import Reports
 
-/// `crosscheck report`: review JUnit reports, and merge reports from shards into one.
+/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards.
 enum ReportCommand: Command {
     static let name = "report"
-    static let abstract = "Summarise JUnit reports for review, or merge shard reports into one."
+    static let abstract = "Review JUnit reports: summary and CI gate, merge shards into one."
     static let usage = """
-    USAGE: crosscheck report [--failures N] FILE...
-           crosscheck report --merge OUT FILE...
+    USAGE: crosscheck report [--failures N] [--allow-partial] [--merge OUT] FILE...
 
-    Prints each report's suites, totals and first failures (with their messages), or with --merge
-    writes one schema-valid report holding every suite of the inputs (atomically).
+    Prints the suites, totals and the first failures of the reports (each failure's message, the first
+    lines of its body and its byte diff), and exits non-zero unless they are complete and passed.
+    Several FILEs are merged first: a suite found in two of them is merged once when both copies are
+    identical (the drop is reported) and refused when they differ, since it would be counted twice.
 
     OPTIONS:
-      --merge OUT      write the merged report to OUT
-      --failures N     how many failures to show (default 10)
+      --merge OUT      also write the merged report to OUT (schema-valid JUnit, written atomically)
+      --failures N     how many failures to list (default 10)
+      --allow-partial  accept a partial report (an interrupted run: property crosscheck.partial) or one
+                       with no testcases, instead of exiting 65
       -h, --help       this help
 
-    EXIT STATUS: 0 no failures or errors in the inputs, 1 some, 64 usage error, 66 an input is
-    missing or not JUnit XML, 73 OUT not writable.
+    EXIT STATUS: 0 the reports are complete and have no failures or errors,
+    1 failures or errors, 64 usage error, 65 a report is partial or has no
+    testcases (unless --allow-partial), or two inputs hold different suites of the same name,
+    66 an input is missing or not JUnit XML, 73 OUT not writable. The --merge output is written
+    before the exit status is decided, so a partial report can still be looked at.
     """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let merge = try arguments.option("--merge")
-        let shown = try arguments.integer("--failures") ?? 10
+        let shown = try arguments.integer("--failures")
+        let allowPartial = arguments.flag("--allow-partial")
         let files = try arguments.positionals()
+        if let shown, shown < 0 { throw CommandExit.usage("--failures takes a count of 0 or more", command: self) }
+
         guard !files.isEmpty else { throw CommandExit.usage("name at least one JUnit file", command: self) }
-        var reports: [JUnitReport] = []
-        for file in files {
-            do { reports.append(try JUnitXML.read(from: URL(fileURLWithPath: file))) } catch {
-                throw CommandExit(code: .noInput, message: "crosscheck report: \(error)")
-            }
+        let inputs = try files.map { (source: $0, report: try read($0)) }
+        let merged: ReportMerge.Merged
+        do { merged = try ReportMerge.merge(inputs) } catch {
+            throw CommandExit(code: .dataError, message: "crosscheck report: \(error)")
         }
-        let merged = JUnitXML.merge(reports)
+        for note in merged.dropped { printError("crosscheck report: \(note)") }
+        let report = merged.report
         if let merge {
-            do { try JUnitXML.write(merged, to: URL(fileURLWithPath: merge)) } catch {
+            do { try JUnitXML.write(report, to: URL(fileURLWithPath: merge)) } catch {
                 throw CommandExit(code: .cannotCreate, message: "crosscheck report: \(error)")
             }
-            print("merged \(files.count) report(s), \(merged.suites.count) suite(s), \(merged.tests) tests into \(merge)")
+            print("merged \(files.count) report(s), \(report.suites.count) suite(s), \(report.tests) tests into \(merge)")
         }
-        print(Summary.text(merged, failuresToShow: shown))
-        return merged.failures + merged.errors == 0 ? .success : .checksFailed
+        print(Summary.text(report, failuresToShow: shown ?? 10), terminator: "")
+        if let problem = gate(inputs, allowPartial: allowPartial) { throw problem }
+        return report.failures + report.errors == 0 ? .success : .checksFailed
+    }
+
+    static func read(_ path: String) throws -> JUnitReport {
+        do { return try JUnitXML.read(from: URL(fileURLWithPath: path)) } catch {
+            throw CommandExit(code: .noInput, message: "crosscheck report: \(error)")
+        }
+    }
+
+    /// Exit 65 for a partial report or one with no testcases, naming each such input, unless allowed.
+    static func gate(_ inputs: [(source: String, report: JUnitReport)], allowPartial: Bool) -> CommandExit? {
+        var problems: [String] = []
+        for (source, report) in inputs {
+            if report.isPartial {
+                problems.append("\(source) is a partial report (\(report.partialNotes.joined(separator: "; "))): "
+                    + "the checks that did not run are not passes")
+            }
+            if report.tests == 0 {
+                problems.append("\(source) has no testcases: nothing was checked, so nothing passed")
+            }
+        }
+        guard !problems.isEmpty, !allowPartial else { return nil }
+        return CommandExit(code: .dataError, message: problems.map { "crosscheck report: \($0)." }.joined(separator: "\n")
+            + "\nRerun to completion (check that --suite/--filter select checks and that the run wrote this file), "
+            + "or pass --allow-partial to accept an incomplete report. Exit status 65.")
     }
 }
