@@ -22,6 +22,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
 help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
+	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
 	@echo "  make test      Swift tests, PythonRef pytest, and a schema check of a real JUnit report"
 	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
@@ -32,7 +33,7 @@ help:
 	@echo "  make fuzz [FRAMES=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames); reproducers in reports/fuzz-failures/"
 	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
-	@echo "Options: JUNIT=path SEED=n"
+	@echo "Options: JUNIT=path SEED=n BASELINE=path"
 
 deps:
 	@missing=""; \
@@ -54,8 +55,15 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product crosscheck
 
+# `make interop BASELINE=old.xml`: after the run, `crosscheck report --diff old.xml $(JUNIT)`; the
+# target then exits as the diff does (1 on regressions only, 65 on a partial or empty report), or
+# with the run's own status when the run could not finish (69, 73, 130...).
+BASELINE    ?=
 interop: build
-	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
+	@status=0; $(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),) || status=$$?; \
+	if [ -z "$(BASELINE)" ] || { [ $$status != 0 ] && [ $$status != 1 ]; }; then exit $$status; fi; \
+	echo "make interop: changes since $(BASELINE):"; \
+	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)
 
 test: deps test-swift test-python test-junit test-pi-selftest
 	@echo "make test: all test stages passed"

@@ -1,12 +1,13 @@
 import Foundation
 import Reports
 
-/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards.
+/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards, and compare two runs.
 enum ReportCommand: Command {
     static let name = "report"
-    static let abstract = "Review JUnit reports: summary and CI gate, merge shards into one."
+    static let abstract = "Review JUnit reports: summary and CI gate, merge shards, diff two runs."
     static let usage = """
     USAGE: crosscheck report [--failures N] [--allow-partial] [--merge OUT] FILE...
+           crosscheck report --diff OLD NEW [--failures N] [--allow-partial]
 
     Prints the suites, totals and the first failures of the reports (each failure's message, the first
     lines of its body and its byte diff), and exits non-zero unless they are complete and passed.
@@ -15,24 +16,38 @@ enum ReportCommand: Command {
 
     OPTIONS:
       --merge OUT      also write the merged report to OUT (schema-valid JUnit, written atomically)
-      --failures N     how many failures to list (default 10)
+      --diff OLD NEW   compare two reports (e.g. main's last report and this run's): regressions (new
+                       failures), fixed checks, newly skipped, new and removed checks; exit 1 on regressions
+      --failures N     how many failures (with --diff: entries per section) to list (default 10; 50 with --diff)
       --allow-partial  accept a partial report (an interrupted run: property crosscheck.partial) or one
                        with no testcases, instead of exiting 65
       -h, --help       this help
 
-    EXIT STATUS: 0 the reports are complete and have no failures or errors,
-    1 failures or errors, 64 usage error, 65 a report is partial or has no
+    EXIT STATUS: 0 the reports are complete and have no failures or errors (--diff: no regressions),
+    1 failures or errors (--diff: regressions), 64 usage error, 65 a report is partial or has no
     testcases (unless --allow-partial), or two inputs hold different suites of the same name,
-    66 an input is missing or not JUnit XML, 73 OUT not writable. The --merge output is written
-    before the exit status is decided, so a partial report can still be looked at.
+    66 an input is missing or not JUnit XML, 73 OUT not writable. The --merge output is
+    written before the exit status is decided, so a partial report can still be looked at.
     """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let merge = try arguments.option("--merge")
+        let diff = try arguments.option("--diff")
         let shown = try arguments.integer("--failures")
         let allowPartial = arguments.flag("--allow-partial")
-        let files = try arguments.positionals()
+        var files = try arguments.positionals()
         if let shown, shown < 0 { throw CommandExit.usage("--failures takes a count of 0 or more", command: self) }
+
+        if let diff {
+            guard merge == nil else {
+                throw CommandExit.usage("--diff compares two reports; it does not combine with --merge", command: self)
+            }
+            files.insert(diff, at: 0)
+            guard files.count == 2 else {
+                throw CommandExit.usage("--diff takes two reports, OLD and NEW (got \(files.count))", command: self)
+            }
+            return try compare(old: files[0], new: files[1], limit: shown ?? 50, allowPartial: allowPartial)
+        }
 
         guard !files.isEmpty else { throw CommandExit.usage("name at least one JUnit file", command: self) }
         let inputs = try files.map { (source: $0, report: try read($0)) }
@@ -51,6 +66,16 @@ enum ReportCommand: Command {
         print(Summary.text(report, failuresToShow: shown ?? 10), terminator: "")
         if let problem = gate(inputs, allowPartial: allowPartial) { throw problem }
         return report.failures + report.errors == 0 ? .success : .checksFailed
+    }
+
+    /// `--diff OLD NEW`.
+    static func compare(old oldPath: String, new newPath: String, limit: Int, allowPartial: Bool) throws -> ExitCode {
+        let old = try read(oldPath)
+        let new = try read(newPath)
+        let diff = ReportDiff(old: old, new: new)
+        print(diff.text(oldName: oldPath, old: old, newName: newPath, new: new, limit: limit), terminator: "")
+        if let problem = gate([(oldPath, old), (newPath, new)], allowPartial: allowPartial) { throw problem }
+        return diff.hasRegressions ? .checksFailed : .success
     }
 
     static func read(_ path: String) throws -> JUnitReport {
