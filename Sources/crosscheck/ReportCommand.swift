@@ -1,12 +1,13 @@
 import Foundation
 import Reports
 
-/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards, and compare two runs.
+/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards, render HTML, and
+/// compare two runs.
 enum ReportCommand: Command {
     static let name = "report"
-    static let abstract = "Review JUnit reports: summary and CI gate, merge shards, diff two runs."
+    static let abstract = "Review JUnit reports: summary and CI gate, merge shards, a self-contained HTML page, diff two runs."
     static let usage = """
-    USAGE: crosscheck report [--failures N] [--allow-partial] [--merge OUT] FILE...
+    USAGE: crosscheck report [--failures N] [--allow-partial] [--merge OUT] [--html OUT] FILE...
            crosscheck report --diff OLD NEW [--failures N] [--allow-partial]
 
     Prints the suites, totals and the first failures of the reports (each failure's message, the first
@@ -16,6 +17,9 @@ enum ReportCommand: Command {
 
     OPTIONS:
       --merge OUT      also write the merged report to OUT (schema-valid JUnit, written atomically)
+      --html OUT       also write one self-contained HTML page (no external assets, works offline):
+                       coverage matrix (profile × relation), failures with byte diffs, every suite
+                       collapsible, a filter by name
       --diff OLD NEW   compare two reports (e.g. main's last report and this run's): regressions (new
                        failures), fixed checks, newly skipped, new and removed checks; exit 1 on regressions
       --failures N     how many failures (with --diff: entries per section) to list (default 10; 50 with --diff)
@@ -26,12 +30,13 @@ enum ReportCommand: Command {
     EXIT STATUS: 0 the reports are complete and have no failures or errors (--diff: no regressions),
     1 failures or errors (--diff: regressions), 64 usage error, 65 a report is partial or has no
     testcases (unless --allow-partial), or two inputs hold different suites of the same name,
-    66 an input is missing or not JUnit XML, 73 OUT not writable. The --merge output is
+    66 an input is missing or not JUnit XML, 73 OUT not writable. --merge and --html outputs are
     written before the exit status is decided, so a partial report can still be looked at.
     """
 
     static func run(_ arguments: inout Arguments) throws -> ExitCode {
         let merge = try arguments.option("--merge")
+        let html = try arguments.option("--html")
         let diff = try arguments.option("--diff")
         let shown = try arguments.integer("--failures")
         let allowPartial = arguments.flag("--allow-partial")
@@ -39,8 +44,8 @@ enum ReportCommand: Command {
         if let shown, shown < 0 { throw CommandExit.usage("--failures takes a count of 0 or more", command: self) }
 
         if let diff {
-            guard merge == nil else {
-                throw CommandExit.usage("--diff compares two reports; it does not combine with --merge", command: self)
+            guard merge == nil, html == nil else {
+                throw CommandExit.usage("--diff compares two reports; it does not combine with --merge or --html", command: self)
             }
             files.insert(diff, at: 0)
             guard files.count == 2 else {
@@ -62,6 +67,13 @@ enum ReportCommand: Command {
                 throw CommandExit(code: .cannotCreate, message: "crosscheck report: \(error)")
             }
             print("merged \(files.count) report(s), \(report.suites.count) suite(s), \(report.tests) tests into \(merge)")
+        }
+        if let html {
+            do { try HTMLReport.write(report, sources: files, notes: merged.dropped, to: URL(fileURLWithPath: html)) } catch {
+                throw CommandExit(code: .cannotCreate, message: "crosscheck report: \(error)")
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: html)[.size] as? Int) ?? nil
+            print("HTML report: \(html)\(size.map { " (\($0) bytes)" } ?? "")")
         }
         print(Summary.text(report, failuresToShow: shown ?? 10), terminator: "")
         if let problem = gate(inputs, allowPartial: allowPartial) { throw problem }

@@ -16,15 +16,18 @@ final class ReportCLITests: XCTestCase {
         """
 
     /// A real report of 22 checks (seed 3), written by `crosscheck run`.
-    func realReport(in directory: URL, name: String = "run.xml") throws -> URL {
+    static func realReport(in directory: URL, name: String = "run.xml") throws -> URL {
         let report = directory.appendingPathComponent(name)
         let outcome = try CrosscheckBinary.run(["run", "--filter", "kdf.", "--seed", "3", "--quiet", "--junit", report.path])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         return report
     }
 
+    func realReport(in directory: URL, name: String = "run.xml") throws -> URL { try Self.realReport(in: directory, name: name) }
+    func plantRegression(_ source: URL, into target: URL) throws { try Self.plantRegression(source, into: target) }
+
     /// `source` with one passing testcase turned into a failure whose body holds a byte diff.
-    func plantRegression(_ source: URL, into target: URL) throws {
+    static func plantRegression(_ source: URL, into target: URL) throws {
         var xml = try String(contentsOf: source, encoding: .utf8)
         guard let start = xml.range(of: Self.plantedCase), let end = xml.range(of: "</testcase>", range: start.upperBound..<xml.endIndex) else {
             return XCTFail("the report no longer has \(Self.plantedCase)")
