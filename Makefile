@@ -17,13 +17,13 @@ DEBUG_BIN   := .build/debug/crosscheck
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2
 
-.PHONY: help deps build interop test test-swift test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer
+.PHONY: help deps build interop test test-swift test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer
 
 help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
 	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
-	@echo "  make test      Swift tests, PythonRef pytest, and a schema check of a real JUnit report"
+	@echo "  make test      Swift tests, PythonRef pytest, a schema check of a real JUnit report, junitparser over every report"
 	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
@@ -65,7 +65,7 @@ interop: build
 	echo "make interop: changes since $(BASELINE):"; \
 	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)
 
-test: deps test-swift test-python test-junit test-pi-selftest
+test: deps test-swift test-python test-junit test-reports test-pi-selftest
 	@echo "make test: all test stages passed"
 
 test-swift:
@@ -96,6 +96,14 @@ pi-selftest: deps
 test-junit:
 	$(DEBUG_BIN) run --quiet --seed 1 --junit reports/test-junit.xml
 	xmllint --noout --schema Vectors/junit/JUnit.xsd reports/test-junit.xml
+
+# A real JUnit consumer: Debian's python3-junitparser reads every report under reports/ (the
+# tests write reports/test-junit.xml and reports/html-report.xml), and its counts, per suite and
+# in total, must equal crosscheck's own (`crosscheck report`), besides the schema check above.
+test-reports:
+	$(SWIFT) build --product crosscheck
+	@ls reports/*.xml >/dev/null 2>&1 || { echo "make test-reports: no reports/*.xml yet; make test-junit writes one"; exit 66; }
+	$(PYTHON) scripts/junit_consumer.py $(DEBUG_BIN) reports/*.xml
 
 # OpenSSL command-line vectors: `vectors generate` runs only the openssl command (AES-CBC outputs come
 # out byte-identical every time; RSA keys and ciphertexts are new), `vectors check` verifies them.
