@@ -168,4 +168,41 @@ final class ReportCLITests: XCTestCase {
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.contains("65 a report is partial or has no"), help.stdout)
     }
+
+    /// A suite's counts and time are the same in the progress lines, the run's summary table and
+    /// `crosscheck report` on the file: sessions suites come in several runs of checks, and the last
+    /// progress line of each holds its totals.
+    func testProgressTableAndReportAgreeOnEverySuite() throws {
+        let report = try makeTemporaryDirectory().appendingPathComponent("sessions.xml")
+        let run = try CrosscheckBinary.run(["run", "--suite", "sessions", "--transport", "inprocess", "--seed", "2", "--junit", report.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        var progress: [String: (counts: [Int], time: String)] = [:]
+        let line = try NSRegularExpression(pattern: #"^  (\S+): (\d+) passed, (\d+) failed, (\d+) errors, (\d+) skipped \((\d+\.\d{3})s\)$"#)
+        for text in run.stderr.split(separator: "\n").map(String.init) {
+            guard let match = line.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { continue }
+            let group = { (index: Int) in String(text[Range(match.range(at: index), in: text)!]) }
+            progress[group(1)] = ((2...5).map { Int(group($0))! }, group(6))
+        }
+        let reread = try CrosscheckBinary.run(["report", report.path])
+        XCTAssertEqual(reread.status, 0, reread.stderr)
+        func rows(_ table: String) -> [String: (counts: [Int], time: String)] {
+            var rows: [String: (counts: [Int], time: String)] = [:]
+            for text in table.split(separator: "\n") {
+                let cells = text.split(separator: " ").map(String.init)
+                guard cells.count == 7, cells[0].hasPrefix("sessions."), cells[6].hasSuffix("s") else { continue }
+                rows[cells[0]] = (cells[2...5].compactMap { Int($0) }, String(cells[6].dropLast()))
+            }
+            return rows
+        }
+        let table = rows(run.stdout)
+        let fromFile = rows(reread.stdout)
+        XCTAssertGreaterThanOrEqual(table.count, 6, run.stdout)
+        XCTAssertEqual(Set(progress.keys), Set(table.keys), run.stderr)
+        for (suite, row) in table {
+            XCTAssertEqual(progress[suite]?.counts, row.counts, suite)
+            XCTAssertEqual(progress[suite]?.time, row.time, suite)
+            XCTAssertEqual(fromFile[suite]?.counts, row.counts, suite)
+            XCTAssertEqual(fromFile[suite]?.time, row.time, suite)
+        }
+    }
 }
