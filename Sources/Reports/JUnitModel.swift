@@ -99,8 +99,8 @@ public struct JUnitSuite: Sendable, Equatable {
     public var known: Int { cases.filter(\.outcome.isKnown).count }
     /// A suite's time, the one definition used everywhere (progress lines, the summary table, the
     /// written `time` attribute, `crosscheck report`, the HTML): the sum of its testcase times,
-    /// each taken to whole milliseconds as the report writes it. So a report read back gives the
-    /// same figure as the run that wrote it.
+    /// each taken to whole microseconds as the report writes it, shown to the millisecond. So a
+    /// report read back gives the same figure as the run that wrote it.
     public var time: TimeInterval { JUnitFormat.suiteTime(cases.map(\.time)) }
 }
 
@@ -109,7 +109,7 @@ public struct JUnitCase: Sendable, Equatable {
     public var name: String
     /// e.g. "crosscheck.rsa.swift_to_python"
     public var classname: String
-    /// Seconds. Written with millisecond precision; negative or non-finite values are written as 0.
+    /// Seconds. Written to the microsecond; negative or non-finite values are written as 0.
     public var time: TimeInterval
     public var outcome: Outcome
     /// Per-case properties. The schema has no place for them inside `<testcase>`, so they are

@@ -43,7 +43,8 @@ import FoundationXML
 /// characters other than tab, LF and CR, and U+FFFE/U+FFFF, become visible escapes such as `\x07`.
 /// Attributes the schema requires to be non-empty tokens get a stand-in when empty: a suite name
 /// or property name becomes "(unnamed)", a hostname "localhost" (what the schema asks for when
-/// it is unknown). Times are seconds with three decimals; timestamps are UTC to the second.
+/// it is unknown). Times are seconds: a suite's with three decimals, a testcase's to the microsecond
+/// (at least three decimals); timestamps are UTC to the second.
 public enum JUnitXML {
 
     /// The XML declaration at the top of `data`; FoundationXML on Linux always adds
@@ -125,7 +126,7 @@ public enum JUnitXML {
         let element = XMLElement(name: "testcase")
         set(element, "name", JUnitFormat.xmlSafe(testCase.name))
         set(element, "classname", JUnitFormat.xmlSafe(testCase.classname))
-        set(element, "time", JUnitFormat.formatTime(testCase.time))
+        set(element, "time", JUnitFormat.formatCaseTime(testCase.time))
         switch testCase.outcome {
         case .passed:
             break

@@ -108,7 +108,7 @@ final class WycheproofCLITests: XCTestCase {
         let outcome = try CrosscheckBinary.run(["wycheproof", "--impl", "swift", "--quiet", edited.path,
                                                 "Vectors/wycheproof/rsa_oaep_2048_sha256_mgf1sha256_test.json"])
         XCTAssertEqual(outcome.status, 1)
-        XCTAssertTrue(outcome.stdout.contains("ERROR  crosscheck.wycheproof.load.edited_test: cannot run edited_test.json: edited_test.json: testGroups[0].tests["),
+        XCTAssertTrue(outcome.stdout.contains("  ERROR crosscheck.wycheproof.load.edited_test: cannot run edited_test.json: edited_test.json: testGroups[0].tests["),
                       outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("unknown result 'maybe'"), outcome.stdout)
         XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "wycheproof.rsa_oaep_2048_sha256_mgf1sha256_test.swift"), [38, 38, 0, 0, 0],

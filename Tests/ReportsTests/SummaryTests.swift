@@ -120,18 +120,24 @@ final class SummaryTests: XCTestCase {
         XCTAssertTrue(text.contains("\nPARTIAL REPORT: interrupted after 7 of 90 checks; the suites above are incomplete\n"), text)
     }
 
-    /// One definition of a suite's time: the sum of its testcase times in whole milliseconds, the
-    /// same before writing, in the file, and after reading back.
+    /// One definition of a suite's time: the sum of its testcase times in whole microseconds, the
+    /// same before writing, in the file, and after reading back; many fast cases still add up.
     func testSuiteTimeIsTheSameInTheModelTheFileAndAfterReading() throws {
-        let times: [TimeInterval] = [0.0004, 0.0004, 0.0004, 1.2345, 0.0016, -1, .nan]
+        let times: [TimeInterval] = [0.0004, 0.0004, 0.0004, 1.2345, 0.0016, 0.00000049, -1, .nan] + Array(repeating: 0.0004, count: 216)
         let suite = JUnitSuite(name: "t", package: "p", timestamp: Fixtures.timestamp, hostname: "h",
                                cases: times.enumerated().map { JUnitCase(name: "c\($0.offset)", classname: "k", time: $0.element) })
-        XCTAssertEqual(suite.time, 1.237, accuracy: 1e-9, "each case counts as written: 0+0+0+1.235+0.002")
+        XCTAssertEqual(suite.time, 1.3237, accuracy: 1e-9, "each case counts as written: 1.2 ms + 1.2345 + 1.6 ms + 0 + 86.4 ms")
         XCTAssertEqual(JUnitFormat.suiteTime(times), suite.time)
         let data = JUnitXML.data(JUnitReport(suites: [suite]))
-        XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("time=\"1.237\""))
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"tests="224" failures="0" errors="0" skipped="0" time="1.324""#), text)
+        XCTAssertTrue(text.contains(#"<testcase name="c0" classname="k" time="0.0004">"#))
+        XCTAssertTrue(text.contains(#"<testcase name="c3" classname="k" time="1.2345">"#))
+        XCTAssertTrue(text.contains(#"<testcase name="c5" classname="k" time="0.000">"#))
         let back = try JUnitXML.parse(data)
         XCTAssertEqual(back.suites[0].time, suite.time)
-        XCTAssertTrue(Summary.text(back).contains(" 1.237s"))
+        XCTAssertTrue(Summary.text(back).contains(" 1.324s"))
+        XCTAssertEqual(JUnitFormat.formatCaseTime(30), "30.000")
+        XCTAssertEqual(JUnitFormat.formatCaseTime(0.0000125), "0.000013")
     }
 }
