@@ -18,14 +18,16 @@ DEBUG_BIN   := .build/debug/crosscheck
 # Debian packages crosscheck needs: headers it compiles against, the Python it embeds, the
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
-                   python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl
+                   python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
+                   chromium python3-junitparser
 
-.PHONY: help deps build interop test test-swift test-units test-python test-junit bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
+.PHONY: help deps build interop test test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
-	@echo "  make test      Swift tests, PythonRef and zoo pytest, and a schema check of a real JUnit report"
+	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
+	@echo "  make test      Swift tests, PythonRef and zoo pytest, a schema check of a real JUnit report, junitparser over every report"
 	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
@@ -36,7 +38,7 @@ help:
 	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
 	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
-	@echo "Options: JUNIT=path SEED=n"
+	@echo "Options: JUNIT=path SEED=n BASELINE=path"
 
 deps:
 	@missing=""; \
@@ -58,10 +60,17 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck
 
+# `make interop BASELINE=old.xml`: after the run, `crosscheck report --diff old.xml $(JUNIT)`; the
+# target then exits as the diff does (1 on regressions only, 65 on a partial or empty report), or
+# with the run's own status when the run could not finish (69, 73, 130...).
+BASELINE    ?=
 interop: build
-	$(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),)
+	@status=0; $(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),) || status=$$?; \
+	if [ -z "$(BASELINE)" ] || { [ $$status != 0 ] && [ $$status != 1 ]; }; then exit $$status; fi; \
+	echo "make interop: changes since $(BASELINE):"; \
+	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)
 
-test: deps test-swift test-python test-zoo test-junit test-units test-pi-selftest
+test: deps test-swift test-python test-zoo test-junit test-reports test-units test-pi-selftest
 	@echo "make test: all test stages passed"
 
 test-swift:
@@ -100,6 +109,14 @@ pi-selftest: deps
 test-junit:
 	$(DEBUG_BIN) run --quiet --seed 1 --junit reports/test-junit.xml
 	xmllint --noout --schema Vectors/junit/JUnit.xsd reports/test-junit.xml
+
+# A real JUnit consumer: Debian's python3-junitparser reads every report under reports/ (the
+# tests write reports/test-junit.xml and reports/html-report.xml), and its counts, per suite and
+# in total, must equal crosscheck's own (`crosscheck report`), besides the schema check above.
+test-reports:
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	@ls reports/*.xml >/dev/null 2>&1 || { echo "make test-reports: no reports/*.xml yet; make test-junit writes one"; exit 66; }
+	$(PYTHON) scripts/junit_consumer.py $(DEBUG_BIN) reports/*.xml
 
 # OpenSSL command-line vectors: `vectors generate` runs only the openssl command (AES-CBC outputs come
 # out byte-identical every time; RSA keys and ciphertexts are new), `vectors check` verifies them.

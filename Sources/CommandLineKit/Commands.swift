@@ -25,6 +25,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case success = 0
     case checksFailed = 1
     case usage = 64
+    case dataError = 65          // an input crosscheck cannot vouch for (a partial or empty report)
     case noInput = 66            // an input file is missing, unreadable or damaged
     case unavailable = 69        // the environment is not ready; the message says how to fix it
     case software = 70           // a bug in crosscheck itself
@@ -36,6 +37,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .success: return "success: every check passed (skips allowed)"
         case .checksFailed: return "a check failed or errored"
         case .usage: return "usage error: a bad option or argument (the message says which)"
+        case .dataError: return "a report crosscheck cannot vouch for: partial, without testcases, or with conflicting suites"
         case .noInput: return "an input file is missing, unreadable or not in the expected format"
         case .unavailable: return "environment not ready: a tool or package is missing (the message says what to install)"
         case .software: return "an internal error in crosscheck (please report it)"

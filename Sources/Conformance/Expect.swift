@@ -11,12 +11,21 @@ public enum Expect {
         }
     }
 
+    /// Fails with where the bytes differ: the message says how many differ and the first offset;
+    /// the details start with the `ByteDiff` window (both sides in hex around the first difference),
+    /// then the beginning of each side.
     public static func equalBytes(_ actual: Data, _ expected: Data, _ what: String) throws {
         guard actual != expected else { return }
-        let firstDifference = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            ?? min(actual.count, expected.count)
-        throw CheckFailure("\(what): \(actual.count) bytes differ from the expected \(expected.count) (first difference at byte \(firstDifference))",
-                           details: "expected: \(preview(expected))\nactual:   \(preview(actual))")
+        let diff = ByteDiff(expected: expected, actual: actual)
+        throw CheckFailure("\(what): \(differMessage(diff))",
+                           details: "\(diff.text)\nexpected: \(preview(expected))\nactual:   \(preview(actual))")
+    }
+
+    /// "1 of 65552 bytes differ, the first at offset 65551 (expected 65552 bytes, got 65552)".
+    public static func differMessage(_ diff: ByteDiff) -> String {
+        let longest = max(diff.expectedCount, diff.actualCount)
+        return "\(diff.differingBytes) of \(longest) bytes differ, the first at offset \(diff.firstDifference ?? 0) "
+            + "(expected \(diff.expectedCount) bytes, got \(diff.actualCount))"
     }
 
     public static func equal<T: Equatable>(_ actual: T, _ expected: T, _ what: String) throws {

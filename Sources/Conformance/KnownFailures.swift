@@ -56,20 +56,20 @@ public struct KnownFailures: Sendable, Equatable {
     public func entry(for fullName: String) -> Entry? { entries.first { $0.matches(fullName) } }
 
     /// Failures of listed checks become skipped `known: …`; passes of listed checks become failures.
-    public func apply(to results: [CheckResult]) -> [CheckResult] {
-        results.map { result in
-            guard let entry = entry(for: result.check.fullName) else { return result }
-            switch result.outcome {
-            case let .failed(message, _), let .error(message, _):
-                return CheckResult(check: result.check, outcome: .skipped(reason: "known: \(entry.reason) (\(entry.seed)); failed with: \(message.prefix(300))"),
-                                   duration: result.duration)
-            case .passed:
-                return CheckResult(check: result.check, outcome: .failed(
-                    message: "known failure fixed: this check passes now; remove the entry '\(entry.pattern)' from the known-failures list",
-                    details: "entry: \(entry.reason) (\(entry.seed))"), duration: result.duration)
-            case .skipped:
-                return result
-            }
+    public func apply(to results: [CheckResult]) -> [CheckResult] { results.map(apply) }
+
+    public func apply(to result: CheckResult) -> CheckResult {
+        guard let entry = entry(for: result.check.fullName) else { return result }
+        switch result.outcome {
+        case let .failed(message, _), let .error(message, _):
+            return CheckResult(check: result.check, outcome: .skipped(reason: "known: \(entry.reason) (\(entry.seed)); failed with: \(message.prefix(300))"),
+                               duration: result.duration)
+        case .passed:
+            return CheckResult(check: result.check, outcome: .failed(
+                message: "known failure fixed: this check passes now; remove the entry '\(entry.pattern)' from the known-failures list",
+                details: "entry: \(entry.reason) (\(entry.seed))"), duration: result.duration)
+        case .skipped:
+            return result
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Value formatting shared by the writer, the reader and the summary: XML-safe text, times and
 /// timestamps in the exact lexical forms the schema accepts.
-enum JUnitFormat {
+public enum JUnitFormat {
 
     // MARK: XML-safe text
 
@@ -60,8 +60,32 @@ enum JUnitFormat {
         return min(time, maxTime)
     }
 
+    /// A testcase time as the report writes it: whole microseconds.
+    public static func microseconds(_ time: TimeInterval) -> Int64 {
+        Int64((sanitizedTime(time) * 1_000_000).rounded())
+    }
+
+    /// The time of a suite with these testcase times: their sum, each taken to whole microseconds
+    /// first (what the report holds), so the figure is the same before writing and after reading.
+    /// (Whole milliseconds would not do: 216 vectors of 0.4 ms each would add up to 0.)
+    public static func suiteTime<Times: Sequence>(_ caseTimes: Times) -> TimeInterval where Times.Element == TimeInterval {
+        let cap = Int64(maxTime * 1_000_000)
+        let total = caseTimes.reduce(Int64(0)) { min($0 + microseconds($1), cap) }
+        return Double(total) / 1_000_000
+    }
+
+    /// A testcase time: seconds to the microsecond, at least three decimals, trailing zeros beyond
+    /// them dropped: "0.125", "0.000412", "1.2505".
+    public static func formatCaseTime(_ time: TimeInterval) -> String {
+        let micros = microseconds(time)
+        var fraction = String(micros % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.count > 3, fraction.last == "0" { fraction.removeLast() }
+        return "\(micros / 1_000_000).\(fraction)"
+    }
+
     /// Seconds with exactly three decimals and a '.' separator, whatever the locale: "1.250".
-    static func formatTime(_ time: TimeInterval) -> String {
+    public static func formatTime(_ time: TimeInterval) -> String {
         let millis = Int64((sanitizedTime(time) * 1000).rounded())
         let fraction = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction

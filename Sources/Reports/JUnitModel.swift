@@ -32,7 +32,27 @@ public struct JUnitReport: Sendable, Equatable {
     public var failures: Int { suites.reduce(0) { $0 + $1.failures } }
     public var errors: Int { suites.reduce(0) { $0 + $1.errors } }
     public var skipped: Int { suites.reduce(0) { $0 + $1.skipped } }
+    /// Skipped testcases that are known problems (a skip message starting with `known: `).
+    public var known: Int { suites.reduce(0) { $0 + $1.known } }
+    /// Sum of the suite times (see `JUnitSuite.time`).
     public var time: TimeInterval { suites.reduce(0) { $0 + $1.time } }
+
+    /// The property that marks the report of an interrupted run.
+    public static let partialProperty = "crosscheck.partial"
+
+    /// Why the report is incomplete: the values of every `crosscheck.partial` suite property,
+    /// without repeats. Empty for a complete report.
+    public var partialNotes: [String] {
+        var notes: [String] = []
+        for suite in suites {
+            for property in suite.properties where property.name == Self.partialProperty && !notes.contains(property.value) {
+                notes.append(property.value)
+            }
+        }
+        return notes
+    }
+
+    public var isPartial: Bool { !partialNotes.isEmpty }
 }
 
 /// One `<testsuite>`.
@@ -75,8 +95,13 @@ public struct JUnitSuite: Sendable, Equatable {
     public var failures: Int { cases.filter(\.outcome.isFailure).count }
     public var errors: Int { cases.filter(\.outcome.isError).count }
     public var skipped: Int { cases.filter(\.outcome.isSkipped).count }
-    /// Sum of the case times, in seconds.
-    public var time: TimeInterval { cases.reduce(0) { $0 + JUnitFormat.sanitizedTime($1.time) } }
+    /// Skipped testcases that are known problems (counted in `skipped` too).
+    public var known: Int { cases.filter(\.outcome.isKnown).count }
+    /// A suite's time, the one definition used everywhere (progress lines, the summary table, the
+    /// written `time` attribute, `crosscheck report`, the HTML): the sum of its testcase times,
+    /// each taken to whole microseconds as the report writes it, shown to the millisecond. So a
+    /// report read back gives the same figure as the run that wrote it.
+    public var time: TimeInterval { JUnitFormat.suiteTime(cases.map(\.time)) }
 }
 
 /// One `<testcase>`.
@@ -84,7 +109,7 @@ public struct JUnitCase: Sendable, Equatable {
     public var name: String
     /// e.g. "crosscheck.rsa.swift_to_python"
     public var classname: String
-    /// Seconds. Written with millisecond precision; negative or non-finite values are written as 0.
+    /// Seconds. Written to the microsecond; negative or non-finite values are written as 0.
     public var time: TimeInterval
     public var outcome: Outcome
     /// Per-case properties. The schema has no place for them inside `<testcase>`, so they are
@@ -103,7 +128,40 @@ public struct JUnitCase: Sendable, Equatable {
         public var isFailure: Bool { if case .failed = self { return true } else { return false } }
         public var isError: Bool { if case .error = self { return true } else { return false } }
         public var isSkipped: Bool { if case .skipped = self { return true } else { return false } }
+        /// A skip for a known problem: its message starts with `known: ` (see `knownPrefix`).
+        public var isKnown: Bool {
+            if case .skipped(let message) = self { return message.hasPrefix(JUnitCase.knownPrefix) } else { return false }
+        }
+
+        /// The message of a failure, error or skip ("" when passed).
+        public var message: String {
+            switch self {
+            case .passed: return ""
+            case .failed(let message, _, _), .error(let message, _, _), .skipped(let message): return message
+            }
+        }
+
+        /// The text of a failure or error (its body); "" otherwise.
+        public var details: String {
+            switch self {
+            case .failed(_, _, let details), .error(_, _, let details): return details
+            case .passed, .skipped: return ""
+            }
+        }
+
+        /// The word every output uses for this outcome.
+        public var verdict: Verdict {
+            switch self {
+            case .passed: return .pass
+            case .failed: return .fail
+            case .error: return .error
+            case .skipped: return isKnown ? .known : .skip
+            }
+        }
     }
+
+    /// A skipped testcase whose message starts with this is a known problem, counted apart.
+    public static let knownPrefix = "known: "
 
     public init(
         name: String,
@@ -118,4 +176,21 @@ public struct JUnitCase: Sendable, Equatable {
         self.outcome = outcome
         self.properties = properties
     }
+}
+
+/// The words every output uses for a testcase's outcome: progress lines, the summary, `report`,
+/// `report --diff` and the HTML all say FAIL for a wrong answer and ERROR for a check that could
+/// not reach a verdict.
+public enum Verdict: String, Sendable, CaseIterable {
+    case pass = "PASS"
+    case fail = "FAIL"
+    case error = "ERROR"
+    case skip = "SKIP"
+    /// A skip for a known problem (message `known: …`).
+    case known = "KNOWN"
+
+    /// The word padded to the longest one, for aligned lists.
+    public var padded: String { rawValue.padding(toLength: 5, withPad: " ", startingAt: 0) }
+
+    public var isProblem: Bool { self == .fail || self == .error }
 }

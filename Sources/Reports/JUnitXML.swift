@@ -19,24 +19,32 @@ import FoundationXML
 ///       </testsuite>*
 ///     </testsuites>
 ///
-/// Per-case properties: the schema allows `<properties>` only on `<testsuite>`, and a
-/// `<testcase>` may contain nothing but one of failure/error/skipped (no properties, no
-/// system-out). Stuffing them into failure text would lose them for passed cases and corrupt the
-/// message CI shows. So each case property becomes a property of the enclosing suite, after the
-/// suite's own properties, named
+/// Per-case properties: the Ant schema has no place for data inside `<testcase>` besides its
+/// name and one failure/error/skipped element (no properties, no system-out). Writing them as
+/// suite properties (`testcase[<index>:<name>].<property>`, as earlier versions did) buried a
+/// Wycheproof report under thousands of them. So they are written as one block at the end of the
+/// suite's `<system-out>`, after the suite's own output and a newline:
 ///
-///     testcase[<index>:<case name>].<property name>
+///     --- testcase properties (crosscheck) ---
+///     testcase 3 rsa_pss_sign
+///       key_bits = 2048
+///       salt =
+///     --- end of testcase properties ---
 ///
-/// where `<index>` is the 0-based position of the case in its suite. `read` moves such a
-/// property back to the case when the index exists and the name after the colon is that case's
-/// name; anything else stays a suite property. (So a suite property deliberately named in that
-/// form would be read back as a case property.)
+/// `testcase <index> <name>` names the case by its 0-based position and name; each property
+/// follows on its own line, indented by two spaces, as `<name> = <value>`. In names and values a
+/// backslash is written `\\`, a line feed `\n`, a carriage return `\r`; a property name's `=`
+/// is written `\e`, so the first `=` on the line separates name from value. `read` moves the
+/// properties back to their cases when every index and name matches; otherwise the block stays
+/// ordinary suite output. Reports in the earlier form (suite properties named
+/// `testcase[<index>:<name>].<property>`) are still read back onto their cases.
 ///
 /// Text: every string goes through an XML 1.0 filter first (see `JUnitFormat.xmlSafe`): control
 /// characters other than tab, LF and CR, and U+FFFE/U+FFFF, become visible escapes such as `\x07`.
 /// Attributes the schema requires to be non-empty tokens get a stand-in when empty: a suite name
 /// or property name becomes "(unnamed)", a hostname "localhost" (what the schema asks for when
-/// it is unknown). Times are seconds with three decimals; timestamps are UTC to the second.
+/// it is unknown). Times are seconds: a suite's with three decimals, a testcase's to the microsecond
+/// (at least three decimals); timestamps are UTC to the second.
 public enum JUnitXML {
 
     /// The XML declaration at the top of `data`; FoundationXML on Linux always adds
@@ -86,12 +94,6 @@ public enum JUnitXML {
         try AtomicFile.write(data(report), to: url)
     }
 
-    /// Concatenates the suites of all reports in order. Suite ids are positions, assigned when a
-    /// report is written, so the merged report is numbered 0, 1, 2, ... again.
-    public static func merge(_ reports: [JUnitReport]) -> JUnitReport {
-        JUnitReport(suites: reports.flatMap(\.suites))
-    }
-
     static func element(for suite: JUnitSuite, id: Int) -> XMLElement {
         let element = XMLElement(name: "testsuite")
         set(element, "name", JUnitFormat.nonEmptyToken(suite.name, fallback: unnamed))
@@ -109,19 +111,13 @@ public enum JUnitXML {
         for property in suite.properties {
             properties.addChild(propertyElement(name: property.name, value: property.value))
         }
-        for (index, testCase) in suite.cases.enumerated() {
-            for property in testCase.properties {
-                let name = casePropertyName(index: index, caseName: testCase.name, property: property.name)
-                properties.addChild(propertyElement(name: name, value: property.value))
-            }
-        }
         element.addChild(properties)
 
         for testCase in suite.cases {
             element.addChild(self.element(for: testCase))
         }
 
-        element.addChild(textElement("system-out", suite.systemOut))
+        element.addChild(textElement("system-out", CasePropertyBlock.append(to: suite.systemOut, cases: suite.cases)))
         element.addChild(textElement("system-err", suite.systemErr))
         return element
     }
@@ -130,7 +126,7 @@ public enum JUnitXML {
         let element = XMLElement(name: "testcase")
         set(element, "name", JUnitFormat.xmlSafe(testCase.name))
         set(element, "classname", JUnitFormat.xmlSafe(testCase.classname))
-        set(element, "time", JUnitFormat.formatTime(testCase.time))
+        set(element, "time", JUnitFormat.formatCaseTime(testCase.time))
         switch testCase.outcome {
         case .passed:
             break
@@ -173,12 +169,8 @@ public enum JUnitXML {
         element.addAttribute(XMLNode.attribute(withName: name, stringValue: value) as! XMLNode)
     }
 
-    static func casePropertyName(index: Int, caseName: String, property: String) -> String {
-        "testcase[\(index):\(caseName)].\(property)"
-    }
-
-    /// The case index and property name encoded in a suite property's name, if it is a case
-    /// property of one of `cases` (see the type's documentation).
+    /// The case index and property name encoded in a suite property's name in the earlier form
+    /// `testcase[<index>:<name>].<property>`, if it is a case property of one of `cases`.
     static func caseProperty(_ name: String, cases: [JUnitCase]) -> (index: Int, property: String)? {
         // Works on UTF-8 bytes: every delimiter is ASCII, so grapheme clustering cannot blur them.
         let bytes = Array(name.utf8)
@@ -284,6 +276,11 @@ public enum JUnitXML {
         }
 
         var cases = try element.elements(forName: "testcase").map { try testCase(from: $0, suite: name, path: path) }
+        var systemOut = element.elements(forName: "system-out").first?.stringValue ?? ""
+        if let (output, caseProperties) = CasePropertyBlock.split(systemOut, cases: cases) {
+            systemOut = output
+            for (index, properties) in caseProperties { cases[index].properties += properties }
+        }
 
         var suiteProperties: [JUnitProperty] = []
         for property in properties {
@@ -301,7 +298,7 @@ public enum JUnitXML {
             hostname: attribute(element, "hostname") ?? "",
             properties: suiteProperties,
             cases: cases,
-            systemOut: element.elements(forName: "system-out").first?.stringValue ?? "",
+            systemOut: systemOut,
             systemErr: element.elements(forName: "system-err").first?.stringValue ?? "")
     }
 

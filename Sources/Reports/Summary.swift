@@ -8,14 +8,22 @@ import Foundation
 ///     3 passed, 1 failed, 1 errors, 1 skipped
 ///
 ///     Failures and errors (2):
-///       FAILED crosscheck.rsa.swift_to_python.sign_pss: signature does not verify
-///       ERROR  crosscheck.rsa.swift_to_python.decrypt_oaep: python server timed out
+///       FAIL  crosscheck.rsa.swift_to_python.sign_pss: signature does not verify
+///             byte diff: 1 of 256 bytes differ (first at offset 255, last at offset 255); …
+///             expected @239  …
+///       ERROR crosscheck.rsa.swift_to_python.decrypt_oaep: python server timed out
 ///
-/// Messages are cut to their first line and to `messageWidth` characters, and control characters
-/// (terminal escape sequences included) are shown escaped, so a hostile message cannot garble the
-/// terminal.
+/// Each failure shows its message and the first lines of its body (and the whole byte diff when
+/// the body has one), so a cause written in the body ("pythonref serve did not start: cannot load
+/// --cert/--key") is on screen. The words are those of `Verdict`, the same as the progress lines.
+/// A suite's time is `JUnitSuite.time`, the same figure everywhere.
+///
+/// Lines are cut to `messageWidth` characters, and control characters (terminal escape sequences
+/// included) are shown escaped, so a hostile message cannot garble the terminal.
 public struct Summary: Sendable {
     static let messageWidth = 200
+    /// Body lines shown under each failure (besides a byte diff, always shown whole).
+    public static let bodyLines = 6
 
     public static func text(_ report: JUnitReport, failuresToShow: Int = 10) -> String {
         var lines: [String] = []
@@ -42,25 +50,16 @@ public struct Summary: Sendable {
         lines.append(line("suite", header))
         for (name, cells) in rows { lines.append(line(name, cells)) }
 
-        lines.append("\(report.passed) passed, \(report.failures) failed, \(report.errors) errors, \(report.skipped) skipped")
+        lines.append(countsLine(passed: report.passed, failed: report.failures, errors: report.errors,
+                                skipped: report.skipped, known: report.known))
+        if report.isPartial {
+            lines.append("PARTIAL REPORT: \(clip(printable(report.partialNotes.joined(separator: "; ")))); the suites above are incomplete")
+        }
 
-        var problems: [String] = []
+        var problems: [[String]] = []
         for suite in report.suites {
-            for testCase in suite.cases {
-                let label: String
-                let message: String
-                let type: String
-                let details: String
-                switch testCase.outcome {
-                case .failed(let m, let t, let d): (label, message, type, details) = ("FAILED", m, t, d)
-                case .error(let m, let t, let d): (label, message, type, details) = ("ERROR ", m, t, d)
-                case .passed, .skipped: continue
-                }
-                let id = testCase.classname.isEmpty ? testCase.name : testCase.classname + "." + testCase.name
-                let firstLine = [message, details, type].lazy
-                    .map { $0.split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }
-                    .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? "(no message)"
-                problems.append("  \(label) \(printable(id)): \(clip(printable(firstLine)))")
+            for testCase in suite.cases where testCase.outcome.verdict.isProblem {
+                problems.append(failureLines(testCase))
             }
         }
         if !problems.isEmpty && failuresToShow > 0 {
@@ -69,10 +68,68 @@ public struct Summary: Sendable {
             lines.append(shown == problems.count
                 ? "Failures and errors (\(problems.count)):"
                 : "Failures and errors (first \(shown) of \(problems.count)):")
-            lines.append(contentsOf: problems.prefix(shown))
+            for problem in problems.prefix(shown) { lines.append(contentsOf: problem) }
             if shown < problems.count { lines.append("  ... and \(problems.count - shown) more") }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "3 passed, 1 failed, 1 errors, 1 skipped", with " (1 known)" when some skips are known
+    /// problems: the totals line of the summary and of every progress line.
+    public static func countsLine(passed: Int, failed: Int, errors: Int, skipped: Int, known: Int = 0) -> String {
+        "\(passed) passed, \(failed) failed, \(errors) errors, \(skipped) skipped" + (known > 0 ? " (\(known) known)" : "")
+    }
+
+    /// "FAIL  crosscheck.x.y.name: message", then the first body lines (and any byte diff), indented.
+    static func failureLines(_ testCase: JUnitCase) -> [String] {
+        let verdict = testCase.outcome.verdict
+        let id = testCase.classname.isEmpty ? testCase.name : testCase.classname + "." + testCase.name
+        var type = ""
+        if case .failed(_, let t, _) = testCase.outcome { type = t }
+        if case .error(_, let t, _) = testCase.outcome { type = t }
+        let message = testCase.outcome.message
+        var body = bodyLines(testCase.outcome.details)
+        var first = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        if first.trimmingCharacters(in: .whitespaces).isEmpty {
+            // No message: the body's first line stands in for it (and is not repeated below).
+            if let index = body.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                first = body[index]
+                body.removeSubrange(...index)
+            } else {
+                first = type.isEmpty ? "(no message)" : type
+            }
+        }
+        var lines = ["  \(verdict.padded) \(printable(id)): \(clip(printable(first)))"]
+        let indent = String(repeating: " ", count: 2 + 5 + 1)
+        for line in excerpt(body) { lines.append(indent + clip(printable(line))) }
+        return lines
+    }
+
+    /// The body's lines without trailing blank ones.
+    static func bodyLines(_ details: String) -> [String] {
+        var lines = details.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { String($0).replacingOccurrences(of: "\r", with: "") }
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        while let first = lines.first, first.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeFirst() }
+        return lines
+    }
+
+    /// The first `bodyLines` lines, plus a byte diff block wherever it is, with "…" for what is left out.
+    static func excerpt(_ lines: [String]) -> [String] {
+        var keep = Set(0..<min(bodyLines, lines.count))
+        if let diff = ByteDiffText.find(in: lines) { keep.formUnion(diff.lineRange) }
+        var out: [String] = []
+        var skipped = 0
+        for (index, line) in lines.enumerated() {
+            if keep.contains(index) {
+                if skipped > 0 { out.append("… (\(skipped) more line\(skipped == 1 ? "" : "s"))"); skipped = 0 }
+                out.append(line)
+            } else {
+                skipped += 1
+            }
+        }
+        if skipped > 0 { out.append("… (\(skipped) more line\(skipped == 1 ? "" : "s") in the report)") }
+        return out
     }
 
     static func counts(_ tests: Int, _ passed: Int, _ failed: Int, _ errors: Int, _ skipped: Int,
@@ -83,7 +140,7 @@ public struct Summary: Sendable {
 
     /// Control characters (C0, DEL, C1: the bytes terminals act on) shown as `\x1B` and the like,
     /// so names and messages cannot move the cursor or recolour the terminal.
-    static func printable(_ text: String) -> String {
+    public static func printable(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {

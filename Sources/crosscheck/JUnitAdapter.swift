@@ -45,7 +45,25 @@ enum JUnitAdapter {
         case let .error(message, details): outcome = .error(message: message, type: "error", details: details)
         case let .skipped(reason): outcome = .skipped(message: reason)
         }
-        return JUnitCase(name: result.check.name, classname: result.check.classname, time: result.duration, outcome: outcome,
-                         properties: result.check.properties.sorted { $0.key < $1.key }.map { JUnitProperty(name: $0.key, value: $0.value) })
+        let (name, properties) = nameAndProperties(result.check)
+        return JUnitCase(name: name, classname: result.check.classname, time: result.duration, outcome: outcome,
+                         properties: properties.sorted { $0.key < $1.key }.map { JUnitProperty(name: $0.key, value: $0.value) })
+    }
+
+    /// Wycheproof vector properties the testcase name carries instead.
+    static let wycheproofNameProperties: Set<String> = ["file", "tcId", "result", "flags", "comment"]
+
+    /// The testcase name and the properties left for the report. A Wycheproof vector's meaning goes
+    /// into its name, next to its tcId, where every JUnit consumer shows it (the Ant schema has no
+    /// per-testcase properties): `rsa_pkcs1_2048_test.tc9 (invalid; InvalidPkcs1Padding): The padding
+    /// string is all 0.` Its file and tcId are in the name already.
+    static func nameAndProperties(_ check: Check) -> (String, [String: String]) {
+        let properties = check.properties
+        guard properties["tcId"] != nil, let result = properties["result"] else { return (check.name, properties) }
+        let flags = (properties["flags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let comment = (properties["comment"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        var name = "\(check.name) (\(([result] + flags).joined(separator: "; ")))"
+        if !comment.isEmpty { name += ": " + comment }
+        return (name, properties.filter { !wycheproofNameProperties.contains($0.key) })
     }
 }

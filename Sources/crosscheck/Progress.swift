@@ -1,6 +1,7 @@
 import Foundation
 import CommandLineKit
 import Conformance
+import Reports
 
 /// The signal that interrupted the run (0: none). Written only by the handler below.
 nonisolated(unsafe) private var receivedSignal: sig_atomic_t = 0
@@ -36,38 +37,54 @@ final class InterruptLatch: @unchecked Sendable {
     var interrupted: Bool { receivedSignal != 0 }
 }
 
-/// Prints progress on long runs: a line per finished suite and for every failure, to stderr.
+/// Prints progress on long runs: a line per finished suite and for every failure, to stderr. It
+/// uses the summary's words (FAIL, ERROR; "3 passed, 1 failed, 1 errors, 1 skipped") and the
+/// suite time every output uses: the sum of its testcase times (`JUnitFormat.suiteTime`). When a
+/// suite's checks come in several runs (sessions suites are built by several builders), each run
+/// ends with a line of that suite's totals so far, so its last line equals its summary row.
 struct ProgressPrinter {
+    struct Tally {
+        var passed = 0, failed = 0, errors = 0, skipped = 0, known = 0
+        var caseTimes: [TimeInterval] = []
+    }
+
     let quiet: Bool
     private var lastSuite: String?
-    private var suiteStart = Date()
-    private var counts = (passed: 0, failed: 0, skipped: 0)
+    private var tallies: [String: Tally] = [:]
 
     init(quiet: Bool) { self.quiet = quiet }
 
     mutating func record(done: Int, total: Int, result: CheckResult) {
-        if lastSuite != result.check.suite {
+        let suite = result.check.suite
+        if lastSuite != suite {
             finishSuite()
-            lastSuite = result.check.suite
-            suiteStart = Date()
+            lastSuite = suite
         }
+        var tally = tallies[suite] ?? Tally()
+        tally.caseTimes.append(result.duration)
         switch result.outcome {
-        case .passed: counts.passed += 1
-        case .skipped: counts.skipped += 1
-        case let .failed(message, _), let .error(message, _):
-            counts.failed += 1
-            if !quiet { printError("  FAIL \(result.check.fullName): \(message)") }
+        case .passed: tally.passed += 1
+        case let .skipped(reason):
+            tally.skipped += 1
+            if reason.hasPrefix(JUnitCase.knownPrefix) { tally.known += 1 }
+        case let .failed(message, _):
+            tally.failed += 1
+            if !quiet { printError("  \(Verdict.fail.padded) \(result.check.fullName): \(message)") }
+        case let .error(message, _):
+            tally.errors += 1
+            if !quiet { printError("  \(Verdict.error.padded) \(result.check.fullName): \(message)") }
         }
+        tallies[suite] = tally
         if done == total { finishSuite() }
     }
 
     private mutating func finishSuite() {
-        guard let suite = lastSuite else { return }
+        guard let suite = lastSuite, let tally = tallies[suite] else { return }
         if !quiet {
-            printError(String(format: "  %@: %d passed, %d failed, %d skipped (%.1fs)", suite, counts.passed, counts.failed,
-                              counts.skipped, Date().timeIntervalSince(suiteStart)))
+            let line = Summary.countsLine(passed: tally.passed, failed: tally.failed, errors: tally.errors,
+                                          skipped: tally.skipped, known: tally.known)
+            printError("  \(suite): \(line) (\(JUnitFormat.formatTime(JUnitFormat.suiteTime(tally.caseTimes)))s)")
         }
-        counts = (0, 0, 0)
         lastSuite = nil
     }
 }

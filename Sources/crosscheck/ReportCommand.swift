@@ -2,47 +2,109 @@ import Foundation
 import CommandLineKit
 import Reports
 
-/// `crosscheck report`: review JUnit reports, and merge reports from shards into one.
+/// `crosscheck report`: review JUnit reports, gate CI on them, merge shards, render HTML, and
+/// compare two runs.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        name: "report", abstract: "Summarise JUnit reports for review, or merge shard reports into one.",
-        synopsis: ["[--failures N] FILE...", "--merge OUT FILE..."],
+        name: "report", abstract: "Review JUnit reports: summary and CI gate, merge shards, a self-contained HTML page, diff two runs.",
+        synopsis: ["[--failures N] [--allow-partial] [--merge OUT] [--html OUT] FILE...",
+                   "--diff OLD NEW [--failures N] [--allow-partial]"],
         discussion: """
-        Prints each report's suites, totals and first failures (with their messages), or with --merge
-        writes one schema-valid report holding every suite of the inputs (atomically).
+        Prints the suites, totals and the first failures of the reports (each failure's message, the first
+        lines of its body and its byte diff), and exits non-zero unless they are complete and passed.
+        Several FILEs are merged first: a suite found in two of them is merged once when both copies are
+        identical (the drop is reported) and refused when they differ, since it would be counted twice.
+        --merge and --html outputs are written before the exit status is decided, so a partial report
+        can still be looked at.
         """,
-        exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate],
-        exitNotes: [.success: "no failures or errors in the inputs", .checksFailed: "some failures or errors in the inputs",
-                    .noInput: "a FILE is missing, unreadable or not JUnit XML", .cannotCreate: "OUT could not be written"])
+        exitCodes: [.success, .checksFailed, .usage, .dataError, .noInput, .cannotCreate],
+        exitNotes: [.success: "the reports are complete and have no failures or errors (--diff: no regressions)",
+                    .checksFailed: "failures or errors (--diff: regressions)",
+                    .dataError: "a report is partial or has no testcases (unless --allow-partial), or two inputs hold different suites of the same name",
+                    .noInput: "an input is missing or not JUnit XML", .cannotCreate: "OUT not writable"])
 
-    @Option(name: "--merge", value: "OUT", help: "write the merged report to OUT")
+    @Option(name: "--merge", value: "OUT", help: "also write the merged report to OUT (schema-valid JUnit, written atomically)")
     var merge: String?
-    @Option(name: "--failures", value: "N", help: "how many failures to show")
-    var failures = 10
+    @Option(name: "--html", value: "OUT", help: "also write one self-contained HTML page (no external assets, works offline): coverage matrix (profile × relation), failures with byte diffs, every suite collapsible, a filter by name")
+    var html: String?
+    @Option(name: "--diff", value: "OLD", help: "compare OLD with the one FILE given (NEW), e.g. main's last report and this run's: regressions (new failures), fixed checks, newly skipped, new and removed checks; exit 1 on regressions")
+    var diff: String?
+    @Option(name: "--failures", value: "N", help: "how many failures (with --diff: entries per section) to list (default 10; 50 with --diff)")
+    var shown: Int?
+    @Flag(name: "--allow-partial", help: "accept a partial report (an interrupted run: property crosscheck.partial) or one with no testcases, instead of exiting 65")
+    var allowPartial: Bool
     @Positionals(value: "FILE...", help: "JUnit XML reports")
-    var paths: [String]
+    var files: [String]
     init() {}
 
     func validate() throws {
-        guard !paths.isEmpty else { throw UsageError("name at least one JUnit FILE") }
-        guard failures >= 0 else { throw UsageError("--failures takes 0 or more, not \(failures)") }
+        if let shown, shown < 0 { throw UsageError("--failures takes a count of 0 or more, not \(shown)") }
+        if diff != nil {
+            guard merge == nil, html == nil else { throw UsageError("--diff compares two reports; it does not combine with --merge or --html") }
+            guard files.count == 1 else { throw UsageError("--diff takes two reports, OLD and NEW (got \(files.count + 1))") }
+        } else if files.isEmpty {
+            throw UsageError("name at least one JUnit FILE")
+        }
     }
 
     func run() throws -> ExitCode {
-        var reports: [JUnitReport] = []
-        for file in paths {
-            do { reports.append(try JUnitXML.read(from: URL(fileURLWithPath: file))) } catch {
-                throw CommandExit(.noInput, "crosscheck report: \(error)")
-            }
+        if let diff { return try compare(old: diff, new: files[0]) }
+        let inputs = try files.map { (source: $0, report: try Self.read($0)) }
+        let merged: ReportMerge.Merged
+        do { merged = try ReportMerge.merge(inputs) } catch {
+            throw CommandExit(.dataError, "crosscheck report: \(error)")
         }
-        let merged = JUnitXML.merge(reports)
+        for note in merged.dropped { printError("crosscheck report: \(note)") }
+        let report = merged.report
         if let merge {
-            do { try JUnitXML.write(merged, to: URL(fileURLWithPath: merge)) } catch {
+            do { try JUnitXML.write(report, to: URL(fileURLWithPath: merge)) } catch {
                 throw CommandExit(.cannotCreate, "crosscheck report: \(error)")
             }
-            print("merged \(paths.count) report(s), \(merged.suites.count) suite(s), \(merged.tests) tests into \(merge)")
+            print("merged \(files.count) report(s), \(report.suites.count) suite(s), \(report.tests) tests into \(merge)")
         }
-        print(Summary.text(merged, failuresToShow: failures))
-        return merged.failures + merged.errors == 0 ? .success : .checksFailed
+        if let html {
+            do { try HTMLReport.write(report, sources: files, notes: merged.dropped, to: URL(fileURLWithPath: html)) } catch {
+                throw CommandExit(.cannotCreate, "crosscheck report: \(error)")
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: html)[.size] as? Int) ?? nil
+            print("HTML report: \(html)\(size.map { " (\($0) bytes)" } ?? "")")
+        }
+        print(Summary.text(report, failuresToShow: shown ?? 10), terminator: "")
+        if let problem = Self.gate(inputs, allowPartial: allowPartial) { throw problem }
+        return report.failures + report.errors == 0 ? .success : .checksFailed
+    }
+
+    /// `--diff OLD NEW`.
+    func compare(old oldPath: String, new newPath: String) throws -> ExitCode {
+        let old = try Self.read(oldPath)
+        let new = try Self.read(newPath)
+        let difference = ReportDiff(old: old, new: new)
+        print(difference.text(oldName: oldPath, old: old, newName: newPath, new: new, limit: shown ?? 50), terminator: "")
+        if let problem = Self.gate([(oldPath, old), (newPath, new)], allowPartial: allowPartial) { throw problem }
+        return difference.hasRegressions ? .checksFailed : .success
+    }
+
+    static func read(_ path: String) throws -> JUnitReport {
+        do { return try JUnitXML.read(from: URL(fileURLWithPath: path)) } catch {
+            throw CommandExit(.noInput, "crosscheck report: \(error)")
+        }
+    }
+
+    /// Exit 65 for a partial report or one with no testcases, naming each such input, unless allowed.
+    static func gate(_ inputs: [(source: String, report: JUnitReport)], allowPartial: Bool) -> CommandExit? {
+        var problems: [String] = []
+        for (source, report) in inputs {
+            if report.isPartial {
+                problems.append("\(source) is a partial report (\(report.partialNotes.joined(separator: "; "))): "
+                    + "the checks that did not run are not passes")
+            }
+            if report.tests == 0 {
+                problems.append("\(source) has no testcases: nothing was checked, so nothing passed")
+            }
+        }
+        guard !problems.isEmpty, !allowPartial else { return nil }
+        return CommandExit(.dataError, problems.map { "crosscheck report: \($0)." }.joined(separator: "\n")
+            + "\nRerun to completion (check that --suite/--filter select checks and that the run wrote this file), "
+            + "or pass --allow-partial to accept an incomplete report. Exit status 65.")
     }
 }

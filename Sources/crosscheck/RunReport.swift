@@ -9,11 +9,17 @@ import Reports
 enum RunReport {
     /// Runs `checks` in order with progress on stderr, stopping early on SIGINT/SIGTERM.
     /// Prints "TITLE: N checks, DETAIL" first.
-    static func run(_ checks: [Check], title: String, detail: String = "", quiet: Bool, latch: InterruptLatch) -> (results: [CheckResult], started: Date) {
+    /// `adjust` turns each result into the one reported (known failures), before progress sees it, so
+    /// progress, summary and report say the same.
+    static func run(_ checks: [Check], title: String, detail: String = "", quiet: Bool, latch: InterruptLatch,
+                    adjust: @escaping (CheckResult) -> CheckResult = { $0 }) -> (results: [CheckResult], started: Date) {
         if !quiet { printError("\(title): \(checks.count) checks" + (detail.isEmpty ? "" : ", \(detail)")) }
         var progress = ProgressPrinter(quiet: quiet)
         let started = Date()
-        let results = Runner().run(checks, shouldStop: { latch.interrupted }) { done, total, result in
+        var results: [CheckResult] = []
+        _ = Runner().run(checks, shouldStop: { latch.interrupted }) { done, total, raw in
+            let result = adjust(raw)
+            results.append(result)
             progress.record(done: done, total: total, result: result)
         }
         return (results, started)

@@ -67,10 +67,10 @@ enum PythonExecutable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }  // set before run(): a quick exit must not be missed
         do { try process.run() } catch { throw UsageError("--python \(path): cannot run it (\(error))") }
         let deadline = DispatchTime.now() + 10
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
         if finished.wait(timeout: deadline) == .timedOut {
             process.terminate()
             throw UsageError("--python \(path): it did not answer 'python -c' within 10 s; give Debian's python3 (\(embeddedVersion))")

@@ -71,23 +71,71 @@ final class JUnitXMLTests: TemporaryDirectoryTestCase {
             XCTAssertLessThanOrEqual(elements.count, 1, "a testcase holds at most one outcome")
         }
 
-        XCTAssertEqual(suite.elements(forName: "system-out").first?.stringValue,
-                       "started python server on port 50123\n  <ready>\n")
+        // The suite's output, then the testcase properties (see the test below).
+        XCTAssertTrue(suite.elements(forName: "system-out").first?.stringValue?
+            .hasPrefix("started python server on port 50123\n  <ready>\n\n--- testcase properties") == true)
         XCTAssertEqual(suite.elements(forName: "system-err").first?.stringValue, "warning: slow host & busy CPU\n")
     }
 
-    func testCasePropertiesBecomeSuiteProperties() throws {
+    func testCasePropertiesGoToTheSuiteOutputNotToSuiteProperties() throws {
         let suite = try XCTUnwrap(suites(try parsed(Fixtures.report())).first)
         let properties = try XCTUnwrap(suite.elements(forName: "properties").first).elements(forName: "property")
-        let pairs = properties.map { (attribute($0, "name") ?? "?", attribute($0, "value") ?? "?") }
-        XCTAssertEqual(pairs.map(\.0), [
-            "python.version", "openssl.version", "seed",
-            "testcase[1:chacha20_poly1305].vector",
-            "testcase[3:rsa_pss_sign].key_bits", "testcase[3:rsa_pss_sign].salt",
-            "testcase[5:ed448].reason",
-        ])
-        XCTAssertEqual(pairs.map(\.1), ["3.11.2", "OpenSSL 3.0.11 19 Sep 2023", "42",
-                                        "rfc8439-2.8.2", "2048", "", "provider missing"])
+        XCTAssertEqual(properties.map { attribute($0, "name") ?? "?" }, ["python.version", "openssl.version", "seed"],
+                       "only the suite's own properties are suite properties")
+        XCTAssertEqual(suite.elements(forName: "system-out").first?.stringValue, """
+            started python server on port 50123
+              <ready>
+
+            --- testcase properties (crosscheck) ---
+            testcase 1 chacha20_poly1305
+              vector = rfc8439-2.8.2
+            testcase 3 rsa_pss_sign
+              key_bits = 2048
+              salt =\u{20}
+            testcase 5 ed448
+              reason = provider missing
+            --- end of testcase properties ---
+
+            """)
+    }
+
+    func testReportsInTheEarlierFormReadCasePropertiesBack() throws {
+        let xml = """
+        <testsuites><testsuite name="s" package="p" id="0" timestamp="2026-11-30T06:10:00" hostname="h" tests="2" failures="0" errors="0" skipped="0" time="0">
+        <properties><property name="seed" value="1"/><property name="testcase[1:b].weakness" value="small RSA"/></properties>
+        <testcase name="a" classname="k" time="0"/><testcase name="b" classname="k" time="0"/>
+        <system-out/><system-err/></testsuite></testsuites>
+        """
+        let suite = try XCTUnwrap(JUnitXML.parse(Data(xml.utf8)).suites.first)
+        XCTAssertEqual(suite.properties, [JUnitProperty(name: "seed", value: "1")])
+        XCTAssertEqual(suite.cases[1].properties, [JUnitProperty(name: "weakness", value: "small RSA")])
+    }
+
+    func testAPropertyBlockThatDoesNotMatchTheCasesStaysSuiteOutput() throws {
+        for output in [
+            "--- testcase properties (crosscheck) ---\ntestcase 0 other\n  x = 1\n--- end of testcase properties ---\n",
+            "--- testcase properties (crosscheck) ---\ntestcase 5 only\n  x = 1\n--- end of testcase properties ---\n",
+            "--- testcase properties (crosscheck) ---\ntestcase 0 only\nstray line\n--- end of testcase properties ---\n",
+            "--- testcase properties (crosscheck) ---\ntestcase 0 only\n  x = 1\n",
+            "text\n--- testcase properties (crosscheck) ---\ntestcase 0 only\n  x=1\n--- end of testcase properties ---\n",
+        ] {
+            let report = JUnitReport(suites: [JUnitSuite(name: "s", package: "p", timestamp: Fixtures.timestamp, hostname: "h",
+                                                         cases: [JUnitCase(name: "only", classname: "k")], systemOut: output)])
+            XCTAssertEqual(try JUnitXML.parse(JUnitXML.data(report)), report, output)
+        }
+    }
+
+    func testAWycheproofSizedSuiteHasNoPerCaseSuiteProperties() throws {
+        let cases = (0..<3000).map { JUnitCase(name: "aes_gcm_test.tc\($0) (invalid; ModifiedTag): Flipped bit \($0 % 128) in tag",
+                                               classname: "crosscheck.sealed.wycheproof_to_swift",
+                                               properties: [JUnitProperty(name: "outcome", value: "refused AuthenticationFailure")]) }
+        let report = JUnitReport(suites: [JUnitSuite(name: "wycheproof.aes_gcm_test.swift", package: "crosscheck.wycheproof",
+                                                     timestamp: Fixtures.timestamp, hostname: "h",
+                                                     properties: [JUnitProperty(name: "crosscheck.seed", value: "1")], cases: cases)])
+        let data = JUnitXML.data(report)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertEqual(text.components(separatedBy: "<property ").count - 1, 1)
+        XCTAssertEqual(try JUnitXML.parse(data), report)
     }
 
     func testDataStartsWithDeclarationAndIsPrettyPrinted() throws {
@@ -379,24 +427,48 @@ final class JUnitXMLTests: TemporaryDirectoryTestCase {
         let third = JUnitReport(suites: [])
 
         // Merge files written separately, as the CLI does, each numbered from 0.
-        var read: [JUnitReport] = []
+        var read: [(source: String, report: JUnitReport)] = []
         for (index, report) in [first, second, third].enumerated() {
             let file = directory.appendingPathComponent("part\(index).xml")
             try JUnitXML.write(report, to: file)
-            read.append(try JUnitXML.read(from: file))
+            read.append((file.path, try JUnitXML.read(from: file)))
         }
-        let merged = JUnitXML.merge(read)
-        XCTAssertEqual(merged.suites.map(\.name),
+        let merged = try ReportMerge.merge(read)
+        XCTAssertEqual(merged.dropped, [])
+        XCTAssertEqual(merged.report.suites.map(\.name),
                        ["roundtrip.swift_to_python", "bench.smoke", "roundtrip.python_to_swift"])
-        XCTAssertEqual(merged.suites, first.suites + second.suites)
-        XCTAssertEqual(merged.tests, 12)
+        XCTAssertEqual(merged.report.suites, first.suites + second.suites)
+        XCTAssertEqual(merged.report.tests, 12)
 
-        let data = JUnitXML.data(merged)
+        let data = JUnitXML.data(merged.report)
         let ids = suites(try XMLDocument(data: data)).map { attribute($0, "id") }
         XCTAssertEqual(ids, ["0", "1", "2"])
         let result = try Fixtures.validate(data, in: directory, name: "merged.xml")
         XCTAssertEqual(result.status, 0, result.output)
 
-        XCTAssertEqual(JUnitXML.merge([]), JUnitReport(suites: []))
+        XCTAssertEqual(try ReportMerge.merge([]).report, JUnitReport(suites: []))
+    }
+
+    func testMergingTheSameReportTwiceDropsTheCopyAndSaysSo() throws {
+        let report = Fixtures.report()
+        let merged = try ReportMerge.merge([("a.xml", report), ("b.xml", report)])
+        XCTAssertEqual(merged.report, report, "no suite is counted twice")
+        XCTAssertEqual(merged.report.tests, 6)
+        XCTAssertEqual(merged.dropped, [
+            "dropped suite roundtrip.swift_to_python from b.xml: identical to the one from a.xml",
+            "dropped suite bench.smoke from b.xml: identical to the one from a.xml",
+        ])
+    }
+
+    func testMergingTwoDifferentSuitesOfTheSameNameIsRefused() throws {
+        var rerun = Fixtures.roundtripSuite()
+        rerun.cases[3].outcome = .passed
+        XCTAssertThrowsError(try ReportMerge.merge([("run1.xml", Fixtures.report()), ("run2.xml", JUnitReport(suites: [rerun]))])) { error in
+            XCTAssertEqual(error as? ReportError,
+                           .duplicateSuite(name: "roundtrip.swift_to_python", firstPath: "run1.xml", secondPath: "run2.xml"))
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("count its testcases twice"), text)
+            XCTAssertTrue(text.contains("crosscheck report --diff run1.xml run2.xml"), text)
+        }
     }
 }

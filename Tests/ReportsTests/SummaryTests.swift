@@ -25,11 +25,10 @@ final class SummaryTests: XCTestCase {
     func testFailuresAreListedWithMessages() {
         let text = Summary.text(Fixtures.report())
         XCTAssertTrue(text.contains(
-            "FAILED crosscheck.rsa.swift_to_python.rsa_pss_sign: signature does not verify on the Python side"), text)
+            "  FAIL  crosscheck.rsa.swift_to_python.rsa_pss_sign: signature does not verify on the Python side"), text)
         XCTAssertTrue(text.contains(
-            "ERROR  crosscheck.rsa.swift_to_python.rsa_oaep_decrypt: python server timed out after 30 s"), text)
+            "  ERROR crosscheck.rsa.swift_to_python.rsa_oaep_decrypt: python server timed out after 30 s"), text)
         XCTAssertFalse(text.contains("ed448"), "skipped cases are not listed as failures")
-        XCTAssertFalse(text.contains("at rsa_pss_sign"), "only the message's first line is shown")
     }
 
     func testFailureListIsLimited() {
@@ -44,11 +43,11 @@ final class SummaryTests: XCTestCase {
         XCTAssertTrue(text.contains("k.case2: message 2"), text)
         XCTAssertFalse(text.contains("k.case3:"), text)
         XCTAssertTrue(text.contains("... and 12 more"), text)
-        XCTAssertFalse(text.contains("second line"), text)
+        XCTAssertFalse(text.contains("second line"), "only the message's first line is shown")
         XCTAssertFalse(text.contains("total "), "one suite needs no total row")
 
-        XCTAssertEqual(Summary.text(report).components(separatedBy: "  FAILED ").count - 1, 10, "default shows 10")
-        XCTAssertFalse(Summary.text(report, failuresToShow: 0).contains("FAILED"))
+        XCTAssertEqual(Summary.text(report).components(separatedBy: "  FAIL  ").count - 1, 10, "default shows 10")
+        XCTAssertFalse(Summary.text(report, failuresToShow: 0).contains("FAIL "))
     }
 
     func testMessagesCannotDriveTheTerminal() {
@@ -69,5 +68,76 @@ final class SummaryTests: XCTestCase {
     func testEmptyReport() {
         let text = Summary.text(JUnitReport(suites: []))
         XCTAssertTrue(text.contains("0 passed, 0 failed, 0 errors, 0 skipped"), text)
+    }
+
+    /// "unexpected refusal: Internal" alone hides the cause; the body's first lines show it.
+    func testFailuresShowTheFirstLinesOfTheirBody() {
+        let body = (1...9).map { "line \($0)" }.joined(separator: "\n")
+        let report = JUnitReport(suites: [JUnitSuite(name: "s", package: "p", timestamp: Fixtures.timestamp, hostname: "h", cases: [
+            JUnitCase(name: "serve", classname: "crosscheck.aes-https.swift_client.python_server",
+                      outcome: .error(message: "unexpected refusal: Internal", type: "error",
+                                      details: "pythonref serve did not start: cannot load --cert/--key\n" + body)),
+        ])])
+        let lines = Summary.text(report).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try? XCTUnwrap(lines.firstIndex(of: "  ERROR crosscheck.aes-https.swift_client.python_server.serve: unexpected refusal: Internal"))
+        guard let start else { return XCTFail(lines.joined(separator: "\n")) }
+        XCTAssertEqual(Array(lines[(start + 1)...(start + 7)]), [
+            "        pythonref serve did not start: cannot load --cert/--key",
+            "        line 1", "        line 2", "        line 3", "        line 4", "        line 5",
+            "        … (4 more lines in the report)",
+        ])
+    }
+
+    /// A byte diff is shown whole wherever it is in the body, with the lines left out counted.
+    func testAByteDiffDeepInTheBodyIsShownWhole() {
+        let diff = """
+            byte diff: 1 of 65552 bytes differ (first at offset 65551, last at offset 65551); expected 65552 bytes, actual 65552 bytes
+              expected @65535  00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+              actual   @65535  00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+              expected @65551  51
+              actual   @65551  52
+                               ^^
+            """
+        let details = (1...8).map { "context \($0)" }.joined(separator: "\n") + "\n" + diff + "\nexpected: 65552 bytes 0000…"
+        let report = JUnitReport(suites: [JUnitSuite(name: "s", package: "p", timestamp: Fixtures.timestamp, hostname: "h", cases: [
+            JUnitCase(name: "cbc", classname: "k", outcome: .failed(message: "ciphertext: 1 of 65552 bytes differ", type: "mismatch", details: details)),
+        ])])
+        let text = Summary.text(report)
+        XCTAssertTrue(text.contains("        context 6\n        … (2 more lines)\n        byte diff: 1 of 65552 bytes differ"), text)
+        XCTAssertTrue(text.contains("        actual   @65551  52\n" + String(repeating: " ", count: 8 + 19) + "^^\n        … (1 more line in the report)\n"), text)
+    }
+
+    func testKnownSkipsAndPartialReportsAreSaidInTheTotals() {
+        var suite = Fixtures.roundtripSuite()
+        suite.cases.append(JUnitCase(name: "app-pinning", classname: "crosscheck.aes-https.app_to_python",
+                                     outcome: .skipped(message: "known: the app ships without pinning (issue 21)")))
+        suite.properties.append(JUnitProperty(name: "crosscheck.partial", value: "interrupted after 7 of 90 checks"))
+        let report = JUnitReport(suites: [suite])
+        XCTAssertEqual(report.known, 1)
+        XCTAssertEqual(report.skipped, 2)
+        let text = Summary.text(report)
+        XCTAssertTrue(text.contains("\n3 passed, 1 failed, 1 errors, 2 skipped (1 known)\n"), text)
+        XCTAssertTrue(text.contains("\nPARTIAL REPORT: interrupted after 7 of 90 checks; the suites above are incomplete\n"), text)
+    }
+
+    /// One definition of a suite's time: the sum of its testcase times in whole microseconds, the
+    /// same before writing, in the file, and after reading back; many fast cases still add up.
+    func testSuiteTimeIsTheSameInTheModelTheFileAndAfterReading() throws {
+        let times: [TimeInterval] = [0.0004, 0.0004, 0.0004, 1.2345, 0.0016, 0.00000049, -1, .nan] + Array(repeating: 0.0004, count: 216)
+        let suite = JUnitSuite(name: "t", package: "p", timestamp: Fixtures.timestamp, hostname: "h",
+                               cases: times.enumerated().map { JUnitCase(name: "c\($0.offset)", classname: "k", time: $0.element) })
+        XCTAssertEqual(suite.time, 1.3237, accuracy: 1e-9, "each case counts as written: 1.2 ms + 1.2345 + 1.6 ms + 0 + 86.4 ms")
+        XCTAssertEqual(JUnitFormat.suiteTime(times), suite.time)
+        let data = JUnitXML.data(JUnitReport(suites: [suite]))
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"tests="224" failures="0" errors="0" skipped="0" time="1.324""#), text)
+        XCTAssertTrue(text.contains(#"<testcase name="c0" classname="k" time="0.0004">"#))
+        XCTAssertTrue(text.contains(#"<testcase name="c3" classname="k" time="1.2345">"#))
+        XCTAssertTrue(text.contains(#"<testcase name="c5" classname="k" time="0.000">"#))
+        let back = try JUnitXML.parse(data)
+        XCTAssertEqual(back.suites[0].time, suite.time)
+        XCTAssertTrue(Summary.text(back).contains(" 1.324s"))
+        XCTAssertEqual(JUnitFormat.formatCaseTime(30), "30.000")
+        XCTAssertEqual(JUnitFormat.formatCaseTime(0.0000125), "0.000013")
     }
 }
