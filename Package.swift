@@ -43,3 +43,15 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )
+
+// MARK: - Issue 10: Apple's frameworks over OpenSSL, and the seed apps as the app under test.
+// Library products named as Apple's frameworks, so Swift written for iOS compiles here with its
+// imports unchanged (as swift-corelibs-foundation provides Foundation on Linux). This block only
+// adds products and targets; nothing above depends on it. docs/APPLE-MODULES.md describes it.
+package.products += [
+    .library(name: "CryptoKit", targets: ["CryptoKit"]),
+]
+package.targets += [
+    .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
+    .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
+]
