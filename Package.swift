@@ -50,8 +50,11 @@ let package = Package(
 // adds products and targets; nothing above depends on it. docs/APPLE-MODULES.md describes it.
 package.products += [
     .library(name: "CryptoKit", targets: ["CryptoKit"]),
+    .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
 ]
 package.targets += [
     .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
+    .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
     .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
+    .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
 ]
