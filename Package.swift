@@ -51,10 +51,13 @@ let package = Package(
 package.products += [
     .library(name: "CryptoKit", targets: ["CryptoKit"]),
     .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+    .library(name: "Security", targets: ["Security"]),
 ]
 package.targets += [
     .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
     .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
+    .target(name: "Security", dependencies: ["WireCrypto"]),
     .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
     .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
+    .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto"]),
 ]
