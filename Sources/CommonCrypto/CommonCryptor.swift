@@ -81,6 +81,7 @@ public let kCCInvalidKey = -4311
 ///   else removes none, and the status is `kCCSuccess`.
 /// - `kCCUnimplemented`: DES, 3DES, CAST, RC4, RC2, Blowfish (Apple has them; this module does not).
 /// A nil `iv` means a zero IV in CBC mode; ECB ignores the IV. The IV is read as 16 bytes.
+@discardableResult
 public func CCCrypt(
     _ op: CCOperation, _ alg: CCAlgorithm, _ options: CCOptions,
     _ key: UnsafeRawPointer?, _ keyLength: Int, _ iv: UnsafeRawPointer?,

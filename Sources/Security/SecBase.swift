@@ -34,6 +34,7 @@ public let errSecCertificateValidityPeriodTooLong: OSStatus = -67901
 public let errSSLCrypto: OSStatus = -9809
 
 /// Apple's text for the result codes this module returns (Apple's wording where known).
+@discardableResult
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     let text: String
     switch status {

@@ -392,6 +392,7 @@ enum ClassName {
 /// Adds an item. kSecClass (or a kSecValueRef that implies it) is required; an item equal to an
 /// existing one in its class's primary-key attributes is errSecDuplicateItem; an unknown attribute
 /// is errSecNoSuchAttr; a value of the wrong type is errSecParam.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     let dictionary = entries(of: attributes)
     let keychain = InMemoryKeychain.current
@@ -410,6 +411,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 
 /// Finds items: errSecItemNotFound when none match. kSecMatchLimitOne (the default) returns one
 /// value, kSecMatchLimitAll an array; kSecReturnData/Ref/Attributes choose what each value is.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     switch InMemoryKeychain.current.copyMatching(entries(of: query)) {
     case let .failure(failure): return failure.status
@@ -421,11 +423,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 /// Changes every matching item; errSecItemNotFound when none match, errSecDuplicateItem (and no
 /// change) when the update would make two items equal.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     InMemoryKeychain.current.update(entries(of: query), entries(of: attributesToUpdate))
 }
 
 /// Deletes every matching item; errSecItemNotFound when none match.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     InMemoryKeychain.current.delete(entries(of: query))
 }
@@ -437,6 +441,7 @@ public typealias SecRandomRef = OpaquePointer
 nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef? = nil
 
 /// Fills `bytes` with `count` cryptographically secure random bytes; returns errSecSuccess.
+@discardableResult
 public func SecRandomCopyBytes(_ rnd: SecRandomRef?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
     guard count > 0 else { return errSecSuccess }
     let random = secureRandomBytes(count)

@@ -204,6 +204,7 @@ struct SecFailure: Error {
     init(_ status: OSStatus, _ message: String) { self.status = status; self.message = message }
 }
 
+@discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     switch generateKeyPair(parameters) {
     case let .success(pair): return pair.privateKey
@@ -214,6 +215,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 }
 
 /// The older generator (seed 000 calls it); returns the OSStatus instead of a CFError.
+@discardableResult
 public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?,
                                _ privateKey: UnsafeMutablePointer<SecKey?>?) -> OSStatus {
     switch generateKeyPair(parameters) {
@@ -226,6 +228,7 @@ public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMu
     }
 }
 
+@discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     switch key.material {
     case .rsaPublic: return key
@@ -233,8 +236,10 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     }
 }
 
+@discardableResult
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
+@discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     var attributes: [String: Any] = [
         kSecClass as String: kSecClassKey as String,
@@ -264,6 +269,7 @@ func tagData(_ value: Any) -> Data? {
     }
 }
 
+@discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let padding = algorithm.rsaPadding else { return false }
     switch operation {
@@ -316,6 +322,7 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
     }
 }
 
+@discardableResult
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     switch rsaEncrypt(key, algorithm, Data(plaintext)) {
@@ -324,6 +331,7 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
     }
 }
 
+@discardableResult
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     switch rsaDecrypt(key, algorithm, Data(ciphertext)) {
@@ -356,6 +364,7 @@ func copyOut(_ result: Result<Data, SecFailure>, _ buffer: UnsafeMutablePointer<
 
 /// The older encryption call (iOS 2): SecPadding.PKCS1 or .OAEP (SHA-1); `cipherTextLen` is the
 /// buffer size in and the ciphertext length out. Failures are OSStatus codes (errSecParam).
+@discardableResult
 public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
                           _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
     guard let algorithm = legacyAlgorithm(padding) else { return errSecParam }
@@ -364,6 +373,7 @@ public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: Uns
 
 /// The older decryption call seed 000 uses. As in iOS's current implementation (which wraps
 /// SecKeyCreateDecryptedData), a padding failure is errSecParam, not errSSLCrypto.
+@discardableResult
 public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
                           _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
     guard let algorithm = legacyAlgorithm(padding) else { return errSecParam }
@@ -372,6 +382,7 @@ public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: Un
 
 // MARK: - External representation
 
+@discardableResult
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     do { return try key.externalRepresentation() as NSData } catch {
         report(errSecInternalComponent, "export failed: \(error)", to: errorOut)
@@ -382,6 +393,7 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMu
 /// Makes a key from iOS's external representation: kSecAttrKeyType RSA and kSecAttrKeyClass
 /// public (PKCS#1 RSAPublicKey DER) or private (PKCS#1 RSAPrivateKey DER). Anything else,
 /// including SubjectPublicKeyInfo or PEM, is errSecParam ("… creation from data failed").
+@discardableResult
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
                                  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     switch secKey(from: Data(keyData), attributes: entries(of: attributes)) {

@@ -23,27 +23,33 @@ public final class SecCertificate: CustomStringConvertible, @unchecked Sendable 
 public func SecCertificateGetTypeID() -> CFTypeID { TypeIDs.certificate }
 
 /// Parses one DER certificate; nil for anything else (PEM, trailing bytes, garbage), as on iOS.
+@discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     guard let x509 = try? X509Certificate(der: Data(data)) else { return nil }
     return SecCertificate(x509)
 }
 
+@discardableResult
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData { certificate.x509.der as NSData }
 
+@discardableResult
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
     certificate.subjectSummary.map { $0 as NSString }
 }
 
+@discardableResult
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     commonName.pointee = certificate.x509.subjectValues(.commonName).last.map { $0 as NSString }
     return errSecSuccess
 }
 
+@discardableResult
 public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     certificate.x509.serialNumber as NSData
 }
 
 /// The certificate's public key (RSA only here; nil for other key types).
+@discardableResult
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
     certificate.x509.rsaPublicKey.map { SecKey(.rsaPublic($0)) }
 }
@@ -61,10 +67,12 @@ public func SecPolicyGetTypeID() -> CFTypeID { TypeIDs.policy }
 
 /// The TLS policy: the chain must suit a TLS server (or client) and, when `hostname` is given,
 /// name it in its subjectAltName (never the common name, as since iOS 13).
+@discardableResult
 public func SecPolicyCreateSSL(_ server: Bool, _ hostname: CFString?) -> SecPolicy {
     SecPolicy(.ssl(server: server, hostname: hostname.map { $0 as String }))
 }
 
+@discardableResult
 public func SecPolicyCreateBasicX509() -> SecPolicy { SecPolicy(.basicX509) }
 
 // MARK: - Trust
@@ -191,6 +199,7 @@ public func SecTrustGetTypeID() -> CFTypeID { TypeIDs.trust }
 
 /// `certificates` is one SecCertificate or an array of them (leaf first); `policies` one
 /// SecPolicy, an array of them, or nil (basic X.509).
+@discardableResult
 public func SecTrustCreateWithCertificates(_ certificates: CFTypeRef, _ policies: CFTypeRef?,
                                            _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus {
     let certificateList: [SecCertificate]
@@ -216,6 +225,7 @@ public func SecTrustCreateWithCertificates(_ certificates: CFTypeRef, _ policies
 
 /// Trust only these certificates (and, with SecTrustSetAnchorCertificatesOnly(false), the system's
 /// roots too). Any anchor ends a chain, self-signed or not, as on iOS. nil restores system roots.
+@discardableResult
 public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus {
     guard let anchorCertificates else {
         trust.customAnchors = nil
@@ -229,17 +239,20 @@ public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificate
     return errSecSuccess
 }
 
+@discardableResult
 public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus {
     trust.anchorsOnly = anchorCertificatesOnly
     trust.invalidate()
     return errSecSuccess
 }
 
+@discardableResult
 public func SecTrustCopyCustomAnchorCertificates(_ trust: SecTrust, _ anchors: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     anchors.pointee = trust.customAnchors.map { NSArray(array: $0) }
     return errSecSuccess
 }
 
+@discardableResult
 public func SecTrustSetPolicies(_ trust: SecTrust, _ policies: CFTypeRef) -> OSStatus {
     if let single = policies as? SecPolicy { trust.policies = [single] }
     else if let array = policies as? NSArray, let list = array as? [SecPolicy] { trust.policies = list }
@@ -249,6 +262,7 @@ public func SecTrustSetPolicies(_ trust: SecTrust, _ policies: CFTypeRef) -> OSS
 }
 
 /// Evaluates at `verifyDate` instead of now (validity dates are checked against it).
+@discardableResult
 public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OSStatus {
     trust.verifyDate = verifyDate as Date
     trust.invalidate()
@@ -257,6 +271,7 @@ public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OS
 
 /// The older evaluation call (seed 002 uses it): the status is errSecSuccess whenever the
 /// evaluation ran; the verdict is in `result` (.unspecified when trusted).
+@discardableResult
 public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
     let evaluation = trust.evaluate()
     result.pointee = evaluation.result
@@ -265,6 +280,7 @@ public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<S
 
 /// Evaluates and returns true when trusted; otherwise sets `error` to a CFError whose code is the
 /// reason (errSecNotTrusted, errSecCertificateExpired, errSecHostNameMismatch, …).
+@discardableResult
 public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
     let evaluation = trust.evaluate()
     if evaluation.result == .unspecified || evaluation.result == .proceed {
@@ -275,31 +291,37 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
     return false
 }
 
+@discardableResult
 public func SecTrustGetTrustResult(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
     result.pointee = trust.evaluation?.result ?? .invalid
     return errSecSuccess
 }
 
+@discardableResult
 public func SecTrustGetCertificateCount(_ trust: SecTrust) -> CFIndex {
     trust.evaluation.map { $0.chain.count } ?? trust.certificates.count
 }
 
+@discardableResult
 public func SecTrustGetCertificateAtIndex(_ trust: SecTrust, _ ix: CFIndex) -> SecCertificate? {
     let list = trust.evaluation?.chain ?? trust.certificates
     return list.indices.contains(ix) ? list[ix] : nil
 }
 
 /// The evaluated chain, leaf first (evaluating first if needed).
+@discardableResult
 public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
     let chain = trust.evaluate().chain
     return NSArray(array: chain.isEmpty ? trust.certificates : chain)
 }
 
 /// The leaf certificate's public key.
+@discardableResult
 public func SecTrustCopyKey(_ trust: SecTrust) -> SecKey? {
     trust.certificates.first.flatMap(SecCertificateCopyKey)
 }
 
+@discardableResult
 public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? { SecTrustCopyKey(trust) }
 
 // MARK: - Foundation's server-trust challenge, which Foundation on Linux leaves out
@@ -307,6 +329,8 @@ public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? { SecTrustCopyKe
 /// Foundation's name for the server-trust authentication method. swift-corelibs-foundation marks
 /// its own as unavailable (it has no Security); this one is usable, with Apple's value.
 public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMethodServerTrust"
+/// Likewise for client-certificate challenges (unavailable in swift-corelibs-foundation).
+public let NSURLAuthenticationMethodClientCertificate: String = "NSURLAuthenticationMethodClientCertificate"
 
 #if canImport(FoundationNetworking)
 private let serverTrusts = ServerTrustTable()
