@@ -255,24 +255,25 @@ public final class InMemoryKeychain: @unchecked Sendable {
     }
 
     func copyMatching(_ query: [String: Any]) -> Result<AnyObject?, SecFailure> {
+        // The limit: one value (the default), all as an array, or the first n as an array.
+        var limit: Int? = 1
+        switch query[kSecMatchLimit as String] {
+        case nil: break
+        case let value where stringAttribute(value) == kSecMatchLimitAll as String: limit = nil
+        case let value where stringAttribute(value) == kSecMatchLimitOne as String: break
+        case let value:
+            guard let count = integerAttribute(value), count > 0 else {
+                return .failure(SecFailure(errSecParam, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number"))
+            }
+            limit = count
+        }
+        let asArray = limit != 1 || (query[kSecMatchLimit as String].map { stringAttribute($0) == nil } ?? false)
         lock.lock(); defer { lock.unlock() }
         let found: [Int]
         switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return .failure(f) }
         guard !found.isEmpty else { return .failure(SecFailure(errSecItemNotFound, "no matching item")) }
-        let limitAll: Bool
-        switch query[kSecMatchLimit as String] {
-        case nil: limitAll = false
-        case let value where stringAttribute(value) == kSecMatchLimitAll as String: limitAll = true
-        case let value where stringAttribute(value) == kSecMatchLimitOne as String: limitAll = false
-        case let value:
-            guard let limit = integerAttribute(value), limit > 0 else {
-                return .failure(SecFailure(errSecParam, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number"))
-            }
-            let shaped = found.prefix(limit).map { shape(items[$0], query) }
-            return collect(Array(shaped), asArray: true)
-        }
-        if limitAll { return collect(found.map { shape(items[$0], query) }, asArray: true) }
-        return collect([shape(items[found[0]], query)], asArray: false)
+        let chosen = limit.map { Array(found.prefix($0)) } ?? found
+        return collect(chosen.map { shape(items[$0], query) }, asArray: asArray)
     }
 
     private func collect(_ shaped: [Result<AnyObject?, SecFailure>], asArray: Bool) -> Result<AnyObject?, SecFailure> {

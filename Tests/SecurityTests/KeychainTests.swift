@@ -102,7 +102,7 @@ final class KeychainTests: XCTestCase {
         XCTAssertEqual(SecItemAdd([kSecClass as String: kSecClassGenericPassword, "zzzz": "x"] as CFDictionary, nil), errSecNoSuchAttr)
         XCTAssertEqual(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data([1])] as CFDictionary, nil), errSecParam)
         XCTAssertEqual(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: Data([1])] as CFDictionary, nil), errSecUnimplemented)
-        XCTAssertEqual(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecMatchLimit as String: "lots"] as CFDictionary, nil), errSecItemNotFound)
+        XCTAssertEqual(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecMatchLimit as String: "lots"] as CFDictionary, nil), errSecParam)
         XCTAssertEqual(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a"] as CFDictionary, nil), errSecSuccess)
         XCTAssertEqual(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: "lots"] as CFDictionary, nil), errSecParam)
     }
