@@ -71,3 +71,40 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )
+
+// MARK: - Issue 10: Apple's frameworks over OpenSSL, and the seed apps as the app under test.
+// Library products named as Apple's frameworks, so Swift written for iOS compiles here with its
+// imports unchanged (as swift-corelibs-foundation provides Foundation on Linux). This block only
+// adds products and targets; nothing above depends on it. docs/APPLE-MODULES.md describes it.
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+package.products += [
+    .library(name: "CryptoKit", targets: ["CryptoKit"]),
+    .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+    .library(name: "Security", targets: ["Security"]),
+    .library(name: "AppUnderTest", targets: ["AppUnderTest"]),
+    .library(name: "SeedApps", targets: ["SeedApps"]),
+]
+package.targets += [
+    .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
+    .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
+    .target(name: "Security", dependencies: ["WireCrypto"]),
+    // What the suites see of an app: capability protocols an adapter maps the app's code onto.
+    .target(name: "AppUnderTest", dependencies: []),
+    // The seed apps, compiled as app code is (Swift 5 mode), each with its adapter. UIKit and
+    // AFNetworking are glue modules holding only the names the seeds use.
+    .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
+    .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
+    .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
+    .target(name: "Seed001App", dependencies: ["CommonCrypto", "Security", "AFNetworking", "AppUnderTest"], path: "Sources/SeedApps/Seed001", swiftSettings: swift5),
+    .target(name: "Seed002App", dependencies: ["Security", "AppUnderTest"], path: "Sources/SeedApps/Seed002", swiftSettings: swift5),
+    .target(name: "Seed003App", dependencies: ["CryptoKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed003", swiftSettings: swift5),
+    .target(name: "Seed004App", dependencies: ["CryptoKit", "AppUnderTest"], path: "Sources/SeedApps/Seed004", swiftSettings: swift5),
+    .target(name: "SeedApps", dependencies: ["AppUnderTest", "Seed000App", "Seed001App", "Seed002App", "Seed003App", "Seed004App"],
+            path: "Sources/SeedApps/Registry"),
+    .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
+    .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
+    .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto"]),
+    .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
+                                                     "Seed003App", "Seed004App", "Security", "WireCrypto"],
+                exclude: ["Extracts"]),
+]

@@ -1,0 +1,116 @@
+import Foundation
+
+// The app under test: a team's own Swift code — or one of the seed apps — behind a small adapter
+// that maps the app's functions onto the capabilities below. An adapter adopts `AppUnderTest` and
+// only the capability protocols the app's code can serve; a suite runs the checks of the
+// capabilities an app has (`app as? SymmetricKeyStorage`) and reports the others as not
+// applicable. Nothing here depends on the harness: an adapter imports Foundation, this module and
+// the app's own modules.
+//
+// Names of paddings, key derivations and algorithms are the ones docs/PROTOCOL.md uses
+// ("pkcs1", "oaep-sha1", "oaep-sha256", "utf8-zeropad16", "base64-raw", "aes-gcm").
+// Sources/SeedApps/*/…Adapter.swift are the worked examples.
+
+/// An app under test.
+public protocol AppUnderTest: AnyObject {
+    /// A short stable name for reports, e.g. "seed-003".
+    var identifier: String { get }
+    /// One line: what the app is and where its code comes from.
+    var summary: String { get }
+}
+
+/// Something the app did that a check must see as a failure: its own error, status or refusal,
+/// as text a person can read.
+public struct AppFailure: Error, Equatable, CustomStringConvertible, Sendable {
+    public let operation: String
+    public let detail: String
+    public init(_ operation: String, _ detail: String) { self.operation = operation; self.detail = detail }
+    public var description: String { "\(operation): \(detail)" }
+}
+
+/// rsa-socket, direction pi-to-phone, as the client: the app sends its public key, receives one
+/// RSA ciphertext and decrypts it.
+public protocol RSASocketClient {
+    /// The padding the app decrypts with.
+    var rsaPadding: String { get }
+    /// The bytes the app writes first: `public_key=` and its public key PEM, exactly as its code makes them.
+    func publicKeyMessage() throws -> Data
+    /// Gives the app the bytes one socket read delivered (the app reads them as its code does) and
+    /// returns the plaintext it decrypted and shows, or throws `AppFailure`.
+    func receiveEncryptedMessage(_ bytes: Data) throws -> Data
+    /// The bytes the app writes to end the session.
+    func quitMessage() -> Data
+}
+
+/// rsa-socket, direction pi-to-phone, with the app's own networking: the app connects, sends its
+/// key, reads once, decrypts, sends "Quit". Returns the plaintext the app showed.
+public protocol RSASocketSession {
+    func runSession(host: String, port: Int, timeout: TimeInterval) throws -> Data
+}
+
+/// RSA encryption to a key pair the app generates itself (the private key is handed out so a
+/// reference implementation can decrypt the app's ciphertext).
+public protocol RSAOwnKeyEncryption {
+    var rsaPadding: String { get }
+    /// Returns the ciphertext and the private key as PKCS#1 RSAPrivateKey DER.
+    func encryptWithNewKey(_ plaintext: Data) throws -> (ciphertext: Data, privateKeyPKCS1DER: Data)
+}
+
+/// Storing and reading raw symmetric key bytes in the keychain, through the app's own code.
+public protocol SymmetricKeyStorage {
+    func storeKey(_ key: Data, tag: String) throws
+    func readKey(tag: String) throws -> Data
+}
+
+/// Sealing and opening AEAD combined boxes (nonce ‖ ciphertext ‖ tag) with a given key.
+public protocol AEADSealing {
+    /// "aes-gcm" or "chachapoly".
+    var aeadAlgorithm: String { get }
+    /// When the app's code always seals one plaintext of its own, that plaintext; callers must
+    /// then pass exactly it to `seal`. nil when the app seals whatever it is given.
+    var fixedPlaintext: Data? { get }
+    func seal(_ plaintext: Data, key: Data) throws -> Data
+    func open(_ combined: Data, key: Data) throws -> Data
+}
+
+/// Sealing a whole file into one combined box written to disk, and opening it again.
+public protocol FileSealing {
+    var aeadAlgorithm: String { get }
+    /// The key the app seals with, as the app keeps it.
+    func currentKey() throws -> Data
+    func sealFile(at source: URL, to destination: URL) throws
+    func openFile(at source: URL, to destination: URL) throws
+}
+
+/// aes-https as the client: the `{"data","iv"}` envelope around a JSON request and response.
+public protocol AESEnvelopeClient {
+    /// How the app turns the server's `encryptionKey` string into key bytes.
+    var keyDerivation: String { get }
+    /// The request body the app sends for `parameters`.
+    func requestBody(parameters: [String: Any], encryptionKey: String) throws -> Data
+    /// The JSON value the app reads out of a response body.
+    func responseObject(body: Data, encryptionKey: String) throws -> Any
+}
+
+/// A TLS server-trust decision as the app's URLSession delegate makes it, with the pinned
+/// certificate bundled the way the app bundles it.
+public protocol CertificatePinning {
+    /// `chainDER` is what the server presented, leaf first. Returns true when the app accepts.
+    func evaluateServerTrust(chainDER: [Data], host: String, pinnedCertificateDER: Data) throws -> Bool
+}
+
+extension AppUnderTest {
+    /// The capability protocols this app adopts, for reports.
+    public var capabilityNames: [String] {
+        var names: [String] = []
+        if self is RSASocketClient { names.append("RSASocketClient") }
+        if self is RSASocketSession { names.append("RSASocketSession") }
+        if self is RSAOwnKeyEncryption { names.append("RSAOwnKeyEncryption") }
+        if self is SymmetricKeyStorage { names.append("SymmetricKeyStorage") }
+        if self is AEADSealing { names.append("AEADSealing") }
+        if self is FileSealing { names.append("FileSealing") }
+        if self is AESEnvelopeClient { names.append("AESEnvelopeClient") }
+        if self is CertificatePinning { names.append("CertificatePinning") }
+        return names
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// CryptoKit's error type, with Apple's case names and shapes: code that catches
+/// `CryptoKitError.authenticationFailure` or `.incorrectParameterSize` compiles and behaves as on iOS.
+/// (Equatable is an addition, so tests can compare errors; Apple's type does not promise it.)
+public enum CryptoKitError: Error, Equatable, Sendable {
+    /// A failure inside the underlying crypto library (here OpenSSL), with its code.
+    case underlyingCoreCryptoError(error: Int32)
+    /// A key of a size the algorithm does not take (AES: 128/192/256 bits; ChaChaPoly: 256).
+    case incorrectKeySize
+    /// A nonce, tag or sealed box of the wrong size.
+    case incorrectParameterSize
+    /// The tag did not verify: wrong key, nonce or associated data, or tampered bytes.
+    case authenticationFailure
+    /// Key wrapping failed (AES key wrap is not provided here; see docs/APPLE-MODULES.md).
+    case wrapFailure
+    /// Key unwrapping failed.
+    case unwrapFailure
+    /// A parameter that is invalid for the operation.
+    case invalidParameter
+}

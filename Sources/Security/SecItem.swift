@@ -1,0 +1,451 @@
+import Foundation
+internal import WireCrypto
+
+/// The keychain behind SecItemAdd/CopyMatching/Update/Delete: in memory, one per process by
+/// default, never written to disk. iOS gives each app its own keychain; here several apps (the
+/// seed apps, in one test process) can each be given their own with `withKeychain(_:_:)`.
+/// Everything is always "unlocked": accessibility values are stored and matched, not enforced.
+public final class InMemoryKeychain: @unchecked Sendable {
+    /// The process-wide keychain SecItem functions use unless `withKeychain` says otherwise.
+    public static let shared = InMemoryKeychain()
+
+    @TaskLocal static var override: InMemoryKeychain?
+
+    /// The keychain SecItem functions use on this task right now.
+    static var current: InMemoryKeychain { override ?? shared }
+
+    private let lock = NSLock()
+    private var items: [Item] = []
+
+    public init() {}
+
+    /// Runs `body` with SecItem calls (and permanent key generation) going to `keychain`.
+    public static func withKeychain<R>(_ keychain: InMemoryKeychain, _ body: () throws -> R) rethrows -> R {
+        try $override.withValue(keychain) { try body() }
+    }
+
+    /// How many items the keychain holds.
+    public var count: Int { lock.lock(); defer { lock.unlock() }; return items.count }
+
+    /// Removes every item (for tests that need a clean keychain).
+    public func removeAll() { lock.lock(); items.removeAll(); lock.unlock() }
+
+    // MARK: Items
+
+    struct Item {
+        var itemClass: String
+        var attributes: [String: Value]
+        var data: Data?
+        var ref: AnyObject?
+    }
+
+    /// Attribute values in one comparable form (CF values arrive as Swift or Foundation objects).
+    enum Value: Hashable {
+        case data(Data)
+        case string(String)
+        case number(Int)
+        case bool(Bool)
+        case date(Date)
+
+        var object: Any {
+            switch self {
+            case let .data(data): return data
+            case let .string(text): return text
+            case let .number(number): return number
+            case let .bool(flag): return flag
+            case let .date(date): return date
+            }
+        }
+    }
+
+    // MARK: Attribute vocabulary
+
+    /// Keys that are not item attributes: how to search and what to return.
+    static let controlKeys: Set<String> = [
+        kSecClass, kSecMatchLimit, kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef,
+        kSecValueData, kSecValueRef, kSecValuePersistentRef, kSecUseDataProtectionKeychain, kSecUseOperationPrompt,
+        kSecUseAuthenticationUI, kSecMatchCaseInsensitive, kSecAttrIsPermanent,
+    ].reduce(into: Set<String>()) { $0.insert($1 as String) }
+
+    static let blobKeys: Set<String> = [kSecAttrApplicationTag, kSecAttrApplicationLabel, kSecAttrGeneric, kSecAttrSubject,
+                                        kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrSubjectKeyID, kSecAttrPublicKeyHash]
+        .reduce(into: Set<String>()) { $0.insert($1 as String) }
+    static let numberKeys: Set<String> = [kSecAttrKeySizeInBits, kSecAttrEffectiveKeySize, kSecAttrPort, kSecAttrCertificateType,
+                                          kSecAttrCertificateEncoding]
+        .reduce(into: Set<String>()) { $0.insert($1 as String) }
+    static let boolKeys: Set<String> = [kSecAttrSynchronizable, kSecAttrIsInvisible, kSecAttrIsNegative, kSecAttrCanEncrypt,
+                                        kSecAttrCanDecrypt, kSecAttrCanDerive, kSecAttrCanSign, kSecAttrCanVerify, kSecAttrCanWrap,
+                                        kSecAttrCanUnwrap, kSecAttrIsExtractable, kSecAttrIsSensitive]
+        .reduce(into: Set<String>()) { $0.insert($1 as String) }
+    static let stringKeys: Set<String> = [kSecAttrAccessible, kSecAttrAccessGroup, kSecAttrDescription, kSecAttrComment,
+                                          kSecAttrCreator, kSecAttrType, kSecAttrLabel, kSecAttrAccount, kSecAttrService,
+                                          kSecAttrSecurityDomain, kSecAttrServer, kSecAttrProtocol, kSecAttrAuthenticationType,
+                                          kSecAttrPath, kSecAttrKeyClass, kSecAttrTokenID]
+        .reduce(into: Set<String>()) { $0.insert($1 as String) }
+    static let dateKeys: Set<String> = [kSecAttrCreationDate as String, kSecAttrModificationDate as String]
+
+    static let classes: Set<String> = [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassCertificate, kSecClassKey,
+                                       kSecClassIdentity].reduce(into: Set<String>()) { $0.insert($1 as String) }
+
+    /// The attributes that make an item unique, per class (Apple's documented primary keys);
+    /// adding a second item equal in all of them is errSecDuplicateItem.
+    static func primaryKeys(of itemClass: String) -> [String] {
+        let common = [kSecAttrAccessGroup as String, kSecAttrSynchronizable as String]
+        switch itemClass {
+        case ClassName.genericPassword:
+            return [kSecAttrAccount, kSecAttrService].map { $0 as String } + common
+        case ClassName.internetPassword:
+            return [kSecAttrAccount, kSecAttrSecurityDomain, kSecAttrServer, kSecAttrProtocol, kSecAttrAuthenticationType,
+                    kSecAttrPort, kSecAttrPath].map { $0 as String } + common
+        case ClassName.certificate:
+            return [kSecAttrCertificateType, kSecAttrIssuer, kSecAttrSerialNumber].map { $0 as String } + common
+        case ClassName.key:
+            return [kSecAttrApplicationLabel, kSecAttrApplicationTag, kSecAttrKeyType, kSecAttrKeySizeInBits,
+                    kSecAttrEffectiveKeySize, kSecAttrKeyClass, kSecAttrCreator].map { $0 as String } + common
+        default:
+            return primaryKeys(of: kSecClassCertificate as String) + primaryKeys(of: kSecClassKey as String)
+        }
+    }
+
+    /// Normalises one attribute value; nil when the value has a type the attribute cannot take.
+    static func normalise(_ key: String, _ value: Any) -> Value? {
+        if blobKeys.contains(key) { return tagData(value).map(Value.data) }
+        if numberKeys.contains(key) { return integerAttribute(value).map(Value.number) }
+        if boolKeys.contains(key) {
+            if let flag = value as? Bool { return .bool(flag) }
+            if let number = value as? NSNumber { return .bool(number.boolValue) }
+            return nil
+        }
+        if dateKeys.contains(key) { return (value as? Date).map(Value.date) }
+        if key == kSecAttrKeyType as String {
+            // kSecAttrKeyTypeRSA is the CFString "42"; iOS also accepts the number.
+            return (stringAttribute(value) ?? integerAttribute(value).map(String.init)).map(Value.string)
+        }
+        if stringKeys.contains(key) { return (stringAttribute(value) ?? integerAttribute(value).map(String.init)).map(Value.string) }
+        return nil
+    }
+
+    /// The attribute part of a dictionary, checked and normalised; control keys are skipped.
+    static func attributes(of dictionary: [String: Any]) -> Result<[String: Value], SecFailure> {
+        var result: [String: Value] = [:]
+        for (key, value) in dictionary where !controlKeys.contains(key) {
+            if key == kSecAttrSynchronizable as String, stringAttribute(value) == kSecAttrSynchronizableAny as String { continue }
+            guard blobKeys.contains(key) || numberKeys.contains(key) || boolKeys.contains(key) || stringKeys.contains(key)
+                    || dateKeys.contains(key) || key == kSecAttrKeyType as String else {
+                return .failure(SecFailure(errSecNoSuchAttr, "unknown attribute \(key)"))
+            }
+            guard let normalised = normalise(key, value) else {
+                return .failure(SecFailure(errSecParam, "attribute \(key) has a value of the wrong type (\(type(of: value)))"))
+            }
+            result[key] = normalised
+        }
+        return .success(result)
+    }
+
+    static func itemClass(of dictionary: [String: Any]) -> Result<String, SecFailure> {
+        if let name = stringAttribute(dictionary[kSecClass as String]) {
+            return classes.contains(name) ? .success(name) : .failure(SecFailure(errSecNoSuchClass, "unknown kSecClass \(name)"))
+        }
+        switch dictionary[kSecValueRef as String] {
+        case is SecKey: return .success(kSecClassKey as String)
+        case is SecCertificate: return .success(kSecClassCertificate as String)
+        default: return .failure(SecFailure(errSecParam, "kSecClass is missing"))
+        }
+    }
+
+    // MARK: Operations
+
+    func add(_ dictionary: [String: Any]) -> Result<Item, SecFailure> {
+        let itemClass: String
+        switch Self.itemClass(of: dictionary) { case let .success(name): itemClass = name; case let .failure(f): return .failure(f) }
+        var attributes: [String: Value]
+        switch Self.attributes(of: dictionary) { case let .success(a): attributes = a; case let .failure(f): return .failure(f) }
+        var item = Item(itemClass: itemClass, attributes: [:], data: nil, ref: nil)
+        if let ref = dictionary[kSecValueRef as String] {
+            switch ref {
+            case let key as SecKey where itemClass == kSecClassKey as String:
+                attributes.merge(Self.derivedAttributes(of: key)) { given, _ in given }
+                item.data = try? key.externalRepresentation()
+                item.ref = key
+            case let certificate as SecCertificate where itemClass == kSecClassCertificate as String:
+                attributes.merge(Self.derivedAttributes(of: certificate)) { given, _ in given }
+                item.data = certificate.x509.der
+                item.ref = certificate
+            default:
+                return .failure(SecFailure(errSecParam, "kSecValueRef \(type(of: ref)) does not fit kSecClass \(itemClass)"))
+            }
+        }
+        if let value = dictionary[kSecValueData as String] {
+            guard let data = tagData(value) else { return .failure(SecFailure(errSecParam, "kSecValueData must be Data")) }
+            item.data = data
+        }
+        if dictionary[kSecValuePersistentRef as String] != nil {
+            return .failure(SecFailure(errSecUnimplemented, "persistent references are not provided here"))
+        }
+        attributes[kSecAttrAccessible as String] = attributes[kSecAttrAccessible as String] ?? .string(kSecAttrAccessibleWhenUnlocked as String)
+        attributes[kSecAttrSynchronizable as String] = attributes[kSecAttrSynchronizable as String] ?? .bool(false)
+        let now = Date()
+        attributes[kSecAttrCreationDate as String] = .date(now)
+        attributes[kSecAttrModificationDate as String] = .date(now)
+        item.attributes = attributes
+        lock.lock(); defer { lock.unlock() }
+        if items.contains(where: { $0.itemClass == itemClass && Self.sameIdentity($0, item) }) {
+            return .failure(SecFailure(errSecDuplicateItem, "the item already exists"))
+        }
+        items.append(item)
+        return .success(item)
+    }
+
+    func addKey(_ key: SecKey, attributes: [String: Any]) -> OSStatus {
+        var dictionary = attributes.filter { $0.key != kSecAttrIsPermanent as String && $0.key != kSecPrivateKeyAttrs as String
+            && $0.key != kSecPublicKeyAttrs as String }
+        dictionary[kSecClass as String] = kSecClassKey as String
+        dictionary[kSecValueRef as String] = key
+        switch add(dictionary) { case .success: return errSecSuccess; case let .failure(f): return f.status }
+    }
+
+    static func derivedAttributes(of key: SecKey) -> [String: Value] {
+        [
+            kSecAttrKeyType as String: .string(kSecAttrKeyTypeRSA as String),
+            kSecAttrKeyClass as String: .string((key.isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String),
+            kSecAttrKeySizeInBits as String: .number(key.bits),
+            kSecAttrEffectiveKeySize as String: .number(key.bits),
+            kSecAttrApplicationLabel as String: .data(key.applicationLabel),
+            kSecAttrCanEncrypt as String: .bool(!key.isPrivate),
+            kSecAttrCanDecrypt as String: .bool(key.isPrivate),
+        ]
+    }
+
+    static func derivedAttributes(of certificate: SecCertificate) -> [String: Value] {
+        var attributes: [String: Value] = [
+            kSecAttrCertificateType as String: .number(3),  // X.509 v3
+            kSecAttrCertificateEncoding as String: .number(3),  // DER
+            kSecAttrSubject as String: .data(certificate.x509.subjectDER),
+            kSecAttrIssuer as String: .data(certificate.x509.issuerDER),
+            kSecAttrSerialNumber as String: .data(certificate.x509.serialNumber),
+        ]
+        if let summary = certificate.subjectSummary { attributes[kSecAttrLabel as String] = .string(summary) }
+        return attributes
+    }
+
+    static func sameIdentity(_ a: Item, _ b: Item) -> Bool {
+        primaryKeys(of: a.itemClass).allSatisfy { a.attributes[$0] == b.attributes[$0] }
+    }
+
+    /// Items of the query's class whose attributes equal every attribute the query gives.
+    func matching(_ query: [String: Any]) -> Result<[Int], SecFailure> {
+        let itemClass: String
+        switch Self.itemClass(of: query) { case let .success(name): itemClass = name; case let .failure(f): return .failure(f) }
+        var wanted: [String: Value]
+        switch Self.attributes(of: query) { case let .success(a): wanted = a; case let .failure(f): return .failure(f) }
+        let anySync = stringAttribute(query[kSecAttrSynchronizable as String]) == kSecAttrSynchronizableAny as String
+        if !anySync, wanted[kSecAttrSynchronizable as String] == nil { wanted[kSecAttrSynchronizable as String] = .bool(false) }
+        let ref = query[kSecValueRef as String] as AnyObject?
+        return .success(items.indices.filter { index in
+            let item = items[index]
+            guard item.itemClass == itemClass, wanted.allSatisfy({ item.attributes[$0.key] == $0.value }) else { return false }
+            if let ref { return item.ref === ref || Self.sameKeyMaterial(item.ref, ref) }
+            return true
+        })
+    }
+
+    static func sameKeyMaterial(_ a: AnyObject?, _ b: AnyObject) -> Bool {
+        guard let a = a as? SecKey, let b = b as? SecKey, a.isPrivate == b.isPrivate else { return false }
+        return (try? a.externalRepresentation()) == (try? b.externalRepresentation())
+    }
+
+    func copyMatching(_ query: [String: Any]) -> Result<AnyObject?, SecFailure> {
+        // The limit: one value (the default), all as an array, or the first n as an array.
+        var limit: Int? = 1
+        switch query[kSecMatchLimit as String] {
+        case nil: break
+        case let value where stringAttribute(value) == kSecMatchLimitAll as String: limit = nil
+        case let value where stringAttribute(value) == kSecMatchLimitOne as String: break
+        case let value:
+            guard let count = integerAttribute(value), count > 0 else {
+                return .failure(SecFailure(errSecParam, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number"))
+            }
+            limit = count
+        }
+        let asArray = limit != 1 || (query[kSecMatchLimit as String].map { stringAttribute($0) == nil } ?? false)
+        lock.lock(); defer { lock.unlock() }
+        let found: [Int]
+        switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return .failure(f) }
+        guard !found.isEmpty else { return .failure(SecFailure(errSecItemNotFound, "no matching item")) }
+        let chosen = limit.map { Array(found.prefix($0)) } ?? found
+        return collect(chosen.map { shape(items[$0], query) }, asArray: asArray)
+    }
+
+    private func collect(_ shaped: [Result<AnyObject?, SecFailure>], asArray: Bool) -> Result<AnyObject?, SecFailure> {
+        var objects: [AnyObject] = []
+        for result in shaped {
+            switch result {
+            case let .failure(f): return .failure(f)
+            case let .success(object): if let object { objects.append(object) }
+            }
+        }
+        if asArray { return .success(objects.isEmpty ? nil : NSArray(array: objects)) }
+        return .success(objects.first)
+    }
+
+    /// What SecItem returns for one item: the one kind asked for, or a dictionary when several are.
+    func shape(_ item: Item, _ query: [String: Any]) -> Result<AnyObject?, SecFailure> {
+        let wantData = boolAttribute(query[kSecReturnData as String])
+        let wantRef = boolAttribute(query[kSecReturnRef as String])
+        let wantAttributes = boolAttribute(query[kSecReturnAttributes as String])
+        if boolAttribute(query[kSecReturnPersistentRef as String]) {
+            return .failure(SecFailure(errSecUnimplemented, "persistent references are not provided here"))
+        }
+        var ref: AnyObject? = nil
+        if wantRef {
+            switch reference(for: item) { case let .success(r): ref = r; case let .failure(f): return .failure(f) }
+        }
+        let kinds = [wantData, wantRef, wantAttributes].filter { $0 }.count
+        if kinds == 0 { return .success(nil) }
+        if kinds == 1 {
+            if wantData { return .success(item.data.map { $0 as NSData }) }
+            if wantRef { return .success(ref) }
+        }
+        var dictionary: [String: Any] = [:]
+        if wantAttributes {
+            for (key, value) in item.attributes { dictionary[key] = value.object }
+            dictionary[kSecClass as String] = item.itemClass
+        }
+        if wantData, let data = item.data { dictionary[kSecValueData as String] = data }
+        if wantRef, let ref { dictionary[kSecValueRef as String] = ref }
+        return .success(NSDictionary(dictionary: dictionary))
+    }
+
+    /// The SecKey/SecCertificate for an item, made from its data when it was stored as data.
+    func reference(for item: Item) -> Result<AnyObject, SecFailure> {
+        if let ref = item.ref { return .success(ref) }
+        guard let data = item.data else { return .failure(SecFailure(errSecItemNotFound, "the item has no value")) }
+        switch item.itemClass {
+        case ClassName.key:
+            var attributes: [String: Any] = [:]
+            for (key, value) in item.attributes { attributes[key] = value.object }
+            switch secKey(from: data, attributes: attributes) {
+            case let .success(key): return .success(key)
+            case let .failure(f): return .failure(f)
+            }
+        case ClassName.certificate:
+            guard let certificate = SecCertificateCreateWithData(nil, data as NSData) else {
+                return .failure(SecFailure(errSecDecode, "the stored certificate data does not decode"))
+            }
+            return .success(certificate)
+        default:
+            return .failure(SecFailure(errSecParam, "items of class \(item.itemClass) have no reference"))
+        }
+    }
+
+    func update(_ query: [String: Any], _ changes: [String: Any]) -> OSStatus {
+        for key in [kSecClass, kSecMatchLimit, kSecReturnData, kSecReturnRef, kSecReturnAttributes, kSecReturnPersistentRef]
+        where changes[key as String] != nil {
+            return errSecParam
+        }
+        let newAttributes: [String: Value]
+        switch Self.attributes(of: changes) { case let .success(a): newAttributes = a; case let .failure(f): return f.status }
+        var newData: Data? = nil
+        if let value = changes[kSecValueData as String] {
+            guard let data = tagData(value) else { return errSecParam }
+            newData = data
+        }
+        lock.lock(); defer { lock.unlock() }
+        let found: [Int]
+        switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return f.status }
+        guard !found.isEmpty else { return errSecItemNotFound }
+        var updated = items
+        for index in found {
+            updated[index].attributes.merge(newAttributes) { $1 }
+            updated[index].attributes[kSecAttrModificationDate as String] = .date(Date())
+            if let newData { updated[index].data = newData }
+        }
+        for (i, a) in updated.enumerated() {
+            for (j, b) in updated.enumerated() where i < j && a.itemClass == b.itemClass && Self.sameIdentity(a, b) {
+                return errSecDuplicateItem
+            }
+        }
+        items = updated
+        return errSecSuccess
+    }
+
+    func delete(_ query: [String: Any]) -> OSStatus {
+        lock.lock(); defer { lock.unlock() }
+        let found: [Int]
+        switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return f.status }
+        guard !found.isEmpty else { return errSecItemNotFound }
+        let doomed = Set(found)
+        items = items.enumerated().filter { !doomed.contains($0.offset) }.map(\.element)
+        return errSecSuccess
+    }
+}
+
+/// The item class names as Swift strings, for `switch`.
+enum ClassName {
+    static let genericPassword = kSecClassGenericPassword as String
+    static let internetPassword = kSecClassInternetPassword as String
+    static let certificate = kSecClassCertificate as String
+    static let key = kSecClassKey as String
+}
+
+// MARK: - The SecItem API
+
+/// Adds an item. kSecClass (or a kSecValueRef that implies it) is required; an item equal to an
+/// existing one in its class's primary-key attributes is errSecDuplicateItem; an unknown attribute
+/// is errSecNoSuchAttr; a value of the wrong type is errSecParam.
+@discardableResult
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    let dictionary = entries(of: attributes)
+    let keychain = InMemoryKeychain.current
+    switch keychain.add(dictionary) {
+    case let .failure(failure): return failure.status
+    case let .success(item):
+        if let result {
+            switch keychain.shape(item, dictionary) {
+            case let .success(object): result.pointee = object
+            case let .failure(failure): return failure.status
+            }
+        }
+        return errSecSuccess
+    }
+}
+
+/// Finds items: errSecItemNotFound when none match. kSecMatchLimitOne (the default) returns one
+/// value, kSecMatchLimitAll an array; kSecReturnData/Ref/Attributes choose what each value is.
+@discardableResult
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    switch InMemoryKeychain.current.copyMatching(entries(of: query)) {
+    case let .failure(failure): return failure.status
+    case let .success(object):
+        result?.pointee = object
+        return errSecSuccess
+    }
+}
+
+/// Changes every matching item; errSecItemNotFound when none match, errSecDuplicateItem (and no
+/// change) when the update would make two items equal.
+@discardableResult
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    InMemoryKeychain.current.update(entries(of: query), entries(of: attributesToUpdate))
+}
+
+/// Deletes every matching item; errSecItemNotFound when none match.
+@discardableResult
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    InMemoryKeychain.current.delete(entries(of: query))
+}
+
+// MARK: - Random bytes
+
+public typealias SecRandomRef = OpaquePointer
+/// The default generator (nil, as on Apple platforms): the kernel CSPRNG through WireCrypto.
+nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef? = nil
+
+/// Fills `bytes` with `count` cryptographically secure random bytes; returns errSecSuccess.
+@discardableResult
+public func SecRandomCopyBytes(_ rnd: SecRandomRef?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
+    guard count > 0 else { return errSecSuccess }
+    let random = secureRandomBytes(count)
+    random.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: count) }
+    return errSecSuccess
+}

@@ -1,0 +1,437 @@
+import Foundation
+internal import WireCrypto
+
+/// A key, as Security's `SecKey`: an RSA private key (with its public half) or an RSA public key,
+/// held by WireCrypto's OpenSSL owners. Other key types (EC, symmetric) are not provided here.
+public final class SecKey: CustomStringConvertible, @unchecked Sendable {
+    enum Material {
+        case rsaPrivate(RSAPrivateKey)
+        case rsaPublic(RSAPublicKey)
+    }
+
+    let material: Material
+    /// Attributes the key was made with (tag, label, permanence), as SecKeyCopyAttributes reports.
+    let extraAttributes: [String: Any]
+
+    init(_ material: Material, attributes: [String: Any] = [:]) {
+        self.material = material
+        self.extraAttributes = attributes
+    }
+
+    var isPrivate: Bool { if case .rsaPrivate = material { return true } else { return false } }
+
+    var publicKey: RSAPublicKey {
+        switch material {
+        case let .rsaPrivate(key): return key.publicKey
+        case let .rsaPublic(key): return key
+        }
+    }
+
+    var bits: Int { publicKey.bits }
+    var blockSize: Int { publicKey.modulusByteCount }
+
+    /// iOS's external representation: bare PKCS#1 RSAPublicKey or RSAPrivateKey DER.
+    func externalRepresentation() throws -> Data {
+        switch material {
+        case let .rsaPublic(key): return try key.exported(.pkcs1DER)
+        case let .rsaPrivate(key): return try PEM.body(of: key.exported(.pkcs1PEM), label: "RSA PRIVATE KEY")
+        }
+    }
+
+    /// kSecAttrApplicationLabel for RSA keys on iOS: the SHA-1 of the public key's PKCS#1 DER.
+    var applicationLabel: Data {
+        (try? publicKey.exported(.pkcs1DER)).map { WireCrypto.Digest.sha1.hash($0) } ?? Data()
+    }
+
+    public var description: String {
+        "<SecKeyRef algorithm id: 1, key type: \(isPrivate ? "RSAPrivateKey" : "RSAPublicKey"), block size: \(bits) bits>"
+    }
+}
+
+public func SecKeyGetTypeID() -> CFTypeID { TypeIDs.key }
+
+/// Security's padding choices for the older SecKeyEncrypt/SecKeyDecrypt API.
+public struct SecPadding: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let none = SecPadding([])
+    public static let PKCS1 = SecPadding(rawValue: 1)
+    public static let OAEP = SecPadding(rawValue: 2)
+    public static let sigRaw = SecPadding(rawValue: 0x4000)
+    public static let PKCS1MD2 = SecPadding(rawValue: 0x8000)
+    public static let PKCS1MD5 = SecPadding(rawValue: 0x8001)
+    public static let PKCS1SHA1 = SecPadding(rawValue: 0x8002)
+    public static let PKCS1SHA224 = SecPadding(rawValue: 0x8003)
+    public static let PKCS1SHA256 = SecPadding(rawValue: 0x8004)
+    public static let PKCS1SHA384 = SecPadding(rawValue: 0x8005)
+    public static let PKCS1SHA512 = SecPadding(rawValue: 0x8006)
+}
+
+public enum SecKeyOperationType: Int, Sendable {
+    case sign = 0, verify = 1, encrypt = 2, decrypt = 3, keyExchange = 4
+}
+
+/// Security's algorithm names, with Apple's raw strings.
+public struct SecKeyAlgorithm: Hashable, RawRepresentable, @unchecked Sendable {
+    public let rawValue: CFString
+    public init(rawValue: CFString) { self.rawValue = rawValue }
+    public init(_ rawValue: CFString) { self.rawValue = rawValue }
+    public static func == (lhs: SecKeyAlgorithm, rhs: SecKeyAlgorithm) -> Bool { (lhs.rawValue as String) == (rhs.rawValue as String) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue as String) }
+
+    public static let rsaEncryptionRaw = SecKeyAlgorithm("algid:encrypt:RSA:raw")
+    public static let rsaEncryptionPKCS1 = SecKeyAlgorithm("algid:encrypt:RSA:PKCS1")
+    public static let rsaEncryptionOAEPSHA1 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1")
+    public static let rsaEncryptionOAEPSHA224 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224")
+    public static let rsaEncryptionOAEPSHA256 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256")
+    public static let rsaEncryptionOAEPSHA384 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384")
+    public static let rsaEncryptionOAEPSHA512 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512")
+    public static let rsaEncryptionOAEPSHA1AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1:AESGCM")
+    public static let rsaEncryptionOAEPSHA224AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224:AESGCM")
+    public static let rsaEncryptionOAEPSHA256AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256:AESGCM")
+    public static let rsaEncryptionOAEPSHA384AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384:AESGCM")
+    public static let rsaEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512:AESGCM")
+
+    /// The RSA padding this module implements for the algorithm, or nil.
+    var rsaPadding: RSAEncryptionPadding? {
+        switch rawValue as String {
+        case "algid:encrypt:RSA:PKCS1": return ._WEAK_AND_INSECURE_PKCS_V1_5
+        case "algid:encrypt:RSA:OAEP:SHA1": return .oaep(hash: .sha1, mgf1: .sha1)
+        case "algid:encrypt:RSA:OAEP:SHA224": return .oaep(hash: .sha224, mgf1: .sha224)
+        case "algid:encrypt:RSA:OAEP:SHA256": return .oaep(hash: .sha256, mgf1: .sha256)
+        case "algid:encrypt:RSA:OAEP:SHA384": return .oaep(hash: .sha384, mgf1: .sha384)
+        case "algid:encrypt:RSA:OAEP:SHA512": return .oaep(hash: .sha512, mgf1: .sha512)
+        default: return nil
+        }
+    }
+
+    /// Algorithms Apple supports for RSA keys that this module does not implement.
+    var isKnownButUnimplemented: Bool {
+        let name = rawValue as String
+        return name == "algid:encrypt:RSA:raw" || name.hasSuffix(":AESGCM")
+    }
+}
+
+// MARK: - Generating keys
+
+/// Reads an integer attribute given as a number or a numeric string, as Security accepts both.
+func integerAttribute(_ value: Any?) -> Int? {
+    switch value {
+    case let number as Int: return number
+    case let number as NSNumber: return number.intValue
+    case let text as String: return Int(text)
+    case let text as NSString: return Int(text as String)
+    default: return nil
+    }
+}
+
+func stringAttribute(_ value: Any?) -> String? {
+    switch value {
+    case let text as String: return text
+    case let text as NSString: return text as String
+    default: return nil
+    }
+}
+
+func boolAttribute(_ value: Any?) -> Bool {
+    switch value {
+    case let flag as Bool: return flag
+    case let number as NSNumber: return number.boolValue
+    case let text as String: return text == "1" || text.lowercased() == "true"
+    default: return false
+    }
+}
+
+/// A CFDictionary's entries with String keys (keys arrive as NSString or String).
+func entries(of dictionary: CFDictionary) -> [String: Any] {
+    var result: [String: Any] = [:]
+    for (key, value) in dictionary {
+        if let name = stringAttribute(key) { result[name] = value }
+        else if let name = key as? AnyHashable, let text = name.base as? String { result[text] = value }
+    }
+    return result
+}
+
+/// Generates an RSA key pair the way SecKeyGeneratePair/SecKeyCreateRandomKey do: kSecAttrKeyType
+/// RSA, kSecAttrKeySizeInBits 1024…4096, top-level attributes applied to both keys and
+/// kSecPrivateKeyAttrs/kSecPublicKeyAttrs applied to each; kSecAttrIsPermanent stores the key in
+/// the (in-memory) keychain. Returns the keys or an OSStatus with a description.
+func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, privateKey: SecKey), SecFailure> {
+    let top = entries(of: parameters)
+    if let token = stringAttribute(top[kSecAttrTokenID as String]) {
+        return .failure(SecFailure(errSecUnimplemented, "kSecAttrTokenID \(token): there is no Secure Enclave or token here; generate the key in software"))
+    }
+    guard let type = stringAttribute(top[kSecAttrKeyType as String]) ?? integerAttribute(top[kSecAttrKeyType as String]).map(String.init) else {
+        return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing (use kSecAttrKeyTypeRSA)"))
+    }
+    guard type == kSecAttrKeyTypeRSA as String else {
+        return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only kSecAttrKeyTypeRSA"))
+    }
+    guard let bits = integerAttribute(top[kSecAttrKeySizeInBits as String]) else {
+        return .failure(SecFailure(errSecParam, "kSecAttrKeySizeInBits is missing"))
+    }
+    guard (1024...4096).contains(bits), bits % 8 == 0 else {
+        return .failure(SecFailure(errSecParam, "RSA key size \(bits) bits: use a multiple of 8 from 1024 to 4096"))
+    }
+    let privateKey: RSAPrivateKey
+    do { privateKey = try RSAPrivateKey(bits: bits) } catch {
+        return .failure(SecFailure(errSecInternalComponent, "RSA key generation failed: \(error)"))
+    }
+    func attributes(_ perKeyName: CFString) -> [String: Any] {
+        var merged = top.filter { ![kSecPrivateKeyAttrs as String, kSecPublicKeyAttrs as String, kSecAttrKeyType as String,
+                                    kSecAttrKeySizeInBits as String].contains($0.key) }
+        if let perKey = top[perKeyName as String] as? NSDictionary { merged.merge(entries(of: perKey)) { $1 } }
+        return merged
+    }
+    let privateAttributes = attributes(kSecPrivateKeyAttrs)
+    let publicAttributes = attributes(kSecPublicKeyAttrs)
+    let secPrivate = SecKey(.rsaPrivate(privateKey), attributes: privateAttributes)
+    let secPublic = SecKey(.rsaPublic(privateKey.publicKey), attributes: publicAttributes)
+    for (key, keyAttributes) in [(secPublic, publicAttributes), (secPrivate, privateAttributes)]
+    where boolAttribute(keyAttributes[kSecAttrIsPermanent as String]) {
+        let status = InMemoryKeychain.current.addKey(key, attributes: keyAttributes)
+        guard status == errSecSuccess else {
+            return .failure(SecFailure(status, "storing the generated key in the keychain failed (\(status))"))
+        }
+    }
+    return .success((secPublic, secPrivate))
+}
+
+/// An OSStatus and what went wrong, for functions that report through a CFError.
+struct SecFailure: Error {
+    let status: OSStatus
+    let message: String
+    init(_ status: OSStatus, _ message: String) { self.status = status; self.message = message }
+}
+
+@discardableResult
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    switch generateKeyPair(parameters) {
+    case let .success(pair): return pair.privateKey
+    case let .failure(failure):
+        report(failure.status, "Key generation failed, error \(failure.status): \(failure.message)", to: error)
+        return nil
+    }
+}
+
+/// The older generator (seed 000 calls it); returns the OSStatus instead of a CFError.
+@discardableResult
+public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?,
+                               _ privateKey: UnsafeMutablePointer<SecKey?>?) -> OSStatus {
+    switch generateKeyPair(parameters) {
+    case let .success(pair):
+        publicKey?.pointee = pair.publicKey
+        privateKey?.pointee = pair.privateKey
+        return errSecSuccess
+    case let .failure(failure):
+        return failure.status
+    }
+}
+
+@discardableResult
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    switch key.material {
+    case .rsaPublic: return key
+    case let .rsaPrivate(privateKey): return SecKey(.rsaPublic(privateKey.publicKey))
+    }
+}
+
+@discardableResult
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
+
+@discardableResult
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    var attributes: [String: Any] = [
+        kSecClass as String: kSecClassKey as String,
+        kSecAttrKeyType as String: kSecAttrKeyTypeRSA as String,
+        kSecAttrKeyClass as String: (key.isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String,
+        kSecAttrKeySizeInBits as String: key.bits,
+        kSecAttrEffectiveKeySize as String: key.bits,
+        kSecAttrApplicationLabel as String: key.applicationLabel,
+        kSecAttrCanEncrypt as String: !key.isPrivate,
+        kSecAttrCanDecrypt as String: key.isPrivate,
+        kSecAttrIsPermanent as String: boolAttribute(key.extraAttributes[kSecAttrIsPermanent as String]),
+    ]
+    if let tag = key.extraAttributes[kSecAttrApplicationTag as String] { attributes[kSecAttrApplicationTag as String] = tagData(tag) }
+    if let label = key.extraAttributes[kSecAttrLabel as String] { attributes[kSecAttrLabel as String] = label }
+    if let data = try? key.externalRepresentation() { attributes[kSecValueData as String] = data }
+    return NSDictionary(dictionary: attributes)
+}
+
+/// An application tag as the keychain stores it: bytes (a String tag is stored as its UTF-8).
+func tagData(_ value: Any) -> Data? {
+    switch value {
+    case let data as Data: return data
+    case let data as NSData: return Data(data)
+    case let text as String: return Data(text.utf8)
+    case let text as NSString: return Data((text as String).utf8)
+    default: return nil
+    }
+}
+
+@discardableResult
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    guard let padding = algorithm.rsaPadding else { return false }
+    switch operation {
+    case .encrypt: return !key.isPrivate && padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0
+    case .decrypt: return key.isPrivate && padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0
+    default: return false
+    }
+}
+
+// MARK: - Encrypting and decrypting
+
+/// RSA encryption with a public key; failures are SecFailures with Apple's statuses.
+func rsaEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data) -> Result<Data, SecFailure> {
+    let name = algorithm.rawValue as String
+    if algorithm.isKnownButUnimplemented {
+        return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))
+    }
+    guard let padding = algorithm.rsaPadding, case let .rsaPublic(publicKey) = key.material,
+          padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0 else {
+        return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))
+    }
+    do {
+        return .success(try publicKey.encrypt(plaintext, padding: padding))
+    } catch WireCryptoError.plaintextTooLong {
+        return .failure(SecFailure(errSecParam, "RSAencrypt wrong input size (err -23)"))
+    } catch {
+        return .failure(SecFailure(errSecInternalComponent, "RSA encryption failed: \(error)"))
+    }
+}
+
+/// RSA decryption with a private key. Like iOS, a ciphertext shorter than the modulus is read as a
+/// big-endian number (leading zero bytes restored); a longer one, and every padding failure, is errSecParam.
+func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data) -> Result<Data, SecFailure> {
+    let name = algorithm.rawValue as String
+    if algorithm.isKnownButUnimplemented {
+        return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))
+    }
+    guard let padding = algorithm.rsaPadding, case let .rsaPrivate(privateKey) = key.material,
+          padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0 else {
+        return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))
+    }
+    guard ciphertext.count <= key.blockSize else {
+        return .failure(SecFailure(errSecParam, "RSAdecrypt wrong input (ciphertext is \(ciphertext.count) bytes, the key's block is \(key.blockSize))"))
+    }
+    let block = Data(count: key.blockSize - ciphertext.count) + ciphertext
+    do {
+        return .success(try privateKey.decrypt(block, padding: padding))
+    } catch {
+        return .failure(SecFailure(errSecParam, "RSAdecrypt wrong input (err -27)"))
+    }
+}
+
+@discardableResult
+public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
+                                      _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    switch rsaEncrypt(key, algorithm, Data(plaintext)) {
+    case let .success(data): return data as NSData
+    case let .failure(failure): report(failure.status, failure.message, to: error); return nil
+    }
+}
+
+@discardableResult
+public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
+                                      _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    switch rsaDecrypt(key, algorithm, Data(ciphertext)) {
+    case let .success(data): return data as NSData
+    case let .failure(failure): report(failure.status, failure.message, to: error); return nil
+    }
+}
+
+/// The algorithm the older API's SecPadding stands for (None → raw, PKCS1, OAEP → OAEP-SHA1).
+func legacyAlgorithm(_ padding: SecPadding) -> SecKeyAlgorithm? {
+    switch padding.rawValue {
+    case SecPadding.none.rawValue: return .rsaEncryptionRaw
+    case SecPadding.PKCS1.rawValue: return .rsaEncryptionPKCS1
+    case SecPadding.OAEP.rawValue: return .rsaEncryptionOAEPSHA1
+    default: return nil
+    }
+}
+
+/// Copies `result` into a caller's buffer of `*length` bytes, as the older API does.
+func copyOut(_ result: Result<Data, SecFailure>, _ buffer: UnsafeMutablePointer<UInt8>, _ length: UnsafeMutablePointer<Int>) -> OSStatus {
+    switch result {
+    case let .failure(failure): return failure.status
+    case let .success(data):
+        guard data.count <= length.pointee else { return errSecParam }  // "buffer too small", as Apple reports it
+        data.copyBytes(to: buffer, count: data.count)
+        length.pointee = data.count
+        return errSecSuccess
+    }
+}
+
+/// The older encryption call (iOS 2): SecPadding.PKCS1 or .OAEP (SHA-1); `cipherTextLen` is the
+/// buffer size in and the ciphertext length out. Failures are OSStatus codes (errSecParam).
+@discardableResult
+public func SecKeyEncrypt(_ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
+                          _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
+    guard let algorithm = legacyAlgorithm(padding) else { return errSecParam }
+    return copyOut(rsaEncrypt(key, algorithm, Data(bytes: plainText, count: plainTextLen)), cipherText, cipherTextLen)
+}
+
+/// The older decryption call seed 000 uses. As in iOS's current implementation (which wraps
+/// SecKeyCreateDecryptedData), a padding failure is errSecParam, not errSSLCrypto.
+@discardableResult
+public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
+                          _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>) -> OSStatus {
+    guard let algorithm = legacyAlgorithm(padding) else { return errSecParam }
+    return copyOut(rsaDecrypt(key, algorithm, Data(bytes: cipherText, count: cipherTextLen)), plainText, plainTextLen)
+}
+
+// MARK: - External representation
+
+@discardableResult
+public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    do { return try key.externalRepresentation() as NSData } catch {
+        report(errSecInternalComponent, "export failed: \(error)", to: errorOut)
+        return nil
+    }
+}
+
+/// Makes a key from iOS's external representation: kSecAttrKeyType RSA and kSecAttrKeyClass
+/// public (PKCS#1 RSAPublicKey DER) or private (PKCS#1 RSAPrivateKey DER). Anything else,
+/// including SubjectPublicKeyInfo or PEM, is errSecParam ("… creation from data failed").
+@discardableResult
+public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
+                                 _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    switch secKey(from: Data(keyData), attributes: entries(of: attributes)) {
+    case let .success(key): return key
+    case let .failure(failure): report(failure.status, failure.message, to: error); return nil
+    }
+}
+
+func secKey(from data: Data, attributes: [String: Any]) -> Result<SecKey, SecFailure> {
+    let type = stringAttribute(attributes[kSecAttrKeyType as String]) ?? integerAttribute(attributes[kSecAttrKeyType as String]).map(String.init)
+    guard let type else { return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing")) }
+    guard let keyClass = stringAttribute(attributes[kSecAttrKeyClass as String]) ?? integerAttribute(attributes[kSecAttrKeyClass as String]).map(String.init) else {
+        return .failure(SecFailure(errSecParam, "kSecAttrKeyClass is missing"))
+    }
+    if keyClass == kSecAttrKeyClassSymmetric as String {
+        return .failure(SecFailure(errSecUnimplemented, "Unsupported symmetric key type: \(type)"))
+    }
+    guard type == kSecAttrKeyTypeRSA as String else {
+        return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only RSA"))
+    }
+    // PKCS#1 DER only: RSAPublicKey is SEQUENCE { INTEGER n, INTEGER e }, RSAPrivateKey begins with INTEGER version 0.
+    // PKCS#8 also begins SEQUENCE { INTEGER 0, … } but its second element is a SEQUENCE.
+    let bytes = [UInt8](data.prefix(12))
+    let header = bytes.count >= 2 ? (bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)) : 0
+    let firstInnerTag: UInt8? = bytes.first == 0x30 && header < bytes.count ? bytes[header] : nil
+    let versionThenInteger = header + 3 < bytes.count && Array(bytes[header..<header + 3]) == [0x02, 0x01, 0x00] && bytes[header + 3] == 0x02
+    switch keyClass {
+    case String(kSecAttrKeyClassPublic):
+        guard firstInnerTag == 0x02, let key = try? RSAPublicKey(importing: data) else {
+            return .failure(SecFailure(errSecParam, "RSA public key creation from data failed"))
+        }
+        return .success(SecKey(.rsaPublic(key), attributes: attributes))
+    case String(kSecAttrKeyClassPrivate):
+        guard versionThenInteger, let key = try? RSAPrivateKey(importing: data) else {
+            return .failure(SecFailure(errSecParam, "RSA private key creation from data failed"))
+        }
+        return .success(SecKey(.rsaPrivate(key), attributes: attributes))
+    default:
+        return .failure(SecFailure(errSecParam, "Unsupported key class: \(keyClass)"))
+    }
+}

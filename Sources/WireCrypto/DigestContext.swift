@@ -1,0 +1,52 @@
+import Foundation
+internal import COpenSSL
+
+/// A running hash (`EVP_MD_CTX`) that can be fed in pieces and copied mid-stream. CryptoKit's
+/// `HashFunction` values are structs whose copies hash independently; `copy()` gives that.
+public final class DigestContext: @unchecked Sendable {
+    private let context: OpaquePointer
+    public let digest: Digest
+
+    /// A fresh context for `digest`. The default provider always has the SHA-1/SHA-2 family.
+    public init(_ digest: Digest) {
+        guard let context = EVP_MD_CTX_new() else {
+            preconditionFailure("EVP_MD_CTX_new failed (out of memory): \(drainOpenSSLErrors())")
+        }
+        guard EVP_DigestInit_ex(context, EVP_get_digestbyname(digest.rawValue), nil) == 1 else {
+            preconditionFailure("EVP_DigestInit_ex(\(digest.rawValue)) failed: \(drainOpenSSLErrors())")
+        }
+        self.context = context
+        self.digest = digest
+    }
+
+    private init(copying other: DigestContext) {
+        guard let context = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(context, other.context) == 1 else {
+            preconditionFailure("EVP_MD_CTX_copy_ex failed (out of memory): \(drainOpenSSLErrors())")
+        }
+        self.context = context
+        self.digest = other.digest
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// An independent context in the same state.
+    public func copy() -> DigestContext { DigestContext(copying: self) }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        // EVP_DigestUpdate fails only on a context that was never initialised, which cannot happen here.
+        _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+    }
+
+    /// The digest of everything fed so far; the context itself is left as it was (a copy is finished).
+    public func finalize() -> [UInt8] {
+        let finishing = copy()
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        _ = EVP_DigestFinal_ex(finishing.context, &output, &length)
+        return Array(output.prefix(Int(length)))
+    }
+
+    /// The hash function's block size in bytes (HMAC pads its key to this).
+    public var blockByteCount: Int { Int(EVP_MD_get_block_size(EVP_MD_CTX_get0_md(context))) }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import Security
+
+/// SecTrust with real X.509 verification (OpenSSL's X509_verify_cert) against only the anchors.
+final class TrustTests: XCTestCase {
+    nonisolated(unsafe) static var factoryStorage: CertificateFactory?
+    var factory: CertificateFactory { Self.factoryStorage! }
+
+    override class func setUp() {
+        super.setUp()
+        factoryStorage = try! CertificateFactory()  // the openssl CLI is a test prerequisite; fail loudly without it
+    }
+
+    func certificate(_ name: String) throws -> SecCertificate {
+        try XCTUnwrap(SecCertificateCreateWithData(nil, try factory.der(name) as CFData), name)
+    }
+
+    func vectorCertificate(_ name: String) throws -> SecCertificate {
+        let pem = try String(contentsOf: repositoryRoot.appendingPathComponent("Vectors/tls/\(name).crt.pem"), encoding: .utf8)
+        let body = pem.components(separatedBy: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        return try XCTUnwrap(SecCertificateCreateWithData(nil, Data(base64Encoded: body)! as CFData))
+    }
+
+    /// Seed 002's steps: the system's trust for `chain`, anchors set to `anchors`, SecTrustEvaluate.
+    func evaluate(_ chain: [SecCertificate], anchors: [SecCertificate]?, host: String = "localhost", at date: Date? = nil)
+        -> (result: SecTrustResultType, trusted: Bool, code: Int?) {
+        var trust: SecTrust?
+        XCTAssertEqual(SecTrustCreateWithCertificates(chain as CFArray, SecPolicyCreateSSL(true, host as CFString), &trust), errSecSuccess)
+        if let anchors { XCTAssertEqual(SecTrustSetAnchorCertificates(trust!, anchors as CFArray), errSecSuccess) }
+        if let date { XCTAssertEqual(SecTrustSetVerifyDate(trust!, date as NSDate), errSecSuccess) }
+        var trustResult = SecTrustResultType.invalid
+        XCTAssertEqual(SecTrustEvaluate(trust!, &trustResult), errSecSuccess)
+        var error: CFError?
+        let trusted = SecTrustEvaluateWithError(trust!, &error)
+        return (trustResult, trusted, error?.code)
+    }
+
+    func testCASignedServer_isTrustedThroughItsAnchor_andOnlyThrough_it() throws {
+        let ok = evaluate([try certificate("server")], anchors: [try certificate("ca")])
+        XCTAssertEqual(ok.result, .unspecified)
+        XCTAssertTrue(ok.trusted)
+        XCTAssertNil(ok.code)
+        XCTAssertEqual(evaluate([try certificate("server"), try certificate("ca")], anchors: [try certificate("ca")]).result, .unspecified)
+        XCTAssertEqual(evaluate([try certificate("server")], anchors: [try certificate("ca")], host: "127.0.0.1").result, .unspecified)
+        // Pinning the leaf itself works too (any anchor ends a chain).
+        XCTAssertEqual(evaluate([try certificate("server")], anchors: [try certificate("server")]).result, .unspecified)
+        // Without anchors only the system's roots count, and our test CA is not one of them.
+        let unanchored = evaluate([try certificate("server")], anchors: nil)
+        XCTAssertEqual(unanchored.result, .recoverableTrustFailure)
+        XCTAssertEqual(unanchored.code, Int(errSecNotTrusted))
+    }
+
+    func testRefusals_impostorExpiredWrongHost() throws {
+        let impostor = evaluate([try certificate("impostor")], anchors: [try certificate("ca")])
+        XCTAssertEqual(impostor.result, .recoverableTrustFailure)
+        XCTAssertFalse(impostor.trusted)
+        XCTAssertEqual(impostor.code, Int(errSecNotTrusted))
+        // An impostor CA that sent its own CA certificate along is still not an anchor.
+        XCTAssertEqual(evaluate([try certificate("impostor"), try certificate("impostor-ca")], anchors: [try certificate("ca")]).code, Int(errSecNotTrusted))
+
+        let wrongHost = evaluate([try certificate("server")], anchors: [try certificate("ca")], host: "other.example")
+        XCTAssertEqual(wrongHost.result, .recoverableTrustFailure)
+        XCTAssertEqual(wrongHost.code, Int(errSecHostNameMismatch))
+        XCTAssertEqual(evaluate([try certificate("server")], anchors: [try certificate("ca")], host: "127.0.0.2").code, Int(errSecHostNameMismatch))
+
+        let twoYearsOn = Date().addingTimeInterval(2 * 365 * 86_400)
+        let expired = evaluate([try certificate("server")], anchors: [try certificate("ca")], at: twoYearsOn)
+        XCTAssertEqual(expired.result, .recoverableTrustFailure)
+        XCTAssertEqual(expired.code, Int(errSecCertificateExpired))
+        let notYet = evaluate([try certificate("server")], anchors: [try certificate("ca")], at: Date().addingTimeInterval(-10 * 86_400))
+        XCTAssertEqual(notYet.code, Int(errSecCertificateNotValidYet))
+        // Vectors/tls/expired.crt.pem (2020–2021), pinned as its own anchor: expired, refused.
+        let vectorExpired = evaluate([try vectorCertificate("expired")], anchors: [try vectorCertificate("expired")])
+        XCTAssertEqual(vectorExpired.code, Int(errSecCertificateExpired))
+    }
+
+    /// iOS 13+ rules for chains anchored by the app (Apple's SecPolicyServer.c): a TLS server leaf
+    /// issued after 2019-07-01 must be valid for at most 825 days and carry the serverAuth EKU, and
+    /// host names come from subjectAltName only.
+    func testAppleRules_validityPeriodEKUAndSubjectAltName() throws {
+        let longLived = evaluate([try certificate("long-lived")], anchors: [try certificate("ca")])
+        XCTAssertEqual(longLived.result, .recoverableTrustFailure)
+        XCTAssertEqual(longLived.code, Int(errSecCertificateValidityPeriodTooLong))
+        // Vectors/tls/pinned.crt.pem is valid for 30 years from 2025: iOS refuses it even when pinned.
+        let pinnedVector = evaluate([try vectorCertificate("pinned")], anchors: [try vectorCertificate("pinned")])
+        XCTAssertEqual(pinnedVector.code, Int(errSecCertificateValidityPeriodTooLong))
+        XCTAssertEqual(evaluate([try certificate("no-eku")], anchors: [try certificate("ca")]).code, Int(errSecInvalidExtendedKeyUsage))
+        XCTAssertEqual(evaluate([try certificate("cn-only")], anchors: [try certificate("ca")]).code, Int(errSecHostNameMismatch))
+        // A basic X.509 policy checks none of that.
+        var trust: SecTrust?
+        XCTAssertEqual(SecTrustCreateWithCertificates(try certificate("long-lived"), SecPolicyCreateBasicX509(), &trust), errSecSuccess)
+        XCTAssertEqual(SecTrustSetAnchorCertificates(trust!, [try certificate("ca")] as CFArray), errSecSuccess)
+        XCTAssertTrue(SecTrustEvaluateWithError(trust!, nil))
+    }
+
+    func testIntermediates_mustBeSent() throws {
+        let withIntermediate = evaluate([try certificate("chained"), try certificate("intermediate")], anchors: [try certificate("root2")])
+        XCTAssertEqual(withIntermediate.result, .unspecified)
+        let without = evaluate([try certificate("chained")], anchors: [try certificate("root2")])
+        XCTAssertEqual(without.code, Int(errSecNotTrusted))
+        // Pinning the intermediate is enough on its own.
+        XCTAssertEqual(evaluate([try certificate("chained"), try certificate("intermediate")], anchors: [try certificate("intermediate")]).result, .unspecified)
+        var trust: SecTrust?
+        _ = SecTrustCreateWithCertificates([try certificate("chained"), try certificate("intermediate")] as CFArray, SecPolicyCreateSSL(true, "localhost" as CFString), &trust)
+        _ = SecTrustSetAnchorCertificates(trust!, [try certificate("root2")] as CFArray)
+        XCTAssertTrue(SecTrustEvaluateWithError(trust!, nil))
+        XCTAssertEqual(SecTrustGetCertificateCount(trust!), 3)
+        let chain = try XCTUnwrap(SecTrustCopyCertificateChain(trust!) as? [SecCertificate])
+        XCTAssertEqual(chain.map { SecCertificateCopySubjectSummary($0) as String? }, ["localhost", "intermediate", "root2"])
+        XCTAssertNotNil(SecTrustCopyKey(trust!))
+    }
+
+    func testErrorDescriptions_nameTheCertificate() throws {
+        var trust: SecTrust?
+        _ = SecTrustCreateWithCertificates(try certificate("impostor"), SecPolicyCreateSSL(true, "localhost" as CFString), &trust)
+        _ = SecTrustSetAnchorCertificates(trust!, [try certificate("ca")] as CFArray)
+        var error: CFError?
+        XCTAssertFalse(SecTrustEvaluateWithError(trust!, &error))
+        XCTAssertEqual(error?.domain, "NSOSStatusErrorDomain")
+        XCTAssertEqual(error?.userInfo["NSDescription"] as? String, "\u{201C}localhost\u{201D} certificate is not trusted")
+    }
+
+    func testCertificates_parseDEROnly_andCopyBack() throws {
+        let der = try factory.der("server")
+        let certificate = try XCTUnwrap(SecCertificateCreateWithData(nil, der as CFData))
+        XCTAssertEqual(SecCertificateCopyData(certificate) as Data, der)
+        XCTAssertEqual(SecCertificateCopySubjectSummary(certificate) as String?, "localhost")
+        var commonName: CFString?
+        XCTAssertEqual(SecCertificateCopyCommonName(certificate, &commonName), errSecSuccess)
+        XCTAssertEqual(commonName as String?, "localhost")
+        XCTAssertEqual(CFGetTypeID(certificate), SecCertificateGetTypeID())
+        XCTAssertEqual(SecKeyGetBlockSize(try XCTUnwrap(SecCertificateCopyKey(certificate))), 256)
+        let pem = try factory.scratch.read("server.pem")
+        XCTAssertNil(SecCertificateCreateWithData(nil, pem as CFData))
+        XCTAssertNil(SecCertificateCreateWithData(nil, (der + Data([0])) as CFData))
+        XCTAssertNil(SecCertificateCreateWithData(nil, Data("not a certificate".utf8) as CFData))
+        XCTAssertNil(SecCertificateCreateWithData(nil, Data() as CFData))
+        XCTAssertNil(SecCertificateCreateWithData(nil, der.prefix(der.count - 1) as CFData))
+    }
+
+    func testCreateWithCertificates_rejectsWhatIsNotACertificateList() {
+        var trust: SecTrust?
+        XCTAssertEqual(SecTrustCreateWithCertificates(NSArray(), nil, &trust), errSecParam)
+        XCTAssertEqual(SecTrustCreateWithCertificates("text" as NSString, nil, &trust), errSecParam)
+    }
+}
