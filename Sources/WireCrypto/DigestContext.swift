@@ -10,10 +10,10 @@ public final class DigestContext: @unchecked Sendable {
     /// A fresh context for `digest`. The default provider always has the SHA-1/SHA-2 family.
     public init(_ digest: Digest) {
         guard let context = EVP_MD_CTX_new() else {
-            preconditionFailure("EVP_MD_CTX_new failed (out of memory): \(drainOpenSSLErrors())")
+            preconditionFailure("EVP_MD_CTX_new failed (out of memory): \(OpenSSLError.drainQueue())")
         }
         guard EVP_DigestInit_ex(context, EVP_get_digestbyname(digest.rawValue), nil) == 1 else {
-            preconditionFailure("EVP_DigestInit_ex(\(digest.rawValue)) failed: \(drainOpenSSLErrors())")
+            preconditionFailure("EVP_DigestInit_ex(\(digest.rawValue)) failed: \(OpenSSLError.drainQueue())")
         }
         self.context = context
         self.digest = digest
@@ -21,7 +21,7 @@ public final class DigestContext: @unchecked Sendable {
 
     private init(copying other: DigestContext) {
         guard let context = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(context, other.context) == 1 else {
-            preconditionFailure("EVP_MD_CTX_copy_ex failed (out of memory): \(drainOpenSSLErrors())")
+            preconditionFailure("EVP_MD_CTX_copy_ex failed (out of memory): \(OpenSSLError.drainQueue())")
         }
         self.context = context
         self.digest = other.digest

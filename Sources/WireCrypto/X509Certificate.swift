@@ -35,7 +35,7 @@ public final class X509Certificate: @unchecked Sendable {
             return certificate
         }
         guard let parsed else {
-            throw X509Error.malformedCertificate(reason: "not a DER X.509 certificate (\(drainOpenSSLErrors().joined(separator: "; ")))")
+            throw X509Error.malformedCertificate(reason: "not a DER X.509 certificate (\(OpenSSLError.drainQueue().map(\.text).joined(separator: "; ")))")
         }
         guard consumed == der.count else {
             X509_free(parsed)
@@ -229,9 +229,9 @@ public enum X509ChainVerifier {
         defer { X509_STORE_free(store) }
         for anchor in anchors {
             // A duplicate anchor is not an error; anything else is.
-            if X509_STORE_add_cert(store, anchor.pointer) != 1 { drainOpenSSLErrors() }
+            if X509_STORE_add_cert(store, anchor.pointer) != 1 { OpenSSLError.drainQueue() }
         }
-        if systemRoots, X509_STORE_set_default_paths(store) != 1 { drainOpenSSLErrors() }
+        if systemRoots, X509_STORE_set_default_paths(store) != 1 { OpenSSLError.drainQueue() }
         guard let untrusted = OPENSSL_sk_new_null() else { throw openSSLFailure("OPENSSL_sk_new_null") }
         defer { OPENSSL_sk_free(untrusted) }
         for certificate in intermediates { _ = OPENSSL_sk_push(untrusted, UnsafeRawPointer(certificate.pointer)) }
@@ -261,7 +261,7 @@ public enum X509ChainVerifier {
             }
             OPENSSL_sk_free(built)
         }
-        drainOpenSSLErrors()
+        OpenSSLError.drainQueue()
         let message = code == 0 ? "ok" : String(cString: X509_verify_cert_error_string(Int(code)))
         return X509VerificationResult(errorCode: code, errorDepth: depth, message: message,
                                       chain: chain.isEmpty ? [leaf] : chain)
