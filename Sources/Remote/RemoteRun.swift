@@ -63,7 +63,10 @@ public final class RemoteRun {
         do { outcome = try body() } catch let failure as CheckFailure {
             outcome = .failed(message: failure.message, details: failure.details)
         } catch let error as TransportError {
-            outcome = .error(message: Self.advice(for: error, target: target), details: "\(error)")
+            // The advice, with the error below it (a refusal's advice already says all its error says).
+            var refused = false
+            if case .connectionRefused = error { refused = true }
+            outcome = .error(message: Self.advice(for: error, target: target), details: refused ? "" : "\(error)")
         } catch {
             outcome = .error(message: "\(error)", details: "")
         }

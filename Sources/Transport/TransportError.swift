@@ -81,7 +81,7 @@ extension TransportError: CustomStringConvertible {
     public var description: String {
         switch self {
         case let .connectionRefused(host, port):
-            return "connection refused by \(hostPort(host, port)) (nothing listens on that address and port)"
+            return "connection refused by \(hostPort(host, port)): is the server running and listening on that address and port?"
         case let .timedOut(operation, seconds):
             return "\(operation) timed out after \(formatSeconds(seconds)) s"
         case let .connectionReset(peer):
