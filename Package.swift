@@ -6,10 +6,18 @@
 // import only layers above it in this file; C stays behind `internal import` in layers 1–2.
 import PackageDescription
 
+/// App code (the seed apps, a team's app) is written in Swift 5 mode.
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
 let package = Package(
     name: "crosscheck",
     products: [
         .executable(name: "crosscheck", targets: ["crosscheck"]),
+        // For a team's own package: its app code imports these as it would on iOS.
+        .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "AppUnderTest", targets: ["AppUnderTest"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (headers found through pkg-config).
@@ -25,6 +33,12 @@ let package = Package(
         // PythonBridge embeds CPython and runs PythonRef in-process.
         .target(name: "WireCrypto", dependencies: ["COpenSSL", "COpenSSLShims"]),
         .target(name: "PythonBridge", dependencies: ["CPython", "CPythonShims"]),
+        // Apple's frameworks re-provided over WireCrypto under Apple's names (as swift-corelibs-
+        // foundation provides Foundation on Linux), so Swift written for iOS compiles unchanged.
+        // docs/APPLE-MODULES.md lists what they cover and where they differ from Apple's.
+        .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
+        .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
+        .target(name: "Security", dependencies: ["WireCrypto"]),
 
         // Layer 3: the protocols. WireProtocol: sans-I/O session machines (pure). Transport: the
         // operating system's I/O (TCP, name resolution, TLS, HTTP, pinned HTTPS) and the driver
@@ -44,6 +58,21 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+
+        // The app under test: capability protocols an app's adapter implements (no harness
+        // dependency), and the seed apps' own code compiled as app code is (Swift 5 mode), each with
+        // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
+        .target(name: "AppUnderTest", dependencies: []),
+        .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
+        .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
+        .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
+        .target(name: "Seed001App", dependencies: ["CommonCrypto", "Security", "AFNetworking", "AppUnderTest"], path: "Sources/SeedApps/Seed001",
+                swiftSettings: swift5),
+        .target(name: "Seed002App", dependencies: ["Security", "AppUnderTest"], path: "Sources/SeedApps/Seed002", swiftSettings: swift5),
+        .target(name: "Seed003App", dependencies: ["CryptoKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed003", swiftSettings: swift5),
+        .target(name: "Seed004App", dependencies: ["CryptoKit", "AppUnderTest"], path: "Sources/SeedApps/Seed004", swiftSettings: swift5),
+        .target(name: "SeedApps", dependencies: ["AppUnderTest", "Seed000App", "Seed001App", "Seed002App", "Seed003App", "Seed004App"],
+                path: "Sources/SeedApps/Registry"),
 
         // Layer 6: reports (JUnit XML, terminal summaries); knows nothing of checks.
         .target(name: "Reports", dependencies: []),
@@ -68,43 +97,12 @@ let package = Package(
         ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
+        .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto"]),
+        .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
+                                                         "Seed003App", "Seed004App", "Security", "WireCrypto"],
+                    exclude: ["Extracts"]),
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )
-
-// MARK: - Issue 10: Apple's frameworks over OpenSSL, and the seed apps as the app under test.
-// Library products named as Apple's frameworks, so Swift written for iOS compiles here with its
-// imports unchanged (as swift-corelibs-foundation provides Foundation on Linux). This block only
-// adds products and targets; nothing above depends on it. docs/APPLE-MODULES.md describes it.
-let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-package.products += [
-    .library(name: "CryptoKit", targets: ["CryptoKit"]),
-    .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
-    .library(name: "Security", targets: ["Security"]),
-    .library(name: "AppUnderTest", targets: ["AppUnderTest"]),
-    .library(name: "SeedApps", targets: ["SeedApps"]),
-]
-package.targets += [
-    .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
-    .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
-    .target(name: "Security", dependencies: ["WireCrypto"]),
-    // What the suites see of an app: capability protocols an adapter maps the app's code onto.
-    .target(name: "AppUnderTest", dependencies: []),
-    // The seed apps, compiled as app code is (Swift 5 mode), each with its adapter. UIKit and
-    // AFNetworking are glue modules holding only the names the seeds use.
-    .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
-    .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
-    .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
-    .target(name: "Seed001App", dependencies: ["CommonCrypto", "Security", "AFNetworking", "AppUnderTest"], path: "Sources/SeedApps/Seed001", swiftSettings: swift5),
-    .target(name: "Seed002App", dependencies: ["Security", "AppUnderTest"], path: "Sources/SeedApps/Seed002", swiftSettings: swift5),
-    .target(name: "Seed003App", dependencies: ["CryptoKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed003", swiftSettings: swift5),
-    .target(name: "Seed004App", dependencies: ["CryptoKit", "AppUnderTest"], path: "Sources/SeedApps/Seed004", swiftSettings: swift5),
-    .target(name: "SeedApps", dependencies: ["AppUnderTest", "Seed000App", "Seed001App", "Seed002App", "Seed003App", "Seed004App"],
-            path: "Sources/SeedApps/Registry"),
-    .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
-    .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
-    .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto"]),
-    .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
-                                                     "Seed003App", "Seed004App", "Security", "WireCrypto"],
-                exclude: ["Extracts"]),
-]
