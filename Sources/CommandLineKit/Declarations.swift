@@ -19,7 +19,7 @@ extension ExpressibleByArgument {
 
 extension String: ExpressibleByArgument {
     public init?(argument: String) { self = argument }
-    public static var expectation: String { "a value" }
+    public static var expectation: String { "text" }
 }
 
 extension ExpressibleByArgument where Self: FixedWidthInteger {
