@@ -1,0 +1,172 @@
+import Foundation
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// The CBC padding-oracle audit of an aes-https server (Vaudenay's attack needs a server that
+/// answers a bad PKCS#7 padding differently from a good one): envelopes under the session's own
+/// key that decrypt to a bad padding, to a good padding around bytes that are not JSON, to JSON
+/// that is not the object the protocol wants, and to a good request; each class several times,
+/// compared by status, body, headers (but `Date` and `Content-Length`) and connection behaviour
+/// (an answer, or the connection dropped without one). Any difference between refused classes
+/// fails. Every envelope is checked locally, with the key, to decrypt as its class says.
+struct CBCOracleAudit {
+    let https: RemoteAESHTTPS
+    let session: RemoteAESHTTPS.Session
+    let pin: String
+    var run: RemoteRun { https.run }
+    var options: RemoteOptions { run.options }
+    let checkName = "oracle.cbc-padding"
+
+    init(_ https: RemoteAESHTTPS, session: RemoteAESHTTPS.Session, pin: String) {
+        self.https = https; self.session = session; self.pin = pin
+    }
+
+    enum Kind { case good, badPaddingZero, badPaddingInconsistent, badJSON, notAnObject }
+
+    struct ProbeClass {
+        let oracle: OracleClass
+        let kind: Kind
+        var name: String { oracle.name }
+    }
+
+    static let classes: [ProbeClass] = [
+        ProbeClass(oracle: OracleClass(name: "good", wellFormed: true, rightPrefix: true, about: "a JSON object, valid padding"), kind: .good),
+        ProbeClass(oracle: OracleClass(name: "bad-padding-00", wellFormed: false, rightPrefix: false, about: "the last plaintext byte is 00"), kind: .badPaddingZero),
+        ProbeClass(oracle: OracleClass(name: "bad-padding-03", wellFormed: false, rightPrefix: false, about: "the last bytes are 41 03 03: a padding length of 3 that does not hold"), kind: .badPaddingInconsistent),
+        ProbeClass(oracle: OracleClass(name: "bad-json", wellFormed: false, rightPrefix: true, about: "valid padding around bytes that are not JSON"), kind: .badJSON),
+        ProbeClass(oracle: OracleClass(name: "json-not-an-object", wellFormed: false, rightPrefix: true, about: "valid padding, valid JSON, not an object: bad fields"), kind: .notAnObject),
+    ]
+
+    func check() {
+        run.step(checkName, profile: https.profile) { try audit() }
+    }
+
+    func audit() throws -> CheckOutcome {
+        let classes = Self.classes
+        var samples: [String: [OracleSample]] = [:]
+        let repeats = max(1, options.oracleRepeats)
+        for round in 0..<repeats {
+            for cls in rotated(classes, by: round) { samples[cls.name, default: []].append(try observe(cls, tag: "round\(round)").sample) }
+        }
+        var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+        let confirmed = analysis.verdict != .notVulnerable || !analysis.acceptedMalformed.isEmpty
+        if confirmed {
+            for cls in classes { samples[cls.name, default: []].append(try observe(cls, tag: "confirmation").sample) }
+            analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+        }
+        if let count = options.timingSamples { measureTiming(analysis: analysis, samples: count) }
+
+        let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
+        let details = "\(rounds), seed \(options.seed).\nverdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
+        switch analysis.verdict {
+        case .inconsistent:
+            throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",
+                               details: details)
+        case .strongOracle, .weakOracle:
+            let pair = analysis.decisiveDisagreement
+            // A difference that involves a bad padding is Vaudenay's oracle; one between good
+            // paddings only (JSON vs fields) still tells an attacker about the plaintext.
+            let paddingInvolved = pair.map { !$0.a.rightPrefix || !$0.b.rightPrefix } ?? false
+            throw CheckFailure("\(paddingInvolved ? "padding" : "format") oracle (\(analysis.verdict.rawValue)): \(pair.map(OracleAnalysis.pairText) ?? "")",
+                               details: details)
+        case .notVulnerable:
+            if let accepted = analysis.acceptedMalformed.first {
+                throw CheckFailure("the server accepted an envelope it cannot have read: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
+                                   details: details)
+            }
+            run.finding("padding-oracle.cbc", weak: false,
+                        "CBC padding-oracle audit (\(rounds)): \(analysis.verdict.rawValue) — every bad envelope answered \(analysis.refusalGroups.first?.signature ?? "nothing")")
+            return .passed
+        }
+    }
+
+    /// One request of the class; a 200 envelope's IV goes to the reuse ledger.
+    func observe(_ cls: ProbeClass, tag: String) throws -> (sample: OracleSample, latency: TimeInterval) {
+        let envelope = try self.envelope(cls, tag: tag)
+        let request = WebRequest(method: "POST", path: "/secure-data",
+                                 headers: ["authorization": session.token, "content-type": "application/json"], body: envelope.jsonData)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = Result { try https.send(request, pin: pin) }
+        let latency = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let signature: String
+        var accepted = false
+        switch result {
+        case .success(let answer):
+            https.recordResponse(answer, requestIV: envelope.iv, step: "\(checkName) \(cls.name)")
+            if answer.status == 200, let sealed = try? CBCEnvelope(json: answer.body), (try? sealed.open(key: session.key)) != nil {
+                accepted = true
+                signature = "200 with an envelope" + headerText(answer)
+            } else {
+                signature = "\(answer.status) \(ProbeConnection.describeMessage(answer.body))" + headerText(answer)
+            }
+        case .failure(TransportError.connectionClosed(_, _)), .failure(TransportError.connectionReset(_)):
+            signature = "nothing (the connection was dropped without a response)"
+        case .failure(TransportError.timedOut(_, _)):
+            signature = "nothing within \(seconds(options.timeout))"
+        case .failure(let error):
+            throw error
+        }
+        return (OracleSample(signature: signature, accepted: accepted, latency: latency), latency)
+    }
+
+    /// Headers but the ones that differ by nature (`Date`, and `Content-Length`, which the body decides).
+    func headerText(_ answer: WebResponse) -> String {
+        let shown = answer.headers.filter { !["date", "content-length"].contains($0.key) }.sorted { $0.key < $1.key }
+        return shown.isEmpty ? "" : " [" + shown.map { "\($0.key): \($0.value)" }.joined(separator: "; ") + "]"
+    }
+
+    /// The class's envelope under the session key, from seeded bytes. A bad padding is made by
+    /// sealing a 32-byte plaintext that ends as the class says and dropping the padding block
+    /// CBC adds to it; the result is checked here, with the key, to decrypt as intended.
+    func envelope(_ cls: ProbeClass, tag: String) throws -> CBCEnvelope {
+        var generator = run.generator("\(checkName).\(cls.name).\(tag)")
+        let word = Data((0..<12).map { _ in UInt8(0x61 + generator.next() % 26) })
+        let iv = generator.bytes(16)
+        let key = session.key
+        let built: CBCEnvelope
+        switch cls.kind {
+        case .good:
+            built = try CBCEnvelope.seal(Data("{\"oracle\":\"".utf8) + word + Data("\"}".utf8), key: key, iv: iv)
+        case .badJSON:
+            built = try CBCEnvelope.seal(Data("not json: ".utf8) + word, key: key, iv: iv)
+        case .notAnObject:
+            built = try CBCEnvelope.seal(Data("[\"".utf8) + word + Data("\"]".utf8), key: key, iv: iv)
+        case .badPaddingZero, .badPaddingInconsistent:
+            let tail: [UInt8] = cls.kind == .badPaddingZero ? [0x00] : [0x41, 0x03, 0x03]
+            let plaintext = Data(repeating: 0x20, count: 32 - word.count - tail.count) + word + Data(tail)
+            let sealed = try CBCEnvelope.seal(plaintext, key: key, iv: iv)
+            built = CBCEnvelope(ciphertext: Data(sealed.ciphertext.prefix(32)), iv: iv)
+        }
+        // Our own decryption must agree with the class.
+        let opened = Result { try built.open(key: key) }
+        switch (cls.kind, opened) {
+        case (.badPaddingZero, .failure(WireCryptoError.badPadding)), (.badPaddingInconsistent, .failure(WireCryptoError.badPadding)): return built
+        case (.good, .success), (.badJSON, .success), (.notAnObject, .success): return built
+        default: throw CheckFailure("the probe envelope for class \(cls.name) does not decrypt as its class says (a crosscheck bug): \(opened)")
+        }
+    }
+
+    func measureTiming(analysis: OracleAnalysis, samples count: Int) {
+        let refused = Self.classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
+        guard refused.count >= 2 else {
+            run.finding("timing.cbc-padding", weak: false, gating: false, "timing: fewer than two refused classes to compare")
+            return
+        }
+        var latencies: [String: [Double]] = [:]
+        var stopped: String?
+        rounds: for round in 0..<count {
+            for cls in rotated(refused, by: round) {
+                guard let observed = try? observe(cls, tag: "timing\(round)") else {
+                    stopped = "round \(round + 1): class \(cls.name) failed"
+                    break rounds
+                }
+                latencies[cls.name, default: []].append(observed.latency)
+            }
+        }
+        let report = TimingAnalysis(classes: refused.map(\.name), latencies: latencies)
+        run.finding("timing.cbc-padding", weak: report.significant, gating: false,
+                    report.summary + (stopped.map { " (stopped early at \($0))" } ?? ""))
+    }
+}

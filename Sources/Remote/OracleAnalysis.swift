@@ -1,0 +1,138 @@
+import Foundation
+
+/// A probe class of a padding-oracle audit (RSA PKCS#1 v1.5 / OAEP, or AES-CBC PKCS#7).
+struct OracleClass: Sendable {
+    let name: String
+    /// A correct encoding: the server may accept it (the protocol's success answer), or refuse it
+    /// for another reason, but then exactly as it refuses malformed ones.
+    let wellFormed: Bool
+    /// The decryption begins as the scheme wants (PKCS#1: `00 02`; OAEP: `00`; CBC: the padding
+    /// is valid). Telling these apart from the rest is the oracle Bleichenbacher's, Manger's and
+    /// Vaudenay's attacks need.
+    let rightPrefix: Bool
+    /// How it is built, for the report.
+    let about: String
+}
+
+/// One answer to one probe, reduced to what must be the same for every refused class.
+struct OracleSample: Sendable {
+    /// The observable behaviour: answer bytes, close or not, what followed.
+    let signature: String
+    /// The protocol's success answer (`Server: OK`, HTTP 200 with an envelope).
+    let accepted: Bool
+    /// Seconds to the first byte of the answer (or the close); for the report and `--timing`.
+    let latency: TimeInterval?
+}
+
+/// The verdict in the words SSL Labs and sslyze use for ROBOT.
+enum OracleVerdict: String, Sendable {
+    case notVulnerable = "not vulnerable (no oracle)"
+    case weakOracle = "vulnerable: weak oracle"
+    case strongOracle = "vulnerable: strong oracle"
+    case inconsistent = "inconsistent results"
+}
+
+/// Classifies the samples of an audit as sslyze's ROBOT analysis does (learnt from its
+/// `RobotServerResponsesAnalyzer`, rewritten for this protocol): repeats of a class that disagree
+/// make the result inconsistent; otherwise classes answered differently are an oracle. This
+/// protocol acknowledges a successful decryption by design, so accepted classes are compared with
+/// nothing; every class that is refused must be refused in exactly one way. The oracle is strong
+/// when the difference tells a well-formed encoding, or a right prefix, apart from a malformed one
+/// (what the attacks need); weak when only malformed classes with the same prefix differ.
+struct OracleAnalysis {
+    let classes: [OracleClass]
+    /// Per class name, in the order sent.
+    let samples: [String: [OracleSample]]
+
+    struct Disagreement {
+        let a: OracleClass, aSignature: String
+        let b: OracleClass, bSignature: String
+    }
+
+    /// Classes whose repeats disagree.
+    var inconsistentClasses: [OracleClass] {
+        classes.filter { Set((samples[$0.name] ?? []).map(\.signature)).count > 1 }
+    }
+
+    /// The signature of each class (its first sample's; meaningful when consistent).
+    func signature(_ cls: OracleClass) -> OracleSample? { samples[cls.name]?.first }
+
+    /// Malformed classes the server acknowledged as if they had decrypted.
+    var acceptedMalformed: [OracleClass] {
+        classes.filter { !$0.wellFormed && (signature($0)?.accepted ?? false) }
+    }
+
+    var refused: [OracleClass] { classes.filter { !(signature($0)?.accepted ?? true) } }
+
+    /// Distinct refusals, each with the classes that got it.
+    var refusalGroups: [(signature: String, classes: [OracleClass])] {
+        var groups: [(signature: String, classes: [OracleClass])] = []
+        for cls in refused {
+            guard let sample = signature(cls) else { continue }
+            if let index = groups.firstIndex(where: { $0.signature == sample.signature }) {
+                groups[index].classes.append(cls)
+            } else {
+                groups.append((sample.signature, [cls]))
+            }
+        }
+        return groups
+    }
+
+    var verdict: OracleVerdict {
+        if !inconsistentClasses.isEmpty { return .inconsistent }
+        if refusalGroups.count <= 1 { return .notVulnerable }
+        return strongDisagreement != nil ? .strongOracle : .weakOracle
+    }
+
+    /// A pair that makes the oracle strong: a well-formed class refused unlike a malformed one,
+    /// or a malformed class with the wrong prefix refused unlike one with the right prefix.
+    var strongDisagreement: Disagreement? {
+        let refused = self.refused
+        let malformed = refused.filter { !$0.wellFormed }
+        for well in refused where well.wellFormed {
+            if let other = malformed.first(where: { differ(well, $0) }) { return disagreement(well, other) }
+        }
+        for wrong in malformed where !wrong.rightPrefix {
+            if let right = malformed.first(where: { $0.rightPrefix && differ(wrong, $0) }) { return disagreement(wrong, right) }
+        }
+        return nil
+    }
+
+    /// The pair a report names: the strong one if there is one, else any two that differ.
+    var decisiveDisagreement: Disagreement? {
+        if let strong = strongDisagreement { return strong }
+        let groups = refusalGroups
+        guard groups.count > 1 else { return nil }
+        return disagreement(groups[0].classes[0], groups[1].classes[0])
+    }
+
+    private func differ(_ a: OracleClass, _ b: OracleClass) -> Bool { signature(a)?.signature != signature(b)?.signature }
+
+    private func disagreement(_ a: OracleClass, _ b: OracleClass) -> Disagreement {
+        Disagreement(a: a, aSignature: signature(a)?.signature ?? "", b: b, bSignature: signature(b)?.signature ?? "")
+    }
+
+    /// Per class, every sample, for the report's details.
+    var evidence: String {
+        classes.map { cls in
+            let kind = cls.wellFormed ? "well-formed" : (cls.rightPrefix ? "malformed, right prefix" : "malformed, wrong prefix")
+            let lines = (samples[cls.name] ?? []).enumerated().map { index, sample in
+                "  \(index + 1). \(sample.signature)" + (sample.latency.map { String(format: " [%.1f ms]", $0 * 1000) } ?? "")
+            }
+            return "\(cls.name) (\(kind): \(cls.about))\n" + lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The classes and their answers, one line: "class A answered X; class B answered Y".
+    static func pairText(_ pair: Disagreement) -> String {
+        "class \(pair.a.name) answered \(pair.aSignature); class \(pair.b.name) answered \(pair.bSignature)"
+    }
+
+    /// Why the result is inconsistent: a class and its differing answers.
+    var inconsistencyText: String {
+        inconsistentClasses.prefix(3).map { cls in
+            let answers = (samples[cls.name] ?? []).enumerated().map { "#\($0.offset + 1) \($0.element.signature)" }
+            return "class \(cls.name) answered " + answers.joined(separator: " / ")
+        }.joined(separator: "; ")
+    }
+}
