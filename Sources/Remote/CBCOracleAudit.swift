@@ -60,6 +60,8 @@ struct CBCOracleAudit {
 
         let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
         let details = "\(rounds), seed \(options.seed).\nverdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
+        run.note("oracle-verdict", analysis.verdict.rawValue)
+        run.note("oracle-rounds", rounds)
         switch analysis.verdict {
         case .inconsistent:
             throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",

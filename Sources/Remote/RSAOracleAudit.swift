@@ -101,6 +101,8 @@ struct RSAOracleAudit {
         let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
         let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key.\n"
             + "verdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
+        run.note("oracle-verdict", analysis.verdict.rawValue)
+        run.note("oracle-rounds", rounds)
         switch analysis.verdict {
         case .inconsistent:
             throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",

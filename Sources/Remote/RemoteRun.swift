@@ -59,6 +59,7 @@ public final class RemoteRun {
             return
         }
         let start = Date()
+        stepProperties = [:]
         let outcome: CheckOutcome
         do { outcome = try body() } catch let failure as CheckFailure {
             outcome = .failed(message: failure.message, details: failure.details)
@@ -67,11 +68,18 @@ public final class RemoteRun {
         } catch {
             outcome = .error(message: "\(error)", details: "")
         }
-        record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start))
+        record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start), properties: stepProperties)
     }
 
-    func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil) {
-        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name) { outcome }
+    /// Properties the step being run attaches to its testcase (e.g. an oracle audit's verdict,
+    /// which a passed testcase has no message to carry).
+    private var stepProperties: [String: String] = [:]
+
+    func note(_ name: String, _ value: String) { stepProperties[name] = value }
+
+    func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil,
+                properties: [String: String] = [:]) {
+        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name, properties: properties) { outcome }
         let result = CheckResult(check: check, outcome: outcome, duration: duration)
         results.append(result)
         progress(result)
@@ -114,7 +122,8 @@ public final class RemoteRun {
             } else {
                 outcome = .skipped(reason: "weakness: \(finding.message)")
             }
-            record(finding.name, profile: "audit", outcome, duration: 0, suite: auditSuite)
+            // The text travels as a property too: a passed testcase has no message of its own.
+            record(finding.name, profile: "audit", outcome, duration: 0, suite: auditSuite, properties: ["finding": finding.message])
         }
     }
 
