@@ -185,11 +185,12 @@ final class ProbeConnection {
     }
 
     /// After an answer that did not end in a close: sends `payload` and sees whether the server
-    /// closed, kept reading (and answered), or stays open and silent.
-    func afterwards(sending payload: Data) -> Afterwards {
+    /// closed, kept reading (and answered: until `isWhole`, a close or a quiet gap), or stays
+    /// open and silent.
+    func afterwards(sending payload: Data, isWhole: (Data) -> Bool) -> Afterwards {
         if peerClosed { return .closed }
         guard send(payload) else { return .closed }
-        let answer = readAnswer(isWhole: { !$0.isEmpty })  // any byte shows it read on
+        let answer = readAnswer(isWhole: isWhole)
         if !answer.bytes.isEmpty { return .readOn(answer.bytes) }
         return answer.end == .closed ? .closed : .open
     }
@@ -212,6 +213,22 @@ final class ProbeConnection {
             }
             return rest.isEmpty ? payloads : payloads + [rest]
         }
+    }
+
+    /// After `Server: ERROR`: does the server still read? A further `Client: OK` would get its key.
+    func afterwardsHello() -> Afterwards {
+        afterwards(sending: Data(RSASocket.hello.utf8), isWhole: { [framing] bytes in
+            if case .complete? = try? Self.serverKeyMessage(in: bytes, framing: framing) { return true }
+            return false
+        })
+    }
+
+    /// After `Server: OK`: `Quit` should get `Server stopped\n`.
+    func afterwardsQuit() -> Afterwards {
+        afterwards(sending: Data(RSASocket.quit.utf8), isWhole: { [unowned self] bytes in
+            if framing == .framed { return !(wholeFrames(bytes)?.isEmpty ?? true) }
+            return messages(bytes) == [Data((RSASocket.stopped + "\n").utf8)]
+        })
     }
 
     /// The payloads when `bytes` are whole frames and nothing else; nil otherwise (or in legacy framing).

@@ -140,7 +140,7 @@ struct RSAOracleAudit {
             switch answer.end {
             case .closed: signature = "\(text) (closed)"
             case .silent, .quiet, .complete:
-                switch probe.afterwards(sending: Data((accepted ? RSASocket.quit : RSASocket.hello).utf8)) {
+                switch accepted ? probe.afterwardsQuit() : probe.afterwardsHello() {
                 case .closed: signature = "\(text) (closed" + (accepted ? " on Quit)" : ")")
                 case .readOn(let bytes):
                     let next = probe.messages(bytes).map(normalized).joined(separator: " + ")

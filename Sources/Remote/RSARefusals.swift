@@ -127,7 +127,7 @@ extension RemoteRSASocket {
         }
         if legacyLimit { run.finding("legacy-message-size", weak: false, "the server refuses a legacy message of \(Self.legacyFloodBytes) bytes (\"Server: ERROR\")") }
         if answer.end == .closed { return .passed }
-        switch probe.afterwards(sending: Data(RSASocket.hello.utf8)) {
+        switch probe.afterwardsHello() {
         case .closed: return .passed
         case .readOn(let bytes):
             throw CheckFailure("the server did not close after refusing \(name): it read on and answered a further `Client: OK` with \(probe.describe(bytes)) — after \"Server: ERROR\" a server reads nothing more")

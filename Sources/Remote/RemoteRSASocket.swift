@@ -227,7 +227,7 @@ struct RemoteRSASocket {
             throw CheckFailure("no `Server stopped` after `Quit`: the server answered \(probe.describe(stopped.bytes))\(endPhrase(stopped.end))")
         }
         if stopped.end == .closed { return .passed }
-        switch probe.afterwards(sending: Data(RSASocket.hello.utf8)) {
+        switch probe.afterwardsHello() {
         case .closed: return .passed
         case .readOn(let bytes):
             throw CheckFailure("the server keeps answering after Quit: after `Server stopped` it read a further `Client: OK` and answered \(probe.describe(bytes))")
@@ -335,12 +335,12 @@ struct RemoteRSASocket {
         return digest ? first.count >= RSASocket.ok.utf8.count + 8 + 64 : true
     }
 
-    /// An acknowledgement as above, or exactly `Server: ERROR` (in framed mode: any whole frame),
-    /// so that what the server does next is seen without waiting for a quiet gap.
+    /// Framed: whole frames; legacy: an acknowledgement as above. A legacy `Server: ERROR` is not
+    /// taken as whole (more text may follow it: nothing delimits it), so it ends at the close — at
+    /// once for a server that closes, as it must — or at a quiet gap.
     func isWholeAnswer(_ bytes: Data, on probe: ProbeConnection, digest: Bool) -> Bool {
         if options.framing == .framed { return !(probe.wholeFrames(bytes)?.isEmpty ?? true) }
-        let messages = probe.messages(bytes)
-        return isWholeAcknowledgement(messages, digest: digest) || messages == [Data(RSASocket.error.utf8)]
+        return isWholeAcknowledgement(probe.messages(bytes), digest: digest)
     }
 
     func endPhrase(_ end: AnswerEnd) -> String {
