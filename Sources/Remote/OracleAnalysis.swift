@@ -36,9 +36,13 @@ enum OracleVerdict: String, Sendable {
 /// `RobotServerResponsesAnalyzer`, rewritten for this protocol): repeats of a class that disagree
 /// make the result inconsistent; otherwise classes answered differently are an oracle. This
 /// protocol acknowledges a successful decryption by design, so accepted classes are compared with
-/// nothing; every class that is refused must be refused in exactly one way. The oracle is strong
-/// when the difference tells a well-formed encoding, or a right prefix, apart from a malformed one
-/// (what the attacks need); weak when only malformed classes with the same prefix differ.
+/// nothing; every class that is refused must be refused in exactly one way.
+/// - strong: the answer alone tells a well-formed encoding from every malformed one, or the
+///   right prefix from the wrong one (no answer is given both to a class with the right prefix
+///   and to one with the wrong prefix) — the yes/no Bleichenbacher's, Manger's and Vaudenay's
+///   attacks are built on;
+/// - weak: the answers differ, but some answer is shared across the prefix check, so an answer
+///   tells the prefix only sometimes: the oracle leaks, with fewer usable answers.
 struct OracleAnalysis {
     let classes: [OracleClass]
     /// Per class name, in the order sent.
@@ -84,17 +88,21 @@ struct OracleAnalysis {
         return strongDisagreement != nil ? .strongOracle : .weakOracle
     }
 
-    /// A pair that makes the oracle strong: a well-formed class refused unlike a malformed one,
-    /// or a malformed class with the wrong prefix refused unlike one with the right prefix.
+    /// A pair that makes the oracle strong: a refused well-formed class whose answer no malformed
+    /// class gets, or — when no answer is shared between the right and the wrong prefix — a class
+    /// of each.
     var strongDisagreement: Disagreement? {
         let refused = self.refused
         let malformed = refused.filter { !$0.wellFormed }
+        let malformedAnswers = Set(malformed.compactMap { signature($0)?.signature })
         for well in refused where well.wellFormed {
-            if let other = malformed.first(where: { differ(well, $0) }) { return disagreement(well, other) }
+            if let answer = signature(well)?.signature, !malformedAnswers.contains(answer), let other = malformed.first {
+                return disagreement(well, other)
+            }
         }
-        for wrong in malformed where !wrong.rightPrefix {
-            if let right = malformed.first(where: { $0.rightPrefix && differ(wrong, $0) }) { return disagreement(wrong, right) }
-        }
+        let wrong = malformed.filter { !$0.rightPrefix }, right = malformed.filter(\.rightPrefix)
+        let wrongAnswers = Set(wrong.compactMap { signature($0)?.signature }), rightAnswers = Set(right.compactMap { signature($0)?.signature })
+        if let a = wrong.first, let b = right.first, wrongAnswers.isDisjoint(with: rightAnswers) { return disagreement(a, b) }
         return nil
     }
 
@@ -102,8 +110,10 @@ struct OracleAnalysis {
     var decisiveDisagreement: Disagreement? {
         if let strong = strongDisagreement { return strong }
         let groups = refusalGroups
-        guard groups.count > 1 else { return nil }
-        return disagreement(groups[0].classes[0], groups[1].classes[0])
+        // Name a class of the rarest answer against one of the most common.
+        let sorted = groups.sorted { $0.classes.count > $1.classes.count }
+        guard sorted.count > 1, let common = sorted.first?.classes.first, let rare = sorted.last?.classes.first else { return nil }
+        return disagreement(rare, common)
     }
 
     private func differ(_ a: OracleClass, _ b: OracleClass) -> Bool { signature(a)?.signature != signature(b)?.signature }
