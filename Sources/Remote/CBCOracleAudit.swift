@@ -45,16 +45,17 @@ struct CBCOracleAudit {
 
     func audit() throws -> CheckOutcome {
         let classes = Self.classes
-        var samples: [String: [OracleSample]] = [:]
+        var observations: [String: [Observation]] = [:]
         let repeats = max(1, options.oracleRepeats)
         for round in 0..<repeats {
-            for cls in rotated(classes, by: round) { samples[cls.name, default: []].append(try observe(cls, tag: "round\(round)").sample) }
+            if run.shouldStop() { return .skipped(reason: "not finished: the run was interrupted") }
+            for cls in rotated(classes, by: round) { observations[cls.name, default: []].append(try observe(cls, tag: "round\(round)")) }
         }
-        var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+        var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: Self.samples(observations))
         let confirmed = analysis.verdict != .notVulnerable || !analysis.acceptedMalformed.isEmpty
         if confirmed {
-            for cls in classes { samples[cls.name, default: []].append(try observe(cls, tag: "confirmation").sample) }
-            analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+            for cls in classes { observations[cls.name, default: []].append(try observe(cls, tag: "confirmation")) }
+            analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: Self.samples(observations))
         }
         if let count = options.timingSamples { measureTiming(analysis: analysis, samples: count) }
 
@@ -84,39 +85,59 @@ struct CBCOracleAudit {
         }
     }
 
+    /// What one request of a class got back.
+    struct Observation {
+        /// nil: no response; `transport` says what happened instead.
+        let status: Int?
+        let headers: [String: String]
+        let body: Data
+        let transport: String
+        let accepted: Bool
+        let latency: TimeInterval
+    }
+
     /// One request of the class; a 200 envelope's IV goes to the reuse ledger.
-    func observe(_ cls: ProbeClass, tag: String) throws -> (sample: OracleSample, latency: TimeInterval) {
+    func observe(_ cls: ProbeClass, tag: String) throws -> Observation {
         let envelope = try self.envelope(cls, tag: tag)
         let request = WebRequest(method: "POST", path: "/secure-data",
                                  headers: ["authorization": session.token, "content-type": "application/json"], body: envelope.jsonData)
         let start = DispatchTime.now().uptimeNanoseconds
         let result = Result { try https.send(request, pin: pin) }
         let latency = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let signature: String
-        var accepted = false
         switch result {
         case .success(let answer):
             https.recordResponse(answer, requestIV: envelope.iv, step: "\(checkName) \(cls.name)")
-            if answer.status == 200, let sealed = try? CBCEnvelope(json: answer.body), (try? sealed.open(key: session.key)) != nil {
-                accepted = true
-                signature = "200 with an envelope" + headerText(answer)
-            } else {
-                signature = "\(answer.status) \(ProbeConnection.describeMessage(answer.body))" + headerText(answer)
-            }
+            let accepted = answer.status == 200 && ((try? CBCEnvelope(json: answer.body).open(key: session.key)) != nil)
+            return Observation(status: answer.status, headers: answer.headers, body: answer.body, transport: "", accepted: accepted, latency: latency)
         case .failure(TransportError.connectionClosed(_, _)), .failure(TransportError.connectionReset(_)):
-            signature = "nothing (the connection was dropped without a response)"
+            return Observation(status: nil, headers: [:], body: Data(), transport: "the connection was dropped without a response", accepted: false, latency: latency)
         case .failure(TransportError.timedOut(_, _)):
-            signature = "nothing within \(seconds(options.timeout))"
+            return Observation(status: nil, headers: [:], body: Data(), transport: "no response within \(seconds(options.timeout))", accepted: false, latency: latency)
         case .failure(let error):
             throw error
         }
-        return (OracleSample(signature: signature, accepted: accepted, latency: latency), latency)
     }
 
-    /// Headers but the ones that differ by nature (`Date`, and `Content-Length`, which the body decides).
-    func headerText(_ answer: WebResponse) -> String {
-        let shown = answer.headers.filter { !["date", "content-length"].contains($0.key) }.sorted { $0.key < $1.key }
-        return shown.isEmpty ? "" : " [" + shown.map { "\($0.key): \($0.value)" }.joined(separator: "; ") + "]"
+    /// Signatures for the analysis: status, body (an accepted envelope differs by its IV, so it
+    /// is "an envelope"), connection behaviour, and headers. A header whose value changes between
+    /// repeats of one class (a date, a request id) is noise and compared by name only; one that is
+    /// steady within each class but differs between classes is compared by value.
+    static func samples(_ observations: [String: [Observation]]) -> [String: [OracleSample]] {
+        var volatile: Set<String> = ["date", "content-length"]
+        for list in observations.values {
+            for name in Set(list.flatMap(\.headers.keys)) where Set(list.map { $0.headers[name] }).count > 1 { volatile.insert(name) }
+        }
+        return observations.mapValues { list in
+            list.map { observed in
+                guard let status = observed.status else {
+                    return OracleSample(signature: "nothing (\(observed.transport))", accepted: false, latency: observed.latency)
+                }
+                let headers = observed.headers.sorted { $0.key < $1.key }.map { volatile.contains($0.key) ? $0.key : "\($0.key): \($0.value)" }
+                let body = observed.accepted ? "with an envelope" : ProbeConnection.describeMessage(observed.body)
+                return OracleSample(signature: "\(status) \(body)" + (headers.isEmpty ? "" : " [" + headers.joined(separator: "; ") + "]"),
+                                    accepted: observed.accepted, latency: observed.latency)
+            }
+        }
     }
 
     /// The class's envelope under the session key, from seeded bytes. A bad padding is made by
@@ -160,7 +181,7 @@ struct CBCOracleAudit {
         var stopped: String?
         rounds: for round in 0..<count {
             for cls in rotated(refused, by: round) {
-                guard let observed = try? observe(cls, tag: "timing\(round)") else {
+                guard !run.shouldStop(), let observed = try? observe(cls, tag: "timing\(round)") else {
                     stopped = "round \(round + 1): class \(cls.name) failed"
                     break rounds
                 }

@@ -87,6 +87,7 @@ struct RSAOracleAudit {
 
         let repeats = max(1, options.oracleRepeats)
         for round in 0..<repeats {
+            if run.shouldStop() { return .skipped(reason: "not finished: the run was interrupted") }
             for cls in rotated(classes, by: round) { samples[cls.name, default: []].append(try sample(cls, "round\(round)")) }
         }
         var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
@@ -157,6 +158,10 @@ struct RSAOracleAudit {
     /// framing the ciphertext avoids line-end bytes (see isBinaryBenign).
     func ciphertext(_ cls: ProbeClass, key: RSAPublicKey, tag: String) throws -> Data {
         var generator = run.generator("\(checkName).\(cls.name).\(tag)")
+        // The encodings need room for their fixed parts (PKCS#1: 11 bytes; OAEP: 2·hLen + 2).
+        guard key.modulusByteCount > (padding.oaepParameters.map { 2 * $0.hash.byteCount + 2 } ?? 11) else {
+            throw CheckFailure("the server's key (\(key.bits) bits) is too small for \(padding)")
+        }
         for _ in 0..<10_000 {
             let message = Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
             let encoded = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
@@ -187,7 +192,7 @@ struct RSAOracleAudit {
         var stopped: String?
         rounds: for round in 0..<count {
             for cls in rotated(refused, by: round) {
-                guard let latency = try? observe(cls, tag: "timing\(round)").latency else {
+                guard !run.shouldStop(), let latency = try? observe(cls, tag: "timing\(round)").latency else {
                     stopped = "round \(round + 1): class \(cls.name) got no answer"
                     break rounds
                 }

@@ -94,8 +94,7 @@ struct RemoteAESHTTPS {
             for index in 0..<4 {
                 _ = try exchange(Data("{\"reuse\":\(index)}".utf8), session: session, pin: pin, step: "reuse.response-ivs")
             }
-            if let failure = ledger.ivFailure() { throw failure }
-            return .passed
+            return ledger.ivOutcome()
         }
         run.step("reuse.logins", profile: profile) {
             for index in 0..<3 { _ = try login(pin: pin, step: "reuse.logins.\(index + 1)") }

@@ -30,11 +30,11 @@ final class ReuseLedger {
         logins.append(Login(token: token, encryptionKey: encryptionKey, step: step))
     }
 
-    /// nil when every response IV is fresh; the request IVs are random, so an echo shows up as
-    /// an echo and never as a repeat.
-    func ivFailure() -> CheckFailure? {
+    /// The verdict on response IVs: a failure when one repeats or echoes the request's (the
+    /// request IVs are fresh, so an echo shows up as an echo and never as a repeat).
+    func ivOutcome() -> CheckOutcome {
         guard exchanges.count >= 2 else {
-            return CheckFailure("fewer than two encrypted responses came back (\(exchanges.count)): response IVs cannot be compared")
+            return .skipped(reason: "not run: fewer than two encrypted responses came back (\(exchanges.count)), so response IVs cannot be compared")
         }
         var problems: [String] = []
         let echoed = exchanges.filter { $0.requestIV == $0.responseIV }
@@ -45,9 +45,9 @@ final class ReuseLedger {
         if let (iv, group) = repeated.max(by: { $0.value.count < $1.value.count }) {
             problems.append("IV repeated: the response IV \(iv.hexString) came back in \(group.count) of \(exchanges.count) responses (\(Set(group.map(\.step)).sorted().joined(separator: ", "))) — CBC under a repeated IV shows which messages share a first block")
         }
-        guard !problems.isEmpty else { return nil }
+        guard !problems.isEmpty else { return .passed }
         let table = exchanges.map { "\($0.step): request IV \($0.requestIV.hexString) → response IV \($0.responseIV.hexString)" }.joined(separator: "\n")
-        return CheckFailure(problems.joined(separator: "; "), details: table)
+        return .failed(message: problems.joined(separator: "; "), details: table)
     }
 
     /// `encryptionKey` reused across logins (audit).
