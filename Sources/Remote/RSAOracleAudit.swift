@@ -26,6 +26,8 @@ struct RSAOracleAudit {
     struct ProbeClass {
         let oracle: OracleClass
         let probe: RSAPaddingProbe
+        /// The message to encode; nil: 24 random bytes beginning 0xff.
+        var message: Data?
         var name: String { oracle.name }
     }
 
@@ -35,11 +37,13 @@ struct RSAOracleAudit {
     /// implementations apart. The well-formed messages are random bytes beginning 0xff, never
     /// UTF-8, as an attack's are: a server that chokes on a non-text plaintext is seen.
     var classes: [ProbeClass] {
-        func make(_ name: String, _ probe: RSAPaddingProbe, wellFormed: Bool = false, rightPrefix: Bool, _ about: String) -> ProbeClass {
-            ProbeClass(oracle: OracleClass(name: name, wellFormed: wellFormed, rightPrefix: rightPrefix, about: about), probe: probe)
+        func make(_ name: String, _ probe: RSAPaddingProbe, wellFormed: Bool = false, rightPrefix: Bool, message: Data? = nil, _ about: String) -> ProbeClass {
+            ProbeClass(oracle: OracleClass(name: name, wellFormed: wellFormed, rightPrefix: rightPrefix, about: about), probe: probe, message: message)
         }
         let wellFormed = [
             make("well-formed", .valid, wellFormed: true, rightPrefix: true, "a valid encoding of 24 random bytes"),
+            make("well-formed-one-byte", .valid, wellFormed: true, rightPrefix: true, message: Data([0xff]),
+                 "a valid encoding of a 1-byte message: the zero separator 2 bytes before the end (ROBOT's \"0x00 on a wrong position\")"),
             make("well-formed-empty", .validEmptyMessage, wellFormed: true, rightPrefix: true, "a valid encoding of an empty message (an unexpected length)"),
             make("well-formed-maximum", .validMaximumMessage, wellFormed: true, rightPrefix: true, "a valid encoding of the longest message (an unexpected length)"),
         ]
@@ -163,7 +167,7 @@ struct RSAOracleAudit {
             throw CheckFailure("the server's key (\(key.bits) bits) is too small for \(padding)")
         }
         for _ in 0..<10_000 {
-            let message = Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
+            let message = cls.message ?? Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
             let encoded = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
             if isPKCS1, cls.probe == .otherScheme, encoded.count > 1, encoded[1] == 0x02 { continue }
             let ciphertext = try key._WEAK_AND_INSECURE_textbookEncrypt(encoded)
