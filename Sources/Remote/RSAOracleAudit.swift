@@ -104,7 +104,8 @@ struct RSAOracleAudit {
         if let count = options.timingSamples { measureTiming(analysis: analysis, classes: classes, samples: count) }
 
         let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
-        let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key.\n"
+        let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key, "
+            + "and each probe's connection (`Client: OK`, then the key) the liveness check of the class sent before it: the server answered every one.\n"
             + "verdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
         run.note("oracle-verdict", analysis.verdict.rawValue)
         run.note("oracle-rounds", rounds)
