@@ -141,8 +141,16 @@ struct OracleAnalysis {
     /// Why the result is inconsistent: a class and its differing answers.
     var inconsistencyText: String {
         inconsistentClasses.prefix(3).map { cls in
-            let answers = (samples[cls.name] ?? []).enumerated().map { "#\($0.offset + 1) \($0.element.signature)" }
-            return "class \(cls.name) answered " + answers.joined(separator: " / ")
+            // Each distinct answer once, with the repeats that got it: "A (#1, #3) / B (#2)".
+            var answers: [(signature: String, repeats: [Int])] = []
+            for (index, sample) in (samples[cls.name] ?? []).enumerated() {
+                if let known = answers.firstIndex(where: { $0.signature == sample.signature }) {
+                    answers[known].repeats.append(index + 1)
+                } else {
+                    answers.append((sample.signature, [index + 1]))
+                }
+            }
+            return "class \(cls.name) answered " + answers.map { "\($0.signature) (#\($0.repeats.map(String.init).joined(separator: ", #")))" }.joined(separator: " / ")
         }.joined(separator: "; ")
     }
 }

@@ -71,10 +71,10 @@ final class RemoteOracleCLITests: XCTestCase {
         }
     }
 
-    func remote(_ port: UInt16, _ extra: [String]) throws -> (status: Int32, report: Report, elapsed: TimeInterval) {
+    func remote(_ port: UInt16, _ extra: [String], profile: String = "rsa-socket") throws -> (status: Int32, report: Report, elapsed: TimeInterval) {
         let path = try makeTemporaryDirectory().appendingPathComponent("remote.xml")
         let start = Date()
-        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", "rsa-socket",
+        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", profile,
                                                 "--timeout", "3", "--junit", path.path, "--quiet"] + extra)
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(try CrosscheckBinary.validate(path), 0, "the report validates")
@@ -202,6 +202,58 @@ final class RemoteOracleCLITests: XCTestCase {
         let finding = try XCTUnwrap(report.cases["audit:legacy-message-size"])
         XCTAssertEqual(finding.outcome, "skipped")
         XCTAssertTrue(finding.message.contains("buffers a legacy message without bound"), finding.message)
+    }
+
+    // MARK: aes-https: headers
+
+    /// A variant of the zoo's threaded aes-https server: `body` defines `Variant(SecureAPI)`.
+    func startHTTPSVariant(_ body: String) throws -> UInt16 {
+        let script = """
+        import sys
+        sys.path.insert(0, "Tests/Zoo/aes_https")
+        import threaded_httpserver
+        \(body)
+        threaded_httpserver.main(Variant, "a test variant of the zoo's threaded aes-https server\\n")
+        """
+        return try startServer(["-c", script])
+    }
+
+    var pin: [String] { ["--pin", "Vectors/tls/pinned.crt.pem"] }
+
+    /// A header that changes with every response (a request id) is noise, not an oracle.
+    func testCBCAudit_aHeaderThatVariesPerResponseIsNotAnOracle() throws {
+        let port = try startHTTPSVariant("""
+        import uuid
+        class Variant(threaded_httpserver.SecureAPI):
+            def end_headers(self):
+                self.send_header("X-Request-Id", str(uuid.uuid4()))
+                super().end_headers()
+        """)
+        let (status, report, _) = try remote(port, pin, profile: "aes-https")
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" })")
+        XCTAssertEqual(report.cases["oracle.cbc-padding"]?.outcome, "passed")
+        XCTAssertEqual(report.property("oracle.cbc-padding", "oracle-verdict"), "not vulnerable (no oracle)")
+    }
+
+    /// The same 400 body for every bad envelope, but a header only on a bad padding: an oracle.
+    func testCBCAudit_aHeaderOnlyABadPaddingGetsIsAPaddingOracle() throws {
+        let port = try startHTTPSVariant("""
+        class Variant(threaded_httpserver.SecureAPI):
+            bad_padding = False
+            def refuse_envelope(self, why):
+                self.bad_padding = why == "padding"
+                super().refuse_envelope(why)
+            def end_headers(self):
+                if self.bad_padding:
+                    self.send_header("X-Padding", "invalid")
+                super().end_headers()
+        """)
+        let (status, report, _) = try remote(port, pin, profile: "aes-https")
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.cbc-padding"])
+        XCTAssertTrue(oracle.message.hasPrefix("padding oracle (vulnerable: strong oracle): class bad-padding-00 answered 400 "), oracle.message)
+        XCTAssertTrue(oracle.message.contains("x-padding: invalid"), oracle.message)
+        XCTAssertEqual(report.cases["secure-data.one-answer-for-every-bad-envelope"]?.outcome, "passed", "shape errors all get the same answer")
     }
 
     // MARK: timing, opt-in and never gating
