@@ -6,13 +6,23 @@ import WireCrypto
 import WireProtocol
 
 /// Everything about an aes-https server observable from outside: the pinned certificate, login,
-/// bad credentials and tokens, envelopes in both directions, one answer for every bad envelope.
+/// bad credentials and tokens, envelopes in both directions, one answer for every bad envelope,
+/// the CBC padding-oracle audit (CBCOracleAudit) and the reuse audit of IVs, keys and tokens
+/// (ReuseLedger).
 struct RemoteAESHTTPS {
     let run: RemoteRun
     var options: RemoteOptions { run.options }
     let profile = "aes-https"
+    /// Every login and every response IV of the run, for the reuse checks.
+    let ledger = ReuseLedger()
 
     init(_ run: RemoteRun) { self.run = run }
+
+    struct Session {
+        let token: String
+        let key: Data
+        let mode: KeyDerivationMode
+    }
 
     /// The name in the URL: --server-name, else the host as given.
     var urlHost: String { options.serverName ?? run.target.host }
@@ -23,12 +33,12 @@ struct RemoteAESHTTPS {
             run.record("liveness.initial", profile: profile, .error(message: "\(RemoteError.missingPin)", details: ""), duration: 0)
             return
         }
-        var session: (token: String, key: Data, mode: KeyDerivationMode)?
+        var session: Session?
         run.liveness("liveness.initial", profile: profile, after: "the first connection", first: true) {
-            session = try login(pin: pin)
+            session = try login(pin: pin, step: "liveness.initial")
         }
         run.step("tls.serves-the-pinned-certificate", profile: profile) {
-            _ = try send(AESHTTPSClient.loginRequest(username: options.username, password: options.password), pin: pin)
+            _ = try login(pin: pin, step: "tls.serves-the-pinned-certificate")
             return .passed
         }
         if let foreign = options.foreignCertificate {
@@ -58,7 +68,7 @@ struct RemoteAESHTTPS {
         run.finding("cbc-without-mac", weak: true, "AES-CBC envelopes carry no MAC: the ciphertext is malleable and padding errors can become an oracle")
         run.step("secure-data.echo-both-directions", profile: profile) {
             let params: [String: PythonValue] = ["probe": "crosscheck", "n": 42]
-            let answer = try send(try AESHTTPSClient.secureRequest(params: JSONValues.encode(.dict(params)), token: session.token, key: session.key), pin: pin)
+            let (answer, _) = try exchange(JSONValues.encode(.dict(params)), session: session, pin: pin, step: "secure-data.echo-both-directions")
             guard answer.status == 200 else { throw CheckFailure("secure-data answered \(answer.status)", details: String(decoding: answer.body.prefix(300), as: UTF8.self)) }
             let plaintext = try AESHTTPSClient.parseSecure(answer, key: session.key)
             guard let echoed = try? JSONValues.decode(plaintext) else {
@@ -78,44 +88,80 @@ struct RemoteAESHTTPS {
             try Expect.equal(try send(missing, pin: pin).status, 401, "status without a token")
             return .passed
         }
-        run.step("secure-data.one-answer-for-every-bad-envelope", profile: profile) {
-            let good = try CBCEnvelope.seal(Data("{\"a\":1}".utf8), key: session.key)
-            var badPadding = good
-            badPadding.iv[15] ^= 0x09
-            let bodies: [(String, Data)] = [
-                ("bad padding", badPadding.jsonData),
-                ("valid padding, not JSON", try CBCEnvelope.seal(Data("not json".utf8), key: session.key).jsonData),
-                ("IV of 15 bytes", CBCEnvelope(ciphertext: good.ciphertext, iv: good.iv.prefix(15)).jsonData),
-                ("not JSON", Data("{".utf8)),
-            ]
-            var answers: [(String, WebResponse)] = []
-            for (name, body) in bodies {
-                answers.append((name, try send(WebRequest(method: "POST", path: "/secure-data", headers: ["authorization": session.token], body: body), pin: pin)))
+        run.step("secure-data.one-answer-for-every-bad-envelope", profile: profile) { try checkMalformedEnvelopes(session: session, pin: pin) }
+        CBCOracleAudit(self, session: session, pin: pin).check()
+        run.step("reuse.response-ivs", profile: profile) {
+            for index in 0..<4 {
+                _ = try exchange(Data("{\"reuse\":\(index)}".utf8), session: session, pin: pin, step: "reuse.response-ivs")
             }
-            let first = answers[0].1
-            if let odd = answers.first(where: { $0.1.status != first.status || $0.1.body != first.body }) ?? (first.status == 400 ? nil : answers[0]) {
-                throw CheckFailure("bad envelopes get different answers (a padding oracle): \(answers[0].0) → \(first.status), \(odd.0) → \(odd.1.status)",
-                                   details: answers.map { "\($0.0): \($0.1.status) \(String(decoding: $0.1.body.prefix(80), as: UTF8.self))" }.joined(separator: "\n"))
-            }
+            return ledger.ivOutcome()
+        }
+        run.step("reuse.logins", profile: profile) {
+            for index in 0..<3 { _ = try login(pin: pin, step: "reuse.logins.\(index + 1)") }
+            let key = ledger.keyFinding()
+            run.finding("encryption-key-per-login", weak: key.weak, key.message)
+            let token = ledger.tokenFinding()
+            run.finding("token-strength", weak: token.weak, token.message)
             return .passed
         }
-        run.liveness("liveness.final", profile: profile, after: "the whole run") { _ = try login(pin: pin) }
+        run.liveness("liveness.final", profile: profile, after: "the whole run") { _ = try login(pin: pin, step: "liveness.final") }
+    }
+
+    /// Envelopes that are not even the `{"data","iv"}` shape: one 400 for all of them (what
+    /// decrypts is the oracle audit's business).
+    func checkMalformedEnvelopes(session: Session, pin: String) throws -> CheckOutcome {
+        let good = try CBCEnvelope.seal(Data("{\"a\":1}".utf8), key: session.key)
+        let bodies: [(String, Data)] = [
+            ("body not JSON", Data("{".utf8)),
+            ("IV of 15 bytes", CBCEnvelope(ciphertext: good.ciphertext, iv: good.iv.prefix(15)).jsonData),
+            ("data not base64", Data("{\"data\":\"*not base64*\",\"iv\":\"\(good.iv.base64EncodedString())\"}".utf8)),
+            ("no iv field", Data("{\"data\":\"\(good.ciphertext.base64EncodedString())\"}".utf8)),
+        ]
+        var answers: [(String, WebResponse)] = []
+        for (name, body) in bodies {
+            answers.append((name, try send(WebRequest(method: "POST", path: "/secure-data", headers: ["authorization": session.token], body: body), pin: pin)))
+        }
+        let lines = answers.map { "\($0.0): \($0.1.status) \(String(decoding: $0.1.body.prefix(80), as: UTF8.self))" }.joined(separator: "\n")
+        if let odd = answers.first(where: { $0.1.status != 400 }) {
+            throw CheckFailure("a bad envelope (\(odd.0)) got status \(odd.1.status), not 400", details: lines)
+        }
+        let first = answers[0]
+        if let odd = answers.first(where: { $0.1.body != first.1.body }) {
+            throw CheckFailure("bad envelopes get different answers: \(first.0) → \(String(decoding: first.1.body.prefix(60), as: UTF8.self)), \(odd.0) → \(String(decoding: odd.1.body.prefix(60), as: UTF8.self))",
+                               details: lines)
+        }
+        return .passed
     }
 
     /// Logs in and derives the key; with no `--key-mode`, the mode is inferred from the key string.
-    func login(pin: String) throws -> (token: String, key: Data, mode: KeyDerivationMode) {
+    func login(pin: String, step: String) throws -> Session {
         let answer = try send(AESHTTPSClient.loginRequest(username: options.username, password: options.password), pin: pin)
         guard answer.status == 200 else {
             throw CheckFailure("login as \(options.username) answered \(answer.status); pass the right --user NAME:PASSWORD",
                                details: String(decoding: answer.body.prefix(300), as: UTF8.self))
         }
-        guard let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any], fields["encryptionKey"] is String else {
+        guard let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any],
+              let keyString = fields["encryptionKey"] as? String, let token = fields["token"] as? String else {
             throw CheckFailure("the login answer is not {\"token\",\"encryptionKey\"}", details: String(decoding: answer.body.prefix(300), as: UTF8.self))
         }
-        let keyString = fields["encryptionKey"] as! String
+        ledger.recordLogin(token: token, encryptionKey: keyString, step: step)
         let mode = options.keyMode ?? (KeyDerivationMode.base64Raw.inferred(from: keyString) ? .base64Raw : .weakUTF8ZeroPad16)
-        let (token, key) = try AESHTTPSClient.parseLogin(answer, mode: mode)
-        return (token, key, mode)
+        let (_, key) = try AESHTTPSClient.parseLogin(answer, mode: mode)
+        return Session(token: token, key: key, mode: mode)
+    }
+
+    /// `POST /secure-data` with `params` under a fresh IV; a 200 envelope's IV goes to the ledger.
+    func exchange(_ params: Data, session: Session, pin: String, step: String) throws -> (WebResponse, requestIV: Data) {
+        let iv = AESCBC.randomIV()
+        let answer = try send(try AESHTTPSClient.secureRequest(params: params, token: session.token, key: session.key, iv: iv), pin: pin)
+        recordResponse(answer, requestIV: iv, step: step)
+        return (answer, iv)
+    }
+
+    func recordResponse(_ answer: WebResponse, requestIV: Data, step: String) {
+        if answer.status == 200, let envelope = try? CBCEnvelope(json: answer.body) {
+            ledger.recordExchange(requestIV: requestIV, responseIV: envelope.iv, step: step)
+        }
     }
 
     func send(_ request: WebRequest, pin: String) throws -> WebResponse {

@@ -32,6 +32,15 @@ public struct RemoteOptions: Sendable {
     public var foreignCertificate: String?
     /// How many binary-safety conversations per probe.
     public var binaryProbes = 8
+    /// Seed of every probe's bytes (padding, plaintexts): the same seed sends the same probes, so a
+    /// run's verdicts repeat run after run.
+    public var seed: UInt64 = 1
+    /// Padding-oracle audit: how many times each class is sent in the main round (a confirmation
+    /// round follows when classes differ).
+    public var oracleRepeats = 3
+    /// `--timing N`: N interleaved latency samples per oracle class and a signed-rank test in the
+    /// audit; nil: no timing (it is never part of the verdict).
+    public var timingSamples: Int?
 
     public init() {}
 }

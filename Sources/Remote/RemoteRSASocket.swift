@@ -4,7 +4,9 @@ import Transport
 import WireCrypto
 import WireProtocol
 
-/// Everything about an rsa-socket server that can be observed from outside (docs/PROTOCOL.md).
+/// Everything about an rsa-socket server that can be observed from outside (docs/PROTOCOL.md):
+/// the conversations in both directions, the padding and digest, binary safety of legacy framing,
+/// the padding-oracle audit (RSAOracleAudit), malformed input (RSARefusals) and `Quit`.
 struct RemoteRSASocket {
     let run: RemoteRun
     var options: RemoteOptions { run.options }
@@ -25,54 +27,34 @@ struct RemoteRSASocket {
         }
     }
 
-    func checkAll() {
-        let framing = options.framing
-        var serverBits: Int?
+    /// What the run has learnt about the server so far.
+    struct ServerFacts {
+        var bits: Int?
         var paddings: [RSASocket.Direction: RSAEncryptionPadding] = [:]
+        /// It answered `Server: OK sha256=…` (right or wrong).
         var offersDigest = false
+        /// Its digest matched the plaintext: later steps may rely on it as proof.
+        var digestTrusted = false
+    }
+
+    func checkAll() {
+        var facts = ServerFacts()
 
         run.liveness("liveness.initial", profile: profile, after: "the first connection", first: true) {
             let outcome = try run.converse(client(.phoneToPi, padding: options.padding ?? .oaepSHA256, digest: true))
             guard let bits = serverKeyBits(in: outcome.received) else {
-                throw CheckFailure("the server did not answer `Client: OK` with `public_key=` and a usable key",
+                throw CheckFailure("the server did not answer `Client: OK` with `public_key=` and a usable key: \(summary(outcome, .phoneToPi))",
                                    details: conversationDetails(outcome))
             }
-            serverBits = bits
+            facts.bits = bits
         }
 
         for direction in options.directions {
-            run.step("padding.\(direction.rawValue)", profile: profile) {
-                let candidates = options.padding.map { [$0] } ?? Self.paddings
-                var tried: [String] = []
-                for padding in candidates {
-                    let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: options.keyBits.first ?? 2048))
-                    if succeeded(outcome, direction) {
-                        paddings[direction] = padding
-                        if case .serverOK(let digest?, _)? = outcome.events.first { offersDigest = digest.count == 64 }
-                        return .passed
-                    }
-                    tried.append("\(padding): \(summary(outcome))")
-                }
-                throw CheckFailure(options.padding == nil ? "no padding works in \(direction.rawValue) (tried \(candidates.map(\.description).joined(separator: ", ")))"
-                                                          : "\(direction.rawValue) with \(candidates[0]) does not complete",
-                                   details: tried.joined(separator: "\n"))
-            }
+            run.step("padding.\(direction.rawValue)", profile: profile) { try discoverPadding(direction, facts: &facts) }
         }
+        recordFindings(facts)
 
-        if let bits = serverBits {
-            run.finding("rsa-key-size", weak: bits < 2048, "the server's RSA key is \(bits) bits\(bits < 2048 ? "; below 2048 it is within reach of factoring, and the seed's 1024 is deprecated everywhere" : "")")
-        }
-        for (direction, padding) in paddings.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            run.finding("padding.\(direction.rawValue)", weak: padding.isWeak,
-                        padding.isWeak ? "\(direction.rawValue) uses PKCS#1 v1.5 encryption: Bleichenbacher-style padding oracles (ROBOT) apply; use OAEP"
-                                       : "\(direction.rawValue) uses \(padding)")
-        }
-        run.finding("framing", weak: framing == .legacy, framing == .legacy
-                    ? "legacy framing: message ends are inferred from content and timing; a length prefix (framed) removes the guesswork"
-                    : "length-prefixed framing")
-
-        // Conversations in each direction with the padding found, every client key size and key format.
-        if let padding = paddings[.piToPhone] {
+        if let padding = facts.paddings[.piToPhone] {
             for bits in options.keyBits {
                 run.step("conversation.pi-to-phone.client-rsa\(bits)", profile: profile) {
                     try expectConversation(.piToPhone, padding: padding, keyBits: bits)
@@ -84,121 +66,194 @@ struct RemoteRSASocket {
                 }
             }
         }
-        if let padding = paddings[.phoneToPi] {
-            run.step("conversation.phone-to-pi", profile: profile) { try expectConversation(.phoneToPi, padding: padding) }
-            run.step("digest.phone-to-pi", profile: profile) {
-                let plaintext = secureRandomBytes(24)
-                let outcome = try run.converse(client(.phoneToPi, padding: padding, digest: true, plaintext: plaintext))
-                switch outcome.events.first {
-                case .serverOK(_, true)?: return .passed
-                case .serverOK(nil, nil)?:
-                    return .skipped(reason: "passed-unverified: the server acknowledged without the digest extension, so what it decrypted cannot be proven")
-                case .serverOK(let digest, false)?:
-                    throw CheckFailure("the server's digest does not match the plaintext: it decrypted other bytes", details: "digest: \(digest ?? "")\nplaintext: \(plaintext.hexString)")
-                default:
-                    throw CheckFailure("no acknowledgement: \(summary(outcome))", details: conversationDetails(outcome))
-                }
-            }
-            if framing == .legacy {
-                for (name, probe) in [("crlf", Data([0x0d, 0x0a])), ("lf", Data([0x0a]))] {
-                    run.step("binary-safety.ciphertexts-with-\(name)", profile: profile) {
-                        for index in 0..<options.binaryProbes {
-                            var config = clientConfig(.phoneToPi, padding: padding, digest: true, plaintext: secureRandomBytes(20))
-                            config.ciphertextFilter = { $0.firstRange(of: probe) != nil }
-                            let outcome = try run.converse(RSASocketClient(config: config))
-                            guard case .serverOK(_, let verified)? = outcome.events.first, verified != false else {
-                                throw CheckFailure("the server corrupted a ciphertext containing \(name == "crlf" ? "\\r\\n" : "\\n") bytes (conversation \(index + 1)): \(summary(outcome)) — the tutorial server's data.replace(\"\\r\\n\", \"\") does this",
-                                                   details: conversationDetails(outcome))
-                            }
-                        }
-                        return offersDigest ? .passed : .skipped(reason: "passed-unverified: every ciphertext was acknowledged, but without the digest extension the plaintexts cannot be proven")
-                    }
-                }
-            }
-            checkMalformedInputs(padding: padding, serverKeyBits: serverBits ?? 2048)
-            run.step("quit.server-stops-answering", profile: profile) { try checkQuit(padding: padding) }
-            run.liveness("liveness.final", profile: profile, after: "the whole run") { _ = try expectConversation(.phoneToPi, padding: padding) }
+        guard let padding = facts.paddings[.phoneToPi] else { return }
+        run.step("digest.phone-to-pi", profile: profile) { try checkDigest(padding: padding, facts: &facts) }
+        run.step("conversation.phone-to-pi", profile: profile) {
+            try expectConversation(.phoneToPi, padding: padding, digest: facts.offersDigest, trustDigest: facts.digestTrusted)
         }
+        if options.framing == .legacy {
+            for probe in BinaryProbe.allCases {
+                run.step("binary-safety.\(probe.rawValue)", profile: profile) { try checkBinarySafety(probe, padding: padding, facts: facts) }
+            }
+        }
+        RSAOracleAudit(self, padding: padding, offersDigest: facts.offersDigest).check()
+        run.liveness("liveness.after-padding-oracle-audit", profile: profile, after: "the padding-oracle probes") {
+            try aliveConversation(padding: padding, facts: facts)
+        }
+        checkMalformedInputs(padding: padding, facts: facts)
+        run.step("quit.server-stops-answering", profile: profile) { try checkQuit(padding: padding, facts: facts) }
+        run.liveness("liveness.final", profile: profile, after: "the whole run") { try aliveConversation(padding: padding, facts: facts) }
     }
 
-    // MARK: malformed input, each class followed by a known-good conversation
+    // MARK: padding and digest
 
-    func checkMalformedInputs(padding: RSAEncryptionPadding, serverKeyBits: Int) {
-        let framing = options.framing
-        let error = framing.encode(Data(RSASocket.error.utf8))
-        let hello = framing.encode(Data(RSASocket.hello.utf8))
-        let k = serverKeyBits / 8
-        let classes: [(String, [Data], Bool)] = [
-            ("garbage", [framing.encode(Data("GET / HTTP/1.1\r\n\r\n".utf8))], true),
-            ("half-a-message", [Data("Client: O".utf8)], true),
-            ("short-ciphertext", [hello, framing.encode(Data(RSASocket.encryptedPrefix.utf8) + Data(count: max(1, k - 1)))], true),
-            ("undecryptable-ciphertext", [hello, framing.encode(Data(RSASocket.encryptedPrefix.utf8) + Data(repeating: 0xff, count: k))], true),
-            ("message-over-the-limit", [framing == .framed ? Data([0, 1, 0, 1]) + Data(count: 64)
-                                                            : Data("public_key=-----BEGIN PUBLIC KEY-----\n".utf8) + Data(repeating: 0x41, count: 70_000)], false),
-        ]
-        for (name, chunks, exact) in classes {
-            run.step("refuses.\(name)", profile: profile) {
-                let (answer, closed) = try run.exchangeRaw(chunks, listen: options.timeout)
-                let keyFree = stripServerKey(answer)
-                if exact {
-                    guard keyFree == error else {
-                        throw CheckFailure("the server answered \(name) with something other than exactly \"Server: ERROR\"",
-                                           details: "answer: \(Expect.preview(answer))")
-                    }
-                } else if !keyFree.isEmpty && keyFree != error {
-                    throw CheckFailure("the server answered \(name) with something other than \"Server: ERROR\" or a close",
-                                       details: "answer: \(Expect.preview(answer))")
-                }
-                guard closed else { throw CheckFailure("the server did not close after refusing \(name)") }
+    /// Tries each padding (a whole conversation each, since ciphertexts are randomized).
+    func discoverPadding(_ direction: RSASocket.Direction, facts: inout ServerFacts) throws -> CheckOutcome {
+        let candidates = options.padding.map { [$0] } ?? Self.paddings
+        var tried: [(RSAEncryptionPadding, SocketDriver.Transcript)] = []
+        for padding in candidates {
+            let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: options.keyBits.first ?? 2048))
+            // A wrong digest still shows the server decrypted: the digest step reports it.
+            if case .serverOK(let digest, _)? = outcome.events.first, direction == .phoneToPi {
+                facts.paddings[direction] = padding
+                facts.offersDigest = digest != nil
                 return .passed
             }
-            run.liveness("liveness.after-\(name)", profile: profile, after: name) { _ = try expectConversation(.phoneToPi, padding: padding) }
+            if direction == .piToPhone, case .decrypted? = outcome.events.first {
+                facts.paddings[direction] = padding
+                return .passed
+            }
+            tried.append((padding, outcome))
+        }
+        let details = tried.map { "\($0.0): \(summary($0.1, direction))\n\(conversationDetails($0.1))" }.joined(separator: "\n\n")
+        let summaries = Set(tried.map { summary($0.1, direction) })
+        if summaries.count == 1, let only = summaries.first, tried.allSatisfy({ $0.1.events.isEmpty }) {
+            // Every attempt ended the same way before any answer: the padding is not the cause.
+            throw CheckFailure("\(direction.rawValue) never completes: \(only) (with \(candidates.count == 1 ? "\(candidates[0])" : "every padding tried"))",
+                               details: details)
+        }
+        throw CheckFailure(options.padding == nil
+                           ? "no padding works in \(direction.rawValue) (tried \(candidates.map(\.description).joined(separator: ", "))): \(summary(tried[0].1, direction))"
+                           : "\(direction.rawValue) with \(candidates[0]) does not complete: \(summary(tried[0].1, direction))",
+                           details: details)
+    }
+
+    func recordFindings(_ facts: ServerFacts) {
+        if let bits = facts.bits {
+            run.finding("rsa-key-size", weak: bits < 2048, "the server's RSA key is \(bits) bits\(bits < 2048 ? "; below 2048 it is within reach of factoring, and the seed's 1024 is deprecated everywhere" : "")")
+        }
+        for (direction, padding) in facts.paddings.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            run.finding("padding.\(direction.rawValue)", weak: padding.isWeak, padding.isWeak
+                        ? "\(direction.rawValue) uses PKCS#1 v1.5 encryption: Bleichenbacher-style padding oracles (ROBOT) apply — even the protocol's own `Server: OK` tells an attacker which ciphertexts are PKCS#1-conforming; use OAEP"
+                        : "\(direction.rawValue) uses \(padding)")
+        }
+        run.finding("framing", weak: options.framing == .legacy, options.framing == .legacy
+                    ? "legacy framing: message ends are inferred from content and timing; a length prefix (framed) removes the guesswork"
+                    : "length-prefixed framing")
+    }
+
+    /// The `digest` extension proves what the server decrypted; a wrong digest is its own finding.
+    func checkDigest(padding: RSAEncryptionPadding, facts: inout ServerFacts) throws -> CheckOutcome {
+        let plaintext = textPlaintext("digest.phone-to-pi")
+        let outcome = try run.converse(client(.phoneToPi, padding: padding, digest: true, plaintext: plaintext))
+        switch outcome.events.first {
+        case .serverOK(_, true)?:
+            facts.digestTrusted = true
+            return .passed
+        case .serverOK(nil, nil)?:
+            return .skipped(reason: "passed-unverified: the server acknowledged without the digest extension, so what it decrypted cannot be proven")
+        case .serverOK(let digest, false)?:
+            throw CheckFailure("the server's digest does not match the plaintext: it hashed other bytes than it was sent, so its `Server: OK sha256=` proves nothing",
+                               details: "digest:    \(digest ?? "")\nexpected:  \(Digest.sha256.hash(plaintext).hexString)\nplaintext: \(plaintext.hexString)")
+        default:
+            throw CheckFailure("no acknowledgement: \(summary(outcome, .phoneToPi))", details: conversationDetails(outcome))
         }
     }
+
+    // MARK: binary safety of legacy framing
+
+    /// Ciphertexts chosen to hold the bytes a careless legacy reader damages.
+    enum BinaryProbe: String, CaseIterable {
+        /// `data.replace("\r\n", "")`, the tutorial server's.
+        case crlf = "ciphertexts-with-crlf"
+        /// A reader that strips or splits at `\n`.
+        case lf = "ciphertexts-with-lf"
+        /// `recv(1024).strip()`: a last byte that is ASCII whitespace is lost.
+        case trailingWhitespace = "ciphertexts-ending-in-whitespace"
+
+        var bytesName: String {
+            switch self {
+            case .crlf: return "\\r\\n bytes"
+            case .lf: return "\\n bytes"
+            case .trailingWhitespace: return "a last byte that is ASCII whitespace"
+            }
+        }
+
+        var culprit: String {
+            switch self {
+            case .crlf: return "the tutorial server's data.replace(\"\\r\\n\", \"\") does this"
+            case .lf: return "a reader that splits or strips at \\n does this"
+            case .trailingWhitespace: return "recv(…).strip() does this"
+            }
+        }
+
+        /// Each probe's ciphertexts hold its own hazard and none of the others', so that a
+        /// failure names the damage that was done.
+        func matches(_ ciphertext: Data) -> Bool {
+            let crlf = ciphertext.firstRange(of: Data([0x0d, 0x0a])) != nil
+            let endsInWhitespace = ciphertext.last.map(isASCIIWhitespace) ?? false
+            switch self {
+            case .crlf: return crlf && !endsInWhitespace
+            case .lf: return ciphertext.contains(0x0a) && !crlf && !endsInWhitespace
+            case .trailingWhitespace: return endsInWhitespace && !ciphertext.contains(0x0a) && !ciphertext.contains(0x0d)
+            }
+        }
+    }
+
+    func checkBinarySafety(_ probe: BinaryProbe, padding: RSAEncryptionPadding, facts: ServerFacts) throws -> CheckOutcome {
+        for index in 0..<options.binaryProbes {
+            var config = clientConfig(.phoneToPi, padding: padding, digest: facts.offersDigest,
+                                      plaintext: textPlaintext("binary-safety.\(probe.rawValue).\(index)"))
+            config.ciphertextFilter = { probe.matches($0) }
+            let outcome = try run.converse(RSASocketClient(config: config))
+            // A digest known to be wrong (the digest step's finding) proves nothing either way.
+            guard case .serverOK(_, let verified)? = outcome.events.first, verified != false || !facts.digestTrusted else {
+                throw CheckFailure("the server corrupted a ciphertext containing \(probe.bytesName) (conversation \(index + 1)): \(summary(outcome, .phoneToPi)) — \(probe.culprit)",
+                                   details: conversationDetails(outcome))
+            }
+        }
+        return facts.digestTrusted ? .passed
+            : .skipped(reason: "passed-unverified: every ciphertext was acknowledged, but without a trustworthy digest the plaintexts cannot be proven")
+    }
+
+    // MARK: Quit
 
     /// After `Server stopped`, the server must close and answer nothing more.
-    func checkQuit(padding: RSAEncryptionPadding) throws -> CheckOutcome {
-        let connection = try TCPConnection.connect(host: run.address, port: run.target.port, timeout: options.timeout)
-        defer { connection.close() }
-        let machine = client(.phoneToPi, padding: padding, digest: true)  // waits for a digest if one comes, accepts none after a quiet gap
-        var received = Data()
-        func apply(_ actions: [SessionAction]) throws {
-            for case let .send(bytes) in actions { try connection.write(bytes, timeout: options.timeout) }
+    func checkQuit(padding: RSAEncryptionPadding, facts: ServerFacts) throws -> CheckOutcome {
+        let probe = try ProbeConnection(run)
+        defer { probe.close() }
+        let key = try probe.requestServerKey()
+        let plaintext = textPlaintext("quit.server-stops-answering")
+        var ciphertext = try key.encrypt(plaintext, padding: padding)
+        var tries = 0
+        while options.framing == .legacy, !isBinaryBenign(ciphertext), tries < 10_000 {
+            ciphertext = try key.encrypt(plaintext, padding: padding)
+            tries += 1
         }
-        try apply(machine.start())
-        while !machine.closed {
-            let data: Data
-            do { data = try connection.read(upTo: 65536, timeout: options.quietGap) } catch TransportError.timedOut {
-                try apply(machine.idle()); continue
-            }
-            if data.isEmpty { break }
-            received += data
-            try apply(machine.receive(data))
+        probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
+        let acknowledgement = probe.readAnswer(isWhole: { isWholeAcknowledgement(probe.messages($0), digest: facts.offersDigest) })
+        // (`Server stopped` is read to the close, or a quiet gap, below: nothing may follow it.)
+        guard let first = probe.messages(acknowledgement.bytes).first, first.starts(with: Data(RSASocket.ok.utf8)) else {
+            throw CheckFailure("no `Server: OK` before `Quit`: the server answered \(probe.describe(acknowledgement.bytes))\(endPhrase(acknowledgement.end))")
         }
-        guard received.range(of: Data(RSASocket.stopped.utf8)) != nil else {
-            throw CheckFailure("no `Server stopped` after `Quit`", details: "received: \(Expect.preview(received))")
+        probe.send(Data(RSASocket.quit.utf8))
+        let stopped = probe.readAnswer()
+        let stoppedMessage = probe.messages(stopped.bytes).first.map { Data($0.prefix { $0 != 0x0a }) }
+        guard stoppedMessage == Data(RSASocket.stopped.utf8) else {
+            throw CheckFailure("no `Server stopped` after `Quit`: the server answered \(probe.describe(stopped.bytes))\(endPhrase(stopped.end))")
         }
-        do { try connection.write(options.framing.encode(Data(RSASocket.hello.utf8)), timeout: options.timeout) } catch { return .passed }
-        var after = Data()
-        while true {
-            do {
-                let data = try connection.read(upTo: 65536, timeout: options.timeout)
-                if data.isEmpty { return .passed }
-                after += data
-            } catch TransportError.timedOut {
-                return after.isEmpty ? .passed : .failed(message: "the server keeps answering after Quit", details: Expect.preview(after))
-            } catch { return .passed }
-            if !after.isEmpty { throw CheckFailure("the server keeps answering after Quit", details: Expect.preview(after)) }
+        if stopped.end == .closed { return .passed }
+        switch probe.afterwardsHello() {
+        case .closed: return .passed
+        case .readOn(let bytes):
+            throw CheckFailure("the server keeps answering after Quit: after `Server stopped` it read a further `Client: OK` and answered \(probe.describe(bytes))")
+        case .open:
+            throw CheckFailure("the server did not close after `Server stopped`: the connection was still open \(seconds(options.timeout)) later")
         }
     }
 
-    // MARK: helpers
+    // MARK: conversations
 
     func clientConfig(_ direction: RSASocket.Direction, padding: RSAEncryptionPadding, digest: Bool, keyBits: Int = 2048,
                       plaintext: Data = Data("crosscheck remote probe".utf8), keyFormat: ClientKeyFormat = .spkiPEM) -> RSASocketClientConfig {
-        RSASocketClientConfig(direction: direction, padding: padding, framing: options.framing, digest: digest,
-                              privateKey: direction == .piToPhone ? try? keys.key(bits: keyBits) : nil,
-                              plaintext: plaintext, keyFormat: keyFormat)
+        var config = RSASocketClientConfig(direction: direction, padding: padding, framing: options.framing, digest: digest,
+                                           privateKey: direction == .piToPhone ? try? keys.key(bits: keyBits) : nil,
+                                           plaintext: plaintext, keyFormat: keyFormat)
+        // In legacy framing every conversation but the binary-safety probes sends a ciphertext
+        // free of line-end bytes and trailing whitespace: what they test must not depend on
+        // binary safety, which is tested on its own (and a corrupting server fails there, once).
+        if options.framing == .legacy { config.ciphertextFilter = { isBinaryBenign($0) } }
+        return config
     }
 
     func client(_ direction: RSASocket.Direction, padding: RSAEncryptionPadding, digest: Bool, keyBits: Int = 2048,
@@ -206,26 +261,62 @@ struct RemoteRSASocket {
         RSASocketClient(config: clientConfig(direction, padding: padding, digest: digest, keyBits: keyBits, plaintext: plaintext, keyFormat: keyFormat))
     }
 
-    func succeeded(_ outcome: SocketDriver.Transcript, _ direction: RSASocket.Direction) -> Bool {
+    func succeeded(_ outcome: SocketDriver.Transcript, _ direction: RSASocket.Direction, trustDigest: Bool = true) -> Bool {
         switch (direction, outcome.events.first) {
-        case (.phoneToPi, .serverOK(_, let verified)?): return verified != false
+        case (.phoneToPi, .serverOK(_, let verified)?): return verified != false || !trustDigest
         case (.piToPhone, .decrypted?): return true
         default: return false
         }
     }
 
+    /// A whole conversation, `Server stopped` included. `digest`: read (and check) the proof;
+    /// `trustDigest` false: a digest already reported wrong does not fail this conversation too.
+    @discardableResult
     func expectConversation(_ direction: RSASocket.Direction, padding: RSAEncryptionPadding, keyBits: Int = 2048,
-                            keyFormat: ClientKeyFormat = .spkiPEM) throws -> CheckOutcome {
-        let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: keyBits, keyFormat: keyFormat))
-        guard succeeded(outcome, direction), outcome.events.last == .serverStopped else {
-            throw CheckFailure("\(direction.rawValue) with \(padding) did not complete: \(summary(outcome))", details: conversationDetails(outcome))
+                            keyFormat: ClientKeyFormat = .spkiPEM, digest: Bool = true, trustDigest: Bool = true) throws -> CheckOutcome {
+        let outcome = try run.converse(client(direction, padding: padding, digest: digest, keyBits: keyBits, keyFormat: keyFormat))
+        guard succeeded(outcome, direction, trustDigest: trustDigest), outcome.events.last == .serverStopped else {
+            throw CheckFailure("\(direction.rawValue) with \(padding) did not complete: \(summary(outcome, direction))", details: conversationDetails(outcome))
         }
         return .passed
     }
 
-    func summary(_ outcome: SocketDriver.Transcript) -> String {
-        (outcome.events.isEmpty ? "no events" : outcome.events.map(\.description).joined(separator: ", "))
-            + (outcome.transportError.map { " (\($0))" } ?? "")
+    /// Liveness: the server still answers a known-good ciphertext (what follows `Quit` is the quit step's business).
+    func aliveConversation(padding: RSAEncryptionPadding, facts: ServerFacts) throws {
+        let outcome = try run.converse(client(.phoneToPi, padding: padding, digest: facts.offersDigest,
+                                              plaintext: textPlaintext("liveness")))
+        guard case .serverOK? = outcome.events.first else {
+            throw CheckFailure("a known-good phone-to-pi conversation failed: \(summary(outcome, .phoneToPi))", details: conversationDetails(outcome))
+        }
+    }
+
+    /// How a conversation ended, in the words a report needs: what the server answered, that it
+    /// closed (and after what), or that it was still silent at our deadline.
+    func summary(_ outcome: SocketDriver.Transcript, _ direction: RSASocket.Direction) -> String {
+        var parts: [String] = []
+        if !outcome.events.isEmpty { parts.append(outcome.events.map(\.description).joined(separator: ", ")) }
+        // A reset is a close too: whether our next write meets the FIN or the reset is a race.
+        if let error = outcome.transportError, !error.hasPrefix("connection reset by") {
+            parts.append(error.hasPrefix("the peer sent nothing")
+                         ? "the server was still silent at our \(seconds(options.timeout)) deadline \(stage(outcome, direction))"
+                         : error)
+        } else if outcome.transportError != nil || (outcome.closedByPeer && !outcome.closedByMachine) {
+            parts.append("the server closed the connection \(stage(outcome, direction))")
+        }
+        return parts.isEmpty ? "no events" : parts.joined(separator: "; ")
+    }
+
+    /// Where in the conversation it stopped.
+    private func stage(_ outcome: SocketDriver.Transcript, _ direction: RSASocket.Direction) -> String {
+        let acknowledged = outcome.events.contains { if case .serverOK = $0 { return true }; if case .decrypted = $0 { return true }; return false }
+        if acknowledged { return "after `Quit`, without `Server stopped`" }
+        switch direction {
+        case .phoneToPi:
+            if outcome.received.isEmpty { return "without answering `Client: OK`" }
+            return serverKeyBits(in: outcome.received) != nil ? "after its key, without answering our ciphertext" : "in the middle of its key"
+        case .piToPhone:
+            return outcome.received.isEmpty ? "after our key, without sending a ciphertext" : "after \(outcome.received.count) bytes of its ciphertext"
+        }
     }
 
     func conversationDetails(_ outcome: SocketDriver.Transcript) -> String {
@@ -241,9 +332,37 @@ struct RemoteRSASocket {
         return (try? RSAPublicKey(importing: Data(text[begin.lowerBound..<close.upperBound].utf8)))?.bits
     }
 
-    /// The answer without a leading server-key message (a refusal may come after it).
-    func stripServerKey(_ answer: Data) -> Data {
-        guard let end = answer.range(of: Data("-----END PUBLIC KEY-----\n".utf8)) else { return answer }
-        return Data(answer[end.upperBound...])
+    /// A seeded printable plaintext: what the functional probes send, so that a server that
+    /// decodes its plaintext as text is tested on what it is meant for (the oracle audit sends
+    /// the random bytes an attack would).
+    func textPlaintext(_ name: String) -> Data {
+        var generator = run.generator("plaintext.\(name)")
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        return Data((0..<24).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+
+    /// `Server: OK` is whole at once without the digest extension, with it at its 64 hex digits.
+    func isWholeAcknowledgement(_ messages: [Data], digest: Bool) -> Bool {
+        guard let first = messages.first, first.starts(with: Data(RSASocket.ok.utf8)) else { return false }
+        return digest ? first.count >= RSASocket.ok.utf8.count + 8 + 64 : true
+    }
+
+    /// Framed: whole frames; legacy: an acknowledgement as above. A legacy `Server: ERROR` is not
+    /// taken as whole (more text may follow it: nothing delimits it), so it ends at the close — at
+    /// once for a server that closes, as it must — or at a quiet gap.
+    func isWholeAnswer(_ bytes: Data, on probe: ProbeConnection, digest: Bool) -> Bool {
+        if options.framing == .framed { return !(probe.wholeFrames(bytes)?.isEmpty ?? true) }
+        return isWholeAcknowledgement(probe.messages(bytes), digest: digest)
+    }
+
+    func endPhrase(_ end: AnswerEnd) -> String {
+        switch end {
+        case .closed: return ", then closed the connection"
+        case .silent: return " (it was still silent at our \(seconds(options.timeout)) deadline)"
+        case .quiet, .complete: return ""
+        }
     }
 }
+
+/// `\t \n \v \f \r` and space: what Python's `bytes.strip()` removes.
+func isASCIIWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0d).contains(byte) }

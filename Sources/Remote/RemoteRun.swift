@@ -23,7 +23,7 @@ public final class RemoteRun {
     private(set) var neverAnswered = false
     var suite: String { "remote.\(target)" }
     var auditSuite: String { "audit.\(target)" }
-    private var findings: [(name: String, weak: Bool, message: String)] = []
+    private var findings: [(name: String, weak: Bool, gating: Bool, message: String)] = []
 
     init(target: ServerAddress, address: String, options: RemoteOptions, shouldStop: @escaping () -> Bool,
          progress: @escaping (CheckResult) -> Void) {
@@ -59,6 +59,7 @@ public final class RemoteRun {
             return
         }
         let start = Date()
+        stepProperties = [:]
         let outcome: CheckOutcome
         do { outcome = try body() } catch let failure as CheckFailure {
             outcome = .failed(message: failure.message, details: failure.details)
@@ -70,11 +71,18 @@ public final class RemoteRun {
         } catch {
             outcome = .error(message: "\(error)", details: "")
         }
-        record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start))
+        record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start), properties: stepProperties)
     }
 
-    func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil) {
-        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name) { outcome }
+    /// Properties the step being run attaches to its testcase (e.g. an oracle audit's verdict,
+    /// which a passed testcase has no message to carry).
+    private var stepProperties: [String: String] = [:]
+
+    func note(_ name: String, _ value: String) { stepProperties[name] = value }
+
+    func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil,
+                properties: [String: String] = [:]) {
+        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name, properties: properties) { outcome }
         let result = CheckResult(check: check, outcome: outcome, duration: duration)
         results.append(result)
         progress(result)
@@ -92,21 +100,33 @@ public final class RemoteRun {
         }
     }
 
-    /// A weak-but-conforming choice (or its absence); reported in the audit testsuite.
-    func finding(_ name: String, weak: Bool, _ message: String) {
-        findings.append((name, weak, message))
+    /// A weak-but-conforming choice (or its absence); reported in the audit testsuite. A
+    /// non-gating finding (timing statistics) never fails the run, not even with --strict.
+    func finding(_ name: String, weak: Bool, gating: Bool = true, _ message: String) {
+        findings.append((name, weak, gating, message))
+    }
+
+    /// The server stopped answering after `input`: every later step is skipped with that reason.
+    func serverGone(after input: String) {
+        if deadAfter == nil { deadAfter = input }
+    }
+
+    /// Bytes for a probe, the same for the same `--seed` and name whatever ran before.
+    func generator(_ name: String) -> SeededGenerator {
+        SeededGenerator.forCheck(name, seed: options.seed)
     }
 
     private func recordAudit() {
         if neverAnswered { return }
         for finding in findings {
             let outcome: CheckOutcome
-            if !finding.weak { outcome = .passed } else if options.strict {
+            if !finding.weak { outcome = .passed } else if options.strict && finding.gating {
                 outcome = .failed(message: "weakness (--strict): \(finding.message)", details: "")
             } else {
                 outcome = .skipped(reason: "weakness: \(finding.message)")
             }
-            record(finding.name, profile: "audit", outcome, duration: 0, suite: auditSuite)
+            // The text travels as a property too: a passed testcase has no message of its own.
+            record(finding.name, profile: "audit", outcome, duration: 0, suite: auditSuite, properties: ["finding": finding.message])
         }
     }
 
@@ -139,27 +159,5 @@ public final class RemoteRun {
         let outcome = SocketDriver.drive(machine, over: connection, quietGap: options.quietGap, timeout: options.timeout,
                                          deadline: options.timeout * 3)
         return outcome
-    }
-
-    /// Sends raw chunks and collects everything the server says until it closes or goes quiet.
-    func exchangeRaw(_ chunks: [Data], listen: TimeInterval? = nil) throws -> (answer: Data, closed: Bool) {
-        let connection = try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
-        defer { connection.close() }
-        for chunk in chunks { try connection.write(chunk, timeout: options.timeout) }
-        var answer = Data()
-        let end = Date().addingTimeInterval(listen ?? options.timeout)
-        while Date() < end {
-            do {
-                let data = try connection.read(upTo: 65536, timeout: max(0.05, end.timeIntervalSinceNow))
-                if data.isEmpty { return (answer, true) }
-                answer += data
-                if answer.count > 1 << 20 { return (answer, false) }  // bounded: never read a flood whole
-            } catch TransportError.timedOut {
-                break
-            } catch TransportError.connectionReset {
-                return (answer, true)
-            }
-        }
-        return (answer, false)
     }
 }

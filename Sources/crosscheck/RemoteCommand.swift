@@ -15,12 +15,18 @@ struct RemoteCommand: ParsableCommand {
                    "--targets FILE [-j N] [--shard K/N] --profile … [options]"],
         discussion: """
         Checks everything observable from outside: both directions, the padding the server uses (found
-        by trying), every public-key PEM variant, binary safety of legacy framing, the digest proof, the
-        size limit, Quit, malformed input with a known-good conversation after each class; for
-        aes-https the pinned certificate, login, bad credentials and tokens, envelopes both ways and one
-        answer for every bad envelope. A server that does not conform fails the run; a weak but
-        conforming choice (PKCS#1 v1.5, RSA < 2048, legacy framing, utf8-zeropad16, CBC without MAC) is a
-        skipped testcase in the audit testsuite, and a failure with --strict.
+        by trying), every public-key PEM variant, binary safety of legacy framing, the digest proof, a
+        padding-oracle audit (ROBOT-style raw-RSA classes; verdict not vulnerable, weak oracle, strong
+        oracle or inconsistent results), malformed input with a known-good conversation after each
+        class, the size limit, Quit; for aes-https the pinned certificate, login, bad credentials and
+        tokens, envelopes both ways, one answer for every bad envelope, a CBC padding-oracle audit, and
+        reuse of response IVs, keys and tokens. Probes follow the conversation as a client does (they
+        wait for the server's key, and half-close where no more bytes are coming), and their bytes come
+        from --seed, so a run's verdicts repeat. A server that does not conform fails the run; a weak but
+        conforming choice (PKCS#1 v1.5, RSA < 2048, legacy framing, utf8-zeropad16, CBC without MAC, a
+        legacy message buffered without bound, a key reused across logins, a weak token) is a skipped
+        testcase in the audit testsuite, and a failure with --strict. --timing adds latency statistics
+        to the audit; they never decide a verdict.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
         exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets or --pin names a missing or unreadable file"])
@@ -55,7 +61,11 @@ struct RemoteCommand: ParsableCommand {
     var timeout = Seconds(5)
     @Option(name: "--quiet-gap", value: "SECONDS", help: "silence that ends a legacy message (below --timeout)")
     var quietGap = Seconds(0.3)
-    @Flag(name: "--strict", help: "weaknesses fail the run")
+    @Option(name: "--timing", value: "N", help: "padding-oracle audit: also N interleaved latency samples per class and a signed-rank test (10 to 10000; reported in the audit, never part of the verdict)")
+    var timing: Int?
+    @Option(name: "--seed", value: "N", help: "seed of the probes' bytes: the same seed sends the same probes")
+    var seed: UInt64 = 1
+    @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
     var strict: Bool
     @Option(name: "--targets", value: "FILE", help: "one host:port per line (# comments); one testsuite per target")
     var targetsFile: String?
@@ -79,6 +89,9 @@ struct RemoteCommand: ParsableCommand {
         guard timeout.value <= 600 else { throw UsageError("--timeout takes seconds above 0 and at most 600, not \(timeout.argumentText)") }
         guard quietGap.value < timeout.value else { throw UsageError("--quiet-gap takes seconds below --timeout (\(timeout.argumentText)), not \(quietGap.argumentText)") }
         guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
+        if let timing, !(10...10_000).contains(timing) {
+            throw UsageError("--timing takes 10 to 10000 samples per class (a signed-rank test needs at least 10), not \(timing)")
+        }
         if let load {
             guard (1...100_000).contains(load) else { throw UsageError("--load takes 1 to 100000 conversations, not \(load)") }
             guard host != nil, profile == .rsaSocket else { throw UsageError("--load takes one --host and the rsa-socket profile") }
@@ -119,6 +132,8 @@ struct RemoteCommand: ParsableCommand {
         options.quietGap = quietGap.value
         options.serverName = serverName
         options.strict = strict
+        options.timingSamples = timing
+        options.seed = seed
         options.foreignCertificate = Self.foreignCertificate(besides: pin)
 
         let defaultPort = port?.value ?? (profile == .rsaSocket ? 9876 : 8443)
@@ -168,6 +183,7 @@ struct RemoteCommand: ParsableCommand {
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.profile", profile.rawValue), ("crosscheck.strict", String(options.strict)),
             ("crosscheck.timeout", String(options.timeout)), ("crosscheck.framing", options.framing.rawValue),
+            ("crosscheck.seed", String(options.seed)),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
                                     started: started, junitPath: report.junit ?? "reports/remote.xml")

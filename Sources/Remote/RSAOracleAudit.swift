@@ -1,0 +1,219 @@
+import Foundation
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// The padding-oracle audit of an rsa-socket server (phone-to-pi), in the style of robot-detect
+/// and tlsfuzzer: ciphertexts made with raw RSA under the server's own key, so that each decrypts
+/// to exactly the encoding a class names (a valid one, or one of the PKCS#1 v1.5 / OAEP error
+/// classes of docs/PROTOCOL.md "Oracles"), each sent on its own connection after the server's key
+/// has arrived, each class several times in interleaved rounds. Per class: the answer bytes,
+/// whether the server then closed (or read on, or stayed open), and — through the next probe's
+/// connection — whether it is still alive. Deterministic: the encodings come from `--seed`.
+struct RSAOracleAudit {
+    let socket: RemoteRSASocket
+    let padding: RSAEncryptionPadding
+    let offersDigest: Bool
+    var run: RemoteRun { socket.run }
+    var options: RemoteOptions { run.options }
+    let checkName = "oracle.rsa-padding"
+
+    init(_ socket: RemoteRSASocket, padding: RSAEncryptionPadding, offersDigest: Bool) {
+        self.socket = socket; self.padding = padding; self.offersDigest = offersDigest
+    }
+
+    struct ProbeClass {
+        let oracle: OracleClass
+        let probe: RSAPaddingProbe
+        /// The message to encode; nil: 24 random bytes beginning 0xff.
+        var message: Data?
+        var name: String { oracle.name }
+    }
+
+    var isPKCS1: Bool { padding.oaepParameters == nil }
+
+    /// The classes that tell PKCS#1 v1.5 (ROBOT's, Bleichenbacher's) or OAEP (Manger's)
+    /// implementations apart. The well-formed messages are random bytes beginning 0xff, never
+    /// UTF-8, as an attack's are: a server that chokes on a non-text plaintext is seen.
+    var classes: [ProbeClass] {
+        func make(_ name: String, _ probe: RSAPaddingProbe, wellFormed: Bool = false, rightPrefix: Bool, message: Data? = nil, _ about: String) -> ProbeClass {
+            ProbeClass(oracle: OracleClass(name: name, wellFormed: wellFormed, rightPrefix: rightPrefix, about: about), probe: probe, message: message)
+        }
+        let wellFormed = [
+            make("well-formed", .valid, wellFormed: true, rightPrefix: true, "a valid encoding of 24 random bytes"),
+            make("well-formed-one-byte", .valid, wellFormed: true, rightPrefix: true, message: Data([0xff]),
+                 "a valid encoding of a 1-byte message: the zero separator 2 bytes before the end (ROBOT's \"0x00 on a wrong position\")"),
+            make("well-formed-empty", .validEmptyMessage, wellFormed: true, rightPrefix: true, "a valid encoding of an empty message (an unexpected length)"),
+            make("well-formed-maximum", .validMaximumMessage, wellFormed: true, rightPrefix: true, "a valid encoding of the longest message (an unexpected length)"),
+        ]
+        if isPKCS1 {
+            return wellFormed + [
+                make("wrong-first-byte", .firstByteNotZero, rightPrefix: false, "first byte 01…7e instead of 00"),
+                make("wrong-block-type-01", .blockTypeOne, rightPrefix: false, "00 01 ff…ff 00 message: the signature block type"),
+                make("wrong-block-type-00", .blockTypeZero, rightPrefix: false, "00 00 instead of 00 02"),
+                make("no-zero-separator", .noSeparator, rightPrefix: true, "00 02 then only non-zero bytes: no zero separator"),
+                make("separator-within-8-bytes", .separatorTooEarly, rightPrefix: true, "00 02, then a zero within the first 8 padding bytes"),
+                make("oaep-encoding", .otherScheme, rightPrefix: false, "a valid OAEP-SHA256 encoding (00, then not 02)"),
+            ]
+        }
+        return wellFormed + [
+            make("nonzero-first-byte", .firstByteNotZero, rightPrefix: false, "first byte 01…7e instead of 00 (Manger's test)"),
+            make("bad-label-hash", .wrongLabelHash, rightPrefix: true, "the hash of another label"),
+            make("no-01-separator", .noOneSeparator, rightPrefix: true, "zero padding not ended by 01"),
+            make("nonzero-padding", .garbageInPadding, rightPrefix: true, "a non-zero byte inside the zero padding"),
+            make("pkcs1-encoding", .otherScheme, rightPrefix: true, "a valid PKCS#1 v1.5 encoding (first byte 00)"),
+        ]
+    }
+
+    func check() {
+        run.step(checkName, profile: socket.profile) { try audit() }
+    }
+
+    func audit() throws -> CheckOutcome {
+        let classes = self.classes
+        var samples: [String: [OracleSample]] = [:]
+        var last: String?
+        func sample(_ cls: ProbeClass, _ tag: String) throws -> OracleSample {
+            let observed: OracleSample
+            do { observed = try observe(cls, tag: tag) } catch {
+                // Each probe's connection is also the liveness check of the class sent before it.
+                if let last {
+                    run.serverGone(after: "padding-oracle class \(last)")
+                    throw CheckFailure("the server stopped answering after padding-oracle class \(last): \(error)",
+                                       details: OracleAnalysis(classes: classes.map(\.oracle), samples: samples).evidence)
+                }
+                throw error
+            }
+            last = cls.name
+            return observed
+        }
+
+        let repeats = max(1, options.oracleRepeats)
+        for round in 0..<repeats {
+            if run.shouldStop() { return .skipped(reason: "not finished: the run was interrupted") }
+            for cls in rotated(classes, by: round) { samples[cls.name, default: []].append(try sample(cls, "round\(round)")) }
+        }
+        var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+        // Differences are confirmed by one more round, as robot-detect confirms an oracle.
+        let confirmed = analysis.verdict != .notVulnerable || !analysis.acceptedMalformed.isEmpty
+        if confirmed {
+            for cls in classes { samples[cls.name, default: []].append(try sample(cls, "confirmation")) }
+            analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
+        }
+        if let count = options.timingSamples { measureTiming(analysis: analysis, classes: classes, samples: count) }
+
+        let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
+        let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key, "
+            + "and each probe's connection (`Client: OK`, then the key) the liveness check of the class sent before it: the server answered every one.\n"
+            + "verdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
+        run.note("oracle-verdict", analysis.verdict.rawValue)
+        run.note("oracle-rounds", rounds)
+        switch analysis.verdict {
+        case .inconsistent:
+            throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",
+                               details: details)
+        case .strongOracle, .weakOracle:
+            let pair = analysis.decisiveDisagreement.map(OracleAnalysis.pairText) ?? ""
+            throw CheckFailure("padding oracle (\(analysis.verdict.rawValue)): \(pair)", details: details)
+        case .notVulnerable:
+            if let accepted = analysis.acceptedMalformed.first {
+                throw CheckFailure("the server acknowledged undecryptable ciphertexts: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
+                                   details: details)
+            }
+            let refusal = analysis.refusalGroups.first?.signature ?? "nothing"
+            run.finding("padding-oracle.phone-to-pi", weak: false,
+                        "ROBOT-style audit (\(rounds)): \(analysis.verdict.rawValue) — every malformed class answered \(refusal)")
+            return .passed
+        }
+    }
+
+    /// One probe: connect, `Client: OK`, the server's key, then `encrypted_message=` and the class's ciphertext.
+    func observe(_ cls: ProbeClass, tag: String) throws -> OracleSample {
+        let probe = try ProbeConnection(run)
+        defer { probe.close() }
+        let key = try probe.requestServerKey()
+        let ciphertext = try self.ciphertext(cls, key: key, tag: tag)
+        probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
+        let answer = probe.readAnswer(isWhole: { socket.isWholeAnswer($0, on: probe, digest: offersDigest) })
+        let messages = probe.messages(answer.bytes)
+        let accepted = messages.first?.starts(with: Data(RSASocket.ok.utf8)) ?? false
+        let signature: String
+        if messages.isEmpty {
+            signature = answer.end == .closed ? "nothing (closed)" : "nothing, and no close by our \(seconds(options.timeout)) deadline"
+        } else {
+            let text = messages.map(normalized).joined(separator: " + ")
+            switch answer.end {
+            case .closed: signature = "\(text) (closed)"
+            case .silent, .quiet, .complete:
+                switch accepted ? probe.afterwardsQuit() : probe.afterwardsHello() {
+                case .closed: signature = "\(text) (closed" + (accepted ? " on Quit)" : ")")
+                case .readOn(let bytes):
+                    let next = probe.messages(bytes).map(normalized).joined(separator: " + ")
+                    signature = accepted ? "\(text) (Quit answered \(next))" : "\(text) (did not close: it answered our next `Client: OK` with \(next))"
+                case .open: signature = "\(text) (still open, and silent, at our deadline)"
+                }
+            }
+        }
+        return OracleSample(signature: signature, accepted: accepted, latency: answer.latency)
+    }
+
+    /// The class's encoding under `key`, from seeded bytes. A PKCS#1 server's "other scheme"
+    /// encoding must not begin 00 02 by chance (it would then be a valid PKCS#1 block); in legacy
+    /// framing the ciphertext avoids line-end bytes (see isBinaryBenign).
+    func ciphertext(_ cls: ProbeClass, key: RSAPublicKey, tag: String) throws -> Data {
+        var generator = run.generator("\(checkName).\(cls.name).\(tag)")
+        // The encodings need room for their fixed parts (PKCS#1: 11 bytes; OAEP: 2·hLen + 2).
+        guard key.modulusByteCount > (padding.oaepParameters.map { 2 * $0.hash.byteCount + 2 } ?? 11) else {
+            throw CheckFailure("the server's key (\(key.bits) bits) is too small for \(padding)")
+        }
+        for _ in 0..<10_000 {
+            let message = cls.message ?? Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
+            let encoded = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
+            if isPKCS1, cls.probe == .otherScheme, encoded.count > 1, encoded[1] == 0x02 { continue }
+            let ciphertext = try key._WEAK_AND_INSECURE_textbookEncrypt(encoded)
+            if options.framing == .framed || isBinaryBenign(ciphertext) { return ciphertext }
+        }
+        throw CheckFailure("no ciphertext for class \(cls.name) free of line-end bytes in 10,000 tries")
+    }
+
+    /// `Server: OK sha256=<hex>` differs per plaintext; the digest's presence is what counts here.
+    func normalized(_ message: Data) -> String {
+        let digest = Data("Server: OK sha256=".utf8)
+        if message.starts(with: digest) { return "\"Server: OK sha256=…\"" }
+        if message.starts(with: Data(RSASocket.keyPrefix.utf8)) { return "\"public_key=…\"" }
+        return ProbeConnection.describeMessage(message)
+    }
+
+    /// `--timing N`: N interleaved rounds over the refused classes, latency to the answer, and a
+    /// paired signed-rank test per pair of classes. Reported in the audit, never in the verdict.
+    func measureTiming(analysis: OracleAnalysis, classes: [ProbeClass], samples count: Int) {
+        let refused = classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
+        guard refused.count >= 2 else {
+            run.finding("timing.rsa-padding", weak: false, gating: false, "timing: fewer than two refused classes to compare")
+            return
+        }
+        var latencies: [String: [Double]] = [:]
+        var stopped: String?
+        rounds: for round in 0..<count {
+            for cls in rotated(refused, by: round) {
+                guard !run.shouldStop(), let latency = try? observe(cls, tag: "timing\(round)").latency else {
+                    stopped = "round \(round + 1): class \(cls.name) got no answer"
+                    break rounds
+                }
+                latencies[cls.name, default: []].append(latency)
+            }
+        }
+        let report = TimingAnalysis(classes: refused.map(\.name), latencies: latencies)
+        run.finding("timing.rsa-padding", weak: report.significant, gating: false,
+                    report.summary + (stopped.map { " (stopped early at \($0))" } ?? ""))
+    }
+}
+
+/// `list` starting at index `by` mod its count: interleaved rounds that do not always send the
+/// same class first.
+func rotated<T>(_ list: [T], by offset: Int) -> [T] {
+    guard !list.isEmpty else { return list }
+    let start = offset % list.count
+    return Array(list[start...] + list[..<start])
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// Malformed input, one class at a time, each followed by a known-good conversation
+/// (`liveness.after-<class>`). The probes follow the conversation as a client does: a ciphertext
+/// goes only after the server's whole key has arrived, and where the point is "no more bytes are
+/// coming" the probe half-closes, so that a legacy server that waits for the rest of a message
+/// (which legacy framing allows) learns that nothing else will come.
+extension RemoteRSASocket {
+    struct MalformedInput {
+        let name: String
+        /// Send `Client: OK` and wait for the server's key first; `payload` gets the key.
+        let afterKey: Bool
+        /// The bytes on the wire (already framed where the class wants a frame).
+        let payload: (_ key: RSAPublicKey?) throws -> Data
+        /// Half-close after the payload: the message is unfinished and nothing more will come.
+        let halfClose: Bool
+        /// The size-limit class: a refusal may be a bare close; in legacy framing no refusal at
+        /// all (still waiting at our deadline) is an audit weakness, not a failure.
+        var isLimit = false
+    }
+
+    func malformedInputs() -> [MalformedInput] {
+        let framing = options.framing
+        let framed = framing == .framed
+        let encrypted = Data(RSASocket.encryptedPrefix.utf8)
+        func k(_ key: RSAPublicKey?) -> Int { key?.modulusByteCount ?? 256 }
+        var classes: [MalformedInput] = [
+            MalformedInput(name: "garbage", afterKey: false, payload: { _ in framing.encode(Data("GET / HTTP/1.1\r\n\r\n".utf8)) }, halfClose: false),
+            // Framed: a header announcing 10 bytes and 4 of them; legacy: a prefix of `Client: OK`.
+            MalformedInput(name: "half-a-message", afterKey: false,
+                           payload: { _ in framed ? Data([0, 0, 0, 10]) + Data("Clie".utf8) : Data("Client: O".utf8) }, halfClose: true),
+            // Legacy: the server may wait for the missing byte (legacy framing allows it) until we half-close.
+            MalformedInput(name: "short-ciphertext", afterKey: true, payload: { key in
+                var generator = run.generator("refuses.short-ciphertext")
+                return framing.encode(encrypted + generator.bytes(k(key) - 1))
+            }, halfClose: !framed),
+            MalformedInput(name: "undecryptable-ciphertext", afterKey: true, payload: { key in
+                framing.encode(encrypted + (try undecryptableCiphertext(key)))
+            }, halfClose: false),
+            MalformedInput(name: "ciphertext-over-the-modulus", afterKey: true, payload: { key in
+                framing.encode(encrypted + Data(repeating: 0xff, count: k(key)))
+            }, halfClose: false),
+            MalformedInput(name: "malformed-public-key", afterKey: false, payload: { _ in
+                framing.encode(Data("public_key=-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----\n".utf8))
+            }, halfClose: false),
+        ]
+        if framed {
+            // In a frame the length is known, so a ciphertext one byte too long is plainly wrong.
+            classes.insert(MalformedInput(name: "long-ciphertext", afterKey: true, payload: { key in
+                var generator = run.generator("refuses.long-ciphertext")
+                return framing.encode(encrypted + generator.bytes(k(key) + 1))
+            }, halfClose: false), at: 3)
+        }
+        // Framed: a length over the protocol's 65536; legacy: a public key that never ends.
+        classes.append(MalformedInput(name: "message-over-the-limit", afterKey: false, payload: { _ in
+            framed ? Data([0, 1, 0, 1]) + Data(count: 64)
+                   : Data("public_key=-----BEGIN PUBLIC KEY-----\n".utf8) + Data(repeating: 0x41, count: Self.legacyFloodBytes)
+        }, halfClose: false, isLimit: true))
+        return classes
+    }
+
+    static let legacyFloodBytes = 70_000
+
+    /// k bytes below the modulus whose raw decryption starts with a non-zero byte: no padding
+    /// scheme accepts it. In legacy framing it holds no line-end or trailing-whitespace byte, so a
+    /// reader that damages those cannot turn it into something else.
+    func undecryptableCiphertext(_ key: RSAPublicKey?) throws -> Data {
+        guard let key else { return Data(repeating: 0xff, count: 256) }
+        var generator = run.generator("refuses.undecryptable-ciphertext")
+        for _ in 0..<10_000 {
+            let ciphertext = try key._WEAK_AND_INSECURE_textbookEncrypt(Data([0x01]) + generator.bytes(key.modulusByteCount - 1))
+            if options.framing == .framed || isBinaryBenign(ciphertext) { return ciphertext }
+        }
+        throw CheckFailure("no undecryptable ciphertext free of line ends was found in 10,000 tries")
+    }
+
+    func checkMalformedInputs(padding: RSAEncryptionPadding, facts: ServerFacts) {
+        for input in malformedInputs() {
+            run.step("refuses.\(input.name)", profile: profile) { try checkRefusal(input) }
+            run.liveness("liveness.after-\(input.name)", profile: profile, after: input.name) {
+                try aliveConversation(padding: padding, facts: facts)
+            }
+        }
+    }
+
+    /// A refusal is exactly `Server: ERROR` and a close; said apart: answered wrong, closed
+    /// without an answer, still waiting at our deadline, answered but did not close.
+    func checkRefusal(_ input: MalformedInput) throws -> CheckOutcome {
+        let probe = try ProbeConnection(run)
+        defer { probe.close() }
+        let key = input.afterKey ? try probe.requestServerKey() : nil
+        let sent = probe.send(try input.payload(key), raw: true)
+        if input.halfClose && sent { probe.halfClose() }
+        let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: false) })
+        let messages = probe.messages(answer.bytes)
+        let name = input.name
+        let legacyLimit = input.isLimit && options.framing == .legacy
+        let error = Data(RSASocket.error.utf8)
+
+        if messages.isEmpty {
+            switch answer.end {
+            case .closed where input.isLimit:
+                if legacyLimit { run.finding("legacy-message-size", weak: false, "the server refuses a legacy message of \(Self.legacyFloodBytes) bytes (it closed the connection)") }
+                return .passed
+            case .closed:
+                throw CheckFailure("the server closed the connection on \(name) without answering \"Server: ERROR\"")
+            default:
+                if legacyLimit {
+                    run.finding("legacy-message-size", weak: true,
+                                "the server buffers a legacy message without bound: an unfinished public key of \(Self.legacyFloodBytes) bytes was neither refused nor answered within \(seconds(options.timeout)) — legacy framing sets no limit, but memory an attacker controls should have one (refuse a message over a few KiB)")
+                    return .passed
+                }
+                if input.isLimit {
+                    throw CheckFailure("the server did not refuse a frame of 65537 bytes, over the protocol's limit of \(Framing.defaultMaxMessage): it was still waiting for the frame's bytes at our \(seconds(options.timeout)) deadline")
+                }
+                throw CheckFailure("the server neither answered nor closed within \(seconds(options.timeout)) of \(name)"
+                                   + (input.halfClose ? ", although we had half-closed (no more bytes were coming)" : ""))
+            }
+        }
+        guard messages == [error] else {
+            throw CheckFailure("the server answered \(name) with \(probe.describe(answer.bytes)), not exactly \"Server: ERROR\"\(endPhrase(answer.end))",
+                               details: "answer: \(Expect.preview(answer.bytes))")
+        }
+        if legacyLimit { run.finding("legacy-message-size", weak: false, "the server refuses a legacy message of \(Self.legacyFloodBytes) bytes (\"Server: ERROR\")") }
+        if answer.end == .closed { return .passed }
+        switch probe.afterwardsHello() {
+        case .closed: return .passed
+        case .readOn(let bytes):
+            throw CheckFailure("the server did not close after refusing \(name): it read on and answered a further `Client: OK` with \(probe.describe(bytes)) — after \"Server: ERROR\" a server reads nothing more")
+        case .open:
+            throw CheckFailure("the server did not close after refusing \(name): the connection was still open \(seconds(options.timeout)) later")
+        }
+    }
+}
+
+/// No line-end byte anywhere and no ASCII whitespace at the end: what a legacy reader that strips
+/// or splits at line ends leaves intact (binary safety is checked on its own; the probes that
+/// test other things must not depend on it).
+func isBinaryBenign(_ ciphertext: Data) -> Bool {
+    !ciphertext.contains(0x0a) && !ciphertext.contains(0x0d) && !(ciphertext.last.map(isASCIIWhitespace) ?? false)
+}

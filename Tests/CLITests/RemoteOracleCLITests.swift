@@ -1,0 +1,296 @@
+import Foundation
+import XCTest
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `crosscheck remote`'s padding-oracle audit, probes and timing statistics against servers it
+/// did not come from: the zoo's (Tests/Zoo, written from docs/PROTOCOL.md) and small variants of
+/// the zoo's base server defined here, each planting one behaviour the audit must name.
+final class RemoteOracleCLITests: XCTestCase {
+    var servers: [Process] = []
+
+    override func tearDown() {
+        for server in servers where server.isRunning { server.terminate(); server.waitUntilExit() }
+        servers = []
+    }
+
+    struct ServerDidNotStart: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "the zoo server did not print LISTENING <port> (the test fails, it is not skipped): \(output)" }
+    }
+
+    /// Starts `/usr/bin/python3 -u ARGUMENTS --host 127.0.0.1 --port 0` in the checkout and returns
+    /// the port from its `LISTENING <port>` line; a server that prints none within 60 s is killed.
+    func startServer(_ arguments: [String]) throws -> UInt16 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-u"] + arguments + ["--host", "127.0.0.1", "--port", "0"]
+        process.currentDirectoryURL = CrosscheckBinary.root
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        servers.append(process)
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard text.hasPrefix("LISTENING "), let port = UInt16(text.dropFirst(10).prefix { $0 != "\n" }) else { throw ServerDidNotStart(output: text) }
+        return port
+    }
+
+    /// A variant of the zoo's base server: `body` is a `Conversation` subclass named `Variant`.
+    func startVariant(_ body: String, _ options: [String]) throws -> UInt16 {
+        let script = """
+        import sys
+        sys.path.insert(0, "Tests/Zoo/rsa_socket")
+        import base_server
+        from base_server import Refusal
+        \(body)
+        base_server.main(Variant, "a test variant of the zoo's base server\\n")
+        """
+        return try startServer(["-c", script] + options)
+    }
+
+    /// A remote run's report: per testcase its outcome, message and details; the suites' properties.
+    struct Report {
+        struct Case { var outcome = "passed"; var message = ""; var details = "" }
+        var cases: [String: Case] = [:]
+        var order: [String] = []
+        var properties: [String: String] = [:]
+
+        /// A testcase property (the report lists them on the suite as `testcase[i:name].key`).
+        func property(_ testcase: String, _ key: String) -> String? {
+            properties.first { $0.key.hasSuffix(":\(testcase)].\(key)") }?.value
+        }
+    }
+
+    func remote(_ port: UInt16, _ extra: [String], profile: String = "rsa-socket") throws -> (status: Int32, report: Report, elapsed: TimeInterval) {
+        let path = try makeTemporaryDirectory().appendingPathComponent("remote.xml")
+        let start = Date()
+        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", profile,
+                                                "--timeout", "3", "--junit", path.path, "--quiet"] + extra)
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual(try CrosscheckBinary.validate(path), 0, "the report validates")
+        let document = try XMLDocument(contentsOf: path, options: [])
+        var report = Report()
+        for suite in try document.nodes(forXPath: "//testsuite") {
+            guard let suite = suite as? XMLElement else { continue }
+            for property in try suite.nodes(forXPath: "properties/property") {
+                guard let property = property as? XMLElement, let name = property.attribute(forName: "name")?.stringValue else { continue }
+                report.properties[name] = property.attribute(forName: "value")?.stringValue ?? ""
+            }
+            let audit = suite.attribute(forName: "name")?.stringValue?.hasPrefix("audit.") ?? false
+            for testcase in try suite.nodes(forXPath: "testcase") {
+                guard let testcase = testcase as? XMLElement, let name = testcase.attribute(forName: "name")?.stringValue else { continue }
+                var result = Report.Case()
+                for child in testcase.children ?? [] {
+                    guard let element = child as? XMLElement, let tag = element.name, ["failure", "error", "skipped"].contains(tag) else { continue }
+                    result = Report.Case(outcome: tag, message: element.attribute(forName: "message")?.stringValue ?? "", details: element.stringValue ?? "")
+                }
+                let key = (audit ? "audit:" : "") + name
+                report.cases[key] = result
+                report.order.append(key)
+            }
+        }
+        return (outcome.status, report, elapsed)
+    }
+
+    // MARK: the verdicts
+
+    func testErrorTextOracle_isAStrongOracleNamedWithBothClassesAndTheEvidence() throws {
+        let port = try startServer(["Tests/Zoo/rsa_socket/oracle_error_text.py"])
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertEqual(oracle.outcome, "failure")
+        XCTAssertEqual(oracle.message, "padding oracle (vulnerable: strong oracle): class wrong-first-byte answered \"Server: ERROR padding\" (closed); "
+                       + "class no-zero-separator answered \"Server: ERROR length\" (closed)")
+        XCTAssertTrue(oracle.details.contains("verdict (ROBOT terms): vulnerable: strong oracle"), oracle.details)
+        // Every class with its answers, 3 rounds and a confirmation round: 4 lines each.
+        for name in ["well-formed", "wrong-block-type-01", "wrong-block-type-00", "separator-within-8-bytes", "oaep-encoding"] {
+            XCTAssertTrue(oracle.details.contains("\n\(name) ("), "\(name) in the evidence")
+        }
+        XCTAssertEqual(oracle.details.components(separatedBy: "\"Server: ERROR padding\" (closed)").count - 1, 4 * 4,
+                       "4 wrong-prefix classes × 4 answers")
+        XCTAssertEqual(report.property("oracle.rsa-padding", "oracle-verdict"), "vulnerable: strong oracle")
+        XCTAssertEqual(report.cases["liveness.after-padding-oracle-audit"]?.outcome, "passed")
+    }
+
+    /// Only a zero within the first 8 padding bytes gets a silent close: an answer (`Server:
+    /// ERROR`) is shared by classes with the right and the wrong prefix, so the oracle is weak.
+    func testOneSidedOracle_isAWeakOracle() throws {
+        let port = try startVariant("""
+        class Variant(base_server.Conversation):
+            def decrypt(self, ciphertext):
+                block = self.raw_rsa(ciphertext)
+                if block[:2] != b"\\x00\\x02":
+                    raise Refusal("not 00 02")
+                separator = block.find(b"\\x00", 2)
+                if separator < 0:
+                    raise Refusal("no separator")
+                if separator < 10:
+                    raise Refusal("padding under 8 bytes", answer=None)
+                return block[separator + 1:]
+        """, ["--padding", "pkcs1"])
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(report.cases["oracle.rsa-padding"]?.message,
+                       "padding oracle (vulnerable: weak oracle): class separator-within-8-bytes answered nothing (closed); class wrong-first-byte answered \"Server: ERROR\" (closed)")
+    }
+
+    /// A server whose refusals alternate with every connection: repeats of a class disagree, and
+    /// that is reported as such — never as a pass, and not as an oracle.
+    func testAlternatingRefusals_areInconsistentResultsNotAPassNorAnOracle() throws {
+        let port = try startVariant("""
+        import itertools
+        CONNECTIONS = itertools.count()
+        class Variant(base_server.Conversation):
+            def __init__(self, sock, server):
+                super().__init__(sock, server)
+                self.number = next(CONNECTIONS)
+            def decrypt(self, ciphertext):
+                try:
+                    return self.private_key.decrypt(ciphertext, self.padding)
+                except ValueError:
+                    raise Refusal("decryption failed", answer=base_server.ERROR if self.number % 2 else None)
+        """, ["--padding", "pkcs1"])
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertEqual(oracle.outcome, "failure")
+        XCTAssertTrue(oracle.message.hasPrefix("inconsistent results: class "), oracle.message)
+        XCTAssertFalse(oracle.message.contains("padding oracle"), oracle.message)
+        XCTAssertEqual(report.property("oracle.rsa-padding", "oracle-verdict"), "inconsistent results")
+    }
+
+    // MARK: probes that follow the conversation
+
+    /// The tutorial server reads one recv(1024) per message: it passes only when every probe waits
+    /// for its key. Two runs give the same testcases, outcomes and messages.
+    func testTutorialServer_passesAndTheVerdictsRepeatRunAfterRun() throws {
+        let port = try startServer(["Tests/Zoo/rsa_socket/tutorial_recv1024.py", "--bits", "1024"])
+        let first = try remote(port, [])
+        let second = try remote(port, [])
+        XCTAssertEqual(first.status, 0, "\(first.report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
+        XCTAssertEqual(second.status, 0)
+        XCTAssertEqual(first.report.order, second.report.order)
+        for name in first.report.order {
+            XCTAssertEqual(first.report.cases[name]?.outcome, second.report.cases[name]?.outcome, name)
+            XCTAssertEqual(first.report.cases[name]?.message, second.report.cases[name]?.message, name)
+        }
+        XCTAssertEqual(first.report.property("oracle.rsa-padding", "oracle-verdict"), "not vulnerable (no oracle)")
+        for name in ["refuses.short-ciphertext", "refuses.half-a-message", "refuses.message-over-the-limit", "binary-safety.ciphertexts-ending-in-whitespace"] {
+            XCTAssertNotNil(first.report.cases[name], name)
+        }
+    }
+
+    /// A legacy reader without a size bound is waiting at our deadline: an audit weakness, and
+    /// its half-closed probes are answered `Server: ERROR` (it learns no more bytes are coming).
+    func testBufferingReader_passesWithTheWithoutBoundWeakness() throws {
+        let port = try startServer(["Tests/Zoo/rsa_socket/buffering_reader.py"])
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" })")
+        XCTAssertEqual(report.cases["refuses.half-a-message"]?.outcome, "passed")
+        XCTAssertEqual(report.cases["refuses.short-ciphertext"]?.outcome, "passed")
+        let finding = try XCTUnwrap(report.cases["audit:legacy-message-size"])
+        XCTAssertEqual(finding.outcome, "skipped")
+        XCTAssertTrue(finding.message.contains("buffers a legacy message without bound"), finding.message)
+    }
+
+    // MARK: aes-https: headers
+
+    /// A variant of the zoo's threaded aes-https server: `body` defines `Variant(SecureAPI)`.
+    func startHTTPSVariant(_ body: String) throws -> UInt16 {
+        let script = """
+        import sys
+        sys.path.insert(0, "Tests/Zoo/aes_https")
+        import threaded_httpserver
+        \(body)
+        threaded_httpserver.main(Variant, "a test variant of the zoo's threaded aes-https server\\n")
+        """
+        return try startServer(["-c", script])
+    }
+
+    var pin: [String] { ["--pin", "Vectors/tls/pinned.crt.pem"] }
+
+    /// A header that changes with every response (a request id) is noise, not an oracle.
+    func testCBCAudit_aHeaderThatVariesPerResponseIsNotAnOracle() throws {
+        let port = try startHTTPSVariant("""
+        import uuid
+        class Variant(threaded_httpserver.SecureAPI):
+            def end_headers(self):
+                self.send_header("X-Request-Id", str(uuid.uuid4()))
+                super().end_headers()
+        """)
+        let (status, report, _) = try remote(port, pin, profile: "aes-https")
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" })")
+        XCTAssertEqual(report.cases["oracle.cbc-padding"]?.outcome, "passed")
+        XCTAssertEqual(report.property("oracle.cbc-padding", "oracle-verdict"), "not vulnerable (no oracle)")
+    }
+
+    /// The same 400 body for every bad envelope, but a header only on a bad padding: an oracle.
+    func testCBCAudit_aHeaderOnlyABadPaddingGetsIsAPaddingOracle() throws {
+        let port = try startHTTPSVariant("""
+        class Variant(threaded_httpserver.SecureAPI):
+            bad_padding = False
+            def refuse_envelope(self, why):
+                self.bad_padding = why == "padding"
+                super().refuse_envelope(why)
+            def end_headers(self):
+                if self.bad_padding:
+                    self.send_header("X-Padding", "invalid")
+                super().end_headers()
+        """)
+        let (status, report, _) = try remote(port, pin, profile: "aes-https")
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.cbc-padding"])
+        XCTAssertTrue(oracle.message.hasPrefix("padding oracle (vulnerable: strong oracle): class bad-padding-00 answered 400 "), oracle.message)
+        XCTAssertTrue(oracle.message.contains("x-padding: invalid"), oracle.message)
+        XCTAssertEqual(report.cases["secure-data.one-answer-for-every-bad-envelope"]?.outcome, "passed", "shape errors all get the same answer")
+    }
+
+    // MARK: timing, opt-in and never gating
+
+    /// OAEP, framed, RSA-2048: nothing weak, so `--strict` fails only on a gating finding. The
+    /// server answers every class alike but 50 ms late for a non-zero first byte.
+    func testTiming_namesTheTestPValueAndEffectSize_andNeverGates() throws {
+        let port = try startVariant("""
+        import time
+        class Variant(base_server.Conversation):
+            def decrypt(self, ciphertext):
+                if self.raw_rsa(ciphertext)[0] != 0:
+                    time.sleep(0.05)
+                    raise Refusal("first byte")
+                return super().decrypt(ciphertext)
+        """, ["--framing", "framed", "--digest"])
+        let plain = try remote(port, ["--framing", "framed", "--direction", "phone-to-pi", "--strict"])
+        XCTAssertEqual(plain.status, 0, "the answers are alike: no oracle in the verdict")
+        XCTAssertNil(plain.report.cases["audit:timing.rsa-padding"], "no timing without --timing")
+
+        let timed = try remote(port, ["--framing", "framed", "--direction", "phone-to-pi", "--strict", "--timing", "15"])
+        XCTAssertEqual(timed.status, 0, "timing never fails a run, not even with --strict")
+        let timing = try XCTUnwrap(timed.report.cases["audit:timing.rsa-padding"])
+        XCTAssertEqual(timing.outcome, "skipped")
+        let text = try XCTUnwrap(timed.report.property("timing.rsa-padding", "finding"))
+        XCTAssertTrue(text.hasPrefix("timing differs between padding classes: smallest p = "), text)
+        XCTAssertTrue(text.contains("nonzero-first-byte"), text)
+        XCTAssertTrue(text.contains("effect size r = "), text)
+        XCTAssertTrue(text.contains("Wilcoxon signed-rank test"), text)
+        XCTAssertTrue(text.contains("15 samples per class"), text)
+    }
+
+    func testTimingOutOfRange_isAUsageError() throws {
+        for value in ["0", "9", "10001", "x"] {
+            let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--profile", "rsa-socket", "--timing", value])
+            XCTAssertEqual(outcome.status, 64, value)
+            XCTAssertTrue(outcome.stderr.contains("--timing"), outcome.stderr)
+        }
+    }
+}
