@@ -146,7 +146,7 @@ final class RemoteCLITests: XCTestCase {
         // The CBC oracle audit passes with its verdict; IVs are fresh; PythonRef hands every login
         // its one configured key, which the reuse audit names (a weakness, not a failure).
         XCTAssertTrue(xml.contains("<testcase name=\"oracle.cbc-padding\" classname=\"crosscheck.remote.aes-https\" time=\""), xml)
-        XCTAssertTrue(xml.contains("oracle.cbc-padding].oracle-verdict\" value=\"not vulnerable (no oracle)\""), xml)
+        XCTAssertTrue(xml.contains("testcase properties (crosscheck)") && xml.contains("  oracle-verdict = not vulnerable (no oracle)"), xml)
         XCTAssertTrue(xml.contains("<testcase name=\"reuse.response-ivs\" classname=\"crosscheck.remote.aes-https\""), xml)
         XCTAssertTrue(xml.contains("weakness: encryptionKey reused: 5 logins got the same key"), xml)
         let (wrongPin, wrongXML, _) = try remote(port, ["--profile", "aes-https", "--pin", tls + "/impostor.crt.pem", "--user", "alice:wonderland"])

@@ -65,7 +65,8 @@ final class RemoteOracleCLITests: XCTestCase {
         var order: [String] = []
         var properties: [String: String] = [:]
 
-        /// A testcase property (the report lists them on the suite as `testcase[i:name].key`).
+        /// A testcase property (the report writes them in the suite's `<system-out>` block of testcase
+        /// properties: `testcase <i> <name>` then `  <key> = <value>` lines).
         func property(_ testcase: String, _ key: String) -> String? {
             properties.first { $0.key.hasSuffix(":\(testcase)].\(key)") }?.value
         }
@@ -85,6 +86,18 @@ final class RemoteOracleCLITests: XCTestCase {
             for property in try suite.nodes(forXPath: "properties/property") {
                 guard let property = property as? XMLElement, let name = property.attribute(forName: "name")?.stringValue else { continue }
                 report.properties[name] = property.attribute(forName: "value")?.stringValue ?? ""
+            }
+            if let output = try suite.nodes(forXPath: "system-out").first?.stringValue,
+               let block = output.components(separatedBy: "--- testcase properties (crosscheck) ---\n").last,
+               output.contains("--- testcase properties (crosscheck) ---") {
+                var current = ""
+                for line in block.split(separator: "\n").map(String.init) where !line.hasPrefix("--- end") {
+                    if line.hasPrefix("testcase "), let space = line.dropFirst(9).firstIndex(of: " ") {
+                        current = "testcase[\(line.dropFirst(9)[..<space]):\(line[line.index(after: space)...])]"
+                    } else if line.hasPrefix("  "), let equals = line.range(of: " = ") {
+                        report.properties["\(current).\(line.dropFirst(2)[..<equals.lowerBound])"] = String(line[equals.upperBound...])
+                    }
+                }
             }
             let audit = suite.attribute(forName: "name")?.stringValue?.hasPrefix("audit.") ?? false
             for testcase in try suite.nodes(forXPath: "testcase") {
