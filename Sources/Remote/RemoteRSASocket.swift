@@ -94,12 +94,23 @@ struct RemoteRSASocket {
         for padding in candidates {
             let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: options.keyBits.first ?? 2048))
             // A wrong digest still shows the server decrypted: the digest step reports it.
-            if case .serverOK(let digest, _)? = outcome.events.first, direction == .phoneToPi {
+            if case .serverOK(let digest, let verified)? = outcome.events.first, direction == .phoneToPi {
+                // Without a verified digest one `Server: OK` proves little: a PKCS#1 server decodes an
+                // OAEP block as PKCS#1 about once in 256 tries. Two more must succeed too.
+                if verified != true, try !confirms(direction, padding: padding, plaintext: nil) {
+                    tried.append((padding, outcome))
+                    continue
+                }
                 facts.paddings[direction] = padding
                 facts.offersDigest = digest != nil
                 return .passed
             }
-            if direction == .piToPhone, case .decrypted? = outcome.events.first {
+            if direction == .piToPhone, case let .decrypted(plaintext)? = outcome.events.first {
+                // A wrong padding that happens to decode gives random bytes: the server's message must repeat.
+                guard try confirms(direction, padding: padding, plaintext: plaintext) else {
+                    tried.append((padding, outcome))
+                    continue
+                }
                 facts.paddings[direction] = padding
                 return .passed
             }
@@ -116,6 +127,20 @@ struct RemoteRSASocket {
                            ? "no padding works in \(direction.rawValue) (tried \(candidates.map(\.description).joined(separator: ", "))): \(summary(tried[0].1, direction))"
                            : "\(direction.rawValue) with \(candidates[0]) does not complete: \(summary(tried[0].1, direction))",
                            details: details)
+    }
+
+    /// Two more conversations with `padding` succeed: phone-to-pi acknowledged, pi-to-phone decrypting
+    /// to the same `plaintext` (the server sends one message).
+    func confirms(_ direction: RSASocket.Direction, padding: RSAEncryptionPadding, plaintext: Data?) throws -> Bool {
+        for _ in 0..<2 {
+            let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: options.keyBits.first ?? 2048))
+            switch outcome.events.first {
+            case .serverOK? where direction == .phoneToPi: continue
+            case let .decrypted(again)? where direction == .piToPhone && again == plaintext: continue
+            default: return false
+            }
+        }
+        return true
     }
 
     func recordFindings(_ facts: ServerFacts) {

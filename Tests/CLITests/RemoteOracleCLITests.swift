@@ -158,6 +158,38 @@ final class RemoteOracleCLITests: XCTestCase {
                        "padding oracle (vulnerable: weak oracle): class separator-within-8-bytes answered nothing (closed); class wrong-first-byte answered \"Server: ERROR\" (closed)")
     }
 
+    /// A PKCS#1 server without the digest extension decodes an OAEP block as PKCS#1 about once in
+    /// 256 tries and acknowledges it. Planted: it acknowledges the first two OAEP-SHA256 ciphertexts
+    /// it is sent (the lucky decode, made certain: the first is the initial liveness conversation's,
+    /// the second padding discovery's first try). Discovery must not take one `Server: OK` for
+    /// OAEP: it confirms with more conversations and finds PKCS#1.
+    func testOneLuckyAcknowledgement_doesNotFoolPaddingDiscovery() throws {
+        let port = try startVariant("""
+        import itertools
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding as rsa_padding
+        LUCKY = itertools.count()
+        OAEP = rsa_padding.OAEP(mgf=rsa_padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+        class Variant(base_server.Conversation):
+            def decrypt(self, ciphertext):
+                try:
+                    return super().decrypt(ciphertext)
+                except Refusal:
+                    try:
+                        plaintext = self.private_key.decrypt(ciphertext, OAEP)
+                    except ValueError:
+                        raise Refusal("decryption failed")
+                    if next(LUCKY) < 2:
+                        return plaintext
+                    raise Refusal("decryption failed")
+        """, ["--padding", "pkcs1"])
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(report.cases["padding.phone-to-pi"]?.outcome, "passed")
+        XCTAssertTrue(report.cases["audit:padding.phone-to-pi"]?.message.contains("PKCS#1 v1.5") ?? false,
+                      "\(report.cases["audit:padding.phone-to-pi"] ?? .init())")
+        _ = status
+    }
+
     /// A server whose refusals alternate with every connection: repeats of a class disagree, and
     /// that is reported as such — never as a pass, and not as an oracle.
     func testAlternatingRefusals_areInconsistentResultsNotAPassNorAnOracle() throws {
