@@ -58,6 +58,9 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
+        // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
+        .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
 
         // The app under test: capability protocols an app's adapter implements (no harness
         // dependency), and the seed apps' own code compiled as app code is (Swift 5 mode), each with
@@ -81,8 +84,8 @@ let package = Package(
         // once, with parsing, help and validation derived from the declaration.
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
-            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit",
+            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "AppChecks", "Reports", "Transport",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "SeedApps",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "PythonBridge"]),
         // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
@@ -103,6 +106,9 @@ let package = Package(
         .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto"],
                     exclude: ["Extracts"]),
+        .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "SeedApps", "Conformance", "Sessions", "WireCrypto",
+                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security"],
+                    swiftSettings: swift5),
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )

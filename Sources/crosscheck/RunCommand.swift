@@ -1,8 +1,10 @@
 import Foundation
+import AppChecks
 import CommandLineKit
 import Conformance
 import PythonBridge
 import Reports
+import SeedApps
 import Sessions
 import WireCrypto
 
@@ -51,7 +53,8 @@ struct RunCommand: ParsableCommand {
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: python, seed: seed.value, files: files.files)
         let runner = Runner(filter: filter)
-        let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions))
+        let apps = SeedApps.identifiers.compactMap(SeedApps.make).map(AppSubject.init)
+        let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")
         }
@@ -65,7 +68,7 @@ struct RunCommand: ParsableCommand {
         if let known {
             // Stale: an entry no check of any suite (in either transport) is called by.
             let every = SessionOptions(factories: sessions.factories, inProcess: true, loopback: true, pythonExecutable: files.executable)
-            let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every).map(\.fullName)
+            let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every, apps: apps).map(\.fullName)
             results += known.stale(among: names).map { entry in
                 let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
                 return CheckResult(check: check, outcome: .error(
