@@ -45,6 +45,11 @@ public final class AppSubject: @unchecked Sendable {
         summary = app.summary
     }
 
+    /// An app made by `make` (an adapter's init runs app code, which may print), or nil.
+    public static func making(_ make: () -> AppUnderTest?) -> AppSubject? {
+        AppOutput.toStandardError { make() }.map(AppSubject.init)
+    }
+
     public var capabilityNames: [String] { lock.lock(); defer { lock.unlock() }; return app.capabilityNames }
 
     public func has<T>(_ capability: T.Type) -> Bool {
