@@ -111,7 +111,7 @@ let package = Package(
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto"],
                     exclude: ["Extracts"]),
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
-                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security"],
+                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto"],
                     swiftSettings: swift5),
         .testTarget(name: "CLITests", dependencies: []),
     ]

@@ -26,8 +26,14 @@ public enum AppSuites {
 
     public static func sessions(_ context: SuiteContext, apps: [AppSubject], settings: AppSessionSettings) -> [Check] {
         var checks = apps.flatMap { AppSessionChecks.checks(context, app: $0, settings: settings) }
-        if apps.contains(where: { $0.has(CertificatePinning.self) }) { checks += AppPinningChecks.maintenanceChecks(context) }
+        if apps.contains(where: { $0.has(CertificatePinning.self) }) { checks.append(iosCertificateExpiry(context)) }
         return checks + apps.flatMap { AppPinningChecks.checks(context, app: $0) }
+    }
+
+    /// The maintenance check of Vectors/tls/ios-*: passes while more than 90 days remain, warns
+    /// (a skip) within them, fails once they have expired. `now` is for tests.
+    public static func iosCertificateExpiry(_ context: SuiteContext, now: Date = Date()) -> Check {
+        AppPinningChecks.maintenanceCheck(context, now: now)
     }
 }
 
