@@ -199,7 +199,7 @@ public struct AppPackage: Sendable {
 
     /// The compiler's errors, `path:line:column: error: message`, with paths in Sources/App shown
     /// as the files in the source folder they were copied from; each once, in order.
-    func compileErrors(in output: String) -> [String] {
+    public func compileErrors(in output: String) -> [String] {
         let copied = appSources.standardizedFileURL.path + "/"
         var seen = Set<String>()
         var errors: [String] = []

@@ -36,10 +36,11 @@ public final class HostChannel: @unchecked Sendable {
     }
 
     /// Starts `executable` (the built app) as a host; its stderr is appended to `log`.
-    public static func launch(executable: URL, log: URL, environment: [String: String]? = nil) throws -> HostChannel {
+    public static func launch(executable: URL, arguments: [String] = [], log: URL, environment: [String: String]? = nil) throws -> HostChannel {
         signal(SIGPIPE, SIG_IGN)  // a host that dies must not take crosscheck with it
         let process = Process()
         process.executableURL = executable
+        process.arguments = arguments
         if let environment { process.environment = environment }
         let toHost = Pipe(), fromHost = Pipe()
         process.standardInput = toHost
