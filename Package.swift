@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "Remote", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
         // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
-        .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
 
         // The app under test: capability protocols an app's adapter implements (no harness
         // dependency), and the seed apps' own code compiled as app code is (Swift 5 mode), each with

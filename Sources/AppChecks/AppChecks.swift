@@ -6,8 +6,8 @@
 // `crosscheck.<profile>.<relation>`; the app's identifier starts each testcase name
 // (`crosscheck.sealed.app_to_python.seed-003.aes-gcm256.fixed-plaintext`), so one report can
 // hold several apps and a known-failures pattern can name one.
-// May import: Conformance (the core), AppUnderTest, WireCrypto, WireProtocol, Transport,
-// PythonBridge. Never the seed apps (the CLI composes: it makes the apps and passes them in).
+// May import: Conformance (the core), AppUnderTest, WireCrypto, WireProtocol, Transport.
+// Never the seed apps (the CLI composes: it makes the apps and passes them in).
 import Foundation
 import AppUnderTest
 import Conformance

@@ -1,7 +1,6 @@
 import Foundation
 import AppUnderTest
 import Conformance
-import PythonBridge
 import Transport
 import WireCrypto
 import WireProtocol
