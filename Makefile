@@ -27,6 +27,7 @@ help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
 	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
+	@echo "  make interop APP=DIR  the same with your app as the app under test: DIR's Swift files and an adapter (README: Bring your own app)"
 	@echo "  make test      Swift tests, PythonRef and zoo pytest, a schema check of a real JUnit report, junitparser over every report, the systemd units, make mutants"
 	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
@@ -38,7 +39,7 @@ help:
 	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
 	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
-	@echo "Options: JUNIT=path SEED=n BASELINE=path"
+	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
 	@missing=""; \
@@ -64,8 +65,9 @@ build: deps
 # target then exits as the diff does (1 on regressions only, 65 on a partial or empty report), or
 # with the run's own status when the run could not finish (69, 73, 130...).
 BASELINE    ?=
+APP         ?=
 interop: build
-	@status=0; $(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),) || status=$$?; \
+	@status=0; $(RELEASE_BIN) run --junit $(JUNIT) $(if $(SEED),--seed $(SEED),) $(if $(APP),--app $(APP),) || status=$$?; \
 	if [ -z "$(BASELINE)" ] || { [ $$status != 0 ] && [ $$status != 1 ]; }; then exit $$status; fi; \
 	echo "make interop: changes since $(BASELINE):"; \
 	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)

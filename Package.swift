@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "AppUnderTest", targets: ["AppUnderTest"]),
+        // What a team's app package builds against to run under `crosscheck run --app DIR`.
+        .library(name: "AppHost", targets: ["AppHost"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (headers found through pkg-config).
@@ -58,11 +60,16 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
+        // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
+        .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
 
         // The app under test: capability protocols an app's adapter implements (no harness
         // dependency), and the seed apps' own code compiled as app code is (Swift 5 mode), each with
         // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
         .target(name: "AppUnderTest", dependencies: []),
+        // An app in a process of its own: the host loop, the proxy, the package builder (`--app DIR`).
+        .target(name: "AppHost", dependencies: ["AppUnderTest"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
         .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
         .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
@@ -81,8 +88,8 @@ let package = Package(
         // once, with parsing, help and validation derived from the declaration.
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
-            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit",
+            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "AppChecks", "Reports", "Transport",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "PythonBridge"]),
         // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
@@ -103,6 +110,9 @@ let package = Package(
         .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto"],
                     exclude: ["Extracts"]),
+        .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
+                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto"],
+                    swiftSettings: swift5),
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )

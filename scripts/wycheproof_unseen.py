@@ -9,13 +9,15 @@ to try `crosscheck wycheproof` on key sizes and parameters the vendored files do
   hand-made bad paddings (flag InvalidPkcs1Padding, so the oracle check runs) and one
   `acceptable` vector.
 - aes_gcm_unseen_test.json (aead_test_schema_v1): AES-GCM with 96-bit IVs (expressible in the
-  CryptoKit combined format) and with 128- and 64-bit IVs and 96-bit tags (not expressible: skipped).
+  CryptoKit combined format), 128- and 480-bit IVs (expressible as CryptoKit's separate nonce,
+  ciphertext and tag: its AES.GCM.Nonce takes 12 bytes or more), and a 64-bit IV and 96-bit tags
+  (not expressible by any Apple API: skipped).
 
 Sources, so that neither implementation under test vouches for its own vectors:
 - RSA keys and every valid RSA ciphertext come from the openssl command line (genpkey, pkeyutl);
   bad encodings are built here (RFC 8017 section 7.1.1 and 7.2.1 written out with hashlib, with one
   flaw each) and encrypted with textbook RSA (pow) on the key openssl printed.
-- AES-GCM: test cases 1 to 5 of McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)",
+- AES-GCM: test cases 1 to 6 of McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)",
   2005, Appendix B (published values); the rest from pyca/cryptography's AESGCM (tags truncated
   to 96 bits for the short-tag group, which is how GCM shortens tags).
 
@@ -275,6 +277,11 @@ PUBLISHED_96 = [
     ("McGrew-Viega test case 3", _K3, "cafebabefacedbaddecaf888", "", _P3, _C3, "4d5c2af327cd64a62cf35abd2ba6fab4"),
     ("McGrew-Viega test case 4", _K3, "cafebabefacedbaddecaf888", _A4, _P3[:120], _C3[:120], "5bc94fbc3221a5db94fae95ae7121a47"),
 ]
+PUBLISHED_480 = ("McGrew-Viega test case 6", _K3,
+                 "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728"
+                 "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b", _A4, _P3[:120],
+                 "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7"
+                 "01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5", "619cc5aefffe0bfa462af43c1699d050")
 PUBLISHED_64 = ("McGrew-Viega test case 5", _K3, "cafebabefacedbad", _A4, _P3[:120],
                 "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c742373806900e49f24b22b097544d4896b42"
                 "4989b5e1ebac0f07c23f4598", "3612d2e79e3b0785561be14aaca2fccb")
@@ -320,7 +327,9 @@ def gcm_groups() -> list[dict[str, object]]:
     published = [vector(c, ["Ktv"], k, iv, a, m, ct, t) for c, k, iv, a, m, ct, t in PUBLISHED_96]
     group(128, 96, 128, published + pyca_tests(128, 12, 16))
     group(256, 96, 128, pyca_tests(256, 12, 16))
-    group(256, 128, 128, pyca_tests(256, 16, 16))  # not expressible: 128-bit IV
+    group(256, 128, 128, pyca_tests(256, 16, 16))  # separate parts: a 128-bit IV
+    c, k, iv, a, m, ct, t = PUBLISHED_480
+    group(128, 480, 128, [vector(c, ["Ktv"], k, iv, a, m, ct, t)])  # separate parts: a 480-bit IV
     group(192, 96, 96, pyca_tests(192, 12, 12))  # not expressible: 96-bit tag
     c, k, iv, a, m, ct, t = PUBLISHED_64
     group(128, 64, 128, [vector(c, ["Ktv"], k, iv, a, m, ct, t)])  # not expressible: 64-bit IV
@@ -365,7 +374,8 @@ def main() -> None:
               pkcs1, len(pkcs1[0]["tests"]))  # type: ignore[arg-type]
 
     gcm = gcm_groups()
-    expressible = sum(len(g["tests"]) for g in gcm if g["ivSize"] == 96 and g["tagSize"] == 128)  # type: ignore[misc,arg-type]
+    # CryptoKit: AES.GCM.Nonce takes 12 bytes or more (96 only in `combined`), a SealedBox a 128-bit tag.
+    expressible = sum(len(g["tests"]) for g in gcm if g["ivSize"] >= 96 and g["tagSize"] == 128)  # type: ignore[misc,arg-type,operator]
     write(out, "aes_gcm_unseen_test.json", "AES-GCM", "aead_test_schema_v1.json", GCM_NOTES, gcm, expressible)
 
 

@@ -6,6 +6,16 @@ and SAN DNS `localhost`, SAN IP 127.0.0.1), each with its own RSA-2048 key, writ
 validity, another key: a pinning client must refuse it), `expired` (valid 2020-01-01 to
 2021-01-01). Test-only keys: never use them for anything real.
 
+Test certificates iOS accepts (`write_ios_test_certs`, `python3 -m pythonref ios-certs`): what
+an app's own pinning (seed 002's SecTrust anchored on its bundled certificate) must accept and
+refuse. iOS applies Apple's rules to chains an app anchors itself (SecPolicyServer.c): a leaf
+issued after 2019-07-01 must be valid for at most 825 days and carry serverAuth, so the 30-year
+`pinned` above is refused even when pinned. Four certificates from a fixed notBefore
+(`IOS_NOT_BEFORE`, so a rerun gives the same dates; --not-before renews them), each leaf valid for
+exactly 825 days: `ios-ca` (a CA, ten years), `ios-server` (a leaf `ios-ca` signed), `ios-pinned`
+(a self-signed leaf, pinned itself) and `ios-impostor` (the same names, another key). The leaves'
+expiry is a maintenance date: crosscheck's sessions suite warns 90 days ahead.
+
 A server's certificate (`write_server_cert`, `python3 -m pythonref server-cert`): a fresh key and a
 certificate for the Pi's host name(s), made to pass iOS's checks of TLS server certificates (Apple,
 "Requirements for trusted certificates in iOS 13 and macOS 10.15": RSA of 2048 bits or more, a
@@ -39,6 +49,9 @@ TEST_ORGANIZATION = "crosscheck test only"
 SERVER_ORGANIZATION = "PythonRef server"
 MAX_SERVER_DAYS = 825  # iOS refuses TLS server certificates valid for longer
 SERVER_FILES = ("server.crt.pem", "server.crt.der", "server.key.pem")
+IOS_NAMES = ("ios-ca", "ios-server", "ios-pinned", "ios-impostor")
+IOS_NOT_BEFORE = datetime.datetime(2026, 11, 1, tzinfo=_UTC)
+IOS_CA_YEARS = 10
 
 SubjectName = Union[x509.DNSName, x509.IPAddress]
 
@@ -88,6 +101,87 @@ def make_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime, not_
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
         .sign(key, hashes.SHA256())
     )
+
+
+def _name(common_name: str, organization: str = TEST_ORGANIZATION) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization),
+                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def make_ca_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime,
+                        not_after: datetime.datetime) -> x509.Certificate:
+    """A self-signed CA that signs leaves only (pathlen 0): keyCertSign and cRLSign, no EKU."""
+    public = key.public_key()
+    name = _name("crosscheck test CA")
+    return (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(public)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=False, key_encipherment=False, key_cert_sign=True,
+                                     content_commitment=False, data_encipherment=False, key_agreement=False,
+                                     crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+
+
+def make_issued_certificate(key: rsa.RSAPrivateKey, issuer_key: rsa.RSAPrivateKey, issuer: x509.Certificate,
+                            not_before: datetime.datetime, not_after: datetime.datetime,
+                            names: Sequence[SubjectName] = (x509.DNSName("localhost"),
+                                                            x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
+                            ) -> x509.Certificate:
+    """A TLS server leaf `issuer` signs: CA:FALSE, serverAuth, the names in subjectAltName."""
+    public = key.public_key()
+    common_name = names[0].value if isinstance(names[0], x509.DNSName) else str(names[0].value)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(_name(common_name))
+        .issuer_name(issuer.subject)
+        .public_key(public)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.SubjectAlternativeName(list(names)), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=True, key_cert_sign=False,
+                                     content_commitment=False, data_encipherment=False, key_agreement=False,
+                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
+        .sign(issuer_key, hashes.SHA256())
+    )
+
+
+def write_ios_test_certs(out: Path, not_before: datetime.datetime = IOS_NOT_BEFORE) -> list[Path]:
+    """Write <name>.crt.pem and <name>.key.pem for IOS_NAMES: leaves valid for exactly
+    MAX_SERVER_DAYS from `not_before`, the CA for IOS_CA_YEARS. Returns the paths."""
+    if not_before.tzinfo is None:
+        raise ValueError("not_before must carry a time zone (UTC)")
+    leaf_end = not_before + datetime.timedelta(days=MAX_SERVER_DAYS)
+    ca_end = not_before.replace(year=not_before.year + IOS_CA_YEARS)
+    keys = {name: rsa.generate_private_key(public_exponent=65537, key_size=2048) for name in IOS_NAMES}
+    ca = make_ca_certificate(keys["ios-ca"], not_before, ca_end)
+    made = {
+        "ios-ca": ca,
+        "ios-server": make_issued_certificate(keys["ios-server"], keys["ios-ca"], ca, not_before, leaf_end),
+        "ios-pinned": make_certificate(keys["ios-pinned"], not_before, leaf_end),
+        "ios-impostor": make_certificate(keys["ios-impostor"], not_before, leaf_end),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name in IOS_NAMES:
+        cert_path, key_path = out / f"{name}.crt.pem", out / f"{name}.key.pem"
+        cert_path.write_bytes(made[name].public_bytes(serialization.Encoding.PEM))
+        key_path.write_bytes(_private_pem(keys[name]))
+        os.chmod(key_path, 0o644)  # test-only keys, meant to be committed and read by the test suites
+        written += [cert_path, key_path]
+    return written
 
 
 def _private_pem(key: rsa.RSAPrivateKey) -> bytes:

@@ -6,6 +6,7 @@
     client aes-https    login + one secure-data round trip against any aes-https server, pinned
     server-cert         make the Pi's own certificate and key for its host name
     certs               write the self-signed test certificates (test-only keys)
+    ios-certs           write the test certificates iOS accepts: a CA, its leaf, a pinned and an impostor leaf
 
 Exit status: 0 success, 1 a conversation or check failed, 64 usage error (also an unusable key or
 certificate file). Servers print one line `listening on HOST:PORT` to stdout once bound (`--port 0`
@@ -16,6 +17,7 @@ their events as JSON lines to stdout.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import signal
 import sys
@@ -163,7 +165,7 @@ def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python3 -m pythonref", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs,ios-certs}")
 
     serve = commands.add_parser("serve", help="run a reference server", description="Run a reference server.")
     serve_kinds = serve.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
@@ -246,7 +248,24 @@ def build_parser() -> argparse.ArgumentParser:
     cert = commands.add_parser("certs", help="write the self-signed test certificates",
                                description="Write pinned/impostor/expired .crt.pem and .key.pem (test-only keys).")
     cert.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
+
+    ios = commands.add_parser("ios-certs", help="write the test certificates iOS accepts",
+                              description="Write ios-ca, ios-server (signed by ios-ca), ios-pinned (self-signed) and "
+                                          "ios-impostor .crt.pem and .key.pem (test-only keys): leaves valid for "
+                                          f"exactly {certs.MAX_SERVER_DAYS} days with serverAuth, as iOS requires of "
+                                          "chains an app anchors itself.")
+    ios.add_argument("--out", required=True, metavar="DIR", help="directory to write into (created if needed)")
+    ios.add_argument("--not-before", type=_utc_date, default=certs.IOS_NOT_BEFORE, metavar="YYYY-MM-DD",
+                     help=f"the first day of validity, UTC (default: {certs.IOS_NOT_BEFORE.date().isoformat()}; "
+                          "a later one renews them)")
     return parser
+
+
+def _utc_date(text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
 # ---- the commands --------------------------------------------------------------------------------
@@ -319,6 +338,12 @@ def _certs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _ios_certs(args: argparse.Namespace) -> int:
+    for path in certs.write_ios_test_certs(Path(args.out), args.not_before):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_OK)
 
@@ -334,6 +359,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ("client", "aes-https"): _client_aes_https,
         ("server-cert", None): _server_cert,
         ("certs", None): _certs,
+        ("ios-certs", None): _ios_certs,
     }[(args.command, getattr(args, "profile", None))]
     try:
         return command(args)

@@ -156,6 +156,22 @@ def _aead_open(a: Fields) -> bytes:
     return aead.open_combined(a.req("alg", str), a.req("key", bytes), a.req("combined", bytes), a.opt("aad", bytes))
 
 
+@_op("aead.seal_parts", "alg", "key", "nonce", "plaintext", "aad")
+def _aead_seal_parts(a: Fields) -> dict[str, bytes]:
+    ciphertext, tag = aead.seal_parts(
+        a.req("alg", str), a.req("key", bytes), a.req("nonce", bytes), a.req("plaintext", bytes), a.opt("aad", bytes)
+    )
+    return {"ciphertext": ciphertext, "tag": tag}
+
+
+@_op("aead.open_parts", "alg", "key", "nonce", "ciphertext", "tag", "aad")
+def _aead_open_parts(a: Fields) -> bytes:
+    return aead.open_parts(
+        a.req("alg", str), a.req("key", bytes), a.req("nonce", bytes), a.req("ciphertext", bytes), a.req("tag", bytes),
+        a.opt("aad", bytes),
+    )
+
+
 @_op("symkey.generate", "bits")
 def _symkey_generate(a: Fields) -> bytes:
     return aead.generate_symkey(a.req("bits", int))

@@ -144,3 +144,45 @@ def test_symkey_generate_rejectsOtherSizes(bits: int) -> None:
 )
 def test_symkey_parse_rejectsNonStrictOrWrongSize(text: str) -> None:
     _expect(ErrorKind.BAD_KEY, aead.parse_symkey, text)
+
+
+# ---- separate parts (SealedBox(nonce:ciphertext:tag:)): nonces of 12 bytes or more ---------------
+
+# McGrew & Viega, "The Galois/Counter Mode of Operation (GCM)", Appendix B, Test Case 6: a 60-byte IV.
+GCM_TC6_IV = ("9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728"
+              "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b")
+GCM_TC6_CT = ("8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7"
+              "01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5")
+GCM_TC6_TAG = "619cc5aefffe0bfa462af43c1699d050"
+
+
+def test_sealParts_longNonce_matchesPublishedVector() -> None:
+    v = GCM_TC4
+    key, iv, pt, aad = (bytes.fromhex(x) for x in (v["key"], GCM_TC6_IV, v["pt"], v["aad"]))
+    ciphertext, tag = aead.seal_parts("aes-gcm", key, iv, pt, aad)
+    assert (ciphertext.hex(), tag.hex()) == (GCM_TC6_CT, GCM_TC6_TAG)
+    assert aead.open_parts("aes-gcm", key, iv, ciphertext, tag, aad) == pt
+    _expect(ErrorKind.AUTH_FAILED, aead.open_parts, "aes-gcm", key, iv, ciphertext, bytes(16), aad)
+
+
+@pytest.mark.parametrize("alg,v", KATS, ids=["gcm-tc2", "gcm-tc4", "chacha-rfc8439"])
+def test_parts_with12ByteNonce_areTheCombinedBoxCutApart(alg: str, v: dict[str, str]) -> None:
+    key, iv, pt, aad = (bytes.fromhex(v[k]) for k in ("key", "iv", "pt", "aad"))
+    ciphertext, tag = aead.seal_parts(alg, key, iv, pt, aad)
+    assert iv + ciphertext + tag == aead.seal(alg, key, pt, iv, aad)
+    assert (ciphertext.hex(), tag.hex()) == (v["ct"], v["tag"])
+
+
+def test_parts_nonceLengths_asCryptoKitAndPycaAllow() -> None:
+    for length in (12, 13, 16, 64, 128):
+        ciphertext, tag = aead.seal_parts("aes-gcm", KEY32, bytes(length), b"pt")
+        assert aead.open_parts("aes-gcm", KEY32, bytes(length), ciphertext, tag) == b"pt"
+    for length in (0, 1, 8, 11):  # CryptoKit's AES.GCM.Nonce(data:) refuses them (pyca would take 8 to 11)
+        _expect(ErrorKind.BAD_LENGTH, aead.seal_parts, "aes-gcm", KEY32, bytes(length), b"pt")
+    for length in (129, 257):  # CryptoKit takes them; pyca cannot
+        _expect(ErrorKind.UNSUPPORTED, aead.seal_parts, "aes-gcm", KEY32, bytes(length), b"pt")
+        _expect(ErrorKind.UNSUPPORTED, aead.open_parts, "aes-gcm", KEY32, bytes(length), b"", bytes(16))
+    for length in (11, 13, 24):
+        _expect(ErrorKind.BAD_LENGTH, aead.seal_parts, "chachapoly", KEY32, bytes(length), b"pt")
+    for tag_length in (0, 12, 15, 17):
+        _expect(ErrorKind.BAD_LENGTH, aead.open_parts, "aes-gcm", KEY32, bytes(16), b"", bytes(tag_length))

@@ -352,7 +352,7 @@ def test_cli_usage_errors_exit_64(tmp_path: Path, capsys: pytest.CaptureFixture[
     capsys.readouterr()
     for args in (["--help"], ["serve", "--help"], ["serve", "rsa-socket", "--help"], ["serve", "aes-https", "--help"],
                  ["client", "--help"], ["client", "rsa-socket", "--help"], ["client", "aes-https", "--help"],
-                 ["certs", "--help"]):
+                 ["certs", "--help"], ["ios-certs", "--help"]):
         assert exit_code(*args) == 0, args
         assert "usage:" in capsys.readouterr().out, args
 
@@ -361,6 +361,35 @@ def test_certs_command_writes_the_six_files(tmp_path: Path, capsys: pytest.Captu
     assert cli.main(["certs", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"{n}.{kind}.pem" for n in ("pinned", "impostor", "expired") for kind in ("crt", "key"))
+
+
+def test_ios_certs_command_writes_a_chain_ios_accepts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cryptography.hazmat.primitives.asymmetric import padding
+    assert cli.main(["ios-certs", "--out", str(tmp_path), "--not-before", "2030-02-03"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{n}.{kind}.pem" for n in ("ios-ca", "ios-server", "ios-pinned", "ios-impostor") for kind in ("crt", "key"))
+    loaded = {n: x509.load_pem_x509_certificate((tmp_path / f"{n}.crt.pem").read_bytes())
+              for n in ("ios-ca", "ios-server", "ios-pinned", "ios-impostor")}
+    start = datetime.datetime(2030, 2, 3)  # naive UTC in pyca 38
+    for name in ("ios-server", "ios-pinned", "ios-impostor"):
+        cert = loaded[name]
+        # Apple's rules for chains an app anchors itself (SecPolicyServer.c): <= 825 days, serverAuth.
+        assert (cert.not_valid_before, cert.not_valid_after) == (start, start + datetime.timedelta(days=825)), name
+        assert ExtendedKeyUsageOID.SERVER_AUTH in cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        assert san.get_values_for_type(x509.DNSName) == ["localhost"], name
+        key = serialization.load_pem_private_key((tmp_path / f"{name}.key.pem").read_bytes(), None)
+        assert key.public_key().public_numbers() == cert.public_key().public_numbers()  # type: ignore[union-attr]
+    ca, server = loaded["ios-ca"], loaded["ios-server"]
+    assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    assert not server.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    assert server.issuer == ca.subject and ca.not_valid_after == datetime.datetime(2040, 2, 3)
+    ca.public_key().verify(server.signature, server.tbs_certificate_bytes, padding.PKCS1v15(),  # type: ignore[union-attr]
+                           server.signature_hash_algorithm)  # type: ignore[arg-type]
+    assert loaded["ios-pinned"].public_key().public_numbers() != loaded["ios-impostor"].public_key().public_numbers()
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["ios-certs", "--out", str(tmp_path), "--not-before", "1 Feb 2030"])
+    assert refused.value.code == 64 and "is not a date YYYY-MM-DD" in capsys.readouterr().err
 
 
 def test_server_cert_command_makes_what_the_pi_the_app_and_pin_need(tmp_path: Path,

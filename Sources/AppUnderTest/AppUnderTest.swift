@@ -3,8 +3,9 @@ import Foundation
 // The app under test: a team's own Swift code — or one of the seed apps — behind a small adapter
 // that maps the app's functions onto the capabilities below. An adapter adopts `AppUnderTest` and
 // only the capability protocols the app's code can serve; a suite runs the checks of the
-// capabilities an app has (`app as? SymmetricKeyStorage`) and reports the others as not
-// applicable. Nothing here depends on the harness: an adapter imports Foundation, this module and
+// capabilities an app has (`app.capability(SymmetricKeyStorage.self)`) and has no checks for the
+// others. An app in its own process (`crosscheck run --app DIR`) is seen through a proxy that
+// answers `capability(_:)` with what the app itself adopts. Nothing here depends on the harness: an adapter imports Foundation, this module and
 // the app's own modules.
 //
 // Names of paddings, key derivations and algorithms are the ones docs/PROTOCOL.md uses
@@ -17,6 +18,13 @@ public protocol AppUnderTest: AnyObject {
     var identifier: String { get }
     /// One line: what the app is and where its code comes from.
     var summary: String { get }
+    /// The app as `capability` (e.g. `SymmetricKeyStorage.self`), or nil when it does not adopt it.
+    /// Adapters keep the default (`self as? T`); only a proxy for an app elsewhere answers otherwise.
+    func capability<T>(_ capability: T.Type) -> T?
+}
+
+extension AppUnderTest {
+    public func capability<T>(_ capability: T.Type) -> T? { self as? T }
 }
 
 /// Something the app did that a check must see as a failure: its own error, status or refusal,
@@ -26,6 +34,14 @@ public struct AppFailure: Error, Equatable, CustomStringConvertible, Sendable {
     public let detail: String
     public init(_ operation: String, _ detail: String) { self.operation = operation; self.detail = detail }
     public var description: String { "\(operation): \(detail)" }
+}
+
+/// The app could not be asked at all: its process died, missed its deadline, or answered something
+/// that is not an answer. Not a verdict on the app's crypto: a check that meets it is an error.
+public struct AppUnreachable: Error, Equatable, CustomStringConvertible, Sendable {
+    public let detail: String
+    public init(_ detail: String) { self.detail = detail }
+    public var description: String { "the app could not be asked: \(detail)" }
 }
 
 /// rsa-socket, direction pi-to-phone, as the client: the app sends its public key, receives one
@@ -103,14 +119,14 @@ extension AppUnderTest {
     /// The capability protocols this app adopts, for reports.
     public var capabilityNames: [String] {
         var names: [String] = []
-        if self is RSASocketClient { names.append("RSASocketClient") }
-        if self is RSASocketSession { names.append("RSASocketSession") }
-        if self is RSAOwnKeyEncryption { names.append("RSAOwnKeyEncryption") }
-        if self is SymmetricKeyStorage { names.append("SymmetricKeyStorage") }
-        if self is AEADSealing { names.append("AEADSealing") }
-        if self is FileSealing { names.append("FileSealing") }
-        if self is AESEnvelopeClient { names.append("AESEnvelopeClient") }
-        if self is CertificatePinning { names.append("CertificatePinning") }
+        if capability(RSASocketClient.self) != nil { names.append("RSASocketClient") }
+        if capability(RSASocketSession.self) != nil { names.append("RSASocketSession") }
+        if capability(RSAOwnKeyEncryption.self) != nil { names.append("RSAOwnKeyEncryption") }
+        if capability(SymmetricKeyStorage.self) != nil { names.append("SymmetricKeyStorage") }
+        if capability(AEADSealing.self) != nil { names.append("AEADSealing") }
+        if capability(FileSealing.self) != nil { names.append("FileSealing") }
+        if capability(AESEnvelopeClient.self) != nil { names.append("AESEnvelopeClient") }
+        if capability(CertificatePinning.self) != nil { names.append("CertificatePinning") }
         return names
     }
 }

@@ -3,4 +3,5 @@
 // (`CryptoPeer`: SwiftPeer over WireCrypto, PythonPeer over the embedded PythonRef; their protocol
 // machines and aes-https roles), `ErrorEquivalence` (each side's errors as shared `FailureKind`s),
 // `Runner`, `SuiteContext`, `ProjectFiles` (where PythonRef/ and Vectors/ are), planted flaws.
-// May import: WireCrypto, PythonBridge, WireProtocol. No I/O beyond reading files; no suites.
+// May import: WireCrypto, PythonBridge, WireProtocol. No I/O beyond reading files and running the
+// `openssl` command (OpenSSLTool); no suites. Live servers come from a `LoopbackServerProvider`.

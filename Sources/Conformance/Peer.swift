@@ -29,6 +29,19 @@ public protocol CryptoPeer: Sendable {
     /// CryptoKit combined representation: nonce (12) ‖ ciphertext ‖ tag (16).
     func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data
     func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data
+    /// CryptoKit's separate parts (`seal(_:using:nonce:authenticating:)` read as ciphertext and
+    /// tag, `SealedBox(nonce:ciphertext:tag:)`): what `combined` cannot carry, an AES-GCM nonce
+    /// longer than 12 bytes. Nonces under 12 bytes and tags other than 16 are `BadLength`, as in
+    /// CryptoKit; a nonce an implementation cannot take is `Unsupported`.
+    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts
+    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data
+}
+
+/// A sealed box's ciphertext and tag, apart from its nonce.
+public struct AEADParts: Sendable, Equatable {
+    public var ciphertext: Data
+    public var tag: Data
+    public init(ciphertext: Data, tag: Data) { self.ciphertext = ciphertext; self.tag = tag }
 }
 
 /// A fresh key pair as its generator exports it.

@@ -62,4 +62,10 @@ struct PlantedFlawPeer: CryptoPeer {
     func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
         try real.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
     }
+    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
+        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: aad)
+    }
+    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
+        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: aad)
+    }
 }

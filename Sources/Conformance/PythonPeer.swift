@@ -93,6 +93,18 @@ public struct PythonPeer: CryptoPeer {
                                        "aad": aad.map(PythonValue.bytes) ?? PythonValue.none]))
     }
 
+    public func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
+        let reply = try handle("aead.seal_parts", ["alg": .string(algorithm.rawValue), "key": .bytes(key), "nonce": .bytes(nonce),
+                                                   "plaintext": .bytes(plaintext), "aad": aad.map(PythonValue.bytes) ?? PythonValue.none])
+        return AEADParts(ciphertext: try bytes(reply["ciphertext"]), tag: try bytes(reply["tag"]))
+    }
+
+    public func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
+        try bytes(handle("aead.open_parts", ["alg": .string(algorithm.rawValue), "key": .bytes(key), "nonce": .bytes(nonce),
+                                             "ciphertext": .bytes(parts.ciphertext), "tag": .bytes(parts.tag),
+                                             "aad": aad.map(PythonValue.bytes) ?? PythonValue.none]))
+    }
+
     // MARK: helpers
 
     /// PythonRef names paddings as the protocol does; other OAEP hashes go as explicit arguments.

@@ -87,6 +87,34 @@ public struct SwiftPeer: CryptoPeer {
         }
     }
 
+    public func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
+        try mapped {
+            let key = SymmetricKey(data: key)
+            switch algorithm {
+            case .aesGCM:
+                let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad ?? Data())
+                return AEADParts(ciphertext: box.ciphertext, tag: box.tag)
+            case .chaChaPoly:
+                let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try ChaChaPoly.Nonce(data: nonce), authenticating: aad ?? Data())
+                return AEADParts(ciphertext: box.ciphertext, tag: box.tag)
+            }
+        }
+    }
+
+    public func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
+        try mapped {
+            let key = SymmetricKey(data: key)
+            switch algorithm {
+            case .aesGCM:
+                let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: nonce), ciphertext: parts.ciphertext, tag: parts.tag)
+                return try AES.GCM.open(box, using: key, authenticating: aad ?? Data())
+            case .chaChaPoly:
+                let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: nonce), ciphertext: parts.ciphertext, tag: parts.tag)
+                return try ChaChaPoly.open(box, using: key, authenticating: aad ?? Data())
+            }
+        }
+    }
+
     /// A public key from public-key bytes, or the public half of private-key bytes (as PythonRef does).
     private func publicKey(from bytes: Data) throws -> RSAPublicKey {
         do { return try RSAPublicKey(importing: bytes) } catch {

@@ -62,21 +62,46 @@ enum LoopbackSessionChecks {
 
     /// The server for `plan`'s configuration, started on first use and kept for the run.
     static func serverPort(_ context: SessionContext, serverName: String, plan: RSASocketSessionChecks.Plan) throws -> UInt16 {
-        let options = context.options
         let key = try context.keys.key(of: context.cryptoPeer(named: serverName), bits: plan.bits)
-        let id = "\(serverName)/\(plan.framing.rawValue)/\(plan.padding)/\(plan.bits)/\(plan.digest)"
         let spec = RSASocketServerSpec(padding: plan.padding, framing: plan.framing, digest: plan.digest, privateKeyPEM: key.privateKeyPEM)
-        if serverName == "swift" {
+        return try serverPort(context, implementation: serverName, spec: spec)
+    }
+
+    /// The server of `implementation` for `spec` (its padding, framing, digest and key), started on
+    /// first use and kept for the run.
+    static func serverPort(_ context: SessionContext, implementation: String, spec: RSASocketServerSpec) throws -> UInt16 {
+        let options = context.options
+        let keyID = Digest.sha256.hash(spec.privateKeyPEM).hexString.prefix(16)
+        let id = "\(implementation)/\(spec.framing.rawValue)/\(spec.padding)/\(keyID)/\(spec.digest)"
+        if implementation == "swift" {
             return try options.servers.server(id) {
                 try SessionMachineServer(timeout: options.timeout, quietGap: options.quietGap) { try SwiftSessions().rsaSocketServer(spec) }
             }.port
         }
         return try options.servers.server(id) {
-            let keyFile = try options.servers.temporaryFile(key.privateKeyPEM, name: "server-\(plan.bits).pem")
+            let keyFile = try options.servers.temporaryFile(spec.privateKeyPEM, name: "server-\(keyID).pem")
             return try PythonServerProcess(context, arguments: [
-                "rsa-socket", "--framing", plan.framing.rawValue, "--padding", plan.padding.description, "--key", keyFile.path,
+                "rsa-socket", "--framing", spec.framing.rawValue, "--padding", spec.padding.description, "--key", keyFile.path,
                 "--quiet", "--quiet-gap", String(options.quietGap), "--timeout", String(options.timeout),
-            ] + (plan.digest ? ["--digest"] : []))
+            ] + (spec.digest ? ["--digest"] : []))
         }.port
+    }
+}
+
+/// The sessions suite's loopback servers for another capability (the app checks), through the
+/// core's `LoopbackServerProvider`: the same pool, stopped when the run's `SessionOptions` shut down.
+public struct SessionServers: LoopbackServerProvider {
+    let context: SessionContext
+
+    public init(_ run: SuiteContext, options: SessionOptions) { context = SessionContext(run, options: options) }
+
+    public func rsaSocketServer(_ implementation: String, _ spec: RSASocketServerSpec) throws -> UInt16 {
+        guard ["swift", "python"].contains(implementation) else {
+            throw PeerFailure(.unsupported, "no rsa-socket server '\(implementation)' (swift or python)")
+        }
+        guard spec.quirk == nil, spec.message == RSASocket.defaultMessage, spec.maxMessage == Framing.defaultMaxMessage else {
+            throw PeerFailure(.unsupported, "loopback servers take padding, framing, digest and key only")
+        }
+        return try LoopbackSessionChecks.serverPort(context, implementation: implementation, spec: spec)
     }
 }

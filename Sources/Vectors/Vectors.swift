@@ -1,7 +1,8 @@
 // Vectors — the `vectors` and `wycheproof` suites: fixed inputs from outside crosscheck. Keys and
 // ciphertexts made with the OpenSSL command line (Vectors/openssl/, with a manifest; `crosscheck
 // vectors generate|check`) into both implementations and theirs back through `openssl pkeyutl`;
-// the vendored Project Wycheproof files on both implementations.
+// the vendored Project Wycheproof files on both implementations. (OpenSSLTool, the CLI runner, is
+// in the core: the app checks use it too.)
 // May import: Conformance (the core), WireCrypto; runs the `openssl` executable, nothing else.
 import Foundation
 import Conformance

@@ -10,8 +10,10 @@ import WireCrypto
 /// `invalid` one must be refused without releasing anything; an `acceptable` one passes either way,
 /// its outcome recorded in the ledger. What came back is classified as an error, the real
 /// plaintext (`msg`), or a synthetic plaintext (any other bytes: implicit rejection, or a bug).
-/// A vector the combined CryptoKit format or the implementations cannot express is skipped with
-/// the reason, never passed; so is one an implementation answers `Unsupported`.
+/// AEAD vectors run through CryptoKit's combined form (96-bit nonces) or its separate parts
+/// (longer AES-GCM nonces); a vector no Apple API can express (a shorter nonce, a tag other than
+/// 128 bits) is skipped with the reason, never passed; so is one an implementation answers
+/// `Unsupported` (pyca takes AES-GCM nonces of at most 128 bytes).
 public enum WycheproofChecks {
     /// Flags whose vectors must all fail the same way on an implementation (the notes ask for it:
     /// different answers for different bad paddings are a Bleichenbacher or Manger oracle).
@@ -272,25 +274,44 @@ struct VectorPlan: Sendable {
         case let .aead(aead):
             profile = "sealed"
             let algorithm: AEADAlgorithm? = ["AES-GCM": .aesGCM, "CHACHA20-POLY1305": .chaChaPoly][file.algorithm]
+            // What Apple's API can express: CryptoKit's AES.GCM.Nonce(data:) takes 12 bytes or more
+            // (only 12 fit `combined`; longer ones go through SealedBox(nonce:ciphertext:tag:)),
+            // ChaChaPoly.Nonce exactly 12, and a SealedBox a 16-byte tag.
             if algorithm == nil {
                 reason = "AEAD not implemented: \(file.algorithm) has no CryptoKit-shaped implementation here (AES-GCM and ChaChaPoly only)"
-            } else if aead.ivSize != 96 || test.iv.count != 12 {
-                reason = "IV not 96 bits: this one has \(test.iv.count * 8); the CryptoKit combined format (nonce ‖ ciphertext ‖ tag) carries a 96-bit nonce"
+            } else if algorithm == .aesGCM, test.iv.count < 12 {
+                reason = "IV under 96 bits: this one has \(test.iv.count * 8); no Apple API takes it (CryptoKit's AES.GCM.Nonce needs 12 bytes or more)"
+            } else if algorithm == .chaChaPoly, aead.ivSize != 96 || test.iv.count != 12 {
+                reason = "IV not 96 bits: this one has \(test.iv.count * 8); CryptoKit's ChaChaPoly.Nonce is exactly 96 bits"
             } else if aead.tagSize != 128 || test.tag.count != 16 {
-                reason = "tag not 128 bits: this one has \(test.tag.count * 8); the CryptoKit combined format carries a 128-bit tag"
+                reason = "tag not 128 bits: this one has \(test.tag.count * 8); a CryptoKit SealedBox carries a 128-bit tag"
             } else if let algorithm, !algorithm.allowedKeySizes.contains(test.key.count) {
                 reason = "key size not supported: \(test.key.count * 8) bits; \(file.algorithm) keys are \(algorithm.allowedKeySizes.map { String($0 * 8) }.joined(separator: ", ")) bits"
             }
             if reason == nil, let algorithm {
                 let (key, aad, nonce, msg) = (test.key, test.aad, test.iv, test.msg)
-                let combined = test.iv + test.ct + test.tag
-                let open: @Sendable (CryptoPeer) throws -> Data = { peer in
-                    try peer.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
+                if nonce.count == 12 {
+                    // The combined form, as the apps store and send sealed boxes.
+                    let combined = test.iv + test.ct + test.tag
+                    let open: @Sendable (CryptoPeer) throws -> Data = { peer in
+                        try peer.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
+                    }
+                    let seal: @Sendable (CryptoPeer) throws -> Data = { peer in
+                        try peer.aeadSeal(algorithm, key: key, plaintext: msg, nonce: nonce, aad: aad)
+                    }
+                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: combined)
+                } else {
+                    // The separate parts: a nonce longer than 96 bits.
+                    let parts = AEADParts(ciphertext: test.ct, tag: test.tag)
+                    let open: @Sendable (CryptoPeer) throws -> Data = { peer in
+                        try peer.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: aad)
+                    }
+                    let seal: @Sendable (CryptoPeer) throws -> Data = { peer in
+                        let sealed = try peer.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: msg, aad: aad)
+                        return sealed.ciphertext + sealed.tag
+                    }
+                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: test.ct + test.tag)
                 }
-                let seal: @Sendable (CryptoPeer) throws -> Data = { peer in
-                    try peer.aeadSeal(algorithm, key: key, plaintext: msg, nonce: nonce, aad: aad)
-                }
-                run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: combined)
             }
         case let .indCPA(cpa):
             profile = "aes-https"

@@ -160,6 +160,12 @@ public enum ChaChaPoly {
 private func sealDetached<P: DataProtocol, A: DataProtocol>(
     _ algorithm: AEADAlgorithm, _ message: P, key: SymmetricKey, nonce: [UInt8], aad: A
 ) throws -> (Data, Data) {
+    if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
+        // CryptoKit takes any nonce of 12 bytes or more; OpenSSL's GCM stops at 128 (Wycheproof tc268).
+        try checkLongNonceKey(key)
+        let sealed = try GCMLongNonce.seal(key: key.bytes, nonce: nonce, plaintext: [UInt8](message), aad: [UInt8](aad))
+        return (Data(sealed.ciphertext), Data(sealed.tag))
+    }
     var ciphertext = uninitializedData(count: message.count)
     var tag = uninitializedData(count: combinedTagLength)
     try key.withUnsafeBytes { keyBytes in
@@ -182,7 +188,11 @@ private func sealDetached<P: DataProtocol, A: DataProtocol>(
 private func openDetached<A: DataProtocol>(
     _ algorithm: AEADAlgorithm, key: SymmetricKey, nonce: [UInt8], ciphertext: Data, tag: Data, aad: A
 ) throws -> Data {
-    try key.withUnsafeBytes { keyBytes in
+    if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
+        try checkLongNonceKey(key)
+        return Data(try GCMLongNonce.open(key: key.bytes, nonce: nonce, ciphertext: [UInt8](ciphertext), tag: [UInt8](tag), aad: [UInt8](aad)))
+    }
+    return try key.withUnsafeBytes { keyBytes in
         try nonce.withUnsafeBytes { nonceBytes in
             try ciphertext.withUnsafeBytes { ciphertextBytes in
                 try tag.withUnsafeBytes { tagBytes in
@@ -193,5 +203,12 @@ private func openDetached<A: DataProtocol>(
                 }
             }
         }
+    }
+}
+
+/// The key-size refusal AEADCore gives, for the long-nonce path that bypasses it.
+private func checkLongNonceKey(_ key: SymmetricKey) throws {
+    guard AEADAlgorithm.aesGCM.allowedKeySizes.contains(key.bytes.count) else {
+        throw WireCryptoError.incorrectKeySize(bytes: key.bytes.count, allowed: AEADAlgorithm.aesGCM.allowedKeySizes)
     }
 }

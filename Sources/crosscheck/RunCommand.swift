@@ -1,8 +1,10 @@
 import Foundation
+import AppChecks
 import CommandLineKit
 import Conformance
 import PythonBridge
 import Reports
+import SeedApps
 import Sessions
 import WireCrypto
 
@@ -28,6 +30,7 @@ struct RunCommand: ParsableCommand {
     var knownFailuresFile: String?
     @Flag(name: "--no-known-failures", help: "ignore the known-failures list: show those checks as the failures they are")
     var noKnownFailures: Bool
+    @OptionGroup var appOptions: AppOptions
     @OptionGroup var seed: SeedOption
     @OptionGroup var report: ReportOptions
     @OptionGroup var files: FilesOptions
@@ -48,7 +51,9 @@ struct RunCommand: ParsableCommand {
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: python, seed: seed.value, files: files.files)
         let runner = Runner(filter: filter)
-        let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions))
+        let (apps, hosted) = try appOptions.apps(files: files.files, quiet: report.quiet)
+        defer { hosted?.stop() }
+        let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")
         }
@@ -62,7 +67,10 @@ struct RunCommand: ParsableCommand {
         if let known {
             // Stale: an entry no check of any suite (in either transport) is called by.
             let every = SessionOptions(factories: sessions.factories, inProcess: true, loopback: true, pythonExecutable: files.executable)
-            let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every).map(\.fullName)
+            // The seed apps' checks are named even when --app picks another app: their entries are not stale then.
+            let seedApps = appOptions.app == nil ? apps : SeedApps.identifiers.compactMap { id in AppSubject.making { SeedApps.make(id) } }
+            let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every, apps: seedApps + (hosted == nil ? [] : apps))
+                .map(\.fullName)
             results += known.stale(among: names).map { entry in
                 let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
                 return CheckResult(check: check, outcome: .error(
@@ -80,6 +88,7 @@ struct RunCommand: ParsableCommand {
             ("crosscheck.suites", suiteNames.joined(separator: ",")),
             ("crosscheck.filter", filter ?? ""),
             ("crosscheck.known-failures", known == nil ? "ignored" : knownFailuresPath),
+            ("crosscheck.apps", apps.map { "\($0.identifier) (\($0.capabilityNames.joined(separator: " ")))" }.joined(separator: "; ")),
             ("swift.openssl", OpenSSLInfo.version),
             ("python.executable", interpreter.executable),
             ("python.version", versions["python"] ?? interpreter.pythonVersion),

@@ -1,4 +1,5 @@
 import Foundation
+import AppChecks
 import Conformance
 import Fuzzing
 import RoundTrip
@@ -6,26 +7,36 @@ import Sessions
 import Vectors
 
 /// The suites `crosscheck run` knows, by name, and how each is built: the one place that knows
-/// every capability module (the CLI composes them; they do not know each other).
+/// every capability module (the CLI composes them; they do not know each other). The app under
+/// test comes in here too: its checks join the suite of the same name.
 enum SuiteCatalog {
     struct Entry: Sendable {
         let name: String
         let summary: String
-        let build: @Sendable (SuiteContext, SessionOptions) -> [Check]
+        let build: @Sendable (SuiteContext, SessionOptions, [AppSubject]) -> [Check]
     }
 
     static let entries: [Entry] = [
-        Entry(name: RoundTripSuite.name, summary: RoundTripSuite.summary) { context, _ in RoundTripSuite.checks(context) },
-        Entry(name: VectorSuites.vectorsName, summary: VectorSuites.vectorsSummary) { context, _ in VectorSuites.vectors(context) },
-        Entry(name: VectorSuites.wycheproofName, summary: VectorSuites.wycheproofSummary) { context, _ in VectorSuites.wycheproof(context) },
-        Entry(name: SessionSuite.name, summary: SessionSuite.summary) { context, sessions in SessionSuite.checks(context, options: sessions) },
-        Entry(name: FuzzSuite.name, summary: FuzzSuite.summary) { context, sessions in sessions.inProcess ? FuzzSuite.checks(context) : [] },
+        Entry(name: RoundTripSuite.name, summary: RoundTripSuite.summary + "; the app under test against PythonRef both ways") { context, _, apps in
+            RoundTripSuite.checks(context) + AppSuites.roundTrip(context, apps: apps)
+        },
+        Entry(name: VectorSuites.vectorsName, summary: VectorSuites.vectorsSummary + "; the CLI to and from the app under test") { context, _, apps in
+            VectorSuites.vectors(context) + AppSuites.vectors(context, apps: apps)
+        },
+        Entry(name: VectorSuites.wycheproofName, summary: VectorSuites.wycheproofSummary) { context, _, _ in VectorSuites.wycheproof(context) },
+        Entry(name: SessionSuite.name, summary: SessionSuite.summary + "; the app under test as a client, and its certificate pinning") {
+            context, sessions, apps in
+            let settings = AppSessionSettings(inProcess: sessions.inProcess, servers: sessions.loopback ? SessionServers(context, options: sessions) : nil,
+                                              timeout: sessions.timeout, quietGap: sessions.quietGap)
+            return SessionSuite.checks(context, options: sessions) + AppSuites.sessions(context, apps: apps, settings: settings)
+        },
+        Entry(name: FuzzSuite.name, summary: FuzzSuite.summary) { context, sessions, _ in sessions.inProcess ? FuzzSuite.checks(context) : [] },
     ]
 
     static var names: [String] { entries.map(\.name) }
 
     /// The checks of the named suites, in catalog order.
-    static func checks(for names: [String], context: SuiteContext, sessions: SessionOptions) -> [Check] {
-        entries.filter { names.contains($0.name) }.flatMap { $0.build(context, sessions) }
+    static func checks(for names: [String], context: SuiteContext, sessions: SessionOptions, apps: [AppSubject]) -> [Check] {
+        entries.filter { names.contains($0.name) }.flatMap { $0.build(context, sessions, apps) }
     }
 }

@@ -71,6 +71,12 @@ struct DeliberatelyBrokenSwiftPeer: CryptoPeer {
     func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
         try real.aeadOpen(algorithm, key: key, combined: combined, aad: flaw == .gcmDropsAAD ? nil : aad)
     }
+    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
+        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: flaw == .gcmDropsAAD ? nil : aad)
+    }
+    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
+        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: flaw == .gcmDropsAAD ? nil : aad)
+    }
 
     private func brokenPadding(_ padding: RSAEncryptionPadding) -> RSAEncryptionPadding {
         guard flaw == .oaepSHA256WithMGF1SHA1, padding == .oaepSHA256 else { return padding }

@@ -128,4 +128,29 @@ final class Seed004AppTests: XCTestCase {
         // The key persists where the app keeps it.
         XCTAssertEqual(try Seed004Adapter().currentKey(), key)
     }
+
+    /// A text file sealed by CryptoManager, opened by PythonRef's own `aead` module (the Pi's code),
+    /// with the key as the app keeps it (base64 in UserDefaults). With SEED004_SEALED_DIR set, the
+    /// plaintext, the sealed file and key.b64 are left there to run PythonRef by hand:
+    ///   cd PythonRef && /usr/bin/python3 -c "from pythonref import aead; …"  (README, docs/APPLE-MODULES.md)
+    func testSealedByCryptoManager_openedByPythonRef() throws {
+        let app = Seed004Adapter()
+        let scratch = try Scratch()
+        let directory = ProcessInfo.processInfo.environment["SEED004_SEALED_DIR"].map { URL(fileURLWithPath: $0) } ?? scratch.url
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let text = Data("A file sealed on the phone by seed 004's CryptoManager.\n".utf8)
+        try text.write(to: directory.appendingPathComponent("Sample.text"))
+        try app.sealFile(at: directory.appendingPathComponent("Sample.text"), to: directory.appendingPathComponent("Sample.sealed"))
+        try Data(try app.currentKey().base64EncodedString().utf8).write(to: directory.appendingPathComponent("key.b64"))
+        let script = """
+            from pythonref import aead
+            key = aead.parse_symkey(open("key.b64").read().strip())
+            print(aead.open_combined("aes-gcm", key, open("Sample.sealed", "rb").read()).decode(), end="")
+            """
+        let opened = try SeedAppsTests.run("/usr/bin/python3", ["-c", "import sys; sys.path.insert(0, sys.argv[1]); exec(sys.argv[2])",
+                                                  repositoryRoot.appendingPathComponent("PythonRef").path, script], in: directory)
+        print("$ cd \(directory.path) && /usr/bin/python3 -c '<PythonRef: aead.open_combined(\"aes-gcm\", key.b64, Sample.sealed)>'\n"
+              + String(decoding: opened, as: UTF8.self))
+        XCTAssertEqual(opened, text)
+    }
 }

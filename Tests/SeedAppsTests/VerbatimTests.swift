@@ -138,6 +138,17 @@ final class VerbatimTests: XCTestCase {
         XCTAssertEqual(try check("Sources/SeedApps/Seed004/CryptManager.swift"), 0)
     }
 
+    /// examples/seed004-app (the bring-your-own-app example) holds seed 004's two files with no
+    /// header at all: byte for byte the seed's extracts.
+    func testExampleApp_holdsSeed004sFilesExactlyAsPrinted() throws {
+        for (example, extract) in [("CryptManager.swift", "seed004-CryptManager.swift.txt"),
+                                   ("SymmetricKey+Initializer.swift", "seed004-SymmetricKey+Initializer.swift.txt")] {
+            let shipped = try Data(contentsOf: Self.root.appendingPathComponent("examples/seed004-app/\(example)"))
+            let seed = try Data(contentsOf: Self.root.appendingPathComponent("Tests/SeedAppsTests/Extracts/\(extract)"))
+            XCTAssertEqual(shipped, seed, example)
+        }
+    }
+
     func testSeed001_verbatimWithLineBreaksRestored_andTheListedChanges() throws {
         XCTAssertEqual(try check("Sources/SeedApps/Seed001/AES.swift"), 1)
         XCTAssertEqual(try check("Sources/SeedApps/Seed001/Serializers.swift"), 2)

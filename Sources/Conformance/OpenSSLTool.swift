@@ -1,10 +1,10 @@
 import Foundation
-import Conformance
 
 /// The `openssl` command line as a third implementation and as the source of the generated
-/// vectors. Single runs for queries (`openssl version`); `batch` for the many decryptions and
-/// encryptions, run by one `/bin/sh` in a few parallel lanes, since one `Process` per vector from
-/// Swift is the slow part (the CLI itself takes a few milliseconds per call).
+/// vectors; in the core because two capabilities run it (the `vectors` suite and the app checks).
+/// Single runs for queries (`openssl version`); `batch` for the many decryptions and encryptions,
+/// run by one `/bin/sh` in a few parallel lanes, since one `Process` per vector from Swift is the
+/// slow part (the CLI itself takes a few milliseconds per call).
 public struct OpenSSLTool: Sendable {
     public let executable: URL
 

@@ -1,0 +1,138 @@
+// AppChecks — the app under test as a fourth implementation in the suites: a seed app's own code
+// or a team's (through the adapter of Sources/AppUnderTest), checked against PythonRef, the
+// openssl command line and the Swift and PythonRef servers. `roundtrip.app_to_python` and
+// `roundtrip.python_to_app`, `vectors.openssl_to_app` and `vectors.app_to_openssl`,
+// `sessions.app_client.<server>_server` and `sessions.app_pinning`. Classnames keep
+// `crosscheck.<profile>.<relation>`; the app's identifier starts each testcase name
+// (`crosscheck.sealed.app_to_python.seed-003.aes-gcm256.fixed-plaintext`), so one report can
+// hold several apps and a known-failures pattern can name one.
+// May import: Conformance (the core), AppUnderTest, WireCrypto, WireProtocol, Transport.
+// Never the seed apps (the CLI composes: it makes the apps and passes them in).
+import Foundation
+import AppUnderTest
+import Conformance
+import WireCrypto
+
+/// The app-under-test checks of each suite; `crosscheck run` adds them to the suite of that name.
+public enum AppSuites {
+    public static func roundTrip(_ context: SuiteContext, apps: [AppSubject]) -> [Check] {
+        apps.flatMap { AppRoundTrips.checks(context, app: $0) }
+    }
+
+    public static func vectors(_ context: SuiteContext, apps: [AppSubject]) -> [Check] {
+        let openssl = Result { try OpenSSLTool.locate() }.mapError { $0 as? OpenSSLToolError ?? .notFound("\($0)") }
+        return apps.flatMap { AppVectorChecks.checks(context, app: $0, openssl: openssl) }
+    }
+
+    public static func sessions(_ context: SuiteContext, apps: [AppSubject], settings: AppSessionSettings) -> [Check] {
+        var checks = apps.flatMap { AppSessionChecks.checks(context, app: $0, settings: settings) }
+        if apps.contains(where: { $0.has(CertificatePinning.self) }) { checks.append(iosCertificateExpiry(context)) }
+        return checks + apps.flatMap { AppPinningChecks.checks(context, app: $0) }
+    }
+
+    /// The maintenance check of Vectors/tls/ios-*: passes while more than 90 days remain, warns
+    /// (a skip) within them, fails once they have expired. `now` is for tests.
+    public static func iosCertificateExpiry(_ context: SuiteContext, now: Date = Date()) -> Check {
+        AppPinningChecks.maintenanceCheck(context, now: now)
+    }
+}
+
+/// One app under test as the suites hold it: its identifier, and the app used by one check at a
+/// time (app code is not thread-safe, and an app in its own process answers one request at a time).
+public final class AppSubject: @unchecked Sendable {
+    public let identifier: String
+    public let summary: String
+    private let app: AppUnderTest
+    private let lock = NSLock()
+
+    public init(_ app: AppUnderTest) {
+        self.app = app
+        identifier = app.identifier
+        summary = app.summary
+    }
+
+    /// An app made by `make` (an adapter's init runs app code, which may print), or nil.
+    public static func making(_ make: () -> AppUnderTest?) -> AppSubject? {
+        AppOutput.toStandardError { make() }.map(AppSubject.init)
+    }
+
+    public var capabilityNames: [String] { lock.lock(); defer { lock.unlock() }; return app.capabilityNames }
+
+    public func has<T>(_ capability: T.Type) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return app.capability(capability) != nil
+    }
+
+    /// A property of a capability, read when the checks are built (nil without the capability).
+    func read<T, R>(_ capability: T.Type, _ property: (T) -> R) -> R? {
+        lock.lock(); defer { lock.unlock() }
+        return app.capability(capability).map(property)
+    }
+
+    /// Runs `body` with the app as `capability`. What app code prints (the seeds log to stdout)
+    /// goes to stderr meanwhile, so stdout keeps only crosscheck's summary.
+    func with<T, R>(_ capability: T.Type, _ body: (T) throws -> R) throws -> R {
+        lock.lock(); defer { lock.unlock() }
+        guard let adopted = app.capability(capability) else {
+            throw CheckFailure("\(identifier) does not adopt \(capability) (its capabilities changed while the checks ran)")
+        }
+        return try AppOutput.toStandardError { try body(adopted) }
+    }
+}
+
+/// What the app must do, and what it must refuse. The app's own errors (an `AppFailure`, a
+/// thrown `CryptoKitError`, a status) are its answers; `AppUnreachable` (its process died or
+/// hung) is not an answer and passes through, so the check ends as an error, never a verdict.
+enum AppExpect {
+    static func succeeds<R>(_ app: AppSubject, _ what: String, _ step: () throws -> R) throws -> R {
+        do { return try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
+            throw failure
+        } catch {
+            throw CheckFailure("\(app.identifier) failed to \(what): \(error)")
+        }
+    }
+
+    /// The app must refuse: throw (anything but `AppUnreachable`) and release nothing.
+    static func refuses(_ app: AppSubject, _ what: String, _ step: () throws -> Data) throws {
+        let released: Data
+        do { released = try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
+            throw failure
+        } catch {
+            return
+        }
+        throw CheckFailure("\(app.identifier) accepted \(what) and released \(released.count) bytes", details: "released: \(Expect.preview(released))")
+    }
+
+    /// Two JSON values are the same when their sorted serializations are.
+    static func sameJSON(_ actual: Any, _ expected: Any, _ what: String) throws {
+        let canonical = { (value: Any) -> Data? in
+            try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+        }
+        guard let a = canonical(actual), let b = canonical(expected) else { throw CheckFailure("\(what): not JSON values") }
+        guard a == b else {
+            throw CheckFailure("\(what): expected \(String(decoding: b, as: UTF8.self)), got \(String(decoding: a, as: UTF8.self))")
+        }
+    }
+}
+
+/// The names an adapter gives, as the peers take them.
+enum AppCheckNames {
+    /// "pkcs1", "oaep-sha1" or "oaep-sha256" (docs/PROTOCOL.md's names).
+    static func padding(_ name: String) -> RSAEncryptionPadding? { try? RSAEncryptionPadding(name: name) }
+}
+
+/// App code's prints, sent to stderr while it runs (file descriptor 1 pointed at 2, then back).
+enum AppOutput {
+    static func toStandardError<R>(_ body: () throws -> R) rethrows -> R {
+        fflush(nil)
+        let saved = dup(STDOUT_FILENO)
+        guard saved >= 0 else { return try body() }
+        dup2(STDERR_FILENO, STDOUT_FILENO)
+        defer {
+            fflush(nil)
+            dup2(saved, STDOUT_FILENO)
+            close(saved)
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import AppUnderTest
+
+/// The loop an app's own process runs: the hello, then one answer per request, until its input
+/// ends. Requests run one at a time on the calling thread (app code may expect the main thread).
+public enum AppHostServer {
+    /// The host's entry point (crosscheck's generated `main` calls it with the adapter's
+    /// `makeAppUnderTest()`): the real stdout becomes the protocol channel and what app code
+    /// prints goes to stderr, which crosscheck keeps in a log; requests come on stdin.
+    public static func main(_ app: AppUnderTest) -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        fflush(nil)
+        let channel = dup(STDOUT_FILENO)
+        guard channel >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
+            FileHandle.standardError.write(Data("crosscheck app host: cannot set up its output channel\n".utf8))
+            exit(70)
+        }
+        serve(app, input: FileHandle.standardInput, output: FileHandle(fileDescriptor: channel, closeOnDealloc: true))
+        exit(0)
+    }
+
+    /// Writes the hello to `output`, then answers every line of `input` until it ends.
+    public static func serve(_ app: AppUnderTest, input: FileHandle, output: FileHandle) {
+        guard write(["hello": hello(app)], to: output) else { return }
+        let reader = LineReader(input)
+        while let line = reader.next() {
+            if line.isEmpty { continue }
+            guard write(answer(line, app: app), to: output) else { return }
+        }
+    }
+
+    static func write(_ object: [String: Any], to output: FileHandle) -> Bool {
+        do { try output.write(contentsOf: encodeLine(object)); return true } catch { return false }
+    }
+
+    /// What the app is and can do, read once from the adapter.
+    static func hello(_ app: AppUnderTest) -> [String: Any] {
+        var hello: [String: Any] = ["protocol": hostProtocolVersion, "identifier": app.identifier, "summary": app.summary,
+                                    "capabilities": app.capabilityNames]
+        if let client = app.capability(RSASocketClient.self) { hello["rsaPadding"] = client.rsaPadding }
+        if let own = app.capability(RSAOwnKeyEncryption.self) { hello["rsaPadding"] = own.rsaPadding }
+        if let sealing = app.capability(FileSealing.self) { hello["aeadAlgorithm"] = sealing.aeadAlgorithm }
+        if let sealing = app.capability(AEADSealing.self) {
+            hello["aeadAlgorithm"] = sealing.aeadAlgorithm
+            if let fixed = sealing.fixedPlaintext { hello["fixedPlaintext"] = fixed.base64EncodedString() }
+        }
+        if let envelope = app.capability(AESEnvelopeClient.self) { hello["keyDerivation"] = envelope.keyDerivation }
+        return hello
+    }
+
+    /// One request's answer: ok, the app's failure, or a protocol error.
+    static func answer(_ line: Data, app: AppUnderTest) -> [String: Any] {
+        guard let request = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
+              let id = (request["id"] as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }) else {
+            return ["error": "not a request: a JSON object with an integer id, an op and args"]
+        }
+        guard let name = request["op"] as? String, let op = HostOp(rawValue: name) else {
+            return ["id": id, "error": "unknown op '\(request["op"] ?? "")'; this host speaks protocol \(hostProtocolVersion)"]
+        }
+        let args = HostFields(raw: request["args"] as? [String: Any] ?? [:], what: op.rawValue)
+        do {
+            return ["id": id, "ok": try perform(op, args, app)]
+        } catch let error as HostProtocolError {
+            return ["id": id, "error": error.message]
+        } catch let failure as AppFailure {
+            return ["id": id, "failure": ["operation": failure.operation, "detail": failure.detail]]
+        } catch {
+            return ["id": id, "failure": ["operation": op.rawValue, "detail": "\(type(of: error)): \(error)"]]
+        }
+    }
+
+    static func adopted<T>(_ app: AppUnderTest, _ capability: T.Type, _ op: HostOp) throws -> T {
+        guard let adopted = app.capability(capability) else { throw HostProtocolError("\(op.rawValue): the app does not adopt \(op.capability)") }
+        return adopted
+    }
+
+    static func perform(_ op: HostOp, _ args: HostFields, _ app: AppUnderTest) throws -> [String: Any] {
+        func data(_ value: Data) -> [String: Any] { ["data": value.base64EncodedString()] }
+        switch op {
+        case .rsaSocketPublicKeyMessage:
+            return data(try adopted(app, RSASocketClient.self, op).publicKeyMessage())
+        case .rsaSocketReceive:
+            return data(try adopted(app, RSASocketClient.self, op).receiveEncryptedMessage(try args.bytes("bytes")))
+        case .rsaSocketQuitMessage:
+            return data(try adopted(app, RSASocketClient.self, op).quitMessage())
+        case .rsaSocketRunSession:
+            let session = try adopted(app, RSASocketSession.self, op)
+            return data(try session.runSession(host: try args.string("host"), port: try args.int("port"), timeout: try args.double("timeout")))
+        case .rsaOwnKeyEncrypt:
+            let (ciphertext, key) = try adopted(app, RSAOwnKeyEncryption.self, op).encryptWithNewKey(try args.bytes("plaintext"))
+            return ["ciphertext": ciphertext.base64EncodedString(), "privateKey": key.base64EncodedString()]
+        case .keychainStore:
+            try adopted(app, SymmetricKeyStorage.self, op).storeKey(try args.bytes("key"), tag: try args.string("tag"))
+            return [:]
+        case .keychainRead:
+            return data(try adopted(app, SymmetricKeyStorage.self, op).readKey(tag: try args.string("tag")))
+        case .aeadSeal:
+            return data(try adopted(app, AEADSealing.self, op).seal(try args.bytes("plaintext"), key: try args.bytes("key")))
+        case .aeadOpen:
+            return data(try adopted(app, AEADSealing.self, op).open(try args.bytes("combined"), key: try args.bytes("key")))
+        case .fileCurrentKey:
+            return data(try adopted(app, FileSealing.self, op).currentKey())
+        case .fileSeal:
+            try adopted(app, FileSealing.self, op).sealFile(at: URL(fileURLWithPath: try args.string("source")),
+                                                             to: URL(fileURLWithPath: try args.string("destination")))
+            return [:]
+        case .fileOpen:
+            try adopted(app, FileSealing.self, op).openFile(at: URL(fileURLWithPath: try args.string("source")),
+                                                             to: URL(fileURLWithPath: try args.string("destination")))
+            return [:]
+        case .envelopeRequestBody:
+            let client = try adopted(app, AESEnvelopeClient.self, op)
+            return data(try client.requestBody(parameters: try args.object("parameters"), encryptionKey: try args.string("encryptionKey")))
+        case .envelopeResponseObject:
+            let object = try adopted(app, AESEnvelopeClient.self, op).responseObject(body: try args.bytes("body"),
+                                                                                   encryptionKey: try args.string("encryptionKey"))
+            guard JSONSerialization.isValidJSONObject(["json": object]) else {
+                throw AppFailure("responseObject", "the app returned \(type(of: object)), which is not a JSON value")
+            }
+            return ["json": object]
+        case .pinningEvaluate:
+            let accepted = try adopted(app, CertificatePinning.self, op).evaluateServerTrust(
+                chainDER: try args.bytesList("chain"), host: try args.string("host"), pinnedCertificateDER: try args.bytes("pin"))
+            return ["accepted": accepted]
+        }
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+
+/// A team's app as a SwiftPM package crosscheck builds: the Swift files of a folder (the team's
+/// own crypto code, unchanged, importing CryptoKit/Security/CommonCrypto as on iOS, plus an
+/// adapter that defines `makeAppUnderTest()`), copied into `<build root>/<hash of the folder's
+/// path>/Sources/App/` next to a generated entry point that serves the adapter's app over the host
+/// protocol, and a Package.swift that depends on this checkout by path (products CryptoKit,
+/// Security, CommonCrypto, AppUnderTest, AppHost). The folder for one source folder is kept
+/// between runs, so a second build only recompiles what changed.
+public struct AppPackage: Sendable {
+    /// The function the adapter must define.
+    public static let entryPoint = "makeAppUnderTest"
+    /// The generated file that calls it (a name app code is unlikely to use).
+    public static let generatedMain = "CrosscheckAppHostMain.generated.swift"
+    public static let executableName = "App"
+
+    public let sources: URL
+    public let checkout: URL
+    public let directory: URL
+
+    /// `sources`: the team's folder; `checkout`: crosscheck's package root; `buildRoot`: where
+    /// packages go (crosscheck uses reports/app-build).
+    public init(sources: URL, checkout: URL, buildRoot: URL) {
+        self.sources = sources.standardizedFileURL
+        self.checkout = checkout.standardizedFileURL
+        directory = buildRoot.appendingPathComponent(Self.folderName(for: self.sources))
+    }
+
+    /// The package folder's name: a hash of the source folder's absolute path (FNV-1a, 64 bits).
+    static func folderName(for sources: URL) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in sources.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return String(hash, radix: 16).leftPadded(to: 16)
+    }
+
+    var appSources: URL { directory.appendingPathComponent("Sources/App") }
+    /// The built host.
+    public var executable: URL { directory.appendingPathComponent(".build/debug/\(Self.executableName)") }
+    public var buildLog: URL { directory.appendingPathComponent("build.log") }
+    /// Where the host's stderr (what the app prints) goes.
+    public var hostLog: URL { directory.appendingPathComponent("host-stderr.log") }
+
+    // MARK: checking the folder
+
+    /// The Swift files under `sources`, as paths relative to it (hidden folders and `.build` skipped), sorted.
+    public func swiftFiles() throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: sources.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw AppBuildError.noDirectory(sources.path)
+        }
+        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: [.isDirectoryKey],
+                                                              options: [.skipsHiddenFiles, .skipsPackageDescendants]) else {
+            throw AppBuildError.noDirectory(sources.path)
+        }
+        var files: [String] = []
+        for case let url as URL in enumerator {
+            if url.lastPathComponent == ".build" { enumerator.skipDescendants(); continue }
+            guard url.pathExtension == "swift" else { continue }
+            let relative = String(url.standardizedFileURL.path.dropFirst(sources.path.count).drop { $0 == "/" })
+            files.append(relative)
+        }
+        guard !files.isEmpty else { throw AppBuildError.noSwiftFiles(sources.path) }
+        return files.sorted()
+    }
+
+    /// Refuses a folder crosscheck cannot host: no adapter, or an entry point of its own.
+    public func check(_ files: [String]) throws {
+        var foundAdapter = false
+        for file in files {
+            let text = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? ""
+            if file == Self.generatedMain {
+                throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "a file named \(Self.generatedMain)")
+            }
+            if (file as NSString).lastPathComponent == "main.swift" {
+                throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "main.swift")
+            }
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("@main") || trimmed.hasPrefix("@UIApplicationMain") || trimmed.hasPrefix("@NSApplicationMain") {
+                    throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: index + 1,
+                                                      what: String(trimmed.prefix { !$0.isWhitespace }))
+                }
+                if !trimmed.hasPrefix("//"), trimmed.range(of: #"func\s+makeAppUnderTest\s*\("#, options: .regularExpression) != nil {
+                    foundAdapter = true
+                }
+            }
+        }
+        guard foundAdapter else { throw AppBuildError.noAdapter(directory: sources.path, files: files) }
+    }
+
+    // MARK: writing the package
+
+    /// Writes Package.swift and the entry point, and copies `files` into Sources/App (only those
+    /// that changed, so the build stays incremental; files no longer in the folder are removed).
+    public func prepare(_ files: [String]) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: appSources, withIntermediateDirectories: true)
+        try writeIfChanged(Data(packageManifest().utf8), to: directory.appendingPathComponent("Package.swift"))
+        try writeIfChanged(Data(entryPointSource().utf8), to: appSources.appendingPathComponent(Self.generatedMain))
+        for file in files {
+            let target = appSources.appendingPathComponent(file)
+            try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try writeIfChanged(try Data(contentsOf: sources.appendingPathComponent(file)), to: target)
+        }
+        let keep = Set(files + [Self.generatedMain])
+        if let enumerator = manager.enumerator(at: appSources, includingPropertiesForKeys: nil) {
+            for case let url as URL in enumerator where url.pathExtension == "swift" {
+                let relative = String(url.standardizedFileURL.path.dropFirst(appSources.standardizedFileURL.path.count).drop { $0 == "/" })
+                if !keep.contains(relative) { try? manager.removeItem(at: url) }
+            }
+        }
+    }
+
+    private func writeIfChanged(_ data: Data, to url: URL) throws {
+        if FileManager.default.contents(atPath: url.path) == data { return }
+        try data.write(to: url, options: .atomic)
+    }
+
+    /// SwiftPM calls a path dependency by its folder's name.
+    var checkoutIdentity: String { checkout.lastPathComponent }
+
+    func packageManifest() -> String {
+        let path = checkout.path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let identity = checkoutIdentity.replacingOccurrences(of: "\"", with: "\\\"")
+        let products = ["CryptoKit", "Security", "CommonCrypto", "AppUnderTest", "AppHost"]
+            .map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(separator: ", ")
+        return """
+            // swift-tools-version:6.0
+            // Generated by crosscheck for \(sources.path.replacingOccurrences(of: "\n", with: " ")); rewritten on every run.
+            // The app's files (Sources/App) are copies: edit them where they came from.
+            import PackageDescription
+
+            let package = Package(
+                name: "CrosscheckAppUnderTest",
+                dependencies: [.package(path: "\(path)")],
+                targets: [
+                    .executableTarget(name: "\(Self.executableName)", dependencies: [\(products)], path: "Sources/App",
+                                      swiftSettings: [.swiftLanguageMode(.v5)]),
+                ]
+            )
+
+            """
+    }
+
+    func entryPointSource() -> String {
+        """
+        // Generated by crosscheck: the app host's entry point. The adapter defines \(Self.entryPoint)();
+        // the host serves that app to crosscheck over stdin/stdout (Sources/AppHost in crosscheck).
+        import AppHost
+        import AppUnderTest
+
+        @main
+        enum CrosscheckAppHostMain {
+            static func main() {
+                let app: AppUnderTest = \(Self.entryPoint)()
+                AppHostServer.main(app)
+            }
+        }
+
+        """
+    }
+
+    // MARK: building
+
+    /// `swift build` of the package under `timeout` (output to build.log); returns the executable.
+    /// `swift`: the toolchain's `swift` (a path, or a name looked up in $PATH).
+    public func build(swift: String = "swift", timeout: TimeInterval) throws -> URL {
+        guard let swiftPath = Self.locate(swift) else { throw AppBuildError.noToolchain(swift) }
+        guard FileManager.default.createFile(atPath: buildLog.path, contents: nil) else {
+            throw AppBuildError.buildFailed("cannot write \(buildLog.path)", log: buildLog.path)
+        }
+        let log = try FileHandle(forWritingTo: buildLog)
+        defer { try? log.close() }
+        let process = Process()
+        process.executableURL = swiftPath
+        process.arguments = ["build", "--package-path", directory.path, "--product", Self.executableName]
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            if finished.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+            throw AppBuildError.timedOut(timeout, log: buildLog.path)
+        }
+        let output = (try? String(contentsOf: buildLog, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            let errors = compileErrors(in: output)
+            if !errors.isEmpty { throw AppBuildError.compileErrors(errors, log: buildLog.path) }
+            throw AppBuildError.buildFailed(String(output.suffix(2000)), log: buildLog.path)
+        }
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw AppBuildError.buildFailed("swift build succeeded but \(executable.path) is not there", log: buildLog.path)
+        }
+        return executable
+    }
+
+    /// The compiler's errors, `path:line:column: error: message`, with paths in Sources/App shown
+    /// as the files in the source folder they were copied from; each once, in order.
+    public func compileErrors(in output: String) -> [String] {
+        let copied = appSources.standardizedFileURL.path + "/"
+        var seen = Set<String>()
+        var errors: [String] = []
+        for line in output.split(separator: "\n") {
+            guard line.range(of: #"^/.+\.swift:\d+:\d+: error: "#, options: .regularExpression) != nil else { continue }
+            var text = String(line)
+            if text.hasPrefix(copied + Self.generatedMain) {
+                text = "the adapter's \(Self.entryPoint)() must return an AppUnderTest and take no arguments: " + text
+            } else if text.hasPrefix(copied) {
+                text = sources.path + "/" + text.dropFirst(copied.count)
+            }
+            if seen.insert(text).inserted { errors.append(text) }
+        }
+        return errors
+    }
+
+    static func locate(_ name: String) -> URL? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? URL(fileURLWithPath: name) : nil }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Why a folder could not become a running app, in words that say what to do.
+public enum AppBuildError: Error, CustomStringConvertible, Equatable {
+    case noDirectory(String)
+    case noSwiftFiles(String)
+    case noAdapter(directory: String, files: [String])
+    case ownEntryPoint(file: String, line: Int, what: String)
+    case compileErrors([String], log: String)
+    case buildFailed(String, log: String)
+    case timedOut(TimeInterval, log: String)
+    case noToolchain(String)
+
+    public var description: String {
+        switch self {
+        case let .noDirectory(path):
+            return "\(path) is not a folder; --app takes a folder of Swift files (the app's crypto code and an adapter) or a seed app (seed-000 … seed-004)"
+        case let .noSwiftFiles(path):
+            return "\(path) holds no .swift files; put the app's crypto code and an adapter file there"
+        case let .noAdapter(directory, files):
+            return """
+                no adapter in \(directory): none of its Swift files (\(files.joined(separator: ", "))) defines \(AppPackage.entryPoint)().
+                Add a file, e.g. \(directory)/CrosscheckAdapter.swift, that maps the app's functions onto AppUnderTest's capabilities:
+
+                    import Foundation
+                    import AppUnderTest
+
+                    final class MyAppAdapter: AppUnderTest, AEADSealing {
+                        let identifier = "my-app"                  // names the app's testcases
+                        let summary = "what the app is, where its code comes from"
+                        let aeadAlgorithm = "aes-gcm"              // or "chachapoly"
+                        let fixedPlaintext: Data? = nil            // the one plaintext the app seals, if it takes no other
+                        func seal(_ plaintext: Data, key: Data) throws -> Data { try MyCrypto.seal(plaintext, key: key) }  // your code
+                        func open(_ combined: Data, key: Data) throws -> Data { try MyCrypto.open(combined, key: key) }
+                    }
+
+                    func \(AppPackage.entryPoint)() -> AppUnderTest { MyAppAdapter() }
+
+                Adopt only the capabilities the app's code serves: RSASocketClient, RSASocketSession, RSAOwnKeyEncryption,
+                SymmetricKeyStorage, AEADSealing, FileSealing, AESEnvelopeClient, CertificatePinning (Sources/AppUnderTest/
+                AppUnderTest.swift says what each maps). examples/seed004-app is a worked example.
+                """
+        case let .ownEntryPoint(file, line, what):
+            return "\(file):\(line): \(what): the app runs inside crosscheck's host, which has its own entry point; leave the app's entry point (main.swift, @main, @UIApplicationMain) out of the folder"
+        case let .compileErrors(errors, log):
+            let shown = errors.prefix(20).joined(separator: "\n")
+            return "the app does not compile:\n\(shown)" + (errors.count > 20 ? "\n… \(errors.count - 20) more" : "")
+                + "\nThe full build output is in \(log). crosscheck provides CryptoKit, Security and CommonCrypto as docs/APPLE-MODULES.md lists; UIKit and networking frameworks are not there: keep the folder to the app's crypto code and its adapter."
+        case let .buildFailed(tail, log):
+            return "swift build failed (the full output is in \(log)):\n\(tail)"
+        case let .timedOut(seconds, log):
+            return "swift build did not finish within \(Int(seconds)) s and was stopped (output so far in \(log)); a first build compiles crosscheck's modules too, try --app-build-timeout with more"
+        case let .noToolchain(name):
+            return "no Swift toolchain: '\(name)' was not found on PATH (Swift 6 is required to build the app; see swift.org/install)"
+        }
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String { count >= length ? self : String(repeating: "0", count: length - count) + self }
+}

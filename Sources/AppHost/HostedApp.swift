@@ -1,0 +1,248 @@
+import Foundation
+import AppUnderTest
+
+/// An app in a host of its own, seen through the same capability protocols as an app in process.
+/// It adopts all of them, but `capability(_:)` answers only for those the host's hello lists.
+/// Every request has a deadline: a host that hangs is stopped, one that dies is noticed, and both
+/// become `AppUnreachable` (an error testcase, never a verdict and never a hang). The next request
+/// starts the host again, at most `maximumRestarts` times.
+public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
+    FileSealing, AESEnvelopeClient, CertificatePinning, @unchecked Sendable {
+    public let identifier: String
+    public let summary: String
+    /// The capability protocols the app adopts, as its host said.
+    public let capabilities: [String]
+    public let rsaPadding: String
+    public let aeadAlgorithm: String
+    public let fixedPlaintext: Data?
+    public let keyDerivation: String
+    public let maximumRestarts: Int
+    /// How long one request may take (a session gets more: see `runSession`).
+    public let requestTimeout: TimeInterval
+
+    private let launch: () throws -> HostChannel
+    private let helloTimeout: TimeInterval
+    private var channel: HostChannel?
+    private var restarts = 0
+    private var nextID = 1
+    private var cachedQuitMessage: Data?
+    private let lock = NSLock()
+
+    /// Starts the host with `launch` and reads its hello; throws `HostStartError` when it does
+    /// not answer as a host within `helloTimeout`.
+    public init(launch: @escaping () throws -> HostChannel, requestTimeout: TimeInterval = 60, helloTimeout: TimeInterval = 30,
+                maximumRestarts: Int = 2) throws {
+        self.launch = launch
+        self.requestTimeout = requestTimeout
+        self.helloTimeout = helloTimeout
+        self.maximumRestarts = maximumRestarts
+        let channel: HostChannel
+        do { channel = try launch() } catch { throw HostStartError("cannot start the app's host: \(error)", log: "") }
+        let hello = try Self.readHello(channel, timeout: helloTimeout)
+        identifier = hello.identifier
+        summary = hello.summary
+        capabilities = hello.capabilities
+        rsaPadding = hello.rsaPadding
+        aeadAlgorithm = hello.aeadAlgorithm
+        fixedPlaintext = hello.fixedPlaintext
+        keyDerivation = hello.keyDerivation
+        self.channel = channel
+    }
+
+    deinit { channel?.stop() }
+
+    /// Ends the host process.
+    public func stop() {
+        lock.lock(); defer { lock.unlock() }
+        channel?.stop()
+        channel = nil
+    }
+
+    public func capability<T>(_ capability: T.Type) -> T? {
+        guard let name = Self.capabilityName(capability), capabilities.contains(name) else { return nil }
+        return self as? T
+    }
+
+    static func capabilityName(_ type: Any.Type) -> String? {
+        let known: [(String, Any.Type)] = [
+            ("RSASocketClient", (any RSASocketClient).self), ("RSASocketSession", (any RSASocketSession).self),
+            ("RSAOwnKeyEncryption", (any RSAOwnKeyEncryption).self), ("SymmetricKeyStorage", (any SymmetricKeyStorage).self),
+            ("AEADSealing", (any AEADSealing).self), ("FileSealing", (any FileSealing).self),
+            ("AESEnvelopeClient", (any AESEnvelopeClient).self), ("CertificatePinning", (any CertificatePinning).self),
+        ]
+        return known.first { ObjectIdentifier($0.1) == ObjectIdentifier(type) }?.0
+    }
+
+    // MARK: the capabilities, as requests
+
+    public func publicKeyMessage() throws -> Data { try request(.rsaSocketPublicKeyMessage, [:]).bytes("data") }
+
+    public func receiveEncryptedMessage(_ bytes: Data) throws -> Data {
+        try request(.rsaSocketReceive, ["bytes": bytes.base64EncodedString()]).bytes("data")
+    }
+
+    /// Asked once and kept (the protocol's method cannot throw; a host that is gone gives the last answer).
+    public func quitMessage() -> Data {
+        if let cached = lock.withLock({ cachedQuitMessage }) { return cached }
+        let message = (try? request(.rsaSocketQuitMessage, [:]).bytes("data")) ?? Data()
+        lock.withLock { cachedQuitMessage = message.isEmpty ? nil : message }
+        return message
+    }
+
+    public func runSession(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        try request(.rsaSocketRunSession, ["host": host, "port": port, "timeout": timeout], timeout: max(requestTimeout, timeout * 4 + 10)).bytes("data")
+    }
+
+    public func encryptWithNewKey(_ plaintext: Data) throws -> (ciphertext: Data, privateKeyPKCS1DER: Data) {
+        let answer = try request(.rsaOwnKeyEncrypt, ["plaintext": plaintext.base64EncodedString()])
+        return (try answer.bytes("ciphertext"), try answer.bytes("privateKey"))
+    }
+
+    public func storeKey(_ key: Data, tag: String) throws { _ = try request(.keychainStore, ["key": key.base64EncodedString(), "tag": tag]) }
+
+    public func readKey(tag: String) throws -> Data { try request(.keychainRead, ["tag": tag]).bytes("data") }
+
+    public func seal(_ plaintext: Data, key: Data) throws -> Data {
+        try request(.aeadSeal, ["plaintext": plaintext.base64EncodedString(), "key": key.base64EncodedString()]).bytes("data")
+    }
+
+    public func open(_ combined: Data, key: Data) throws -> Data {
+        try request(.aeadOpen, ["combined": combined.base64EncodedString(), "key": key.base64EncodedString()]).bytes("data")
+    }
+
+    public func currentKey() throws -> Data { try request(.fileCurrentKey, [:]).bytes("data") }
+
+    public func sealFile(at source: URL, to destination: URL) throws {
+        _ = try request(.fileSeal, ["source": source.path, "destination": destination.path])
+    }
+
+    public func openFile(at source: URL, to destination: URL) throws {
+        _ = try request(.fileOpen, ["source": source.path, "destination": destination.path])
+    }
+
+    public func requestBody(parameters: [String: Any], encryptionKey: String) throws -> Data {
+        guard JSONSerialization.isValidJSONObject(parameters) else { throw AppFailure("requestBody", "the parameters are not a JSON object") }
+        return try request(.envelopeRequestBody, ["parameters": parameters, "encryptionKey": encryptionKey]).bytes("data")
+    }
+
+    public func responseObject(body: Data, encryptionKey: String) throws -> Any {
+        let answer = try request(.envelopeResponseObject, ["body": body.base64EncodedString(), "encryptionKey": encryptionKey])
+        guard let object = answer.raw["json"] else { throw AppUnreachable("the host's answer to \(HostOp.envelopeResponseObject.rawValue) has no json") }
+        return object
+    }
+
+    public func evaluateServerTrust(chainDER: [Data], host: String, pinnedCertificateDER: Data) throws -> Bool {
+        try request(.pinningEvaluate, ["chain": chainDER.map { $0.base64EncodedString() }, "host": host,
+                                       "pin": pinnedCertificateDER.base64EncodedString()]).bool("accepted")
+    }
+
+    // MARK: requests
+
+    /// One request and its answer. The app's refusal is thrown as its `AppFailure`; anything that
+    /// keeps the app from answering is `AppUnreachable`.
+    func request(_ op: HostOp, _ args: [String: Any], timeout: TimeInterval? = nil) throws -> HostFields {
+        lock.lock(); defer { lock.unlock() }
+        let channel = try liveChannel(for: op)
+        let id = nextID
+        nextID += 1
+        do { try channel.send(encodeLine(["id": id, "op": op.rawValue, "args": args])) } catch {
+            throw unreachable(channel, "could not send \(op.rawValue) to the host (\(error))")
+        }
+        let limit = timeout ?? requestTimeout
+        let deadline = Date().addingTimeInterval(limit)
+        while true {
+            switch channel.next(deadline: deadline) {
+            case .timedOut:
+                throw unreachable(channel, "no answer to \(op.rawValue) within \(Int(limit)) s (a hang in the app's code?); the host was stopped")
+            case .ended:
+                throw unreachable(channel, "the host \(Self.ended(channel)) while answering \(op.rawValue)")
+            case let .line(line):
+                guard let message = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
+                    throw unreachable(channel, "the host answered \(op.rawValue) with a line that is not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
+                }
+                guard let answerID = (message["id"] as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }), answerID == id else {
+                    if let error = message["error"] as? String { throw unreachable(channel, "the host refused a request: \(error)") }
+                    continue  // an answer to an earlier request that timed out
+                }
+                if let ok = message["ok"] as? [String: Any] { return HostFields(raw: ok, what: "the host's answer to \(op.rawValue)") }
+                if let failure = message["failure"] as? [String: Any] {
+                    throw AppFailure(failure["operation"] as? String ?? op.rawValue, failure["detail"] as? String ?? "")
+                }
+                throw unreachable(channel, "the host could not serve \(op.rawValue): \(message["error"] as? String ?? "an answer without ok, failure or error")")
+            }
+        }
+    }
+
+    /// The running host, started again if it died (at most `maximumRestarts` times).
+    private func liveChannel(for op: HostOp) throws -> HostChannel {
+        if let channel { return channel }
+        guard restarts < maximumRestarts else {
+            throw AppUnreachable("the host was started \(restarts + 1) times and is gone again; \(op.rawValue) not sent")
+        }
+        restarts += 1
+        let fresh: HostChannel
+        do { fresh = try launch() } catch { throw AppUnreachable("cannot start the host again: \(error)") }
+        let hello: Hello
+        do { hello = try Self.readHello(fresh, timeout: helloTimeout) } catch { throw AppUnreachable("the host started again but: \(error)") }
+        guard hello.identifier == identifier, hello.capabilities == capabilities else {
+            fresh.stop()
+            throw AppUnreachable("the host started again as another app (\(hello.identifier), \(hello.capabilities))")
+        }
+        channel = fresh
+        return fresh
+    }
+
+    private func unreachable(_ channel: HostChannel, _ what: String) -> AppUnreachable {
+        channel.stop()
+        if self.channel === channel { self.channel = nil }
+        let tail = channel.logTail()
+        return AppUnreachable(what + (tail.isEmpty ? "" : "\n--- the host's stderr (\(channel.log?.path ?? "")) ends with:\n\(tail)"))
+    }
+
+    private static func ended(_ channel: HostChannel) -> String {
+        channel.exitDescription(waitingUpTo: 1) ?? "closed its output"
+    }
+
+    // MARK: hello
+
+    struct Hello {
+        let identifier, summary: String
+        let capabilities: [String]
+        let rsaPadding, aeadAlgorithm, keyDerivation: String
+        let fixedPlaintext: Data?
+    }
+
+    static func readHello(_ channel: HostChannel, timeout: TimeInterval) throws -> Hello {
+        let fail = { (problem: String) -> HostStartError in
+            channel.stop()
+            return HostStartError(problem, log: channel.logTail())
+        }
+        switch channel.next(deadline: Date().addingTimeInterval(timeout)) {
+        case .timedOut: throw fail("the app's host said nothing within \(Int(timeout)) s")
+        case .ended: throw fail("the app's host \(ended(channel)) before saying hello")
+        case let .line(line):
+            guard let message = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any], let hello = message["hello"] as? [String: Any] else {
+                throw fail("the app's host began with something that is not a hello: \(String(decoding: line.prefix(200), as: UTF8.self))")
+            }
+            guard (hello["protocol"] as? NSNumber)?.intValue == hostProtocolVersion else {
+                throw fail("the app's host speaks protocol \(hello["protocol"] ?? "?"); crosscheck speaks \(hostProtocolVersion): rebuild it")
+            }
+            guard let identifier = hello["identifier"] as? String, !identifier.isEmpty, let summary = hello["summary"] as? String,
+                  let capabilities = hello["capabilities"] as? [String] else {
+                throw fail("the app's hello lacks its identifier, summary or capabilities")
+            }
+            let fixed = (hello["fixedPlaintext"] as? String).flatMap { Data(base64Encoded: $0) }
+            return Hello(identifier: identifier, summary: summary, capabilities: capabilities, rsaPadding: hello["rsaPadding"] as? String ?? "",
+                         aeadAlgorithm: hello["aeadAlgorithm"] as? String ?? "", keyDerivation: hello["keyDerivation"] as? String ?? "",
+                         fixedPlaintext: fixed)
+        }
+    }
+}
+
+/// The host did not start as a host: what happened, and the end of its stderr.
+public struct HostStartError: Error, CustomStringConvertible, Sendable {
+    public let problem: String
+    public let log: String
+    public init(_ problem: String, log: String) { self.problem = problem; self.log = log }
+    public var description: String { problem + (log.isEmpty ? "" : "\n--- its stderr ends with:\n\(log)") }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+
+/// `crosscheck run --app DIR`, end to end: a folder of app code and an adapter is built into a
+/// host and checked; a folder that does not compile, one without an adapter and a planted broken
+/// app each end the way the README says. The folders live at fixed paths under the temporary
+/// directory, so their packages (reports/app-build/<hash>/) build incrementally on later runs.
+final class AppCLITests: XCTestCase {
+    static let example = CrosscheckBinary.root.appendingPathComponent("examples/seed004-app")
+
+    /// A fresh copy of `files` in a folder of this name under the temporary directory.
+    func appFolder(_ name: String, _ files: [String: String]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-cli-apps/\(name)")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (file, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(file)) }
+        return folder
+    }
+
+    func exampleFiles() throws -> [String: String] {
+        var files: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.example.path) where name.hasSuffix(".swift") {
+            files[name] = try String(contentsOf: Self.example.appendingPathComponent(name), encoding: .utf8)
+        }
+        return files
+    }
+
+    func testExampleApp_isBuiltHostedAndPassesItsChecks() throws {
+        let report = try makeTemporaryDirectory().appendingPathComponent("app.xml")
+        let outcome = try CrosscheckBinary.run(["run", "--app", "examples/seed004-app", "--suite", "roundtrip,vectors,sessions",
+                                                "--filter", "example-seed004", "--seed", "4", "--junit", report.path])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the app under test is example-seed004 (FileSealing)"), outcome.stderr)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_python"), [4, 4, 0, 0, 0], outcome.stdout)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.python_to_app"), [4, 4, 0, 0, 0], outcome.stdout)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"<testcase name="example-seed004.file.100KiB" classname="crosscheck.sealed.app_to_python""#), xml)
+        XCTAssertTrue(xml.contains(#"<property name="crosscheck.apps" value="example-seed004 (FileSealing)">"#), xml)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+    }
+
+    func testAppThatDoesNotCompile_exits69NamingFileAndLine() throws {
+        var files = try exampleFiles()
+        let source = try XCTUnwrap(files["CryptManager.swift"])
+        let lines = source.components(separatedBy: "\n")
+        let line = try XCTUnwrap(lines.firstIndex { $0.contains("AES.GCM.seal(data, using: symmetricKey)") })
+        files["CryptManager.swift"] = source.replacingOccurrences(of: "AES.GCM.seal(data, using: symmetricKey)", with: "AES.GCM.seal(data, usingKey: symmetricKey)")
+        let folder = try appFolder("does-not-compile", files)
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--quiet"])
+        XCTAssertEqual(outcome.status, 69, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the app does not compile:"), outcome.stderr)
+        // file:line:column of the folder's own file (not the package's copy), with the compiler's words.
+        XCTAssertTrue(outcome.stderr.range(of: "\n\(folder.path)/CryptManager.swift:\(line + 1):[0-9]+: error: incorrect argument label",
+                                           options: .regularExpression) != nil, outcome.stderr)
+        XCTAssertFalse(outcome.stderr.contains("reports/app-build/") && outcome.stderr.contains("Sources/App/CryptManager.swift"), outcome.stderr)
+        XCTAssertTrue(outcome.stdout.isEmpty, "no checks ran: \(outcome.stdout)")
+    }
+
+    func testFolderWithoutAdapter_exits66SayingWhatToWrite() throws {
+        var files = try exampleFiles()
+        files["CrosscheckAdapter.swift"] = nil
+        let folder = try appFolder("no-adapter", files)
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--quiet"])
+        XCTAssertEqual(outcome.status, 66, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("no adapter in \(folder.path): none of its Swift files (CryptManager.swift, SymmetricKey+Initializer.swift) defines makeAppUnderTest()"),
+                      outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("func makeAppUnderTest() -> AppUnderTest { MyAppAdapter() }"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("examples/seed004-app is a worked example"), outcome.stderr)
+    }
+
+    /// An app a team could write, with one flaw planted: every file sealed under the same nonce.
+    func testPlantedBrokenApp_failsTheNamedCheck() throws {
+        let folder = try appFolder("planted-fixed-nonce", [
+            "Sealer.swift": """
+                import Foundation
+                import CryptoKit
+
+                enum Sealer {
+                    static let key = SymmetricKey(size: .bits256)
+                    static func seal(_ data: Data) throws -> Data {
+                        // PLANTED: the same nonce for every file.
+                        guard let combined = try AES.GCM.seal(data, using: key, nonce: AES.GCM.Nonce(data: Data(count: 12))).combined else { return Data() }
+                        return combined
+                    }
+                    static func open(_ data: Data) throws -> Data { try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key) }
+                }
+                """,
+            "Adapter.swift": """
+                import Foundation
+                import AppUnderTest
+
+                final class PlantedAdapter: AppUnderTest, FileSealing {
+                    let identifier = "planted-fixed-nonce-files"
+                    let summary = "a file sealer with one nonce for every file (planted)"
+                    let aeadAlgorithm = "aes-gcm"
+                    func currentKey() throws -> Data { Sealer.key.withUnsafeBytes { Data($0) } }
+                    func sealFile(at source: URL, to destination: URL) throws { try Sealer.seal(try Data(contentsOf: source)).write(to: destination) }
+                    func openFile(at source: URL, to destination: URL) throws { try Sealer.open(try Data(contentsOf: source)).write(to: destination) }
+                }
+
+                func makeAppUnderTest() -> AppUnderTest { PlantedAdapter() }
+                """,
+        ])
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--filter", "planted-fixed-nonce-files", "--quiet"])
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_python"), [4, 3, 1, 0, 0], outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("FAIL  crosscheck.sealed.app_to_python.planted-fixed-nonce-files.file.fresh-nonce-per-seal: "
+                                              + "planted-fixed-nonce-files sealed the same file twice with the same nonce 000000000000000000000000"), outcome.stdout)
+    }
+
+    func testSeedAppByName_andUsageErrors() throws {
+        let outcome = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "roundtrip", "--filter", "seed-", "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_python"), [9, 9, 0, 0, 0], outcome.stdout)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.python_to_app"), [36, 36, 0, 0, 0], outcome.stdout)
+        XCTAssertFalse(outcome.stdout.contains("seed-001"), "only the chosen app runs")
+        for arguments in [["run", "--app", "/nonexistent/app"], ["run", "--app", ""], ["run", "--app", "seed-003", "--app-timeout", "0"]] {
+            let refused = try CrosscheckBinary.run(arguments)
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.stderr)")
+        }
+    }
+}
