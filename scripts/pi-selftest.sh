@@ -2,9 +2,11 @@
 # make pi-selftest: a Raspberry Pi stand-in in a network namespace of its own.
 #
 # Creates a namespace with a veth pair (private addresses 10.213.77.1/30 here, .2 in the namespace),
-# starts the PythonRef rsa-socket and aes-https servers inside it, runs `crosscheck remote` against
-# them over the veth link, then runs the same checks against the same servers on loopback. Removes
-# the namespace, the link and the servers on every exit, also on failure or Ctrl-C.
+# starts the PythonRef rsa-socket and aes-https servers inside it — hardened (OAEP, base64-raw keys)
+# for crosscheck's reference client, and configured as the seed apps need them (PKCS#1 v1.5,
+# utf8-zeropad16 keys) for `--client both`: the reference checks and the seed apps as they ship —
+# runs `crosscheck remote` against them over the veth link, then the reference checks on loopback.
+# Removes the namespace, the link and the servers on every exit, also on failure or Ctrl-C.
 # Exit: 0 all passed, 1 a check failed, 77 skipped (not root / no namespaces), other: setup error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +71,8 @@ start() {
 mkdir -p "$REPORTS"
 start ns "$REPORTS/rsa-ns.log" rsa-socket --host "$NS_ADDR" --port 9876 --padding oaep-sha256 --digest
 start ns "$REPORTS/https-ns.log" aes-https --host "$NS_ADDR" --port 8443 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry
+start ns "$REPORTS/rsa-seed-ns.log" rsa-socket --host "$NS_ADDR" --port 9877 --padding pkcs1
+start ns "$REPORTS/https-seed-ns.log" aes-https --host "$NS_ADDR" --port 8444 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry --key-mode utf8-zeropad16
 start lo "$REPORTS/rsa-lo.log" rsa-socket --host 127.0.0.1 --port 0 --padding oaep-sha256 --digest
 start lo "$REPORTS/https-lo.log" aes-https --host 127.0.0.1 --port 0 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry
 RSA_LO=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$REPORTS/rsa-lo.log")
@@ -76,12 +80,15 @@ HTTPS_LO=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$REPORTS/https-lo.log")
 
 status=0
 run() { "$BIN" remote --quiet "$@" || status=1; }
-echo "pi-selftest: the namespace test host at $NS_ADDR"
-run --host "$NS_ADDR" --port 9876 --profile rsa-socket --junit "$REPORTS/rsa-socket-ns.xml"
-run --host "$NS_ADDR" --port 8443 --profile aes-https --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-ns.xml"
-echo "pi-selftest: the same checks on loopback"
-run --host 127.0.0.1 --port "$RSA_LO" --profile rsa-socket --junit "$REPORTS/rsa-socket-lo.xml"
-run --host 127.0.0.1 --port "$HTTPS_LO" --profile aes-https --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-lo.xml"
+echo "pi-selftest: the namespace test host at $NS_ADDR: hardened servers, reference client"
+run --host "$NS_ADDR" --port 9876 --profile rsa-socket --client reference --junit "$REPORTS/rsa-socket-ns.xml"
+run --host "$NS_ADDR" --port 8443 --profile aes-https --client reference --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-ns.xml"
+echo "pi-selftest: the namespace test host at $NS_ADDR: servers as the seed apps need them, --client both"
+run --host "$NS_ADDR" --port 9877 --profile rsa-socket --client both --junit "$REPORTS/rsa-socket-seed-ns.xml"
+run --host "$NS_ADDR" --port 8444 --profile aes-https --client both --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-seed-ns.xml"
+echo "pi-selftest: the reference checks on loopback"
+run --host 127.0.0.1 --port "$RSA_LO" --profile rsa-socket --client reference --junit "$REPORTS/rsa-socket-lo.xml"
+run --host 127.0.0.1 --port "$HTTPS_LO" --profile aes-https --client reference --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-lo.xml"
 "$BIN" report --merge "$REPORTS/pi-selftest.xml" "$REPORTS"/*-ns.xml "$REPORTS"/*-lo.xml >/dev/null || status=1
 xmllint --noout --schema Vectors/junit/JUnit.xsd "$REPORTS/pi-selftest.xml" 2>/dev/null || status=1
 if [ -n "${PI_SELFTEST_LOAD:-}" ]; then

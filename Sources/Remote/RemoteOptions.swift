@@ -8,6 +8,9 @@ public struct RemoteOptions: Sendable {
     public enum Profile: String, Sendable, CaseIterable { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
 
     public var profile: Profile = .rsaSocket
+    /// Which clients talk to the server: crosscheck's `reference` client (every check and audit),
+    /// the `seed-app` (the seed apps as they ship), or both.
+    public var clients: [ClientProfile] = ClientProfile.allCases
     public var directions: [RSASocket.Direction] = RSASocket.Direction.allCases
     /// nil: find the server's padding by trying each.
     public var padding: RSAEncryptionPadding?

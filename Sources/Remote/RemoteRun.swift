@@ -41,10 +41,13 @@ public final class RemoteRun {
             return run.results
         }
         let run = RemoteRun(target: target, address: address, options: options, shouldStop: shouldStop, progress: progress)
-        switch options.profile {
-        case .rsaSocket: RemoteRSASocket(run).checkAll()
-        case .aesHTTPS: RemoteAESHTTPS(run).checkAll()
+        if options.clients.contains(.reference) {
+            switch options.profile {
+            case .rsaSocket: RemoteRSASocket(run).checkAll()
+            case .aesHTTPS: RemoteAESHTTPS(run).checkAll()
+            }
         }
+        if options.clients.contains(.seedApp) { RemoteSeedApp(run).checkAll() }
         run.recordAudit()
         return run.results
     }

@@ -8,7 +8,10 @@ import Glibc
 public enum HostResolver {
     /// An IP literal for `host` (literals and `localhost` pass through), or `.cannotResolve`.
     public static func resolve(_ host: String, timeout: TimeInterval) throws -> String {
-        if host == "localhost" || isLiteral(host) { return host }
+        if isLiteral(host) { return host }
+        // An address, not a name, is what callers pin a connection to (libcurl's CURLOPT_RESOLVE
+        // takes only addresses); localhost is this machine's IPv4 loopback, as the servers bind it.
+        if host == "localhost" { return "127.0.0.1" }
         let box = ResultBox()
         let thread = Thread {
             var hints = addrinfo()

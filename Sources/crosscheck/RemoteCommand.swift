@@ -39,6 +39,13 @@ struct RemoteCommand: ParsableCommand {
     var port: PortNumber?
     @Option(name: "--profile", value: "NAME", help: "rsa-socket or aes-https (required)")
     var profile: RemoteOptions.Profile?
+    enum Clients: String, CaseIterable, ExpressibleByArgument {
+        case reference, seedApp = "seed-app", both
+        var profiles: [ClientProfile] { self == .both ? ClientProfile.allCases : [self == .reference ? .reference : .seedApp] }
+    }
+
+    @Option(name: "--client", value: "C", help: "which client talks to the server: reference (crosscheck's, every check and audit), seed-app (the seed app as it ships: does the server accept the app you shipped?) or both")
+    var clients = Clients.both
     @Option(name: "--direction", value: "D", help: "pi-to-phone, phone-to-pi or both")
     var direction = Direction.both
     @Option(name: "--padding", value: "P", help: "auto (find it by trying), pkcs1, oaep-sha1 or oaep-sha256")
@@ -119,6 +126,7 @@ struct RemoteCommand: ParsableCommand {
         }
         var options = RemoteOptions()
         options.profile = profile
+        options.clients = clients.profiles
         options.directions = direction == .both ? RSASocket.Direction.allCases : [direction == .piToPhone ? .piToPhone : .phoneToPi]
         options.padding = padding == "auto" ? nil : try? RSAEncryptionPadding(name: padding)
         options.framing = framing

@@ -46,7 +46,10 @@ final class RemoteCLITests: XCTestCase {
     func remote(_ port: UInt16, _ extra: [String]) throws -> (CrosscheckBinary.Outcome, String, TimeInterval) {
         let report = try makeTemporaryDirectory().appendingPathComponent("remote.xml")
         let start = Date()
-        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--junit", report.path, "--quiet"] + extra)
+        // These tests judge the reference client's checks; the seed-app client has tests of its own.
+        let client = extra.contains("--client") ? [] : ["--client", "reference"]
+        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--junit", report.path, "--quiet"]
+                                               + client + extra)
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0, "the report validates")
         return (outcome, (try? String(contentsOf: report, encoding: .utf8)) ?? "", elapsed)
@@ -170,6 +173,34 @@ final class RemoteCLITests: XCTestCase {
         for arguments in [["remote"], ["remote", "--profile", "rsa-socket"], ["remote", "--host", "x", "--profile", "ftp"],
                           ["remote", "--host", "127.0.0.1", "--profile", "aes-https"], ["remote", "--host", "h", "--profile", "rsa-socket", "--shard", "3/2"]] {
             XCTAssertEqual(try CrosscheckBinary.run(arguments).status, 64, "\(arguments)")
+        }
+    }
+}
+
+/// `crosscheck remote --client seed-app|both`: does a live server accept the app as it ships?
+extension RemoteCLITests {
+    func testSeedAppClient_againstPythonRef_passesWhereTheAppCanAndFailsNamingTheQuirkWhereItCannot() throws {
+        let pkcs1 = try startPythonServer(["rsa-socket", "--padding", "pkcs1"])
+        let (served, servedXML, _) = try remote(pkcs1, ["--profile", "rsa-socket", "--client", "both"])
+        XCTAssertEqual(served.status, 0, served.stdout)
+        XCTAssertTrue(servedXML.contains("<testcase name=\"seed-app.pi-to-phone.rsa1024\""), servedXML)
+        XCTAssertTrue(servedXML.contains("name=\"padding.phone-to-pi\""), "both clients ran: \(servedXML.prefix(400))")
+
+        let oaep = try startPythonServer(["rsa-socket", "--padding", "oaep-sha256"])
+        let (refused, refusedXML, _) = try remote(oaep, ["--profile", "rsa-socket", "--client", "seed-app"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refusedXML.contains("seed app quirk pkcs1-only"), refusedXML)
+        XCTAssertTrue(refusedXML.contains("SecPadding.PKCS1"), refusedXML)
+        XCTAssertFalse(refusedXML.contains("name=\"padding.phone-to-pi\""), "--client seed-app runs only the app's conversation")
+
+        let tls = CrosscheckBinary.root.appendingPathComponent("Vectors/tls").path
+        for (mode, status) in [("utf8-zeropad16", Int32(0)), ("base64-raw", 1)] {
+            let port = try startPythonServer(["aes-https", "--cert", tls + "/pinned.crt.pem", "--key", tls + "/pinned.key.pem",
+                                                          "--key-mode", mode, "--user", "alice:wonderland"])
+            let (outcome, xml, _) = try remote(port, ["--profile", "aes-https", "--pin", tls + "/pinned.crt.pem",
+                                                                  "--user", "alice:wonderland", "--client", "seed-app"])
+            XCTAssertEqual(outcome.status, status, "\(mode): \(outcome.stdout)")
+            if status == 1 { XCTAssertTrue(xml.contains("getcstring-16-byte-key"), xml) }
         }
     }
 }

@@ -228,6 +228,7 @@ CORRECT_RSA = [  # name, padding, framed, digest
     ("framed", "oaep-sha256", True, True),
     ("control-legacy-pkcs1", "pkcs1", False, False),
     ("control-framed-oaep", "oaep-sha256", True, True),
+    ("split-ciphertext", "pkcs1", False, False),
 ]
 
 
@@ -449,17 +450,24 @@ class HTTPS:
         self.port = port
         self.context = ssl.create_default_context(cafile=cafile)
 
-    def post(self, path, document=None, token=None, raw=None):
+    def post(self, path, document=None, token=None, raw=None, content_type="application/json"):
+        return self.exchange(path, document, token, raw, content_type)[:2]
+
+    def exchange(self, path, document=None, token=None, raw=None, content_type="application/json"):
+        """(status, body, headers with lowercase names)."""
         connection = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=DEADLINE)
         try:
-            headers = {"Content-Type": "application/json"}
+            headers = {"Content-Type": content_type}
             if token is not None:
                 headers["Authorization"] = token
             connection.request("POST", path, body=raw if raw is not None else json.dumps(document).encode(), headers=headers)
             response = connection.getresponse()
-            return response.status, response.read()
+            return response.status, response.read(), {name.lower(): value for name, value in response.getheaders()}
         finally:
             connection.close()
+
+    def login_headers(self, password="password"):
+        return self.exchange("/login", {"username": "user", "password": password})[2]
 
     def login(self, password="password"):
         status, body = self.post("/login", {"username": "user", "password": password})
@@ -496,7 +504,7 @@ def echo(client, token, key, params, iv=None):
     return open_sealed(key, json.loads(body))
 
 
-@pytest.mark.parametrize("name", ["https-threaded", "https-asyncio"])
+@pytest.mark.parametrize("name", ["https-threaded", "https-asyncio", "seed-app-friendly"])
 def test_correct_https_server(servers, name):
     client = HTTPS(servers(name).port)
     token, encryption_key = client.login()
@@ -577,3 +585,30 @@ def test_token_and_password_mutants(servers):
 def test_certificate_mutants_fail_a_pinned_client(servers, name, cafile, reason):
     with pytest.raises(ssl.SSLCertVerificationError, match=reason):
         HTTPS(servers(name).port, cafile=cafile).login()
+
+
+# ---- servers for the seed-app client profile ------------------------------------------------------
+
+def form_login(client):
+    """Seed 001's login: form-encoded, as AFHTTPRequestSerializer sends it."""
+    return client.post("/login", raw=b"password=password&username=user", content_type="application/x-www-form-urlencoded")
+
+
+def test_seed_app_friendly_takes_a_form_login_and_issues_short_keys(servers):
+    client = HTTPS(servers("seed-app-friendly").port)
+    status, body = form_login(client)
+    assert status == 200, body
+    key_text = json.loads(body)["encryptionKey"]
+    assert 1 <= len(key_text.encode()) <= 15  # what getCString into 16 bytes can copy
+
+
+def test_seed_app_mutants_break_exactly_what_they_say(servers):
+    json_only = HTTPS(servers("seed-app-vs-json-only-login").port)
+    assert form_login(json_only)[0] == 400
+    html = HTTPS(servers("seed-app-vs-html-login-answer").port)
+    assert html.login_headers()["content-type"].startswith("text/html")
+    strict = HTTPS(servers("seed-app-vs-json-content-type-only").port)
+    token, encryption_key = strict.login()
+    assert strict.post("/secure-data", seal(derive(encryption_key), b"{}"), token=token, content_type="application/x-www-form-urlencoded")[0] == 415
+    assert strict.post("/secure-data", seal(derive(encryption_key), b"{}"), token=token)[0] == 200
+
