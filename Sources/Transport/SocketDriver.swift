@@ -81,10 +81,12 @@ public final class SessionMachineServer: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
 
-    /// Listens on 127.0.0.1, a port the system picks (`port`). Every read, write and quiet line runs
-    /// under `timeout` and `quietGap`; a conversation ends after `2 × timeout` at the latest.
-    public init(timeout: TimeInterval, quietGap: TimeInterval, makeMachine: @escaping @Sendable () throws -> SessionMachine) throws {
-        listener = try TCPListener(host: "127.0.0.1", port: 0)
+    /// Listens on `host`:`port` (default: 127.0.0.1, a port the system picks; see `port`). Every read,
+    /// write and quiet line runs under `timeout` and `quietGap`; a conversation ends after
+    /// `2 × timeout` at the latest.
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, timeout: TimeInterval, quietGap: TimeInterval,
+                makeMachine: @escaping @Sendable () throws -> SessionMachine) throws {
+        listener = try TCPListener(host: host, port: port)
         self.makeMachine = makeMachine
         self.timeout = timeout
         self.quietGap = quietGap

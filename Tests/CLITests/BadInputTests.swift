@@ -80,3 +80,42 @@ final class BadInputTests: XCTestCase {
         XCTAssertFalse(outcome.stdout.contains("cannot use"), outcome.stdout)
     }
 }
+
+/// `crosscheck serve`: the Swift reference server on a real socket, for clients crosscheck does
+/// not drive (here: curl's form-encoded login, as seed 001's app sends it).
+final class ServeCLITests: XCTestCase {
+    func testServeAESHTTPS_acceptsTheSeedAppsFormLogin() throws {
+        let process = Process()
+        process.executableURL = CrosscheckBinary.url
+        process.currentDirectoryURL = CrosscheckBinary.root
+        process.arguments = ["serve", "aes-https", "--cert", "Vectors/tls/pinned.crt.pem", "--key", "Vectors/tls/pinned.key.pem",
+                             "--key-mode", "utf8-zeropad16", "--user", "testuser:testpassword"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.interrupt(); process.waitUntilExit() }
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        var line = ""
+        while !line.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += String(decoding: chunk, as: UTF8.self)
+        }
+        watchdog.cancel()
+        let port = try XCTUnwrap(line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, line)
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sS", "-i", "--max-time", "30", "--cacert", CrosscheckBinary.root.appendingPathComponent("Vectors/tls/pinned.crt.pem").path,
+                          "--data", "password=testpassword&username=testuser", "https://localhost:\(port)/login"]
+        let answer = Pipe()
+        curl.standardOutput = answer
+        try curl.run()
+        let text = String(decoding: answer.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        curl.waitUntilExit()
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200"), text)
+        XCTAssertTrue(text.lowercased().contains("content-type: application/json"), text)
+        XCTAssertTrue(text.contains("\"encryptionKey\":\""), text)
+    }
+}
