@@ -80,3 +80,43 @@ public struct PeerFailure: Error, Equatable, Sendable, CustomStringConvertible {
     public init(_ kind: FailureKind, _ detail: String) { self.kind = kind; self.detail = detail }
     public var description: String { "\(kind.rawValue): \(detail)" }
 }
+
+/// A peer that is another peer with a few calls changed (planted flaws in tests and `--plant`): it
+/// states only what it changes; every other call goes to `real` unchanged.
+public protocol DelegatingPeer: CryptoPeer {
+    var real: CryptoPeer { get }
+}
+
+extension DelegatingPeer {
+    public var name: String { real.name }
+    public func generateRSAKey(bits: Int) throws -> GeneratedRSAKey { try real.generateRSAKey(bits: bits) }
+    public func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo { try real.publicKeyInfo(key) }
+    public func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo { try real.privateKeyInfo(key, passphrase: passphrase) }
+    public func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data { try real.exportPublicKey(key, format: format) }
+    public func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data {
+        try real.exportPrivateKey(key, format: format, exportPassphrase: exportPassphrase)
+    }
+    public func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data {
+        try real.rsaEncrypt(publicKey: publicKey, padding: padding, plaintext: plaintext)
+    }
+    public func rsaDecrypt(privateKey: Data, passphrase: Data?, padding: RSAEncryptionPadding, ciphertext: Data) throws -> Data {
+        try real.rsaDecrypt(privateKey: privateKey, passphrase: passphrase, padding: padding, ciphertext: ciphertext)
+    }
+    public func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data { try real.cbcEncrypt(key: key, iv: iv, plaintext: plaintext) }
+    public func cbcDecrypt(key: Data, iv: Data, ciphertext: Data) throws -> Data { try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
+    public func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data { try real.sealEnvelope(key: key, plaintext: plaintext, iv: iv) }
+    public func openEnvelope(key: Data, envelope: Data) throws -> Data { try real.openEnvelope(key: key, envelope: envelope) }
+    public func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data { try real.deriveKey(mode: mode, encryptionKey: encryptionKey) }
+    public func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data {
+        try real.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: nonce, aad: aad)
+    }
+    public func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
+        try real.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
+    }
+    public func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
+        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: aad)
+    }
+    public func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
+        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: aad)
+    }
+}

@@ -18,10 +18,9 @@ public enum PlantedFlaw: String, CaseIterable, Sendable, Codable {
 }
 
 /// `real` with one planted flaw; every other call delegated unchanged.
-struct PlantedFlawPeer: CryptoPeer {
+struct PlantedFlawPeer: DelegatingPeer {
     let flaw: PlantedFlaw
     let real: CryptoPeer
-    var name: String { real.name }
 
     private func planted(_ iv: Data) -> Data {
         guard iv.count == 15 else { return iv }
@@ -38,34 +37,5 @@ struct PlantedFlawPeer: CryptoPeer {
         let parsed: CBCEnvelope
         do { parsed = try CBCEnvelope(json: envelope) } catch { return try real.openEnvelope(key: key, envelope: envelope) }
         return try real.cbcDecrypt(key: key, iv: planted(parsed.iv), ciphertext: parsed.ciphertext)
-    }
-
-    func generateRSAKey(bits: Int) throws -> GeneratedRSAKey { try real.generateRSAKey(bits: bits) }
-    func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo { try real.publicKeyInfo(key) }
-    func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo { try real.privateKeyInfo(key, passphrase: passphrase) }
-    func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data { try real.exportPublicKey(key, format: format) }
-    func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data {
-        try real.exportPrivateKey(key, format: format, exportPassphrase: exportPassphrase)
-    }
-    func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data {
-        try real.rsaEncrypt(publicKey: publicKey, padding: padding, plaintext: plaintext)
-    }
-    func rsaDecrypt(privateKey: Data, passphrase: Data?, padding: RSAEncryptionPadding, ciphertext: Data) throws -> Data {
-        try real.rsaDecrypt(privateKey: privateKey, passphrase: passphrase, padding: padding, ciphertext: ciphertext)
-    }
-    func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data { try real.cbcEncrypt(key: key, iv: iv, plaintext: plaintext) }
-    func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data { try real.sealEnvelope(key: key, plaintext: plaintext, iv: iv) }
-    func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data { try real.deriveKey(mode: mode, encryptionKey: encryptionKey) }
-    func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data {
-        try real.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: nonce, aad: aad)
-    }
-    func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
-        try real.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
-    }
-    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
-        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: aad)
-    }
-    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
-        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: aad)
     }
 }

@@ -84,27 +84,13 @@ final class BadInputTests: XCTestCase {
 /// `crosscheck serve`: the Swift reference server on a real socket, for clients crosscheck does
 /// not drive (here: curl's form-encoded login, as seed 001's app sends it).
 final class ServeCLITests: XCTestCase {
+    let servers = TestServers()
+    override func tearDown() { servers.stopAll() }
+
     func testServeAESHTTPS_acceptsTheSeedAppsFormLogin() throws {
-        let process = Process()
-        process.executableURL = CrosscheckBinary.url
-        process.currentDirectoryURL = CrosscheckBinary.root
-        process.arguments = ["serve", "aes-https", "--cert", "Vectors/tls/pinned.crt.pem", "--key", "Vectors/tls/pinned.key.pem",
-                             "--key-mode", "utf8-zeropad16", "--user", "testuser:testpassword"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { process.interrupt(); process.waitUntilExit() }
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
-        watchdog.cancel()
-        let port = try XCTUnwrap(line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, line)
+        let port = try servers.start(CrosscheckBinary.url.path, ["serve", "aes-https", "--cert", "Vectors/tls/pinned.crt.pem", "--key",
+                                                                 "Vectors/tls/pinned.key.pem", "--key-mode", "utf8-zeropad16",
+                                                                 "--user", "testuser:testpassword"], in: CrosscheckBinary.root)
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         curl.arguments = ["-sS", "-i", "--max-time", "30", "--cacert", CrosscheckBinary.root.appendingPathComponent("Vectors/tls/pinned.crt.pem").path,

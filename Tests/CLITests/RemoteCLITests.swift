@@ -4,44 +4,12 @@ import XCTest
 /// `crosscheck remote` end to end against PythonRef servers on 127.0.0.1, directly and through a
 /// fault-injecting proxy.
 final class RemoteCLITests: XCTestCase {
-    var servers: [Process] = []
+    let servers = TestServers()
 
-    override func tearDown() {
-        for server in servers where server.isRunning { server.terminate(); server.waitUntilExit() }
-        servers = []
-    }
+    override func tearDown() { servers.stopAll() }
 
-    struct ServerDidNotStart: Error, CustomStringConvertible {
-        let output: String
-        var description: String { "pythonref serve did not start (a test that needs it fails, it is not skipped): \(output)" }
-    }
-
-    /// Starts `python3 -m pythonref serve …` on a free port; returns the port it printed. A server
-    /// that does not print its port within 60 s is killed and the test fails.
-    func startPythonServer(_ arguments: [String]) throws -> UInt16 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-m", "pythonref", "serve"] + arguments + ["--host", "127.0.0.1", "--port", "0", "--quiet"]
-        process.currentDirectoryURL = CrosscheckBinary.root.appendingPathComponent("PythonRef")
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        servers.append(process)
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }  // ends the read below
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let port = text.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            throw ServerDidNotStart(output: text)
-        }
-        return port
-    }
+    /// Starts `python3 -m pythonref serve …` on a free port; returns its port.
+    func startPythonServer(_ arguments: [String]) throws -> UInt16 { try servers.startPythonRef(arguments) }
 
     func remote(_ port: UInt16, _ extra: [String]) throws -> (CrosscheckBinary.Outcome, String, TimeInterval) {
         let report = try makeTemporaryDirectory().appendingPathComponent("remote.xml")

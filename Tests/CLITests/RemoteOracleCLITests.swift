@@ -8,41 +8,14 @@ import FoundationXML
 /// did not come from: the zoo's (Tests/Zoo, written from docs/PROTOCOL.md) and small variants of
 /// the zoo's base server defined here, each planting one behaviour the audit must name.
 final class RemoteOracleCLITests: XCTestCase {
-    var servers: [Process] = []
+    let servers = TestServers()
 
-    override func tearDown() {
-        for server in servers where server.isRunning { server.terminate(); server.waitUntilExit() }
-        servers = []
-    }
-
-    struct ServerDidNotStart: Error, CustomStringConvertible {
-        let output: String
-        var description: String { "the zoo server did not print LISTENING <port> (the test fails, it is not skipped): \(output)" }
-    }
+    override func tearDown() { servers.stopAll() }
 
     /// Starts `/usr/bin/python3 -u ARGUMENTS --host 127.0.0.1 --port 0` in the checkout and returns
-    /// the port from its `LISTENING <port>` line; a server that prints none within 60 s is killed.
+    /// the port from its `LISTENING <port>` line.
     func startServer(_ arguments: [String]) throws -> UInt16 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-u"] + arguments + ["--host", "127.0.0.1", "--port", "0"]
-        process.currentDirectoryURL = CrosscheckBinary.root
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        servers.append(process)
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard text.hasPrefix("LISTENING "), let port = UInt16(text.dropFirst(10).prefix { $0 != "\n" }) else { throw ServerDidNotStart(output: text) }
-        return port
+        try servers.start("/usr/bin/python3", ["-u"] + arguments + ["--host", "127.0.0.1", "--port", "0"], in: CrosscheckBinary.root)
     }
 
     /// A variant of the zoo's base server: `body` is a `Conversation` subclass named `Variant`.

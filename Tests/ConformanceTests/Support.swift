@@ -34,19 +34,11 @@ extension CheckResult {
 
 /// A Swift side with one planted flaw, everything else delegated to the real `SwiftPeer`.
 /// Deliberately wrong: used only to prove the suites catch such flaws.
-struct DeliberatelyBrokenSwiftPeer: CryptoPeer {
+struct DeliberatelyBrokenSwiftPeer: DelegatingPeer {
     enum Flaw { case oaepSHA256WithMGF1SHA1, cbcWithZeroIV, gcmDropsAAD }
     let flaw: Flaw
-    let real = SwiftPeer()
-    var name: String { "swift" }
+    let real: CryptoPeer = SwiftPeer()
 
-    func generateRSAKey(bits: Int) throws -> GeneratedRSAKey { try real.generateRSAKey(bits: bits) }
-    func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo { try real.publicKeyInfo(key) }
-    func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo { try real.privateKeyInfo(key, passphrase: passphrase) }
-    func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data { try real.exportPublicKey(key, format: format) }
-    func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data {
-        try real.exportPrivateKey(key, format: format, exportPassphrase: exportPassphrase)
-    }
     func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data {
         try real.rsaEncrypt(publicKey: publicKey, padding: brokenPadding(padding), plaintext: plaintext)
     }
@@ -56,26 +48,17 @@ struct DeliberatelyBrokenSwiftPeer: CryptoPeer {
     func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data {
         try real.cbcEncrypt(key: key, iv: flaw == .cbcWithZeroIV ? Data(count: 16) : iv, plaintext: plaintext)
     }
-    func cbcDecrypt(key: Data, iv: Data, ciphertext: Data) throws -> Data { try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
     func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data {
         guard flaw == .cbcWithZeroIV else { return try real.sealEnvelope(key: key, plaintext: plaintext, iv: iv) }
         // Encrypts under a zero IV but announces a random one, as a buggy client would.
         let ciphertext = try real.cbcEncrypt(key: key, iv: Data(count: 16), plaintext: plaintext)
         return CBCEnvelope(ciphertext: ciphertext, iv: iv ?? AESCBC.randomIV()).jsonData
     }
-    func openEnvelope(key: Data, envelope: Data) throws -> Data { try real.openEnvelope(key: key, envelope: envelope) }
-    func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data { try real.deriveKey(mode: mode, encryptionKey: encryptionKey) }
     func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data {
         try real.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: nonce, aad: flaw == .gcmDropsAAD ? nil : aad)
     }
     func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
         try real.aeadOpen(algorithm, key: key, combined: combined, aad: flaw == .gcmDropsAAD ? nil : aad)
-    }
-    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
-        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: flaw == .gcmDropsAAD ? nil : aad)
-    }
-    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
-        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: flaw == .gcmDropsAAD ? nil : aad)
     }
 
     private func brokenPadding(_ padding: RSAEncryptionPadding) -> RSAEncryptionPadding {

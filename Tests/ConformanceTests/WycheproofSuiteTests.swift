@@ -228,49 +228,22 @@ final class WycheproofSuiteTests: XCTestCase {
 
 /// The real Swift side with RSA decryption or CBC decryption replaced; deliberately wrong, to
 /// prove the Wycheproof checks catch such flaws.
-struct PlantedPeer: CryptoPeer {
-    typealias RSADecrypt = @Sendable (SwiftPeer, Data, RSAEncryptionPadding, Data) throws -> Data
-    typealias CBCDecrypt = @Sendable (SwiftPeer, Data, Data, Data) throws -> Data
-    let real = SwiftPeer()
+struct PlantedPeer: DelegatingPeer {
+    typealias RSADecrypt = @Sendable (CryptoPeer, Data, RSAEncryptionPadding, Data) throws -> Data
+    typealias CBCDecrypt = @Sendable (CryptoPeer, Data, Data, Data) throws -> Data
+    let real: CryptoPeer = SwiftPeer()
     var rsa: RSADecrypt?
     var cbc: CBCDecrypt?
-    var name: String { "swift" }
 
     init(rsaDecrypt: @escaping RSADecrypt) { rsa = rsaDecrypt }
     init(cbcDecrypt: @escaping CBCDecrypt) { cbc = cbcDecrypt }
 
-    func generateRSAKey(bits: Int) throws -> GeneratedRSAKey { try real.generateRSAKey(bits: bits) }
-    func publicKeyInfo(_ key: Data) throws -> RSAKeyInfo { try real.publicKeyInfo(key) }
-    func privateKeyInfo(_ key: Data, passphrase: Data?) throws -> RSAKeyInfo { try real.privateKeyInfo(key, passphrase: passphrase) }
-    func exportPublicKey(_ key: Data, format: RSAPublicKeyFormat) throws -> Data { try real.exportPublicKey(key, format: format) }
-    func exportPrivateKey(_ key: Data, format: RSAPrivateKeyFormat, exportPassphrase: Data?) throws -> Data {
-        try real.exportPrivateKey(key, format: format, exportPassphrase: exportPassphrase)
-    }
-    func rsaEncrypt(publicKey: Data, padding: RSAEncryptionPadding, plaintext: Data) throws -> Data {
-        try real.rsaEncrypt(publicKey: publicKey, padding: padding, plaintext: plaintext)
-    }
     func rsaDecrypt(privateKey: Data, passphrase: Data?, padding: RSAEncryptionPadding, ciphertext: Data) throws -> Data {
         guard let rsa else { return try real.rsaDecrypt(privateKey: privateKey, passphrase: passphrase, padding: padding, ciphertext: ciphertext) }
         return try rsa(real, privateKey, padding, ciphertext)
     }
-    func cbcEncrypt(key: Data, iv: Data, plaintext: Data) throws -> Data { try real.cbcEncrypt(key: key, iv: iv, plaintext: plaintext) }
     func cbcDecrypt(key: Data, iv: Data, ciphertext: Data) throws -> Data {
         guard let cbc else { return try real.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
         return try cbc(real, key, iv, ciphertext)
-    }
-    func sealEnvelope(key: Data, plaintext: Data, iv: Data?) throws -> Data { try real.sealEnvelope(key: key, plaintext: plaintext, iv: iv) }
-    func openEnvelope(key: Data, envelope: Data) throws -> Data { try real.openEnvelope(key: key, envelope: envelope) }
-    func deriveKey(mode: KeyDerivationMode, encryptionKey: String) throws -> Data { try real.deriveKey(mode: mode, encryptionKey: encryptionKey) }
-    func aeadSeal(_ algorithm: AEADAlgorithm, key: Data, plaintext: Data, nonce: Data?, aad: Data?) throws -> Data {
-        try real.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: nonce, aad: aad)
-    }
-    func aeadOpen(_ algorithm: AEADAlgorithm, key: Data, combined: Data, aad: Data?) throws -> Data {
-        try real.aeadOpen(algorithm, key: key, combined: combined, aad: aad)
-    }
-    func aeadSealParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, plaintext: Data, aad: Data?) throws -> AEADParts {
-        try real.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: aad)
-    }
-    func aeadOpenParts(_ algorithm: AEADAlgorithm, key: Data, nonce: Data, parts: AEADParts, aad: Data?) throws -> Data {
-        try real.aeadOpenParts(algorithm, key: key, nonce: nonce, parts: parts, aad: aad)
     }
 }
