@@ -95,6 +95,8 @@ let package = Package(
         // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
         .executableTarget(name: "crosscheck-fuzz", dependencies: ["WireProtocol", "WireCrypto"]),
 
+        // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "WireCryptoTests", dependencies: ["WireCrypto"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "WireCrypto"]),
@@ -104,11 +106,11 @@ let package = Package(
         ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto"]),
-        .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto"]),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto"]),
+        .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
+        .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport"]),
         .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
-                                                         "Seed003App", "Seed004App", "Security", "WireCrypto"],
+                                                         "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
                                                           "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto"],

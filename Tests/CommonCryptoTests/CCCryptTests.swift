@@ -1,35 +1,7 @@
 import Foundation
 import XCTest
 import CommonCrypto
-
-extension Data {
-    init(hex: String) {
-        var bytes = [UInt8]()
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        self.init(bytes)
-    }
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
-}
-
-/// Runs the openssl command line with `input` on stdin; returns stdout and the exit code.
-func openssl(_ arguments: [String], input: Data) throws -> (output: Data, status: Int32) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin; process.standardOutput = stdout; process.standardError = FileHandle.nullDevice
-    try process.run()
-    stdin.fileHandleForWriting.write(input)
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (output, process.terminationStatus)
-}
+import TestSupport
 
 /// One CCCrypt call the way iOS code writes it, returning status, dataOutMoved and the output.
 func crypt(_ op: Int, options: Int, key: Data, iv: Data?, input: Data, outputSize: Int? = nil,
@@ -106,10 +78,10 @@ final class CCCryptOpenSSLCLITests: XCTestCase {
                 let message = Data((0..<length).map { UInt8(($0 * 5 + 1) % 256) })
                 let ours = crypt(kCCEncrypt, options: kCCOptionPKCS7Padding, key: key, iv: iv, input: message)
                 XCTAssertEqual(ours.status, CCCryptorStatus(kCCSuccess))
-                let decrypted = try openssl(["enc", "-d", "-\(cipher)", "-K", key.hex, "-iv", iv.hex], input: ours.output)
+                let decrypted = try runProgram("/usr/bin/openssl", ["enc", "-d", "-\(cipher)", "-K", key.hex, "-iv", iv.hex], input: ours.output)
                 XCTAssertEqual(decrypted.status, 0, "\(cipher) \(length)")
                 XCTAssertEqual(decrypted.output, message, "\(cipher) \(length)")
-                let theirs = try openssl(["enc", "-e", "-\(cipher)", "-K", key.hex, "-iv", iv.hex], input: message)
+                let theirs = try runProgram("/usr/bin/openssl", ["enc", "-e", "-\(cipher)", "-K", key.hex, "-iv", iv.hex], input: message)
                 XCTAssertEqual(theirs.output, ours.output, "\(cipher) \(length)")
                 let opened = crypt(kCCDecrypt, options: kCCOptionPKCS7Padding, key: key, iv: iv, input: theirs.output)
                 XCTAssertEqual(opened.output, message)
@@ -117,7 +89,7 @@ final class CCCryptOpenSSLCLITests: XCTestCase {
         }
         let key = Data(count: 16)
         let ecb = crypt(kCCEncrypt, options: kCCOptionPKCS7Padding | kCCOptionECBMode, key: key, iv: nil, input: Data("ecb mode".utf8))
-        XCTAssertEqual(try openssl(["enc", "-d", "-aes-128-ecb", "-K", key.hex], input: ecb.output).output, Data("ecb mode".utf8))
+        XCTAssertEqual(try runProgram("/usr/bin/openssl", ["enc", "-d", "-aes-128-ecb", "-K", key.hex], input: ecb.output).output, Data("ecb mode".utf8))
     }
 }
 
@@ -192,7 +164,7 @@ final class CCCryptStatusTests: XCTestCase {
         let sealed = crypt(kCCEncrypt, options: kCCOptionPKCS7Padding, key: key, iv: iv, input: Data("attack at dawn, bring snacks".utf8)).output
         for seed in 0..<40 {
             let wrongKey = Data((0..<16).map { UInt8(($0 * 29 + seed * 11 + 1) % 256) })
-            let raw = try openssl(["enc", "-d", "-aes-128-cbc", "-nopad", "-K", wrongKey.hex, "-iv", iv.hex], input: sealed).output
+            let raw = try runProgram("/usr/bin/openssl", ["enc", "-d", "-aes-128-cbc", "-nopad", "-K", wrongKey.hex, "-iv", iv.hex], input: sealed).output
             XCTAssertEqual(raw.count, sealed.count)
             let last = Int(raw.last!)
             let expectedLength = (1...16).contains(last) ? raw.count - last : raw.count

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import CommonCrypto
 import WireCrypto
+import TestSupport
 
 /// CCCrypt and WireCrypto's AESCBC (the harness's envelope code) read each other's ciphertexts.
 final class CCCryptWireCryptoInteropTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import CryptoKit
+import TestSupport
 
 final class AESGCMTests: XCTestCase {
     // McGrew & Viega, "The Galois/Counter Mode of Operation" (the GCM specification submitted to
@@ -111,14 +112,14 @@ final class AESGCMTests: XCTestCase {
         let keyHex = key.withUnsafeBytes { Data($0).hex }
         let aad = Data("seed-003".utf8)
         let combined = try XCTUnwrap(AES.GCM.seal(Data("this is our golden secret. Encrypt it!".utf8), using: key, authenticating: aad).combined)
-        let opened = try runPython("""
+        let opened = try python("""
             import sys
             from cryptography.hazmat.primitives.ciphers.aead import AESGCM
             key, blob, aad = (bytes.fromhex(x) for x in sys.stdin.read().split())
             print(AESGCM(key).decrypt(blob[:12], blob[12:], aad).decode())
             """, input: "\(keyHex) \(combined.hex) \(aad.hex)")
         XCTAssertEqual(opened, "this is our golden secret. Encrypt it!")
-        let fromPython = try runPython("""
+        let fromPython = try python("""
             import sys, os
             from cryptography.hazmat.primitives.ciphers.aead import AESGCM
             key, aad = (bytes.fromhex(x) for x in sys.stdin.read().split())

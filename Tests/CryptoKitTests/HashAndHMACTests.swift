@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import CryptoKit
+import TestSupport
 
 /// SHA-2/SHA-1 and HMAC against published vectors: FIPS 180-4's examples (NIST CSRC "Example
 /// Algorithms": "abc", the 448-bit two-block message, one million 'a'), RFC 4231 (HMAC-SHA-2) and

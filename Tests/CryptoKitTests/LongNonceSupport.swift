@@ -1,5 +1,6 @@
 import Foundation
 import WireCrypto
+import TestSupport
 
 /// WireCrypto's two GCM paths side by side, for LongNonceGCMTests.
 enum WireCryptoLongNonce {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import CryptoKit
 import WireCrypto
+import TestSupport
 
 /// The CryptoKit module and WireCrypto's CryptoKit-shaped API (what the harness's Swift side uses
 /// today) read each other's combined boxes. Both names exist in both modules, so they are qualified.

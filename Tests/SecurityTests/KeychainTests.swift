@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Security
+import TestSupport
 
 /// The in-memory keychain through SecItem*, with the OSStatus results Apple documents.
 final class KeychainTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Security
+import TestSupport
 
 /// The code an iOS app writes, against keys from this module, checked against the openssl CLI.
 final class SecKeyTests: XCTestCase {

@@ -1,57 +1,6 @@
 import Foundation
 import XCTest
-
-extension Data {
-    init(hex: String) {
-        var bytes = [UInt8]()
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        self.init(bytes)
-    }
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
-}
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-/// A scratch directory for files the openssl command line reads and writes; removed at deinit.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("security-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func write(_ name: String, _ data: Data) throws { try data.write(to: url.appendingPathComponent(name)) }
-    func read(_ name: String) throws -> Data { try Data(contentsOf: url.appendingPathComponent(name)) }
-
-    /// Runs `openssl arguments` in this directory; throws with stderr when it fails.
-    @discardableResult
-    func openssl(_ arguments: [String], input: Data = Data()) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = url
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin; process.standardOutput = stdout; process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "openssl", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments.joined(separator: " ")): \(String(decoding: errors, as: UTF8.self))"])
-        }
-        return output
-    }
-}
+import TestSupport
 
 /// Test certificates made with the openssl command line: a CA, a server it signed (SAN localhost
 /// and 127.0.0.1, serverAuth EKU, 365 days), an intermediate chain, an impostor CA and its server

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Security
+import TestSupport
 
 /// SecTrust with real X.509 verification (OpenSSL's X509_verify_cert) against only the anchors.
 final class TrustTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import Security
 import WireCrypto
+import TestSupport
 
 /// Security's SecKey and WireCrypto (the harness's own Swift side) read each other's keys and ciphertexts.
 final class SecKeyWireCryptoInteropTests: XCTestCase {

@@ -6,6 +6,7 @@ import Seed000App
 import Seed001App
 import Seed002App
 import WireCrypto
+import TestSupport
 
 /// Seed 000's ported view controller: its key message, its single read and PKCS#1 decryption.
 final class Seed000AppTests: XCTestCase {

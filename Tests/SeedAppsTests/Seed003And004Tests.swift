@@ -3,6 +3,7 @@ import XCTest
 import AppUnderTest
 import Seed003App
 import Seed004App
+import TestSupport
 
 /// Seed 003's own code through its adapter, against pyca/cryptography and the openssl CLI.
 final class Seed003AppTests: XCTestCase {
@@ -147,7 +148,7 @@ final class Seed004AppTests: XCTestCase {
             key = aead.parse_symkey(open("key.b64").read().strip())
             print(aead.open_combined("aes-gcm", key, open("Sample.sealed", "rb").read()).decode(), end="")
             """
-        let opened = try SeedAppsTests.run("/usr/bin/python3", ["-c", "import sys; sys.path.insert(0, sys.argv[1]); exec(sys.argv[2])",
+        let opened = try runChecked("/usr/bin/python3", ["-c", "import sys; sys.path.insert(0, sys.argv[1]); exec(sys.argv[2])",
                                                   repositoryRoot.appendingPathComponent("PythonRef").path, script], in: directory)
         print("$ cd \(directory.path) && /usr/bin/python3 -c '<PythonRef: aead.open_combined(\"aes-gcm\", key.b64, Sample.sealed)>'\n"
               + String(decoding: opened, as: UTF8.self))

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Proves the vendored seed files are the seeds' text: byte for byte apart from the changes their
 /// headers list (and glue lines, which end in "// GLUE"), checked against the extracts cut from
