@@ -171,25 +171,11 @@ struct CBCOracleAudit {
         }
     }
 
+    /// `--timing N`: latency to the answer per refused class; reported in the audit, never in the verdict.
     func measureTiming(analysis: OracleAnalysis, samples count: Int) {
         let refused = Self.classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
-        guard refused.count >= 2 else {
-            run.finding("timing.cbc-padding", weak: false, gating: false, "timing: fewer than two refused classes to compare")
-            return
+        run.timingFinding("timing.cbc-padding", refused: refused, named: \.name, rounds: count) { probeClass, round in
+            try observe(probeClass, tag: "timing\(round)").latency
         }
-        var latencies: [String: [Double]] = [:]
-        var stopped: String?
-        rounds: for round in 0..<count {
-            for cls in rotated(refused, by: round) {
-                guard !run.shouldStop(), let observed = try? observe(cls, tag: "timing\(round)") else {
-                    stopped = "round \(round + 1): class \(cls.name) failed"
-                    break rounds
-                }
-                latencies[cls.name, default: []].append(observed.latency)
-            }
-        }
-        let report = TimingAnalysis(classes: refused.map(\.name), latencies: latencies)
-        run.finding("timing.cbc-padding", weak: report.significant, gating: false,
-                    report.summary + (stopped.map { " (stopped early at \($0))" } ?? ""))
     }
 }

@@ -185,35 +185,11 @@ struct RSAOracleAudit {
         return ProbeConnection.describeMessage(message)
     }
 
-    /// `--timing N`: N interleaved rounds over the refused classes, latency to the answer, and a
-    /// paired signed-rank test per pair of classes. Reported in the audit, never in the verdict.
+    /// `--timing N`: latency to the answer per refused class; reported in the audit, never in the verdict.
     func measureTiming(analysis: OracleAnalysis, classes: [ProbeClass], samples count: Int) {
         let refused = classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
-        guard refused.count >= 2 else {
-            run.finding("timing.rsa-padding", weak: false, gating: false, "timing: fewer than two refused classes to compare")
-            return
+        run.timingFinding("timing.rsa-padding", refused: refused, named: \.name, rounds: count) { probeClass, round in
+            try observe(probeClass, tag: "timing\(round)").latency
         }
-        var latencies: [String: [Double]] = [:]
-        var stopped: String?
-        rounds: for round in 0..<count {
-            for cls in rotated(refused, by: round) {
-                guard !run.shouldStop(), let latency = try? observe(cls, tag: "timing\(round)").latency else {
-                    stopped = "round \(round + 1): class \(cls.name) got no answer"
-                    break rounds
-                }
-                latencies[cls.name, default: []].append(latency)
-            }
-        }
-        let report = TimingAnalysis(classes: refused.map(\.name), latencies: latencies)
-        run.finding("timing.rsa-padding", weak: report.significant, gating: false,
-                    report.summary + (stopped.map { " (stopped early at \($0))" } ?? ""))
     }
-}
-
-/// `list` starting at index `by` mod its count: interleaved rounds that do not always send the
-/// same class first.
-func rotated<T>(_ list: [T], by offset: Int) -> [T] {
-    guard !list.isEmpty else { return list }
-    let start = offset % list.count
-    return Array(list[start...] + list[..<start])
 }

@@ -103,3 +103,37 @@ struct SignedRankTest {
             : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }
+
+extension RemoteRun {
+    /// `--timing N` for one audit: N interleaved rounds over the classes the server refused,
+    /// `latency(class, round)` per sample, and the signed-rank finding `name` (never gating). A
+    /// sample that gets no answer ends the rounds; the finding says where.
+    func timingFinding<Class>(_ name: String, refused: [Class], named className: (Class) -> String, rounds count: Int,
+                              latency: (_ probeClass: Class, _ round: Int) throws -> Double?) {
+        guard refused.count >= 2 else {
+            finding(name, weak: false, gating: false, "timing: fewer than two refused classes to compare")
+            return
+        }
+        var latencies: [String: [Double]] = [:]
+        var stopped: String?
+        rounds: for round in 0..<count {
+            for probeClass in rotated(refused, by: round) {
+                guard !shouldStop(), let sample = try? latency(probeClass, round) else {
+                    stopped = "round \(round + 1): class \(className(probeClass)) got no answer"
+                    break rounds
+                }
+                latencies[className(probeClass), default: []].append(sample)
+            }
+        }
+        let report = TimingAnalysis(classes: refused.map(className), latencies: latencies)
+        finding(name, weak: report.significant, gating: false, report.summary + (stopped.map { " (stopped early at \($0))" } ?? ""))
+    }
+}
+
+/// `list` starting at index `by` mod its count: interleaved rounds that do not always send the
+/// same class first.
+func rotated<T>(_ list: [T], by offset: Int) -> [T] {
+    guard !list.isEmpty else { return list }
+    let start = offset % list.count
+    return Array(list[start...] + list[..<start])
+}
