@@ -18,20 +18,31 @@ public enum PEM {
     }
 
     /// The DER inside the first PEM block labelled `label`: the base64 between its BEGIN and END
-    /// lines, `\n` or `\r\n` line ends, nothing else inside (no encryption headers).
+    /// lines, `\n` or `\r\n` line ends, nothing else inside (no encryption headers). Read as bytes
+    /// (as PythonRef reads it, one character per byte): a String and its Unicode scalars cost
+    /// about a thousand instructions per byte here.
     public static func body(of data: Data, label: String) throws -> Data {
-        let text = String(decoding: data, as: UTF8.self)
-        guard let begin = text.range(of: "-----BEGIN \(label)-----"),
-              let end = text.range(of: "-----END \(label)-----", range: begin.upperBound..<text.endIndex) else {
+        let bytes = [UInt8](data)
+        let begin = Array("-----BEGIN \(label)-----".utf8), end = Array("-----END \(label)-----".utf8)
+        guard let beginAt = find(begin, in: bytes, from: 0), let endAt = find(end, in: bytes, from: beginAt + begin.count) else {
             throw WireCryptoError.malformedKey(reason: "no complete '\(label)' PEM block (BEGIN and matching END line)", stack: [])
         }
-        // Filter scalars, not Characters: "\r\n" is one Character in Swift.
-        var base64 = String.UnicodeScalarView()
-        base64.append(contentsOf: text[begin.upperBound..<end.lowerBound].unicodeScalars.filter { $0 != "\r" && $0 != "\n" })
-        guard let der = StrictBase64.decode(String(base64)), !der.isEmpty else {
+        let base64 = bytes[(beginAt + begin.count)..<endAt].filter { $0 != 0x0d && $0 != 0x0a }
+        guard let der = StrictBase64.decode(String(decoding: base64, as: UTF8.self)), !der.isEmpty else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
         }
         return der
+    }
+
+    /// Where `pattern` first occurs in `bytes` at or after `start`.
+    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        var index = start
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// The label of the PEM block `data` begins with (after ASCII whitespace), or nil when `data`

@@ -5,8 +5,50 @@ internal import COpenSSLShims
 /// Owns one `EVP_PKEY`. EVP_PKEY is reference counted and safe to share for encrypt/decrypt.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    private let lock = NSLock()
+    private var spkiDER: Data?
+
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
+
+    /// The public key as SubjectPublicKeyInfo DER, encoded once: an rsa-socket server sends it in
+    /// every phone-to-pi conversation, and OpenSSL's encoder costs about a tenth of an RSA decryption.
+    func subjectPublicKeyInfo() throws -> Data {
+        lock.lock()
+        if let spkiDER { lock.unlock(); return spkiDER }
+        lock.unlock()
+        let encoded = try encodeKey(self, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        lock.lock(); spkiDER = encoded; lock.unlock()
+        return encoded
+    }
+}
+
+/// Keys imported before, by the SHA-256 of what they were imported from (and the passphrase), as
+/// PythonRef's loaders remember theirs (`lru_cache`): servers import the same PEM for every
+/// conversation, and a 2048-bit import plus the RSA blinding set-up a fresh key needs cost about
+/// as much as the decryption itself. Holds the most recent `capacity` keys of each kind.
+final class ImportedKeys: @unchecked Sendable {
+    static let privateKeys = ImportedKeys()
+    static let publicKeys = ImportedKeys()
+    private let lock = NSLock()
+    private var keys: [Data: EVPKey] = [:]
+    private var order: [Data] = []
+    private let capacity = 128
+
+    static func id(_ data: Data, passphrase: Data?) -> Data {
+        Digest.sha256.hash(data + Data([passphrase == nil ? 0 : 1]) + (passphrase ?? Data()))
+    }
+
+    func key(_ id: Data) -> EVPKey? {
+        lock.lock(); defer { lock.unlock() }
+        return keys[id]
+    }
+
+    func remember(_ key: EVPKey, as id: Data) {
+        lock.lock(); defer { lock.unlock() }
+        if keys.updateValue(key, forKey: id) == nil { order.append(id) }
+        if order.count > capacity { keys[order.removeFirst()] = nil }
+    }
 }
 
 /// Public-key encodings crosscheck reads and writes.
@@ -53,10 +95,13 @@ public struct RSAPublicKey: Sendable {
     /// Imports SPKI or PKCS#1, PEM or DER; PEM with or without a final newline, `\n` or `\r\n`.
     /// Private keys are refused: a peer that sends one has made a mistake worth reporting.
     public init(importing data: Data) throws {
+        let id = ImportedKeys.id(data, passphrase: nil)
+        if let known = ImportedKeys.publicKeys.key(id) { self.key = known; return }
         if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
         }
         self.key = try decodeKey(data, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
+        ImportedKeys.publicKeys.remember(key, as: id)
     }
 
     /// Imports a PEM string (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`).
@@ -71,7 +116,7 @@ public struct RSAPublicKey: Sendable {
     /// The key in `format`; `spkiPEM` is byte-for-byte what the iOS client sends.
     public func exported(_ format: RSAPublicKeyFormat) throws -> Data {
         switch format {
-        case .spkiDER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        case .spkiDER: return try key.subjectPublicKeyInfo()
         case .pkcs1DER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "type-specific")
         case .spkiPEM: return PEM.iOSStyle(label: "PUBLIC KEY", der: try exported(.spkiDER))
         case .pkcs1PEM: return PEM.iOSStyle(label: "RSA PUBLIC KEY", der: try exported(.pkcs1DER))
@@ -94,6 +139,8 @@ public struct RSAPrivateKey: Sendable {
 
     /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
     public init(importing data: Data, passphrase: Data? = nil) throws {
+        let id = ImportedKeys.id(data, passphrase: passphrase)
+        if let known = ImportedKeys.privateKeys.key(id) { self.key = known; return }
         let label = PEM.firstLabel(in: data)
         if let label, !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a private key label", stack: [])
@@ -122,7 +169,8 @@ public struct RSAPrivateKey: Sendable {
             _ = (reason, stack)
             throw WireCryptoError.wrongPassphrase
         }
-        try ValidatedPrivateKeys.shared.check(key, importedFrom: data, passphrase: passphrase)
+        try checkPrivateKey(key)
+        ImportedKeys.privateKeys.remember(key, as: id)
     }
 
     public init(pemRepresentation: String, passphrase: Data? = nil) throws {
@@ -150,33 +198,16 @@ public struct RSAPrivateKey: Sendable {
     }
 }
 
-/// Checks every imported private key's numbers (p and q prime, n = pq, d, the CRT values), as pyca
+/// Checks an imported private key's numbers (p and q prime, n = pq, d, the CRT values), as pyca
 /// does on every load (RSA_check_key): a key with a corrupted CRT value decrypts to garbage and
 /// must be refused, not used (found by `crosscheck fuzz`). The check costs as much as pyca's
-/// (≈ 9 ms at 1024 bits, 45 ms at 2048, 0.4 s at 4096), so its result is remembered per input,
-/// as PythonRef remembers its loads.
-final class ValidatedPrivateKeys: @unchecked Sendable {
-    static let shared = ValidatedPrivateKeys()
-    private let lock = NSLock()
-    private var passed: [Data] = []
-    private let capacity = 256
-
-    func check(_ key: EVPKey, importedFrom data: Data, passphrase: Data?) throws {
-        let id = Digest.sha256.hash(data + Data([0]) + (passphrase ?? Data()))
-        lock.lock()
-        let known = passed.contains(id)
-        lock.unlock()
-        if known { return }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_check(context) == 1 else {
-            throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
-                                               stack: OpenSSLError.drainQueue())
-        }
-        lock.lock()
-        passed.append(id)
-        if passed.count > capacity { passed.removeFirst(passed.count - capacity) }
-        lock.unlock()
+/// (≈ 9 ms at 1024 bits, 45 ms at 2048, 0.4 s at 4096); `ImportedKeys` remembers keys that passed.
+private func checkPrivateKey(_ key: EVPKey) throws {
+    guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
+    defer { EVP_PKEY_CTX_free(context) }
+    guard EVP_PKEY_check(context) == 1 else {
+        throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
+                                           stack: OpenSSLError.drainQueue())
     }
 }
 
@@ -266,7 +297,7 @@ private func firstInnerTag(of der: Data) -> UInt8? {
     return header < bytes.count ? bytes[header] : nil
 }
 
-private func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
+fileprivate func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
                        passphrase: Data? = nil) throws -> Data {
     // OpenSSL 3.0 keeps the output-type and structure pointers (it does not copy them), so the
     // C strings must outlive the whole encode, not just the constructor call.

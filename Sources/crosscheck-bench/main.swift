@@ -123,6 +123,13 @@ enum AESCase {
     }
 }
 
+/// The measured part of a BENCH_LOOP run, after one warm-up call (keys made, caches filled): profile
+/// only this with `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profiledLoop*'`.
+@inline(never)
+func profiledLoop(_ count: Int, _ body: () throws -> Void) rethrows {
+    for _ in 0..<count { try body() }
+}
+
 if let loop = environment["BENCH_LOOP"] {
     let parts = loop.split(separator: ":")
     guard parts.count == 2, let count = Int(parts[1]), count > 0 else {
@@ -131,14 +138,17 @@ if let loop = environment["BENCH_LOOP"] {
     }
     switch parts[0] {
     case "aes-seal":
-        for _ in 0..<count { try AESCase.seal() }
+        try AESCase.seal()
+        try profiledLoop(count) { try AESCase.seal() }
     case "aes-into":
-        for _ in 0..<count { try AESCase.sealInto() }
+        try AESCase.sealInto()
+        try profiledLoop(count) { try AESCase.sealInto() }
     case "server-inprocess":
         // Swift client → Swift server only: no interpreter, so the server's own cost is what is counted.
         let context = SuiteContext(swift: SwiftPeer(), python: SwiftPeer(), seed: 1, files: files)
         let setup = SessionThroughput.Setup(context: context, options: SessionOptions(factories: [SwiftSessions()]))
-        try SessionThroughput.conversations(setup, client: SwiftSessions(), server: SwiftSessions(), count: count)
+        try SessionThroughput.conversations(setup, client: SwiftSessions(), server: SwiftSessions(), count: 1)
+        try profiledLoop(count) { try SessionThroughput.conversations(setup, client: SwiftSessions(), server: SwiftSessions(), count: 1) }
     default:
         FileHandle.standardError.write(Data("crosscheck-bench: unknown BENCH_LOOP '\(parts[0])' (aes-seal, aes-into, server-inprocess)\n".utf8))
         exit(64)

@@ -83,6 +83,32 @@ final class RSAKeyTests: XCTestCase {
         }
     }
 
+    // Imports are remembered by what they were imported from *and* the passphrase: a key that
+    // opened with the right passphrase must not come back for a wrong one, or for none.
+    func testImportCache_neverHandsAKeyToAnotherPassphraseOrKind() throws {
+        let pem = try Self.key1024.exported(.pkcs8EncryptedPEM, passphrase: Data("right".utf8))
+        for _ in 0..<2 {
+            XCTAssertEqual(try RSAPrivateKey(importing: pem, passphrase: Data("right".utf8)).info, Self.key1024.info)
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem, passphrase: Data("wrong".utf8))) {
+                XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+            }
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem)) { XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase) }
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem, passphrase: Data())) {
+                XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+            }
+        }
+        // A public key imported first does not make the same bytes a private key, nor the reverse.
+        let publicPEM = try Self.key1024.publicKey.exported(.spkiPEM), privatePEM = try Self.key1024.exported(.pkcs8PEM)
+        XCTAssertEqual(try RSAPublicKey(importing: publicPEM).info, Self.key1024.info)
+        XCTAssertThrowsError(try RSAPrivateKey(importing: publicPEM))
+        XCTAssertEqual(try RSAPrivateKey(importing: privatePEM).info, Self.key1024.info)
+        XCTAssertThrowsError(try RSAPublicKey(importing: privatePEM))
+        // The SPKI encoding, made once per key, is the same bytes every time.
+        let key = try RSAPrivateKey(importing: privatePEM)
+        XCTAssertEqual(try key.publicKey.exported(.spkiDER), try key.publicKey.exported(.spkiDER))
+        XCTAssertEqual(try key.publicKey.exported(.spkiPEM), publicPEM)
+    }
+
     func testGenerate_refusesSizesOutsideTheRange() {
         XCTAssertThrowsError(try RSAPrivateKey(bits: 512)) {
             guard case WireCryptoError.unsupported = $0 else { return XCTFail("\($0)") }
