@@ -32,7 +32,8 @@ help:
 	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
 	@echo "  make pi HOST=… [PORT=…] [PROFILE=rsa-socket|aes-https] [PIN=cert] [ACCOUNT=name:pw]  check a live server"
 	@echo "  make pi-selftest  the same against a namespace test host (root)"
-	@echo "  make fuzz [FRAMES=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames); reproducers in reports/fuzz-failures/"
+	@echo "  make fuzz [FRAMES=n] [SEED=n] [JOBS=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames, a new seed each run,"
+	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
 	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
 	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
@@ -129,10 +130,17 @@ bench: deps
 
 # Differential fuzzing, the long run: FRAMES malformed frames to the Swift side and PythonRef, every
 # disagreement saved to reports/fuzz-failures/ (`crosscheck replay FILE` reruns one); JUnit in
-# reports/fuzz.xml. `make interop` includes a 10,000-frame run (the `fuzz` suite).
+# reports/fuzz.xml. A fresh seed every run unless SEED= is given (a fixed set of seeds stops finding
+# bugs); the seed is printed first and logged with the result in reports/fuzz-seeds.log. JOBS worker
+# processes (default: one per core). `make interop` includes a 10,000-frame run (the `fuzz` suite).
 FRAMES ?= 1000000
+JOBS   ?=
 fuzz: build
-	$(RELEASE_BIN) fuzz --frames $(FRAMES) $(if $(SEED),--seed $(SEED),) --junit reports/fuzz.xml
+	@seed="$(SEED)"; [ -n "$$seed" ] || seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); \
+	echo "make fuzz: seed $$seed, $(FRAMES) frames (again: make fuzz SEED=$$seed FRAMES=$(FRAMES))"; \
+	status=0; $(RELEASE_BIN) fuzz --frames $(FRAMES) --seed $$seed $(if $(JOBS),--jobs $(JOBS),) --junit reports/fuzz.xml || status=$$?; \
+	mkdir -p reports; echo "$$(date -u +%Y-%m-%dT%H:%M:%SZ) seed=$$seed frames=$(FRAMES) exit=$$status" >> reports/fuzz-seeds.log; \
+	echo "make fuzz: seed $$seed exit $$status (logged in reports/fuzz-seeds.log)"; exit $$status
 
 # libFuzzer over the Swift frame and key parsers under AddressSanitizer, for SECONDS. Seed corpus:
 # Vectors/frames/ (its regressions/ run first, as seeds); new inputs go to reports/libfuzzer/corpus/,

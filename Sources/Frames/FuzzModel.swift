@@ -83,7 +83,7 @@ public struct FrameTail: Sendable, Equatable, Codable {
 
 /// One generated input: what family it belongs to, which mutator made it, the bytes, and the
 /// configuration both implementations get.
-public struct FuzzFrame: Sendable, Equatable {
+public struct FuzzFrame: Sendable, Equatable, Codable {
     public var family: FrameFamily
     /// The structured mutator's name (`iv-not-16-bytes`, `modulus-even`, …), `valid` for an
     /// unmutated base frame, or `random-bytes` (possibly after a structured one: `x+random-bytes`).
