@@ -193,18 +193,20 @@ public struct Flag: ArgumentDeclaration {
     private let given = Box(false)
     private let name: String
     private let help: String
+    private let hidden: Bool
 
     public var wrappedValue: Bool {
         get { box.value }
         nonmutating set { box.value = newValue }
     }
 
-    public init(name: String, help: String) { self.name = name; self.help = help }
+    /// `hidden`: parsed, but not in help (a flag crosscheck gives to itself).
+    public init(name: String, help: String, hidden: Bool = false) { self.name = name; self.help = help; self.hidden = hidden }
 
     var specs: [ArgumentSpec] {
         let box = self.box
         return [ArgumentSpec(kind: .flag, names: [name], valueName: "", help: help, defaultText: nil, accept: { _ in }, set: { box.value = true },
-                             given: given)]
+                             given: given, hidden: hidden)]
     }
 }
 

@@ -118,7 +118,8 @@ public struct FuzzReport: Sendable, Codable {
     /// Parts of one run (disjoint frame ranges, e.g. worker processes) as the report one process
     /// would have written: counts summed, each distinct failure's first frame the earliest over
     /// all parts, in the order first found, at most `FuzzCampaign.maxDistinct` of them.
-    public static func merged(_ parts: [FuzzReport], seed: UInt64, target: String, plant: PlantedFlaw?) -> FuzzReport {
+    public static func merged(_ parts: [FuzzReport], seed: UInt64, target: String, plant: PlantedFlaw?,
+                              keep: Int = FuzzCampaign.maxDistinct) -> FuzzReport {
         var report = FuzzReport(seed: seed, target: target, plant: plant)
         var byKey: [String: DistinctFailure] = [:]
         for part in parts {
@@ -138,8 +139,7 @@ public struct FuzzReport: Sendable, Codable {
                 }
             }
         }
-        report.failures = Array(byKey.values.sorted { $0.index < $1.index }.prefix(FuzzCampaign.maxDistinct))
-        report.processes = parts.count
+        report.failures = Array(byKey.values.sorted { $0.index < $1.index }.prefix(keep))
         return report
     }
 }

@@ -33,8 +33,8 @@ struct FuzzCommand: ParsableCommand {
     var frames = 10_000
     @Option(name: "--jobs", value: "N", help: "worker processes for an in-process run, each its own share of the same frames (default: the number of cores, \(ProcessInfo.processInfo.activeProcessorCount) here; a --target server gets one)")
     var jobs: Int?
-    @Option(name: "--worker-frames", value: "START:END", help: "the frames of one worker process (given by crosscheck fuzz --jobs to itself)", hidden: true)
-    var workerFrames: FrameRange?
+    @Flag(name: "--worker", help: "run as a worker process of crosscheck fuzz --jobs: frame ranges on stdin, reports on stdout", hidden: true)
+    var worker: Bool
     @Option(name: "--target", value: "T", help: "inprocess, or HOST:PORT of a running rsa-socket server: malformed frames over TCP, each answer checked against PythonRef's in-process answer (exactly `Server: ERROR` and a close for a malformed frame), and a good conversation after each family (liveness)")
     var target = "inprocess"
     @Option(name: "--remote-framing", value: "F", help: "legacy or framed: how the target server frames messages")
@@ -72,9 +72,7 @@ struct FuzzCommand: ParsableCommand {
                 throw UsageError("--jobs \(jobs) is for in-process runs; a --target server is sent one frame at a time (leave --jobs out)")
             }
         }
-        if let workerFrames, workerFrames.range.upperBound > frames {
-            throw UsageError("--worker-frames \(workerFrames.argumentText) lies outside the run's \(frames) frames")
-        }
+
         guard remoteMaxMessage > 0 else { throw UsageError("--remote-max-message takes a whole number above 0, not \(remoteMaxMessage)") }
         if target != "inprocess" {
             do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
@@ -114,24 +112,20 @@ struct FuzzCommand: ParsableCommand {
             var options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
             let generator = FrameGenerator(corpus: corpus, seed: seed, families: families)
             let oracle = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: corpus)
-            if let workerFrames {
-                // One worker of a --jobs run: its frames, its report on stdout for the parent to merge.
+            if worker {
+                // One worker of a --jobs run: chunks of frames from the parent, reports for it to merge.
                 options.writesReproducers = false
-                let parent = getppid()
-                let campaign = FuzzCampaign(generator: generator, options: options, oracle: oracle.run)
-                let part = campaign.run(frames: workerFrames.range, shouldStop: { latch.interrupted || FuzzWorkers.parentGone(parent) },
-                                        progress: FuzzWorkers.reportProgress)
-                FuzzWorkers.reportResult(part)
+                FuzzWorkers.serve(FuzzCampaign(generator: generator, options: options, oracle: oracle.run), options: options,
+                                  shouldStop: { latch.interrupted })
                 return .success
             }
             let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, frames)
             if !quiet { printError("crosscheck fuzz: \(frames) frames in-process, \(families.count) families, seed \(seed)" + (jobs > 1 ? ", \(jobs) worker processes" : "")) }
             if jobs > 1 {
-                // The same command line again, its seed fixed, plus the worker's frames (the last occurrence of an option wins).
+                // The same command line again, its seed fixed (the last occurrence of an option wins), as a worker.
                 let given = Array(CommandLine.arguments.dropFirst(2))
                 outcome = FuzzWorkers.run(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-                                          arguments: { ["fuzz"] + given + ["--seed", String(seed), "--jobs", "1", "--quiet",
-                                                                            "--worker-frames", FrameRange($0).argumentText] },
+                                          arguments: ["fuzz"] + given + ["--seed", String(seed), "--jobs", "1", "--quiet", "--worker"],
                                           jobs: jobs, options: options, shouldStop: { latch.interrupted },
                                           progress: { Self.progress($0, total: frames, quiet: quiet) })
             } else {
@@ -245,19 +239,4 @@ struct FuzzCommand: ParsableCommand {
                                properties: properties.map { JUnitProperty(name: $0.0, value: $0.1) }, cases: cases)
         return JUnitReport(suites: [suite])
     }
-}
-
-/// `START:END`, frames START..<END of a run (a worker's share).
-struct FrameRange: ExpressibleByArgument {
-    let range: Range<Int>
-    init(_ range: Range<Int>) { self.range = range }
-    init?(argument: String) {
-        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = Int(argument: String(parts[0])), let end = Int(argument: String(parts[1])), 0 <= start, start < end else {
-            return nil
-        }
-        range = start..<end
-    }
-    static var expectation: String { "START:END, two whole numbers with 0 <= START < END" }
-    var argumentText: String { "\(range.lowerBound):\(range.upperBound)" }
 }
