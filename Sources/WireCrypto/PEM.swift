@@ -17,17 +17,23 @@ public enum PEM {
         return Data(text.utf8)
     }
 
-    /// The DER inside the first PEM block labelled `label`: the base64 between its BEGIN and END
-    /// lines, `\n` or `\r\n` line ends, nothing else inside (no encryption headers). Read as bytes
-    /// (as PythonRef reads it, one character per byte): a String and its Unicode scalars cost
-    /// about a thousand instructions per byte here.
+    /// The DER inside the first PEM block labelled `label` (docs/PROTOCOL.md, "PEM line ends"): a
+    /// line end is LF, CRLF or a lone CR (RFC 7468 §3's `eol`); the BEGIN line must end in one; the
+    /// body is the base64 between the BEGIN line and the END line with every CR and LF removed
+    /// (line widths and blank lines do not matter, any other byte does: no encryption headers).
+    /// Read as bytes (as PythonRef reads it, one character per byte): a String and its Unicode
+    /// scalars cost about a thousand instructions per byte here.
     public static func body(of data: Data, label: String) throws -> Data {
         let bytes = [UInt8](data)
         let begin = Array("-----BEGIN \(label)-----".utf8), end = Array("-----END \(label)-----".utf8)
         guard let beginAt = find(begin, in: bytes, from: 0), let endAt = find(end, in: bytes, from: beginAt + begin.count) else {
             throw WireCryptoError.malformedKey(reason: "no complete '\(label)' PEM block (BEGIN and matching END line)", stack: [])
         }
-        let base64 = bytes[(beginAt + begin.count)..<endAt].filter { $0 != 0x0d && $0 != 0x0a }
+        let bodyStart = beginAt + begin.count
+        guard bodyStart < endAt, bytes[bodyStart] == 0x0a || bytes[bodyStart] == 0x0d else {
+            throw WireCryptoError.malformedKey(reason: "the '\(label)' BEGIN line does not end in a line end (LF, CRLF or CR)", stack: [])
+        }
+        let base64 = bytes[bodyStart..<endAt].filter { $0 != 0x0d && $0 != 0x0a }
         guard let der = StrictBase64.decode(String(decoding: base64, as: UTF8.self)), !der.isEmpty else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
         }

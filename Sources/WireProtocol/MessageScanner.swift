@@ -84,9 +84,10 @@ enum MessageScanner {
                   let close = body[endMarker.upperBound...].firstRange(of: Data("-----".utf8)) else { return .needMore }
             var consumed = close.upperBound - text.startIndex
             let pem = Data(body[body.startIndex..<close.upperBound])
-            // A line end right after the END line belongs to this message.
+            // A line end right after the END line (CRLF, LF or a lone CR: docs/PROTOCOL.md, "PEM
+            // line ends") belongs to this message.
             let rest = text.dropFirst(consumed)
-            if rest.starts(with: Data("\r\n".utf8)) { consumed += 2 } else if rest.first == 0x0a { consumed += 1 }
+            if rest.starts(with: Data("\r\n".utf8)) { consumed += 2 } else if rest.first == 0x0a || rest.first == 0x0d { consumed += 1 }
             return .complete(.pem(pem), consumed: skipped + consumed)
         case let .prefixedBytes(prefix, count):
             let (text, skipped) = skippingLineEnds(buffer)

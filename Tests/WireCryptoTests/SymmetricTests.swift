@@ -81,6 +81,18 @@ final class EnvelopeTests: XCTestCase {
         }
     }
 
+    /// docs/PROTOCOL.md: the last of duplicate names counts, but validity is the whole text's, so an
+    /// overridden member must be valid too (issue 14; `crosscheck fuzz --seed 90001`: an overridden
+    /// "iv" with a lone surrogate).
+    func testStrictJSON_anOverriddenMemberMustBeValidToo() throws {
+        for text in [#"{"iv":"\ud800","iv":"AAAAAAAAAAAAAAAAAAAAAA=="}"#, #"{"a":{"b":"\udc00","b":1},"a":2}"#,
+                     #"{"a":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + #","a":1}"#] {
+            XCTAssertFalse(StrictJSON.isValid(Data(text.utf8)), String(text.prefix(60)))
+        }
+        XCTAssertEqual(try StrictJSON.parse(Data(#"{"a":"\ud83d\ude00","a":{"b":1,"b":[2]}}"#.utf8)),
+                       .object(["a": .object(["b": .array([.number("2")])])]))
+    }
+
     func testKeyDerivation_utf8ZeroPad16AndItsSixteenByteFailure() throws {
         XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: "abc").hexString,
                        "61626300000000000000000000000000")
