@@ -24,28 +24,35 @@ public enum PEM {
     /// Read as bytes (as PythonRef reads it, one character per byte): a String and its Unicode
     /// scalars cost about a thousand instructions per byte here.
     public static func body(of data: Data, label: String) throws -> Data {
-        let bytes = [UInt8](data)
         let begin = Array("-----BEGIN \(label)-----".utf8), end = Array("-----END \(label)-----".utf8)
-        guard let beginAt = find(begin, in: bytes, from: 0), let endAt = find(end, in: bytes, from: beginAt + begin.count) else {
-            throw WireCryptoError.malformedKey(reason: "no complete '\(label)' PEM block (BEGIN and matching END line)", stack: [])
+        return try data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let beginAt = find(begin, in: bytes, from: 0), let endAt = find(end, in: bytes, from: beginAt + begin.count) else {
+                throw WireCryptoError.malformedKey(reason: "no complete '\(label)' PEM block (BEGIN and matching END line)", stack: [])
+            }
+            let bodyStart = beginAt + begin.count
+            guard bodyStart < endAt, bytes[bodyStart] == 0x0a || bytes[bodyStart] == 0x0d else {
+                throw WireCryptoError.malformedKey(reason: "the '\(label)' BEGIN line does not end in a line end (LF, CRLF or CR)", stack: [])
+            }
+            var base64: [UInt8] = []
+            base64.reserveCapacity(endAt - bodyStart)
+            for byte in bytes[bodyStart..<endAt] where byte != 0x0d && byte != 0x0a { base64.append(byte) }
+            guard let der = StrictBase64.decode(bytes: base64), !der.isEmpty else {
+                throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
+            }
+            return der
         }
-        let bodyStart = beginAt + begin.count
-        guard bodyStart < endAt, bytes[bodyStart] == 0x0a || bytes[bodyStart] == 0x0d else {
-            throw WireCryptoError.malformedKey(reason: "the '\(label)' BEGIN line does not end in a line end (LF, CRLF or CR)", stack: [])
-        }
-        let base64 = bytes[bodyStart..<endAt].filter { $0 != 0x0d && $0 != 0x0a }
-        guard let der = StrictBase64.decode(String(decoding: base64, as: UTF8.self)), !der.isEmpty else {
-            throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
-        }
-        return der
     }
 
     /// Where `pattern` first occurs in `bytes` at or after `start`.
-    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    static func find(_ pattern: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
         var index = start
-        while index <= bytes.count - pattern.count {
-            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
+        search: while index <= bytes.count - pattern.count {
+            if bytes[index] == first {
+                for offset in 1..<pattern.count where bytes[index + offset] != pattern[offset] { index += 1; continue search }
+                return index
+            }
             index += 1
         }
         return nil
@@ -55,11 +62,17 @@ public enum PEM {
     /// does not begin with `-----BEGIN ` and so is not PEM (but DER, or nothing). PythonRef draws the
     /// same line; a BEGIN line further in (after other text) does not make the data PEM.
     public static func firstLabel(in data: Data) -> String? {
-        let start = data.drop { [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c].contains($0) }
-        let begin = Data("-----BEGIN ".utf8)
-        guard start.starts(with: begin) else { return nil }
-        let rest = start.dropFirst(begin.count).prefix(200)
-        guard let close = rest.firstRange(of: Data("-----".utf8)) else { return nil }
-        return String(decoding: rest[..<close.lowerBound], as: UTF8.self)
+        data.withUnsafeBytes { raw -> String? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            while start < bytes.count, [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c].contains(bytes[start]) { start += 1 }
+            guard bytes.count - start >= beginMarker.count, bytes[start..<(start + beginMarker.count)].elementsEqual(beginMarker) else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[(start + beginMarker.count)..<min(bytes.count, start + beginMarker.count + 200)])
+            guard let close = find(dashes, in: rest, from: 0) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: rest[0..<close]), as: UTF8.self)
+        }
     }
+
+    private static let beginMarker = Array("-----BEGIN ".utf8)
+    private static let dashes = Array("-----".utf8)
 }

@@ -203,12 +203,50 @@ public struct RSAPrivateKey: Sendable {
 /// must be refused, not used (found by `crosscheck fuzz`). The check costs as much as pyca's
 /// (≈ 9 ms at 1024 bits, 45 ms at 2048, 0.4 s at 4096); `ImportedKeys` remembers keys that passed.
 private func checkPrivateKey(_ key: EVPKey) throws {
+    // The arithmetic the full check also verifies, first: a damaged key (the fuzzers make many)
+    // fails it in microseconds instead of after the primality tests of its factors.
+    if let inconsistency = crtInconsistency(key) {
+        throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (\(inconsistency))", stack: [])
+    }
     guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
     defer { EVP_PKEY_CTX_free(context) }
     guard EVP_PKEY_check(context) == 1 else {
         throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
                                            stack: OpenSSLError.drainQueue())
     }
+}
+
+/// Which of RSA_check_key's arithmetic conditions a two-prime key breaks (n = p·q, dP = d mod (p−1),
+/// dQ = d mod (q−1), qInv·q ≡ 1 mod p), or nil when they hold or cannot be read (multi-prime keys,
+/// missing CRT values: then only the full check decides). Only conditions the full check also
+/// requires, so this never refuses a key it would accept.
+private func crtInconsistency(_ key: EVPKey) -> String? {
+    var numbers: [OpaquePointer] = []
+    defer { numbers.forEach { BN_clear_free($0) } }
+    for name in ["n", "d", "rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"] {
+        var number: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(key.pointer, name, &number) == 1, let number else {
+            OpenSSLError.drainQueue()
+            return nil
+        }
+        numbers.append(number)
+    }
+    var factor3: OpaquePointer? = nil
+    if EVP_PKEY_get_bn_param(key.pointer, "rsa-factor3", &factor3) == 1 { BN_clear_free(factor3); return nil }
+    OpenSSLError.drainQueue()
+    let (n, d, p, q, dP, dQ, qInv) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5], numbers[6])
+    guard let context = BN_CTX_new(), let scratch = BN_new(), let reduced = BN_new() else { return nil }
+    defer { BN_CTX_free(context); BN_clear_free(scratch); BN_clear_free(reduced) }
+    guard BN_mul(scratch, p, q, context) == 1 else { return nil }
+    if BN_cmp(scratch, n) != 0 { return "n is not p·q" }
+    for (factor, exponent, name) in [(p, dP, "dP is not d mod (p−1)"), (q, dQ, "dQ is not d mod (q−1)")] {
+        guard BN_copy(scratch, factor) != nil, BN_sub_word(scratch, 1) == 1, BN_is_zero(scratch) == 0,
+              BN_div(nil, reduced, d, scratch, context) == 1 else { return nil }
+        if BN_cmp(reduced, exponent) != 0 { return name }
+    }
+    guard BN_is_zero(p) == 0, BN_mod_mul(scratch, qInv, q, p, context) == 1 else { return nil }
+    if BN_is_one(scratch) != 1 { return "qInv·q is not 1 mod p" }
+    return nil
 }
 
 // MARK: - OpenSSL encoder/decoder plumbing
@@ -235,10 +273,14 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
 
 private func decodeKey(_ data: Data, selection: Int32, inputType: String?, structure: String?, passphrase: Data?,
                        isPEM: Bool) throws -> EVPKey {
+    // DER must be one structure (docs/PROTOCOL.md), checked as PythonRef checks it before pyca does
+    // anything (`_require_one_structure`): so a malformed one never reaches OpenSSL's decoders,
+    // whose set-up alone costs ~100,000 instructions per key.
+    if inputType == "DER" { try requireOneStructure(data) }
     // OpenSSL 3.0 keeps the input-type and structure pointers (OSSL_DECODER_CTX_set_input_type stores
     // them, it does not copy), so the C strings must outlive the whole decode, not just the
     // constructor call: a temporary would be read after it is gone (found by `crosscheck fuzz`).
-    try withOptionalCString(inputType) { inputTypeName in
+    return try withOptionalCString(inputType) { inputTypeName in
         try withOptionalCString(structure) { structureName in
             try "RSA".withCString { keyType in
                 try decodeKey(data, selection: selection, inputTypeName: inputTypeName, structureName: structureName,
@@ -287,6 +329,41 @@ private func decodeKey(_ data: Data, selection: Int32, inputTypeName: UnsafePoin
     }
     OpenSSLError.drainQueue()  // decoders leave notes from the formats they tried first
     return owned
+}
+
+/// Refuses DER that is not exactly one structure: the outer element's length (BER forms included:
+/// long form of 1 to 4 bytes, indefinite length followed element by element to its end-of-contents)
+/// must fit the data and reach its end. The same rule as PythonRef's `_tlv_end`.
+func requireOneStructure(_ der: Data) throws {
+    let end = try der.withUnsafeBytes { try structureEnd(of: $0.bindMemory(to: UInt8.self), at: 0, depth: 0) }
+    if end != der.count {
+        throw WireCryptoError.malformedKey(reason: "\(der.count - end) bytes follow the DER structure", stack: [])
+    }
+}
+
+/// Where the element at `offset` ends.
+private func structureEnd(of der: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int) throws -> Int {
+    let malformed = WireCryptoError.malformedKey(reason: "DER with a malformed length", stack: [])
+    guard depth <= 32, offset + 2 <= der.count, der[offset] & 0x1f != 0x1f else { throw malformed }
+    var size = Int(der[offset + 1]), position = offset + 2
+    if size == 0x80 {
+        // Indefinite length: elements until the end-of-contents octets 00 00.
+        while !(position + 2 <= der.count && der[position] == 0 && der[position + 1] == 0) {
+            guard position < der.count else { throw malformed }
+            position = try structureEnd(of: der, at: position, depth: depth + 1)
+        }
+        return position + 2
+    }
+    if size & 0x80 != 0 {
+        let count = size & 0x7f
+        guard (1...4).contains(count), position + count <= der.count else { throw malformed }
+        size = der[position..<(position + count)].reduce(0) { $0 << 8 | Int($1) }
+        position += count
+    }
+    guard position + size <= der.count else {
+        throw WireCryptoError.malformedKey(reason: "the DER structure is longer than the data", stack: [])
+    }
+    return position + size
 }
 
 /// The tag of the first element inside a DER SEQUENCE, or nil if `der` is not a SEQUENCE.

@@ -109,6 +109,26 @@ final class RSAKeyTests: XCTestCase {
         XCTAssertEqual(try key.publicKey.exported(.spkiPEM), publicPEM)
     }
 
+    // A damaged key is refused whichever number is damaged (the arithmetic checks run before the
+    // primality tests, and refuse only what the full check would).
+    func testDamagedPrivateKeyNumbers_areRefused() throws {
+        let der = try Self.key1024.exported(.pkcs8DER)
+        var refused = 0
+        for position in stride(from: 40, to: der.count - 4, by: 37) {
+            var damaged = der
+            damaged[position] ^= 0x04
+            do {
+                _ = try RSAPrivateKey(importing: damaged)
+                XCTFail("byte \(position) flipped and the key still imports")
+            } catch WireCryptoError.malformedKey(let reason, _) {
+                refused += 1
+                _ = reason
+            }
+        }
+        XCTAssertGreaterThan(refused, 10)
+        XCTAssertEqual(try RSAPrivateKey(importing: der).info, Self.key1024.info)
+    }
+
     func testGenerate_refusesSizesOutsideTheRange() {
         XCTAssertThrowsError(try RSAPrivateKey(bits: 512)) {
             guard case WireCryptoError.unsupported = $0 else { return XCTFail("\($0)") }

@@ -276,3 +276,24 @@ final class AEADTests: XCTestCase {
         XCTAssertThrowsError(try AES.GCM.seal(Data(), using: SymmetricKey(data: Data(count: 20))))
     }
 }
+
+/// StrictBase64 decodes by itself (one allocation per PEM body); for every text it accepts it must
+/// give Foundation's bytes, unused low bits ignored as Foundation and Python ignore them.
+final class StrictBase64Tests: XCTestCase {
+    func testDecode_givesFoundationsBytesForEveryTextItAccepts() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for length in 0..<200 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            XCTAssertEqual(StrictBase64.decode(bytes.base64EncodedString()), bytes)
+            // Any alphabet text of a whole number of quanta, with 0 to 2 padding characters.
+            var text = (0..<((length / 3 + 1) * 4)).map { _ in alphabet.randomElement(using: &generator)! }
+            let padding = length % 3
+            for index in 0..<padding { text[text.count - 1 - index] = UInt8(ascii: "=") }
+            let string = String(decoding: text, as: UTF8.self)
+            XCTAssertEqual(StrictBase64.decode(string), Data(base64Encoded: string), string)
+        }
+        for refused in ["YWJj=", "YQ=a", "YQ===", "Y Q==", "YQ==\n", "Y"] { XCTAssertNil(StrictBase64.decode(refused), refused) }
+        XCTAssertEqual(StrictBase64.decode("AB=="), Data([0]))
+    }
+}
