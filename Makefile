@@ -34,7 +34,8 @@ help:
 	@echo "  make pi-selftest  the same against a namespace test host (root)"
 	@echo "  make fuzz [FRAMES=n] [SEED=n] [JOBS=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames, a new seed each run,"
 	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
-	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
+	@echo "  make libfuzzer [TARGET=name] [SECONDS=n]  libFuzzer + AddressSanitizer (default 600 s): TARGET rsa-socket, keys-public,"
+	@echo "                 keys-private, json, sealed, https, all (Swift parsers) or differential (Swift vs PythonRef); reports/libfuzzer/TARGET/"
 	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
 	@echo "Options: JUNIT=path SEED=n"
@@ -142,21 +143,49 @@ fuzz: build
 	mkdir -p reports; echo "$$(date -u +%Y-%m-%dT%H:%M:%SZ) seed=$$seed frames=$(FRAMES) exit=$$status" >> reports/fuzz-seeds.log; \
 	echo "make fuzz: seed $$seed exit $$status (logged in reports/fuzz-seeds.log)"; exit $$status
 
-# libFuzzer over the Swift frame and key parsers under AddressSanitizer, for SECONDS. Seed corpus:
-# Vectors/frames/ (its regressions/ run first, as seeds); new inputs go to reports/libfuzzer/corpus/,
-# crashes, timeouts and out-of-memory inputs to reports/libfuzzer/ (crash-*, timeout-*, oom-*).
+# libFuzzer under AddressSanitizer for SECONDS, one TARGET:
+#   rsa-socket, keys-public, keys-private, json, sealed, https: the Swift parsers of one family
+#     (crosscheck-fuzz, no Python; FuzzTargets/ParserTargets.swift); all: every one of them;
+#   differential: Swift against PythonRef in-process, judged by `crosscheck fuzz`'s oracle
+#     (crosscheck-fuzz-differential; Fuzzing/DifferentialTarget.swift); its findings are written
+#     as `crosscheck replay` reproducers to reports/libfuzzer/differential/findings/.
+# Seeds: the family's folders of Vectors/frames/ and regressions/; new inputs go to
+# reports/libfuzzer/TARGET/corpus/, crashes, timeouts and out-of-memory inputs to
+# reports/libfuzzer/TARGET/ (crash-*, timeout-*, oom-*; rerun one by giving the file instead of
+# the folders). The log is reports/libfuzzer/TARGET/fuzz.log and the coverage reached (edges per
+# module, from -print_coverage) reports/libfuzzer/TARGET/coverage.txt.
 # The sanitizers apply to the whole build, hence its own scratch path. SwiftPM instruments only the
 # entry module for coverage under --sanitize=fuzzer, so -sanitize-coverage is given for the rest.
 # LeakSanitizer is off: Swift keeps references in spare pointer bits, which it reports as leaks.
+TARGET  ?= all
 SECONDS ?= 600
 FUZZ_BUILD := .build-fuzz
+FUZZ_DIR    = reports/libfuzzer/$(TARGET)
+F := Vectors/frames
+FUZZ_SEEDS_rsa-socket   := $(wildcard $(F)/rsa-socket.*) $(F)/regressions
+FUZZ_SEEDS_keys-public  := $(F)/keys.public $(F)/keys $(F)/regressions
+FUZZ_SEEDS_keys-private := $(F)/keys.private $(F)/keys $(F)/regressions
+FUZZ_SEEDS_json         := $(F)/aes-https.envelope $(F)/aes-https.server $(F)/aes-https.kdf $(F)/regressions
+FUZZ_SEEDS_sealed       := $(wildcard $(F)/sealed.*) $(F)/regressions
+FUZZ_SEEDS_https        := $(F)/aes-https.server $(F)/aes-https.envelope $(F)/regressions
+FUZZ_SEEDS_all          := $(F)
+FUZZ_SEEDS_differential := $(FUZZ_DIR)/seeds
+FUZZ_PRODUCT = $(if $(filter differential,$(TARGET)),crosscheck-fuzz-differential,crosscheck-fuzz)
+FUZZ_MODULES = $(if $(filter differential,$(TARGET)),WireCrypto$(COMMA)WireProtocol$(COMMA)Fuzzing$(COMMA)Frames$(COMMA)Conformance,WireCrypto$(COMMA)WireProtocol)
+COMMA := ,
 libfuzzer: deps
-	$(SWIFT) build -c debug --product crosscheck-fuzz --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
+	@case "$(TARGET)" in rsa-socket|keys-public|keys-private|json|sealed|https|all|differential) ;; \
+	  *) echo "make libfuzzer: TARGET is one of rsa-socket, keys-public, keys-private, json, sealed, https, all, differential (not '$(TARGET)')"; exit 64;; esac
+	$(SWIFT) build $(SWIFT_FLAGS) -c debug --product $(FUZZ_PRODUCT) --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize-coverage=edge,trace-cmp,indirect-calls,inline-8bit-counters,pc-table
-	mkdir -p reports/libfuzzer/corpus
-	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/crosscheck-fuzz \
-	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 \
-	  -artifact_prefix=reports/libfuzzer/ reports/libfuzzer/corpus Vectors/frames
+	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+	status=0; CROSSCHECK_FUZZ_TARGET=$(TARGET) CROSSCHECK_FUZZ_SEEDS=$(FUZZ_DIR)/seeds CROSSCHECK_FUZZ_FINDINGS=$(FUZZ_DIR)/findings \
+	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/$(FUZZ_PRODUCT) \
+	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 -print_coverage=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_SEEDS_$(TARGET)) > $(FUZZ_DIR)/fuzz.log 2>&1 || status=$$?; \
+	grep -v -e "COVERED_FUNC" -e "COVERED_PC" $(FUZZ_DIR)/fuzz.log | tail -25; \
+	$(PYTHON) scripts/libfuzzer_coverage.py $(FUZZ_DIR)/fuzz.log --modules $(FUZZ_MODULES) | tee $(FUZZ_DIR)/coverage.txt; \
+	echo "make libfuzzer: TARGET=$(TARGET) exit $$status; log $(FUZZ_DIR)/fuzz.log"; exit $$status
 
 # Issue 12: `crosscheck remote` against the zoo of servers written from docs/PROTOCOL.md (Tests/Zoo:
 # correct ones and mutants with one planted flaw each). Prints server | expected | crosscheck's

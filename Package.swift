@@ -56,8 +56,11 @@ let package = Package(
             "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "PythonBridge"]),
-        // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
-        .executableTarget(name: "crosscheck-fuzz", dependencies: ["WireProtocol", "WireCrypto"]),
+        // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
+        // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
+        .target(name: "FuzzTargets", dependencies: ["WireProtocol", "WireCrypto"]),
+        .executableTarget(name: "crosscheck-fuzz", dependencies: ["FuzzTargets"]),
+        .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
 
         .testTarget(name: "WireCryptoTests", dependencies: ["WireCrypto"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),

@@ -68,7 +68,7 @@ public struct FuzzSetting: Sendable, Equatable, Codable {
     }
 
     public func data(_ key: String) -> Data? { fields[key].flatMap { Data(base64Encoded: $0) } }
-    mutating func setData(_ key: String, _ value: Data?) { fields[key] = value?.base64EncodedString() }
+    public mutating func setData(_ key: String, _ value: Data?) { fields[key] = value?.base64EncodedString() }
     public func int(_ key: String, default value: Int) -> Int { fields[key].flatMap { Int($0) } ?? value }
     public func flag(_ key: String) -> Bool { fields[key] == "1" }
 }

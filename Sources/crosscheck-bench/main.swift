@@ -18,7 +18,6 @@ import Conformance
 import PythonBridge
 import Sessions
 import WireCrypto
-import WireProtocol
 
 let environment = ProcessInfo.processInfo.environment
 let seconds = Double(environment["BENCH_SECONDS"] ?? "") ?? 3
