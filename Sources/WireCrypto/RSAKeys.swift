@@ -157,6 +157,12 @@ public struct RSAPrivateKey: Sendable {
         if let passphrase, !passphrase.isEmpty, !encrypted {
             throw WireCryptoError.malformedKey(reason: "a passphrase was given for a private key that is not encrypted", stack: [])
         }
+        // Encrypted PKCS#8 and no passphrase (an empty one means none, as in PythonRef): it cannot be
+        // opened, so OpenSSL's decoders are not asked (they refuse too, after ~1,000 allocations).
+        // With the first inner element a SEQUENCE, no other private-key structure can decode.
+        if encrypted, !legacyPEM, passphrase?.isEmpty ?? true {
+            throw WireCryptoError.wrongPassphrase
+        }
         do {
             if let der {
                 self.key = try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
