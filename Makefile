@@ -26,7 +26,7 @@ help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
 	@echo "  make test      Swift tests, PythonRef and zoo pytest, and a schema check of a real JUnit report"
-	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
+	@echo "  make bench     speed figures vs their baselines (python3 spawns, openssl speed, the Python server), each MET or NOT MET; exit 1 if one is not"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
 	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
