@@ -269,10 +269,12 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
         guard firstInnerTag(of: der) == expectedTag else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM block holds \(label == "PUBLIC KEY" ? "a PKCS#1 RSAPublicKey" : "a SubjectPublicKeyInfo"), not what its label says", stack: [])
         }
+        try requireRSAEncryptionSPKI(der)
         return try decodeKey(der, selection: selection, inputType: "DER", structure: nil, passphrase: nil, isPEM: true)
     }
     // Not PEM by PEM.firstLabel's rule: DER only (OpenSSL would otherwise find a PEM block further in).
     let isPEM = PEM.firstLabel(in: data) != nil
+    if selection == COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), !isPEM { try requireRSAEncryptionSPKI(data) }
     return try decodeKey(data, selection: selection, inputType: isPEM ? nil : "DER", structure: nil, passphrase: passphrase,
                          isPEM: isPEM)
 }
@@ -370,6 +372,23 @@ private func structureEnd(of der: UnsafeBufferPointer<UInt8>, at offset: Int, de
         throw WireCryptoError.malformedKey(reason: "the DER structure is longer than the data", stack: [])
     }
     return position + size
+}
+
+/// An SPKI must name rsaEncryption (docs/PROTOCOL.md; an RSASSA-PSS key is `BadKey`): checked as
+/// PythonRef checks it (`_require_rsa_encryption_spki`), on the bytes, after the structure check and
+/// before OpenSSL's decoders. PKCS#1 (first inner element an INTEGER) has no algorithm to check.
+func requireRSAEncryptionSPKI(_ der: Data) throws {
+    try requireOneStructure(der)
+    let bytes = [UInt8](der)
+    guard bytes.count >= 2 else { return }
+    let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
+    guard header < bytes.count, bytes[header] == 0x30 else { return }
+    let inner = bytes[header...]
+    let algorithm = inner.count > 1 && inner[header + 1] < 0x80 ? 2 : 2 + (inner.count > 1 ? Int(inner[header + 1] & 0x7f) : 0)
+    let rsaEncryption: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01]
+    guard inner.dropFirst(algorithm).starts(with: rsaEncryption) else {
+        throw WireCryptoError.malformedKey(reason: "not an RSA encryption key: the SubjectPublicKeyInfo algorithm is not rsaEncryption", stack: [])
+    }
 }
 
 /// The tag of the first element inside a DER SEQUENCE, or nil if `der` is not a SEQUENCE.
