@@ -151,8 +151,8 @@ fuzz: build
 #     as `crosscheck replay` reproducers to reports/libfuzzer/differential/findings/.
 # Seeds: the family's folders of Vectors/frames/ and regressions/; new inputs go to
 # reports/libfuzzer/TARGET/corpus/, crashes, timeouts and out-of-memory inputs to
-# reports/libfuzzer/TARGET/ (crash-*, timeout-*, oom-*; rerun one by giving the file instead of
-# the folders). The log is reports/libfuzzer/TARGET/fuzz.log and the coverage reached (edges per
+# reports/libfuzzer/TARGET/ (crash-*, timeout-*, oom-*; rerun one by giving the file to the copy
+# of the binary there instead of the folders). The log is reports/libfuzzer/TARGET/fuzz.log and the coverage reached (edges per
 # module, from -print_coverage) reports/libfuzzer/TARGET/coverage.txt.
 # The sanitizers apply to the whole build, hence its own scratch path. SwiftPM instruments only the
 # entry module for coverage under --sanitize=fuzzer, so -sanitize-coverage is given for the rest.
@@ -179,8 +179,10 @@ libfuzzer: deps
 	$(SWIFT) build $(SWIFT_FLAGS) -c debug --product $(FUZZ_PRODUCT) --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize-coverage=edge,trace-cmp,indirect-calls,inline-8bit-counters,pc-table
 	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+	@# Run a copy: coverage is symbolized from the binary file at exit, which another build may have replaced.
+	cp $(FUZZ_BUILD)/debug/$(FUZZ_PRODUCT) $(FUZZ_DIR)/$(FUZZ_PRODUCT)
 	status=0; CROSSCHECK_FUZZ_TARGET=$(TARGET) CROSSCHECK_FUZZ_SEEDS=$(FUZZ_DIR)/seeds CROSSCHECK_FUZZ_FINDINGS=$(FUZZ_DIR)/findings \
-	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/$(FUZZ_PRODUCT) \
+	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/$(FUZZ_PRODUCT) \
 	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 -print_coverage=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_SEEDS_$(TARGET)) > $(FUZZ_DIR)/fuzz.log 2>&1 || status=$$?; \
 	grep -v -e "COVERED_FUNC" -e "COVERED_PC" $(FUZZ_DIR)/fuzz.log | tail -25; \
