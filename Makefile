@@ -29,14 +29,16 @@ help:
 	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
 	@echo "  make interop APP=DIR  the same with your app as the app under test: DIR's Swift files and an adapter (README: Bring your own app)"
 	@echo "  make test      Swift tests, PythonRef and zoo pytest, a schema check of a real JUnit report, junitparser over every report, the systemd units, make mutants"
-	@echo "  make bench     side-by-side speed ratios (bridge vs spawning python3, AES-GCM and RSA vs openssl speed)"
+	@echo "  make bench     speed figures vs their baselines (python3 spawns, openssl speed, the Python server), each MET or NOT MET; exit 1 if one is not"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
 	@echo "  make wycheproof-unseen  fresh Wycheproof-format files (new keys and parameters) through crosscheck wycheproof"
 	@echo "  make pi HOST=… [PORT=…] [PROFILE=rsa-socket|aes-https] [PIN=cert] [ACCOUNT=name:pw]  check a live server"
 	@echo "  make pi-selftest  the same against a namespace test host (root)"
-	@echo "  make fuzz [FRAMES=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames); reproducers in reports/fuzz-failures/"
-	@echo "  make libfuzzer [SECONDS=n]  libFuzzer + AddressSanitizer over the Swift parsers (default 600 s); crashes in reports/libfuzzer/"
+	@echo "  make fuzz [FRAMES=n] [SEED=n] [JOBS=n]  differential fuzzing, Swift vs PythonRef (default 1,000,000 frames, a new seed each run,"
+	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
+	@echo "  make libfuzzer [TARGET=name] [SECONDS=n]  libFuzzer + AddressSanitizer (default 600 s): TARGET rsa-socket, keys-public,"
+	@echo "                 keys-private, json, sealed, https, all (Swift parsers) or differential (Swift vs PythonRef); reports/libfuzzer/TARGET/"
 	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
@@ -152,26 +154,63 @@ bench: deps
 
 # Differential fuzzing, the long run: FRAMES malformed frames to the Swift side and PythonRef, every
 # disagreement saved to reports/fuzz-failures/ (`crosscheck replay FILE` reruns one); JUnit in
-# reports/fuzz.xml. `make interop` includes a 10,000-frame run (the `fuzz` suite).
+# reports/fuzz.xml. A fresh seed every run unless SEED= is given (a fixed set of seeds stops finding
+# bugs); the seed is printed first and logged with the result in reports/fuzz-seeds.log. JOBS worker
+# processes (default: one per core). `make interop` includes a 10,000-frame run (the `fuzz` suite).
 FRAMES ?= 1000000
+JOBS   ?=
 fuzz: build
-	$(RELEASE_BIN) fuzz --frames $(FRAMES) $(if $(SEED),--seed $(SEED),) --junit reports/fuzz.xml
+	@seed="$(SEED)"; [ -n "$$seed" ] || seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); \
+	echo "make fuzz: seed $$seed, $(FRAMES) frames (again: make fuzz SEED=$$seed FRAMES=$(FRAMES))"; \
+	status=0; $(RELEASE_BIN) fuzz --frames $(FRAMES) --seed $$seed $(if $(JOBS),--jobs $(JOBS),) --junit reports/fuzz.xml || status=$$?; \
+	mkdir -p reports; echo "$$(date -u +%Y-%m-%dT%H:%M:%SZ) seed=$$seed frames=$(FRAMES) exit=$$status" >> reports/fuzz-seeds.log; \
+	echo "make fuzz: seed $$seed exit $$status (logged in reports/fuzz-seeds.log)"; exit $$status
 
-# libFuzzer over the Swift frame and key parsers under AddressSanitizer, for SECONDS. Seed corpus:
-# Vectors/frames/ (its regressions/ run first, as seeds); new inputs go to reports/libfuzzer/corpus/,
-# crashes, timeouts and out-of-memory inputs to reports/libfuzzer/ (crash-*, timeout-*, oom-*).
+# libFuzzer under AddressSanitizer for SECONDS, one TARGET:
+#   rsa-socket, keys-public, keys-private, json, sealed, https: the Swift parsers of one family
+#     (crosscheck-fuzz, no Python; FuzzTargets/ParserTargets.swift); all: every one of them;
+#   differential: Swift against PythonRef in-process, judged by `crosscheck fuzz`'s oracle
+#     (crosscheck-fuzz-differential; Fuzzing/DifferentialTarget.swift); its findings are written
+#     as `crosscheck replay` reproducers to reports/libfuzzer/differential/findings/.
+# Seeds: the family's folders of Vectors/frames/ and regressions/; new inputs go to
+# reports/libfuzzer/TARGET/corpus/, crashes, timeouts and out-of-memory inputs to
+# reports/libfuzzer/TARGET/ (crash-*, timeout-*, oom-*; rerun one by giving the file to the copy
+# of the binary there instead of the folders). The log is reports/libfuzzer/TARGET/fuzz.log and the coverage reached (edges per
+# module, from -print_coverage) reports/libfuzzer/TARGET/coverage.txt.
 # The sanitizers apply to the whole build, hence its own scratch path. SwiftPM instruments only the
 # entry module for coverage under --sanitize=fuzzer, so -sanitize-coverage is given for the rest.
 # LeakSanitizer is off: Swift keeps references in spare pointer bits, which it reports as leaks.
+TARGET  ?= all
 SECONDS ?= 600
 FUZZ_BUILD := .build-fuzz
+FUZZ_DIR    = reports/libfuzzer/$(TARGET)
+F := Vectors/frames
+FUZZ_SEEDS_rsa-socket   := $(wildcard $(F)/rsa-socket.*) $(F)/regressions
+FUZZ_SEEDS_keys-public  := $(F)/keys.public $(F)/keys $(F)/regressions
+FUZZ_SEEDS_keys-private := $(F)/keys.private $(F)/keys $(F)/regressions
+FUZZ_SEEDS_json         := $(F)/aes-https.envelope $(F)/aes-https.server $(F)/aes-https.kdf $(F)/regressions
+FUZZ_SEEDS_sealed       := $(wildcard $(F)/sealed.*) $(F)/regressions
+FUZZ_SEEDS_https        := $(F)/aes-https.server $(F)/aes-https.envelope $(F)/regressions
+FUZZ_SEEDS_all          := $(F)
+FUZZ_SEEDS_differential := $(FUZZ_DIR)/seeds
+FUZZ_PRODUCT = $(if $(filter differential,$(TARGET)),crosscheck-fuzz-differential,crosscheck-fuzz)
+FUZZ_MODULES = $(if $(filter differential,$(TARGET)),WireCrypto$(COMMA)WireProtocol$(COMMA)Fuzzing$(COMMA)Frames$(COMMA)Conformance,WireCrypto$(COMMA)WireProtocol)
+COMMA := ,
 libfuzzer: deps
-	$(SWIFT) build -c debug --product crosscheck-fuzz --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
+	@case "$(TARGET)" in rsa-socket|keys-public|keys-private|json|sealed|https|all|differential) ;; \
+	  *) echo "make libfuzzer: TARGET is one of rsa-socket, keys-public, keys-private, json, sealed, https, all, differential (not '$(TARGET)')"; exit 64;; esac
+	$(SWIFT) build $(SWIFT_FLAGS) -c debug --product $(FUZZ_PRODUCT) --sanitize=fuzzer --sanitize=address --scratch-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize-coverage=edge,trace-cmp,indirect-calls,inline-8bit-counters,pc-table
-	mkdir -p reports/libfuzzer/corpus
-	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/debug/crosscheck-fuzz \
-	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 \
-	  -artifact_prefix=reports/libfuzzer/ reports/libfuzzer/corpus Vectors/frames
+	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+	@# Run a copy: coverage is symbolized from the binary file at exit, which another build may have replaced.
+	cp $(FUZZ_BUILD)/debug/$(FUZZ_PRODUCT) $(FUZZ_DIR)/$(FUZZ_PRODUCT)
+	status=0; CROSSCHECK_FUZZ_TARGET=$(TARGET) CROSSCHECK_FUZZ_SEEDS=$(FUZZ_DIR)/seeds CROSSCHECK_FUZZ_FINDINGS=$(FUZZ_DIR)/findings \
+	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/$(FUZZ_PRODUCT) \
+	  -max_total_time=$(SECONDS) -timeout=10 -max_len=8192 -detect_leaks=0 -print_final_stats=1 -print_coverage=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_SEEDS_$(TARGET)) > $(FUZZ_DIR)/fuzz.log 2>&1 || status=$$?; \
+	grep -v -e "COVERED_FUNC" -e "COVERED_PC" $(FUZZ_DIR)/fuzz.log | tail -25; \
+	$(PYTHON) scripts/libfuzzer_coverage.py $(FUZZ_DIR)/fuzz.log --modules $(FUZZ_MODULES) | tee $(FUZZ_DIR)/coverage.txt; \
+	echo "make libfuzzer: TARGET=$(TARGET) exit $$status; log $(FUZZ_DIR)/fuzz.log"; exit $$status
 
 # Issue 12: `crosscheck remote` against the zoo of servers written from docs/PROTOCOL.md (Tests/Zoo:
 # correct ones and mutants with one planted flaw each). Prints server | expected | crosscheck's

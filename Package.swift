@@ -92,8 +92,11 @@ let package = Package(
             "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "PythonBridge"]),
-        // libFuzzer target over the Swift parsers: built by `make libfuzzer` with --sanitize=fuzzer,address.
-        .executableTarget(name: "crosscheck-fuzz", dependencies: ["WireProtocol", "WireCrypto"]),
+        // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
+        // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
+        .target(name: "FuzzTargets", dependencies: ["WireProtocol", "WireCrypto"]),
+        .executableTarget(name: "crosscheck-fuzz", dependencies: ["FuzzTargets"]),
+        .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -104,12 +104,24 @@ def loads_strict(data: bytes) -> object:
     """JSON as RFC 8259 has it, read the way WireCrypto's StrictJSON + Foundation read it: UTF-8
     without a BOM, no NaN/Infinity (nor numbers too large to be finite), strings without lone
     surrogates and not starting with a raw U+FEFF (Foundation drops it), nested at most
-    MAX_JSON_DEPTH deep. Raises ValueError for anything else."""
+    MAX_JSON_DEPTH deep. Raises ValueError for anything else. Validity is the whole text's: a
+    member that a later duplicate name overrides must be valid too (docs/PROTOCOL.md), though only
+    the last one counts."""
     text = data.decode("utf-8")
     if any(m.group().startswith('"\ufeff') for m in _JSON_STRING.finditer(text)):
         raise ValueError("a JSON string starts with a raw U+FEFF")
+    overridden: dict[int, list[object]] = {}  # id(object) -> the values its duplicate names replaced
+
+    def members(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        obj: dict[str, object] = {}
+        for name, value in pairs:
+            if name in obj:
+                overridden.setdefault(id(obj), []).append(obj[name])
+            obj[name] = value
+        return obj
+
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=members)
     except RecursionError:  # absurdly nested
         raise ValueError("JSON nested too deeply") from None
     stack: list[tuple[object, int]] = [(doc, 1)]
@@ -121,6 +133,8 @@ def loads_strict(data: bytes) -> object:
             if depth > MAX_JSON_DEPTH:
                 raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
             items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+            if isinstance(value, dict):
+                items += [(None, v) for v in overridden.get(id(value), ())]
             for name, item in items:
                 if name is not None:
                     name.encode("utf-8")

@@ -155,14 +155,18 @@ def _require_rsa_encryption_spki(der: bytes) -> None:
 
 def _pem_der(data: bytes, label: bytes) -> bytes:
     """The DER of the first PEM block labelled `label`, read as WireCrypto's PEM.body reads it: the
-    text between BEGIN and its END line, `\\r`/`\\n` dropped, strict base64, not empty. (OpenSSL's
-    PEM readers differ on damaged blocks; both sides decode the body themselves instead.)"""
+    BEGIN line ends in a line end (LF, CRLF or CR), the body is the text up to the END line with
+    `\\r`/`\\n` dropped, strict base64, not empty. (OpenSSL's PEM readers differ on damaged blocks;
+    both sides decode the body themselves instead.)"""
     text = data.decode("ascii", errors="replace")
     begin, end = f"-----BEGIN {label.decode()}-----", f"-----END {label.decode()}-----"
     start = text.find(begin)
     stop = text.find(end, start + len(begin)) if start >= 0 else -1
     if start < 0 or stop < start:
         raise _bad_key(f"no complete {label.decode()!r} PEM block")
+    # docs/PROTOCOL.md, "PEM line ends": LF, CRLF or a lone CR; the BEGIN line must end in one.
+    if text[start + len(begin) : start + len(begin) + 1] not in ("\r", "\n") or start + len(begin) >= stop:
+        raise _bad_key(f"the {label.decode()!r} BEGIN line does not end in a line end (LF, CRLF or CR)")
     body = text[start + len(begin) : stop].replace("\r", "").replace("\n", "")
     try:
         if len(body) % 4 or body.endswith("==="):  # b64decode takes superfluous padding ("YWJj=", "YWJj====")

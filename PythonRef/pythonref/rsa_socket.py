@@ -151,13 +151,14 @@ def ok_message(plaintext: bytes, digest: bool) -> bytes:
 
 # ---- public keys on the wire ---------------------------------------------------------------------
 
-_PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*)-----END ([A-Z0-9 ]+)-----(\r?\n)?\Z", re.S)
+# Line ends are LF, CRLF or a lone CR (docs/PROTOCOL.md, "PEM line ends").
+_PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----(?:\r\n|\r|\n)(.*)-----END ([A-Z0-9 ]+)-----(?:\r\n|\r|\n)?\Z", re.S)
 
 
 def import_wire_public_key(pem: bytes) -> rsa_keys.PublicKey:
     """A public key as sent after `public_key=`: one PEM block of a public-key label only
-    (`PUBLIC KEY` = SPKI, `RSA PUBLIC KEY` = PKCS#1, each with its own structure), `\\n` or `\\r\\n`
-    lines, final newline optional."""
+    (`PUBLIC KEY` = SPKI, `RSA PUBLIC KEY` = PKCS#1, each with its own structure), `\\n`, `\\r\\n`
+    or `\\r` line ends, final line end optional."""
     m = _PEM_BLOCK.match(pem)
     if m is None:
         raise CryptoFailure(ErrorKind.BAD_KEY, "not a single PEM block")
@@ -258,7 +259,7 @@ def _pem_after(kind: str, prefix: bytes) -> _Matcher:
         end = m.end()
         if buf[end : end + 2] == b"\r\n":
             end += 2
-        elif buf[end : end + 1] == b"\n":
+        elif buf[end : end + 1] in (b"\n", b"\r"):  # a lone CR is a line end too
             end += 1
         return _Done(end, kind, bytes(buf[body:end]))
 

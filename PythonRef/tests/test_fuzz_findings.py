@@ -189,3 +189,58 @@ def test_json_stringScanOfAOneMegabyteBody_staysSmall() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 20 * 1024 * 1024, f"{peak} bytes to read a 1.4 MB body"
+
+
+# ---- PEM line ends and overridden JSON members (issue 14; docs/PROTOCOL.md) ----------------------
+
+
+def _server_answer(key: rsa.RSAPrivateKey, framing: str, client_message: bytes) -> list[object]:
+    from pythonref import rsa_socket as rs
+
+    private = key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    server = rs.RsaSocketServer(rs.ServerConfig(padding="oaep-sha256", framing=framing, private_key=private))
+    actions = server.receive(rs.frame(rs.KEY_PREFIX + client_message, framing))
+    return [a.name for a in actions if isinstance(a, rs.Event)] + [type(a).__name__ for a in actions if not isinstance(a, rs.Event)]
+
+
+def test_pemLineEnds_areLfCrlfOrALoneCr_andTheBeginLineMustEndInOne(key1024: rsa.RSAPrivateKey) -> None:
+    """Seed 4242, rsa-socket.client-key #11297: a BEGIN line ending in a lone CR. RFC 7468's eol is
+    CRLF, CR or LF; the BEGIN line must end in one; on the wire one may follow the END line."""
+    spki = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
+    pem = _pem("PUBLIC KEY", spki)
+    numbers = key1024.public_key().public_numbers()
+    lone_cr_begin = pem.replace(b"-----\n", b"-----\r", 1)
+    for text in (lone_cr_begin, pem.replace(b"\n", b"\r"), pem.replace(b"\n", b"\r\n")):
+        assert rsa_keys.load_public(text).public_numbers() == numbers
+        assert rs_import(text).public_numbers() == numbers
+        assert _server_answer(key1024, "framed", text) == ["sent-ciphertext", "Send"]
+    glued = pem.replace(b"-----\n", b"-----", 1)
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, glued)
+    _expect(ErrorKind.BAD_KEY, rs_import, glued)
+    assert _server_answer(key1024, "legacy", glued) == ["error", "Send", "Close"]
+    # One line end after the END line belongs to the key message, a lone CR too; a second does not.
+    assert _server_answer(key1024, "framed", pem + b"\r") == ["sent-ciphertext", "Send"]
+    assert _server_answer(key1024, "framed", pem + b"\r\n") == ["sent-ciphertext", "Send"]
+    assert _server_answer(key1024, "framed", pem + b"\n\r") == ["error", "Send", "Close"]
+    private = key1024.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    assert rsa_keys.load_private(private.replace(b"\n", b"\r")).key_size == 1024
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, private.replace(b"-----\n", b"-----", 1))
+
+
+def rs_import(pem: bytes):  # type: ignore[no-untyped-def]
+    from pythonref import rsa_socket as rs
+
+    return rs.import_wire_public_key(pem)
+
+
+@pytest.mark.parametrize("body", [b'{"iv":"\\ud800","iv":"AAAAAAAAAAAAAAAAAAAAAA=="}', b'{"a":{"b":"\\udc00","b":1},"a":2}',
+                                  b'{"a":' + b"[" * 600 + b"]" * 600 + b',"a":1}', b'{"\\ud800":1,"\\ud800":2}'],
+                         ids=["overridden-iv-lone-surrogate", "nested-overridden-lone-surrogate", "overridden-600-deep", "duplicate-lone-surrogate-names"])
+def test_json_anOverriddenDuplicateMember_mustBeValidToo(body: bytes) -> None:
+    """Seed 90001, aes-https.server #19905: the first of two "iv" members held a lone surrogate."""
+    with pytest.raises(ValueError):
+        aes_cbc.loads_strict(body)
+
+
+def test_json_duplicateNames_theLastOneCounts() -> None:
+    assert aes_cbc.loads_strict(b'{"a":"\\ud83d\\ude00","a":{"b":1,"b":[2]}}') == {"a": {"b": [2]}}

@@ -120,7 +120,7 @@ extension ParsableCommand {
     /// The help text, built from the declarations.
     public static var helpText: String {
         let config = configuration
-        let specs = declarations(in: Self()).flatMap(\.specs)
+        let specs = declarations(in: Self()).flatMap(\.specs).filter { !$0.hidden }
         var lines = config.synopsis.enumerated().map { ($0.offset == 0 ? "USAGE: " : "       ") + "crosscheck \(config.name) \($0.element)" }
         lines.append("")
         lines.append(config.abstract)

@@ -120,6 +120,8 @@ struct ArgumentSpec {
     let set: () -> Void
     /// Marks that the command line gave it (for `isGiven`).
     let given: Box<Bool>
+    /// Parsed but left out of help: an option crosscheck gives itself (a worker process's range).
+    var hidden = false
 }
 
 /// Something `Mirror` finds in a command and asks for its specs.
@@ -146,6 +148,7 @@ public struct Option<Value>: ArgumentDeclaration {
     private let defaultText: String?
     private let parse: (String) -> Value?
     private let expectation: String
+    private let hidden: Bool
 
     public var wrappedValue: Value {
         get { box.value }
@@ -156,17 +159,20 @@ public struct Option<Value>: ArgumentDeclaration {
 
     /// An option with a default, e.g. `@Option(name: "--timeout", value: "SECONDS", help: "…") var timeout = Seconds(5)`.
     public init(wrappedValue: Value, name: String, short: String? = nil, value: String = "VALUE", help: String,
-                defaultText: String? = nil) where Value: ExpressibleByArgument {
+                defaultText: String? = nil, hidden: Bool = false) where Value: ExpressibleByArgument {
         box = Box(wrappedValue); self.name = name; self.short = short; self.valueName = value; self.help = help
         self.defaultText = defaultText ?? wrappedValue.argumentText; parse = { Value(argument: $0) }; expectation = Value.expectation
+        self.hidden = hidden
     }
 
     /// An option without a default: nil unless given.
+    /// `hidden`: parsed, but not in help (an option crosscheck gives to itself).
     public init<Wrapped: ExpressibleByArgument>(name: String, short: String? = nil, value: String = "VALUE", help: String,
-                                                defaultText: String? = nil) where Value == Wrapped? {
+                                                defaultText: String? = nil, hidden: Bool = false) where Value == Wrapped? {
         box = Box(nil); self.name = name; self.short = short; self.valueName = value; self.help = help
         // `.map(Optional.some)`: a bare `Wrapped?` would become `.some(nil)` as a `Value?`, i.e. "parsed".
         self.defaultText = defaultText; parse = { Wrapped(argument: $0).map(Optional.some) }; expectation = Wrapped.expectation
+        self.hidden = hidden
     }
 
     var specs: [ArgumentSpec] {
@@ -176,7 +182,7 @@ public struct Option<Value>: ArgumentDeclaration {
                                  guard !text.isEmpty else { throw UsageError("\(name) needs a value: \(expectation)") }
                                  guard let value = parse(text) else { throw UsageError("\(name) takes \(expectation), not '\(text)'") }
                                  box.value = value
-                             }, set: {}, given: given)]
+                             }, set: {}, given: given, hidden: hidden)]
     }
 }
 
@@ -187,18 +193,20 @@ public struct Flag: ArgumentDeclaration {
     private let given = Box(false)
     private let name: String
     private let help: String
+    private let hidden: Bool
 
     public var wrappedValue: Bool {
         get { box.value }
         nonmutating set { box.value = newValue }
     }
 
-    public init(name: String, help: String) { self.name = name; self.help = help }
+    /// `hidden`: parsed, but not in help (a flag crosscheck gives to itself).
+    public init(name: String, help: String, hidden: Bool = false) { self.name = name; self.help = help; self.hidden = hidden }
 
     var specs: [ArgumentSpec] {
         let box = self.box
         return [ArgumentSpec(kind: .flag, names: [name], valueName: "", help: help, defaultText: nil, accept: { _ in }, set: { box.value = true },
-                             given: given)]
+                             given: given, hidden: hidden)]
     }
 }
 

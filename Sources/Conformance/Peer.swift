@@ -41,7 +41,9 @@ public protocol CryptoPeer: Sendable {
 public struct AEADParts: Sendable, Equatable {
     public var ciphertext: Data
     public var tag: Data
-    public init(ciphertext: Data, tag: Data) { self.ciphertext = ciphertext; self.tag = tag }
+    /// Zero-based copies: a sealed box's parts are slices of its combined buffer (as in
+    /// swift-crypto), whose indices start where they sit in it; callers here index from 0.
+    public init(ciphertext: Data, tag: Data) { self.ciphertext = Data([UInt8](ciphertext)); self.tag = Data([UInt8](tag)) }
 }
 
 /// A fresh key pair as its generator exports it.

@@ -12,12 +12,6 @@ func aeadSeal<M: DataProtocol, A: DataProtocol>(
     guard algorithm.allowedKeySizes.contains(key.bytes.count) else { throw CryptoKitError.incorrectKeySize }
     let plaintext = [UInt8](message)
     let associated = [UInt8](aad)
-    if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
-        do {
-            let sealed = try GCMLongNonce.seal(key: key.bytes, nonce: nonce, plaintext: plaintext, aad: associated)
-            return (Data(sealed.ciphertext), Data(sealed.tag))
-        } catch { throw cryptoKitError(from: error) }
-    }
     var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
     var tag = [UInt8](repeating: 0, count: tagByteCount)
     do {
@@ -47,12 +41,6 @@ func aeadOpen<A: DataProtocol>(
 ) throws -> Data {
     guard algorithm.allowedKeySizes.contains(key.bytes.count) else { throw CryptoKitError.incorrectKeySize }
     let associated = [UInt8](aad)
-    if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
-        do {
-            return Data(try GCMLongNonce.open(key: key.bytes, nonce: nonce, ciphertext: [UInt8](ciphertext),
-                                              tag: [UInt8](tag), aad: associated))
-        } catch { throw cryptoKitError(from: error) }
-    }
     do {
         return try key.bytes.withUnsafeBytes { keyBytes in
             try nonce.withUnsafeBytes { nonceBytes in

@@ -68,7 +68,7 @@ public struct FuzzSetting: Sendable, Equatable, Codable {
     }
 
     public func data(_ key: String) -> Data? { fields[key].flatMap { Data(base64Encoded: $0) } }
-    mutating func setData(_ key: String, _ value: Data?) { fields[key] = value?.base64EncodedString() }
+    public mutating func setData(_ key: String, _ value: Data?) { fields[key] = value?.base64EncodedString() }
     public func int(_ key: String, default value: Int) -> Int { fields[key].flatMap { Int($0) } ?? value }
     public func flag(_ key: String) -> Bool { fields[key] == "1" }
 }
@@ -83,7 +83,7 @@ public struct FrameTail: Sendable, Equatable, Codable {
 
 /// One generated input: what family it belongs to, which mutator made it, the bytes, and the
 /// configuration both implementations get.
-public struct FuzzFrame: Sendable, Equatable {
+public struct FuzzFrame: Sendable, Equatable, Codable {
     public var family: FrameFamily
     /// The structured mutator's name (`iv-not-16-bytes`, `modulus-even`, …), `valid` for an
     /// unmutated base frame, or `random-bytes` (possibly after a structured one: `x+random-bytes`).

@@ -15,6 +15,10 @@ public struct FuzzOptions: Sendable {
     public var deadline: TimeInterval
     /// Where reproducers go (one per distinct failure); nil: nowhere.
     public var saveDirectory: URL?
+    /// False in a worker process of `crosscheck fuzz --jobs N`: its parent merges the workers'
+    /// findings and writes the reproducers (the first frame of each failure over all workers, as one
+    /// process would). Crash notes from a signal handler are still written by the worker.
+    public var writesReproducers = true
     public var plant: PlantedFlaw?
     /// `inprocess` or `HOST:PORT`.
     public var target: String
@@ -27,7 +31,7 @@ public struct FuzzOptions: Sendable {
 }
 
 /// Counts for one family.
-public struct FamilyStats: Sendable, Equatable {
+public struct FamilyStats: Sendable, Equatable, Codable {
     public var frames = 0
     public var acceptedByBoth = 0
     public var refusedByBoth = 0
@@ -40,10 +44,18 @@ public struct FamilyStats: Sendable, Equatable {
     public var mutators: [String: Int] = [:]
 
     public var failures: Int { disagreements + crashes + hangs }
+
+    /// Both parts' counts together (slowest: the slower; times: summed).
+    public mutating func add(_ other: FamilyStats) {
+        frames += other.frames; acceptedByBoth += other.acceptedByBoth; refusedByBoth += other.refusedByBoth
+        disagreements += other.disagreements; crashes += other.crashes; hangs += other.hangs
+        slowestSeconds = max(slowestSeconds, other.slowestSeconds); seconds += other.seconds
+        mutators.merge(other.mutators, uniquingKeysWith: +)
+    }
 }
 
 /// One distinct failure: frames of one family whose verdict pair (coarse summaries) was the same.
-public struct DistinctFailure: Sendable {
+public struct DistinctFailure: Sendable, Codable {
     public let family: FrameFamily
     /// `disagreement`, `crash` or `hang`.
     public let kind: String
@@ -56,6 +68,11 @@ public struct DistinctFailure: Sendable {
     public let swift: FuzzVerdict
     public let python: FuzzVerdict
     public var reproducer: URL?
+    /// The run-wide number of its first frame (frame i of a run is family i mod F, ordinal i ÷ F):
+    /// merging workers' findings keeps the earliest, as one process would have.
+    public var index = 0
+    /// For a hang: how long the frame took, for the reproducer's note.
+    public var seconds = 0.0
 
     var key: String { Self.key(family, kind, swiftSummary, pythonSummary) }
     static func key(_ family: FrameFamily, _ kind: String, _ swift: String, _ python: String) -> String {
@@ -74,7 +91,7 @@ public struct DistinctFailure: Sendable {
 }
 
 /// The result of a run.
-public struct FuzzReport: Sendable {
+public struct FuzzReport: Sendable, Codable {
     public var seed: UInt64
     public var target: String
     public var plant: PlantedFlaw?
@@ -87,12 +104,44 @@ public struct FuzzReport: Sendable {
     public var peakResidentKiB = 0
     /// The run stopped early (interrupted).
     public var stopped = false
+    /// Worker processes (`--jobs N`) that ended without reporting, each in words.
+    public var lostWorkers: [String] = []
+    /// How many processes ran the frames (`--jobs N`); peak memory is the largest one's.
+    public var processes = 1
 
     public var framesPerSecond: Double { elapsed > 0 ? Double(frames) / elapsed : 0 }
     public var disagreements: Int { stats.values.reduce(0) { $0 + $1.disagreements } }
     public var crashes: Int { stats.values.reduce(0) { $0 + $1.crashes } }
     public var hangs: Int { stats.values.reduce(0) { $0 + $1.hangs } }
-    public var clean: Bool { failures.isEmpty }
+    public var clean: Bool { failures.isEmpty && lostWorkers.isEmpty }
+
+    /// Parts of one run (disjoint frame ranges, e.g. worker processes) as the report one process
+    /// would have written: counts summed, each distinct failure's first frame the earliest over
+    /// all parts, in the order first found, at most `FuzzCampaign.maxDistinct` of them.
+    public static func merged(_ parts: [FuzzReport], seed: UInt64, target: String, plant: PlantedFlaw?,
+                              keep: Int = FuzzCampaign.maxDistinct) -> FuzzReport {
+        var report = FuzzReport(seed: seed, target: target, plant: plant)
+        var byKey: [String: DistinctFailure] = [:]
+        for part in parts {
+            report.frames += part.frames
+            report.stopped = report.stopped || part.stopped
+            report.peakResidentKiB = max(report.peakResidentKiB, part.peakResidentKiB)
+            report.lostWorkers += part.lostWorkers
+            for (family, stats) in part.stats { report.stats[family, default: FamilyStats()].add(stats) }
+            for failure in part.failures {
+                if var known = byKey[failure.key] {
+                    let count = known.count + failure.count
+                    if failure.index < known.index { known = failure }
+                    known.count = count
+                    byKey[failure.key] = known
+                } else {
+                    byKey[failure.key] = failure
+                }
+            }
+        }
+        report.failures = Array(byKey.values.sorted { $0.index < $1.index }.prefix(keep))
+        return report
+    }
 }
 
 /// Runs frames through an oracle, counts, deduplicates failures and saves one reproducer for each.
@@ -101,7 +150,10 @@ public final class FuzzCampaign: @unchecked Sendable {
     let generator: FrameGenerator
     let options: FuzzOptions
     let oracle: Oracle
-    private static let maxDistinct = 500
+    /// Distinct failures kept per report (the first found); a worker keeps more, so that merging
+    /// still finds the run's first ones.
+    public static let maxDistinct = 500
+    static let maxDistinctInWorker = 5_000
 
     public init(generator: FrameGenerator, options: FuzzOptions, oracle: @escaping Oracle) {
         self.generator = generator; self.options = options; self.oracle = oracle
@@ -109,15 +161,22 @@ public final class FuzzCampaign: @unchecked Sendable {
 
     /// The in-process campaign: `options.frames` frames of the generator's families, interleaved.
     public func run(shouldStop: () -> Bool = { false }, progress: (FuzzReport) -> Void = { _ in }) -> FuzzReport {
+        run(frames: 0..<options.frames, shouldStop: shouldStop, progress: progress)
+    }
+
+    /// Frames `range` of the in-process campaign (frame i: family i mod F, ordinal i ÷ F), so that
+    /// processes given disjoint ranges together run exactly the frames one process would.
+    public func run(frames range: Range<Int>, shouldStop: () -> Bool = { false }, progress: (FuzzReport) -> Void = { _ in }) -> FuzzReport {
         let families = generator.families
-        return run(jobs: options.frames, shouldStop: shouldStop, progress: progress) { index in
-            (families[index % families.count], index / families.count)
+        return run(jobs: range.count, shouldStop: shouldStop, progress: progress, index: { range.lowerBound + $0 }) { number in
+            let index = range.lowerBound + number
+            return (families[index % families.count], index / families.count)
         }
     }
 
-    /// Runs `jobs` frames; `job(i)` names frame i as (family, ordinal).
+    /// Runs `jobs` frames; `job(i)` names frame i as (family, ordinal); `index(i)` is its run-wide number.
     public func run(jobs: Int, shouldStop: () -> Bool = { false }, progress: (FuzzReport) -> Void = { _ in },
-                    job: (Int) -> (FrameFamily, Int)) -> FuzzReport {
+                    index runIndex: (Int) -> Int = { $0 }, job: (Int) -> (FrameFamily, Int)) -> FuzzReport {
         var report = FuzzReport(seed: options.seed, target: options.target, plant: options.plant)
         var index: [String: Int] = [:]
         let watchdog = Watchdog(limit: options.deadline * 3, options: options)
@@ -159,10 +218,12 @@ public final class FuzzCampaign: @unchecked Sendable {
                 let key = DistinctFailure.key(family, kind, verdicts.swift.summary, verdicts.python.summary)
                 if let position = index[key] {
                     report.failures[position].count += 1
-                } else if report.failures.count < Self.maxDistinct {
+                } else if report.failures.count < (options.writesReproducers ? Self.maxDistinct : Self.maxDistinctInWorker) {
                     var failure = DistinctFailure(family: family, kind: kind, swiftSummary: verdicts.swift.summary, pythonSummary: verdicts.python.summary,
                                                   count: 1, example: frame, ordinal: ordinal, swift: verdicts.swift, python: verdicts.python)
-                    failure.reproducer = save(failure, seconds: seconds)
+                    failure.index = runIndex(number)
+                    failure.seconds = seconds
+                    if options.writesReproducers { failure.reproducer = Self.save(failure, options: options) }
                     index[key] = report.failures.count
                     report.failures.append(failure)
                 }
@@ -178,14 +239,16 @@ public final class FuzzCampaign: @unchecked Sendable {
         return report
     }
 
-    private func save(_ failure: DistinctFailure, seconds: TimeInterval) -> URL? {
+    /// Writes `failure`'s reproducer into `options.saveDirectory`; its name depends only on the
+    /// failure's verdict pair and the seed, so one failure found again overwrites its own file.
+    public static func save(_ failure: DistinctFailure, options: FuzzOptions) -> URL? {
         guard let directory = options.saveDirectory else { return nil }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in (failure.key + "\(options.seed)").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let url = directory.appendingPathComponent("\(failure.family.rawValue).\(failure.kind).\(String(hash, radix: 16).suffix(8)).json")
         let reproducer = FuzzReproducer(kind: failure.kind, frame: failure.example, family: failure.family, seed: options.seed,
                                         ordinal: failure.ordinal, target: options.target, plant: options.plant, swift: failure.swift,
-                                        python: failure.python, note: failure.kind == "hang" ? String(format: "took %.3f s (deadline %.3f s)", seconds, options.deadline) : nil)
+                                        python: failure.python, note: failure.kind == "hang" ? String(format: "took %.3f s (deadline %.3f s)", failure.seconds, options.deadline) : nil)
         do { try reproducer.write(to: url); return url } catch { return nil }
     }
 

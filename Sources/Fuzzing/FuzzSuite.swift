@@ -76,6 +76,6 @@ public enum FuzzText {
         if shown.allSatisfy({ (0x20...0x7e).contains($0) || $0 == 0x0a || $0 == 0x0d }) {
             return String(decoding: shown, as: UTF8.self).debugDescription + (data.count > 96 ? "…" : "")
         }
-        return shown.map { String(format: "%02x", $0) }.joined() + (data.count > 96 ? "…" : "")
+        return Data(shown).hexString + (data.count > 96 ? "…" : "")
     }
 }

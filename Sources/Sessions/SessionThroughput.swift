@@ -15,11 +15,18 @@ public enum SessionThroughput {
 
     /// In-process conversations per second between `client` and `server` machines.
     public static func inProcess(_ setup: Setup, client: SessionFactory, server: SessionFactory, seconds: Double) throws -> Double {
-        try measure(seconds) {
-            let machines = try RSASocketSessionChecks.makeMachines(setup.context, client: client, server: server, plan: setup.plan)
-            let transcript = Conversation.run(client: machines.client, server: machines.server)
-            try RSASocketSessionChecks.verify(transcript, plan: setup.plan, plaintext: machines.plaintext, client: client.name, server: server.name)
-        }
+        try measure(seconds) { try conversation(setup, client: client, server: server) }
+    }
+
+    /// `count` in-process conversations, unclocked (for `crosscheck-bench`'s profiling loop).
+    public static func conversations(_ setup: Setup, client: SessionFactory, server: SessionFactory, count: Int) throws {
+        for _ in 0..<count { try conversation(setup, client: client, server: server) }
+    }
+
+    private static func conversation(_ setup: Setup, client: SessionFactory, server: SessionFactory) throws {
+        let machines = try RSASocketSessionChecks.makeMachines(setup.context, client: client, server: server, plan: setup.plan)
+        let transcript = Conversation.run(client: machines.client, server: machines.server)
+        try RSASocketSessionChecks.verify(transcript, plan: setup.plan, plaintext: machines.plaintext, client: client.name, server: server.name)
     }
 
     /// Loopback TCP conversations per second from `client` to the `serverName` server ("swift" or "python").

@@ -20,8 +20,13 @@ public enum AEADAlgorithm: String, Sendable, CaseIterable {
     }
 }
 
-/// Detached AEAD: ciphertext and tag apart, nonce and tag of any length the cipher allows.
+/// Detached AEAD: ciphertext and tag apart, nonce and tag of any length the cipher allows (AES-GCM
+/// nonces longer than OpenSSL takes go through `GCMLongNonce`, so every caller gets them).
 public enum AEADCore {
+    /// Fills `nonce` with random bytes for one message (a per-thread pool refilled by getrandom(2);
+    /// see `NoncePool`). Never use the same nonce twice under one key.
+    public static func randomNonce(into nonce: UnsafeMutableRawBufferPointer) { NoncePool.fill(nonce) }
+
     /// Encrypts; returns ciphertext and a tag of `tagLength` bytes.
     public static func seal(
         _ algorithm: AEADAlgorithm, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
@@ -29,7 +34,22 @@ public enum AEADCore {
         into output: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
     ) throws {
         let cipher = try algorithm.cipher(keyBytes: key.count)
-        precondition(output.count >= plaintext.count && tag.count >= tagLength)
+        guard output.count >= plaintext.count else {
+            throw WireCryptoError.incorrectParameterSize(what: "AEAD output buffer", length: output.count, expected: "at least \(plaintext.count)")
+        }
+        guard tag.count >= tagLength else {
+            throw WireCryptoError.incorrectParameterSize(what: "AEAD tag buffer", length: tag.count, expected: "at least \(tagLength)")
+        }
+        if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
+            // CryptoKit takes any nonce of 12 bytes or more; OpenSSL's GCM stops at 128 (Wycheproof tc268).
+            guard (1...16).contains(tagLength) else {
+                throw WireCryptoError.incorrectParameterSize(what: "tag", length: tagLength, expected: "1 to 16")
+            }
+            let sealed = try GCMLongNonce.seal(key: [UInt8](key), nonce: [UInt8](nonce), plaintext: [UInt8](plaintext), aad: [UInt8](aad))
+            sealed.ciphertext.withUnsafeBytes { output.copyMemory(from: $0) }
+            sealed.tag.withUnsafeBytes { tag.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(tagLength))) }
+            return
+        }
         try withContext(cipher, encrypt: true, key: key, nonce: nonce, algorithm: algorithm) { context in
             var written: Int32 = 0
             if aad.count > 0 {
@@ -63,6 +83,10 @@ public enum AEADCore {
             throw WireCryptoError.incorrectParameterSize(what: "tag", length: tag.count,
                                                          expected: algorithm == .aesGCM ? "4 to 16" : "16")
         }
+        if algorithm == .aesGCM, nonce.count > GCMLongNonce.openSSLMaximumNonceBytes {
+            return Data(try GCMLongNonce.open(key: [UInt8](key), nonce: [UInt8](nonce), ciphertext: [UInt8](ciphertext),
+                                              tag: [UInt8](tag), aad: [UInt8](aad)))
+        }
         return try withContext(cipher, encrypt: false, key: key, nonce: nonce, algorithm: algorithm) { context in
             var written: Int32 = 0
             if aad.count > 0 {
@@ -90,8 +114,41 @@ public enum AEADCore {
         }
     }
 
+    /// Encrypts into one new buffer laid out as CryptoKit's combined representation: nonce ‖
+    /// ciphertext ‖ 16-byte tag, 64-byte aligned and never zero-filled first. One allocation per
+    /// message, and the combined form costs no copy later. What `AES.GCM.seal` and
+    /// `ChaChaPoly.seal` use.
+    public static func sealCombined(
+        _ algorithm: AEADAlgorithm, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
+    ) throws -> Data {
+        // Raw memory first, `Data` only around the finished bytes: every access through `Data`
+        // costs a uniqueness and an exclusivity check, which at 16 KiB is measurable.
+        let count = nonce.count + plaintext.count + 16
+        let output = try alignedAllocation(count)
+        do {
+            if nonce.count > 0, let nonceBase = nonce.baseAddress { output.copyMemory(from: nonceBase, byteCount: nonce.count) }
+            try seal(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: aad,
+                     into: UnsafeMutableRawBufferPointer(start: output + nonce.count, count: plaintext.count),
+                     tag: UnsafeMutableRawBufferPointer(start: output + nonce.count + plaintext.count, count: 16))
+        } catch {
+            free(output)
+            throw error
+        }
+        return Data(bytesNoCopy: output, count: count, deallocator: .free)
+    }
+
+    /// `count` bytes aligned to a cache line (AES-NI loops store a little faster there), not zeroed.
+    private static func alignedAllocation(_ count: Int) throws -> UnsafeMutableRawPointer {
+        var memory: UnsafeMutableRawPointer?
+        guard posix_memalign(&memory, 64, count) == 0, let memory else {
+            throw WireCryptoError.unsupported("allocating \(count) bytes for a sealed message (out of memory)")
+        }
+        return memory
+    }
+
     /// Runs `body` with a context initialised for `key` and `nonce`. Contexts for 12-byte nonces come
-    /// from a per-thread cache and keep their expanded key while the key stays the same: making a
+    /// from a per-thread table and keep their expanded key while the key stays the same: making a
     /// GCM context and expanding its key costs about as much as sealing 4 KiB. A context that saw
     /// any failure is dropped, never reused.
     private static func withContext<R>(
@@ -105,7 +162,7 @@ public enum AEADCore {
             throw WireCryptoError.incorrectParameterSize(what: "AES-GCM nonce", length: 0, expected: "at least 1 (12 is standard)")
         }
         let initFunction = encrypt ? EVP_EncryptInit_ex2 : EVP_DecryptInit_ex2
-        guard nonce.count == 12 else {
+        guard nonce.count == 12, let slot = AEADContextTable.slot(algorithm: algorithm, keyBytes: key.count, encrypt: encrypt) else {
             return try withCipherContext { context in
                 guard initFunction(context, cipher.pointer, nil, nil, nil) == 1 else { throw openSSLFailure("EVP_CipherInit_ex2") }
                 guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil) == 1 else {
@@ -117,91 +174,111 @@ public enum AEADCore {
                 return try body(context)
             }
         }
-        let cache = AEADContextCache.current()
-        let slot = cache.slot(cipher: cipher, encrypt: encrypt)
         do {
-            if slot.holds(cipher: cipher, key: key) {
-                guard initFunction(slot.context, nil, nil, nonce.uint8, nil) == 1 else { throw openSSLFailure("EVP_CipherInit_ex2(nonce)") }
+            let context = try AEADContextTable.context(slot, cipher: cipher, key: key)
+            if AEADContextTable.holds(slot, key: key) {
+                guard initFunction(context, nil, nil, nonce.uint8, nil) == 1 else { throw openSSLFailure("EVP_CipherInit_ex2(nonce)") }
             } else {
-                guard initFunction(slot.context, cipher.pointer, key.uint8, nonce.uint8, nil) == 1 else {
+                guard initFunction(context, cipher.pointer, key.uint8, nonce.uint8, nil) == 1 else {
                     throw openSSLFailure("EVP_CipherInit_ex2(key, nonce)")
                 }
-                slot.remember(cipher: cipher, key: key)
+                AEADContextTable.remember(slot, key: key)
             }
-            return try body(slot.context)
+            return try body(context)
         } catch {
-            cache.drop(cipher: cipher, encrypt: encrypt)
+            AEADContextTable.drop(slot)
             throw error
         }
     }
 }
 
-/// One reusable `EVP_CIPHER_CTX` with the key it was initialised with.
-final class AEADContextSlot {
-    let context: OpaquePointer
-    private var cipher: FetchedCipher?
-    private var key: [UInt8] = []
-
-    init() throws {
-        guard let context = EVP_CIPHER_CTX_new() else { throw openSSLFailure("EVP_CIPHER_CTX_new") }
-        self.context = context
+/// The calling thread's AEAD contexts, one per (cipher, direction), each with the key it was
+/// initialised with: a table in plain memory, one per thread (an `EVP_CIPHER_CTX` must not be
+/// shared between threads), freed with its keys wiped when the thread ends. Plain memory because
+/// on this path a dictionary look-up and the exclusivity checks of class properties cost as much
+/// as GCM's own per-message set-up.
+enum AEADContextTable {
+    struct Slot {
+        var context: OpaquePointer?
+        var keyLength: Int
+        /// The key the context holds (at most 32 bytes), zero-padded.
+        var key: (UInt64, UInt64, UInt64, UInt64)
     }
+    typealias SlotPointer = UnsafeMutablePointer<Slot>
 
-    deinit {
-        forgetKey()
-        EVP_CIPHER_CTX_free(context)
-    }
+    /// AES-128/192/256-GCM and ChaCha20-Poly1305, each encrypting and decrypting.
+    static let count = 8
 
-    func holds(cipher: FetchedCipher, key candidate: UnsafeRawBufferPointer) -> Bool {
-        self.cipher === cipher && key.count == candidate.count && key.withUnsafeBytes { CRYPTO_memcmp($0.baseAddress, candidate.baseAddress, candidate.count) == 0 }
-    }
-
-    func remember(cipher: FetchedCipher, key newKey: UnsafeRawBufferPointer) {
-        forgetKey()
-        self.cipher = cipher
-        key = [UInt8](newKey)
-    }
-
-    private func forgetKey() {
-        key.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-        key = []
-    }
-}
-
-/// The calling thread's AEAD contexts, one per (cipher, direction). Thread-local because an
-/// `EVP_CIPHER_CTX` must not be shared between threads.
-final class AEADContextCache {
-    private var slots: [ObjectIdentifier: AEADContextSlot] = [:]
-
-    private static let key: pthread_key_t = {
+    private static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<AEADContextCache>.fromOpaque(raw).release() }
+            guard let raw else { return }
+            let table = raw.assumingMemoryBound(to: Slot.self)
+            for index in 0..<AEADContextTable.count { AEADContextTable.drop(table + index) }
+            table.deinitialize(count: AEADContextTable.count)
+            table.deallocate()
         }
+        // Without thread-specific storage (a process out of keys) nothing here can work.
         precondition(status == 0, "pthread_key_create failed")
         return key
     }()
 
-    static func current() -> AEADContextCache {
-        if let raw = pthread_getspecific(key) { return Unmanaged<AEADContextCache>.fromOpaque(raw).takeUnretainedValue() }
-        let cache = AEADContextCache()
-        pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
-        return cache
+    /// This thread's slot for the cipher; nil for a key size the algorithm does not have.
+    static func slot(algorithm: AEADAlgorithm, keyBytes: Int, encrypt: Bool) -> SlotPointer? {
+        let cipherIndex: Int
+        switch (algorithm, keyBytes) {
+        case (.aesGCM, 16): cipherIndex = 0
+        case (.aesGCM, 24): cipherIndex = 1
+        case (.aesGCM, 32): cipherIndex = 2
+        case (.chaChaPoly, 32): cipherIndex = 3
+        default: return nil
+        }
+        let table: SlotPointer
+        if let raw = pthread_getspecific(threadKey) {
+            table = raw.assumingMemoryBound(to: Slot.self)
+        } else {
+            table = SlotPointer.allocate(capacity: count)
+            table.initialize(repeating: Slot(context: nil, keyLength: 0, key: (0, 0, 0, 0)), count: count)
+            pthread_setspecific(threadKey, table)
+        }
+        return table + (cipherIndex * 2 + (encrypt ? 0 : 1))
     }
 
-    private func id(_ cipher: FetchedCipher, _ encrypt: Bool) -> ObjectIdentifier {
-        // Distinct FetchedCipher objects per algorithm and key size; the direction picks one of two tables.
-        ObjectIdentifier(encrypt ? cipher : cipher.decryptToken)
+    /// The slot's context, made on first use.
+    static func context(_ slot: SlotPointer, cipher: FetchedCipher, key: UnsafeRawBufferPointer) throws -> OpaquePointer {
+        if let context = slot.pointee.context { return context }
+        guard let context = EVP_CIPHER_CTX_new() else { throw openSSLFailure("EVP_CIPHER_CTX_new") }
+        slot.pointee.context = context
+        slot.pointee.keyLength = 0
+        return context
     }
 
-    func slot(cipher: FetchedCipher, encrypt: Bool) -> AEADContextSlot {
-        let id = id(cipher, encrypt)
-        if let slot = slots[id] { return slot }
-        // Allocation failure of a context is an out-of-memory condition; surface it at first use.
-        let slot = try! AEADContextSlot()
-        slots[id] = slot
-        return slot
+    /// True when the slot's context was initialised with exactly `key` (compared without an early exit).
+    static func holds(_ slot: SlotPointer, key: UnsafeRawBufferPointer) -> Bool {
+        guard slot.pointee.keyLength == key.count, key.count <= 32 else { return false }
+        let candidate = words(key)
+        let held = slot.pointee.key
+        return (candidate.0 ^ held.0) | (candidate.1 ^ held.1) | (candidate.2 ^ held.2) | (candidate.3 ^ held.3) == 0
     }
 
-    func drop(cipher: FetchedCipher, encrypt: Bool) { slots[id(cipher, encrypt)] = nil }
+    static func remember(_ slot: SlotPointer, key: UnsafeRawBufferPointer) {
+        guard key.count <= 32 else { slot.pointee.keyLength = 0; return }
+        slot.pointee.key = words(key)
+        slot.pointee.keyLength = key.count
+    }
+
+    /// Frees the slot's context and wipes its key.
+    static func drop(_ slot: SlotPointer) {
+        if let context = slot.pointee.context { EVP_CIPHER_CTX_free(context) }
+        slot.pointee.context = nil
+        slot.pointee.keyLength = 0
+        withUnsafeMutableBytes(of: &slot.pointee.key) { OPENSSL_cleanse($0.baseAddress, $0.count) }
+    }
+
+    /// Up to 32 key bytes as four words, zero-padded.
+    private static func words(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt64, UInt64, UInt64) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: key.prefix(32))) }
+        return words
+    }
 }

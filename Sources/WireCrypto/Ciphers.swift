@@ -5,9 +5,6 @@ internal import COpenSSL
 /// (OpenSSL 3's implicit fetch), which shows up when sealing many small messages.
 final class FetchedCipher: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// A distinct object per cipher that names its decrypting contexts in per-thread caches.
-    let decryptToken = DecryptToken()
-    final class DecryptToken: Sendable {}
 
     private init(_ pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_CIPHER_free(pointer) }

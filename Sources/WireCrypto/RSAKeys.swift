@@ -5,8 +5,50 @@ internal import COpenSSLShims
 /// Owns one `EVP_PKEY`. EVP_PKEY is reference counted and safe to share for encrypt/decrypt.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    private let lock = NSLock()
+    private var spkiDER: Data?
+
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
+
+    /// The public key as SubjectPublicKeyInfo DER, encoded once: an rsa-socket server sends it in
+    /// every phone-to-pi conversation, and OpenSSL's encoder costs about a tenth of an RSA decryption.
+    func subjectPublicKeyInfo() throws -> Data {
+        lock.lock()
+        if let spkiDER { lock.unlock(); return spkiDER }
+        lock.unlock()
+        let encoded = try encodeKey(self, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        lock.lock(); spkiDER = encoded; lock.unlock()
+        return encoded
+    }
+}
+
+/// Keys imported before, by the SHA-256 of what they were imported from (and the passphrase), as
+/// PythonRef's loaders remember theirs (`lru_cache`): servers import the same PEM for every
+/// conversation, and a 2048-bit import plus the RSA blinding set-up a fresh key needs cost about
+/// as much as the decryption itself. Holds the most recent `capacity` keys of each kind.
+final class ImportedKeys: @unchecked Sendable {
+    static let privateKeys = ImportedKeys()
+    static let publicKeys = ImportedKeys()
+    private let lock = NSLock()
+    private var keys: [Data: EVPKey] = [:]
+    private var order: [Data] = []
+    private let capacity = 128
+
+    static func id(_ data: Data, passphrase: Data?) -> Data {
+        Digest.sha256.hash(data + Data([passphrase == nil ? 0 : 1]) + (passphrase ?? Data()))
+    }
+
+    func key(_ id: Data) -> EVPKey? {
+        lock.lock(); defer { lock.unlock() }
+        return keys[id]
+    }
+
+    func remember(_ key: EVPKey, as id: Data) {
+        lock.lock(); defer { lock.unlock() }
+        if keys.updateValue(key, forKey: id) == nil { order.append(id) }
+        if order.count > capacity { keys[order.removeFirst()] = nil }
+    }
 }
 
 /// Public-key encodings crosscheck reads and writes.
@@ -53,10 +95,13 @@ public struct RSAPublicKey: Sendable {
     /// Imports SPKI or PKCS#1, PEM or DER; PEM with or without a final newline, `\n` or `\r\n`.
     /// Private keys are refused: a peer that sends one has made a mistake worth reporting.
     public init(importing data: Data) throws {
+        let id = ImportedKeys.id(data, passphrase: nil)
+        if let known = ImportedKeys.publicKeys.key(id) { self.key = known; return }
         if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
         }
         self.key = try decodeKey(data, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
+        ImportedKeys.publicKeys.remember(key, as: id)
     }
 
     /// Imports a PEM string (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`).
@@ -71,7 +116,7 @@ public struct RSAPublicKey: Sendable {
     /// The key in `format`; `spkiPEM` is byte-for-byte what the iOS client sends.
     public func exported(_ format: RSAPublicKeyFormat) throws -> Data {
         switch format {
-        case .spkiDER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "SubjectPublicKeyInfo")
+        case .spkiDER: return try key.subjectPublicKeyInfo()
         case .pkcs1DER: return try encodeKey(key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), output: "DER", structure: "type-specific")
         case .spkiPEM: return PEM.iOSStyle(label: "PUBLIC KEY", der: try exported(.spkiDER))
         case .pkcs1PEM: return PEM.iOSStyle(label: "RSA PUBLIC KEY", der: try exported(.pkcs1DER))
@@ -94,6 +139,8 @@ public struct RSAPrivateKey: Sendable {
 
     /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
     public init(importing data: Data, passphrase: Data? = nil) throws {
+        let id = ImportedKeys.id(data, passphrase: passphrase)
+        if let known = ImportedKeys.privateKeys.key(id) { self.key = known; return }
         let label = PEM.firstLabel(in: data)
         if let label, !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a private key label", stack: [])
@@ -110,6 +157,12 @@ public struct RSAPrivateKey: Sendable {
         if let passphrase, !passphrase.isEmpty, !encrypted {
             throw WireCryptoError.malformedKey(reason: "a passphrase was given for a private key that is not encrypted", stack: [])
         }
+        // Encrypted PKCS#8 and no passphrase (an empty one means none, as in PythonRef): it cannot be
+        // opened, so OpenSSL's decoders are not asked (they refuse too, after ~1,000 allocations).
+        // With the first inner element a SEQUENCE, no other private-key structure can decode.
+        if encrypted, !legacyPEM, passphrase?.isEmpty ?? true {
+            throw WireCryptoError.wrongPassphrase
+        }
         do {
             if let der {
                 self.key = try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
@@ -122,7 +175,8 @@ public struct RSAPrivateKey: Sendable {
             _ = (reason, stack)
             throw WireCryptoError.wrongPassphrase
         }
-        try ValidatedPrivateKeys.shared.check(key, importedFrom: data, passphrase: passphrase)
+        try checkPrivateKey(key)
+        ImportedKeys.privateKeys.remember(key, as: id)
     }
 
     public init(pemRepresentation: String, passphrase: Data? = nil) throws {
@@ -150,34 +204,55 @@ public struct RSAPrivateKey: Sendable {
     }
 }
 
-/// Checks every imported private key's numbers (p and q prime, n = pq, d, the CRT values), as pyca
+/// Checks an imported private key's numbers (p and q prime, n = pq, d, the CRT values), as pyca
 /// does on every load (RSA_check_key): a key with a corrupted CRT value decrypts to garbage and
 /// must be refused, not used (found by `crosscheck fuzz`). The check costs as much as pyca's
-/// (≈ 9 ms at 1024 bits, 45 ms at 2048, 0.4 s at 4096), so its result is remembered per input,
-/// as PythonRef remembers its loads.
-final class ValidatedPrivateKeys: @unchecked Sendable {
-    static let shared = ValidatedPrivateKeys()
-    private let lock = NSLock()
-    private var passed: [Data] = []
-    private let capacity = 256
-
-    func check(_ key: EVPKey, importedFrom data: Data, passphrase: Data?) throws {
-        let id = Digest.sha256.hash(data + Data([0]) + (passphrase ?? Data()))
-        lock.lock()
-        let known = passed.contains(id)
-        lock.unlock()
-        if known { return }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_check(context) == 1 else {
-            throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
-                                               stack: OpenSSLError.drainQueue())
-        }
-        lock.lock()
-        passed.append(id)
-        if passed.count > capacity { passed.removeFirst(passed.count - capacity) }
-        lock.unlock()
+/// (≈ 9 ms at 1024 bits, 45 ms at 2048, 0.4 s at 4096); `ImportedKeys` remembers keys that passed.
+private func checkPrivateKey(_ key: EVPKey) throws {
+    // The arithmetic the full check also verifies, first: a damaged key (the fuzzers make many)
+    // fails it in microseconds instead of after the primality tests of its factors.
+    if let inconsistency = crtInconsistency(key) {
+        throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (\(inconsistency))", stack: [])
     }
+    guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
+    defer { EVP_PKEY_CTX_free(context) }
+    guard EVP_PKEY_check(context) == 1 else {
+        throw WireCryptoError.malformedKey(reason: "the private key's numbers are inconsistent (OpenSSL's RSA key check fails)",
+                                           stack: OpenSSLError.drainQueue())
+    }
+}
+
+/// Which of RSA_check_key's arithmetic conditions a two-prime key breaks (n = p·q, dP = d mod (p−1),
+/// dQ = d mod (q−1), qInv·q ≡ 1 mod p), or nil when they hold or cannot be read (multi-prime keys,
+/// missing CRT values: then only the full check decides). Only conditions the full check also
+/// requires, so this never refuses a key it would accept.
+private func crtInconsistency(_ key: EVPKey) -> String? {
+    var numbers: [OpaquePointer] = []
+    defer { numbers.forEach { BN_clear_free($0) } }
+    for name in ["n", "d", "rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"] {
+        var number: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(key.pointer, name, &number) == 1, let number else {
+            OpenSSLError.drainQueue()
+            return nil
+        }
+        numbers.append(number)
+    }
+    var factor3: OpaquePointer? = nil
+    if EVP_PKEY_get_bn_param(key.pointer, "rsa-factor3", &factor3) == 1 { BN_clear_free(factor3); return nil }
+    OpenSSLError.drainQueue()
+    let (n, d, p, q, dP, dQ, qInv) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5], numbers[6])
+    guard let context = BN_CTX_new(), let scratch = BN_new(), let reduced = BN_new() else { return nil }
+    defer { BN_CTX_free(context); BN_clear_free(scratch); BN_clear_free(reduced) }
+    guard BN_mul(scratch, p, q, context) == 1 else { return nil }
+    if BN_cmp(scratch, n) != 0 { return "n is not p·q" }
+    for (factor, exponent, name) in [(p, dP, "dP is not d mod (p−1)"), (q, dQ, "dQ is not d mod (q−1)")] {
+        guard BN_copy(scratch, factor) != nil, BN_sub_word(scratch, 1) == 1, BN_is_zero(scratch) == 0,
+              BN_div(nil, reduced, d, scratch, context) == 1 else { return nil }
+        if BN_cmp(reduced, exponent) != 0 { return name }
+    }
+    guard BN_is_zero(p) == 0, BN_mod_mul(scratch, qInv, q, p, context) == 1 else { return nil }
+    if BN_is_one(scratch) != 1 { return "qInv·q is not 1 mod p" }
+    return nil
 }
 
 // MARK: - OpenSSL encoder/decoder plumbing
@@ -194,20 +269,26 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
         guard firstInnerTag(of: der) == expectedTag else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM block holds \(label == "PUBLIC KEY" ? "a PKCS#1 RSAPublicKey" : "a SubjectPublicKeyInfo"), not what its label says", stack: [])
         }
+        try requireRSAEncryptionSPKI(der)
         return try decodeKey(der, selection: selection, inputType: "DER", structure: nil, passphrase: nil, isPEM: true)
     }
     // Not PEM by PEM.firstLabel's rule: DER only (OpenSSL would otherwise find a PEM block further in).
     let isPEM = PEM.firstLabel(in: data) != nil
+    if selection == COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), !isPEM { try requireRSAEncryptionSPKI(data) }
     return try decodeKey(data, selection: selection, inputType: isPEM ? nil : "DER", structure: nil, passphrase: passphrase,
                          isPEM: isPEM)
 }
 
 private func decodeKey(_ data: Data, selection: Int32, inputType: String?, structure: String?, passphrase: Data?,
                        isPEM: Bool) throws -> EVPKey {
+    // DER must be one structure (docs/PROTOCOL.md), checked as PythonRef checks it before pyca does
+    // anything (`_require_one_structure`): so a malformed one never reaches OpenSSL's decoders,
+    // whose set-up alone costs ~100,000 instructions per key.
+    if inputType == "DER" { try requireOneStructure(data) }
     // OpenSSL 3.0 keeps the input-type and structure pointers (OSSL_DECODER_CTX_set_input_type stores
     // them, it does not copy), so the C strings must outlive the whole decode, not just the
     // constructor call: a temporary would be read after it is gone (found by `crosscheck fuzz`).
-    try withOptionalCString(inputType) { inputTypeName in
+    return try withOptionalCString(inputType) { inputTypeName in
         try withOptionalCString(structure) { structureName in
             try "RSA".withCString { keyType in
                 try decodeKey(data, selection: selection, inputTypeName: inputTypeName, structureName: structureName,
@@ -258,6 +339,58 @@ private func decodeKey(_ data: Data, selection: Int32, inputTypeName: UnsafePoin
     return owned
 }
 
+/// Refuses DER that is not exactly one structure: the outer element's length (BER forms included:
+/// long form of 1 to 4 bytes, indefinite length followed element by element to its end-of-contents)
+/// must fit the data and reach its end. The same rule as PythonRef's `_tlv_end`.
+func requireOneStructure(_ der: Data) throws {
+    let end = try der.withUnsafeBytes { try structureEnd(of: $0.bindMemory(to: UInt8.self), at: 0, depth: 0) }
+    if end != der.count {
+        throw WireCryptoError.malformedKey(reason: "\(der.count - end) bytes follow the DER structure", stack: [])
+    }
+}
+
+/// Where the element at `offset` ends.
+private func structureEnd(of der: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int) throws -> Int {
+    let malformed = WireCryptoError.malformedKey(reason: "DER with a malformed length", stack: [])
+    guard depth <= 32, offset + 2 <= der.count, der[offset] & 0x1f != 0x1f else { throw malformed }
+    var size = Int(der[offset + 1]), position = offset + 2
+    if size == 0x80 {
+        // Indefinite length: elements until the end-of-contents octets 00 00.
+        while !(position + 2 <= der.count && der[position] == 0 && der[position + 1] == 0) {
+            guard position < der.count else { throw malformed }
+            position = try structureEnd(of: der, at: position, depth: depth + 1)
+        }
+        return position + 2
+    }
+    if size & 0x80 != 0 {
+        let count = size & 0x7f
+        guard (1...4).contains(count), position + count <= der.count else { throw malformed }
+        size = der[position..<(position + count)].reduce(0) { $0 << 8 | Int($1) }
+        position += count
+    }
+    guard position + size <= der.count else {
+        throw WireCryptoError.malformedKey(reason: "the DER structure is longer than the data", stack: [])
+    }
+    return position + size
+}
+
+/// An SPKI must name rsaEncryption (docs/PROTOCOL.md; an RSASSA-PSS key is `BadKey`): checked as
+/// PythonRef checks it (`_require_rsa_encryption_spki`), on the bytes, after the structure check and
+/// before OpenSSL's decoders. PKCS#1 (first inner element an INTEGER) has no algorithm to check.
+func requireRSAEncryptionSPKI(_ der: Data) throws {
+    try requireOneStructure(der)
+    let bytes = [UInt8](der)
+    guard bytes.count >= 2 else { return }
+    let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
+    guard header < bytes.count, bytes[header] == 0x30 else { return }
+    let inner = bytes[header...]
+    let algorithm = inner.count > 1 && inner[header + 1] < 0x80 ? 2 : 2 + (inner.count > 1 ? Int(inner[header + 1] & 0x7f) : 0)
+    let rsaEncryption: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01]
+    guard inner.dropFirst(algorithm).starts(with: rsaEncryption) else {
+        throw WireCryptoError.malformedKey(reason: "not an RSA encryption key: the SubjectPublicKeyInfo algorithm is not rsaEncryption", stack: [])
+    }
+}
+
 /// The tag of the first element inside a DER SEQUENCE, or nil if `der` is not a SEQUENCE.
 private func firstInnerTag(of der: Data) -> UInt8? {
     let bytes = [UInt8](der.prefix(8))
@@ -266,7 +399,7 @@ private func firstInnerTag(of der: Data) -> UInt8? {
     return header < bytes.count ? bytes[header] : nil
 }
 
-private func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
+fileprivate func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
                        passphrase: Data? = nil) throws -> Data {
     // OpenSSL 3.0 keeps the output-type and structure pointers (it does not copy them), so the
     // C strings must outlive the whole encode, not just the constructor call.

@@ -13,7 +13,7 @@ import WireCrypto
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "fuzz", abstract: "Differential fuzzing: malformed frames to Swift and PythonRef (or a live server); every disagreement saved.",
-        synopsis: ["[--frames N] [--seed S] [--target inprocess|HOST:PORT] [--corpus DIR] [--save-failures DIR] [--junit PATH] [--family LIST] [--deadline SECONDS] [--quiet]",
+        synopsis: ["[--frames N] [--seed S] [--jobs N] [--target inprocess|HOST:PORT] [--corpus DIR] [--save-failures DIR] [--junit PATH] [--family LIST] [--deadline SECONDS] [--quiet]",
                    "--write-corpus DIR"],
         discussion: """
         Generates N malformed frames (structured mutators of every frame in docs/PROTOCOL.md, plus random
@@ -21,7 +21,9 @@ struct FuzzCommand: ParsableCommand {
         must accept with the same result or refuse with the same failure kind (each side's errors are
         mapped to the shared kinds in Sources/Conformance/ErrorEquivalence.swift); a disagreement, a crash, an uncaught Python exception or a frame
         over its deadline is a failure, saved as a reproducer that 'crosscheck replay FILE' reruns.
-        The same seed gives the same frames.
+        The same seed gives the same frames. In-process runs use --jobs worker processes (default: one
+        per core), each running its own contiguous share of the seed's frames; their findings are merged
+        into the report, and the reproducers, one process would have written.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
         exitNotes: [.checksFailed: "a failure was found", .noInput: "--remote-key is missing or unreadable",
@@ -29,6 +31,10 @@ struct FuzzCommand: ParsableCommand {
 
     @Option(name: "--frames", value: "N", help: "how many frames, spread evenly over the families")
     var frames = 10_000
+    @Option(name: "--jobs", value: "N", help: "worker processes for an in-process run, each its own share of the same frames (default: the number of cores, \(ProcessInfo.processInfo.activeProcessorCount) here; a --target server gets one)")
+    var jobs: Int?
+    @Flag(name: "--worker", help: "run as a worker process of crosscheck fuzz --jobs: frame ranges on stdin, reports on stdout", hidden: true)
+    var worker: Bool
     @Option(name: "--target", value: "T", help: "inprocess, or HOST:PORT of a running rsa-socket server: malformed frames over TCP, each answer checked against PythonRef's in-process answer (exactly `Server: ERROR` and a close for a malformed frame), and a good conversation after each family (liveness)")
     var target = "inprocess"
     @Option(name: "--remote-framing", value: "F", help: "legacy or framed: how the target server frames messages")
@@ -60,6 +66,13 @@ struct FuzzCommand: ParsableCommand {
 
     func validate() throws {
         guard frames > 0 else { throw UsageError("--frames takes a whole number above 0, not \(frames)") }
+        if let jobs {
+            guard (1...256).contains(jobs) else { throw UsageError("--jobs takes a whole number from 1 to 256, not \(jobs)") }
+            guard jobs == 1 || target == "inprocess" else {
+                throw UsageError("--jobs \(jobs) is for in-process runs; a --target server is sent one frame at a time (leave --jobs out)")
+            }
+        }
+
         guard remoteMaxMessage > 0 else { throw UsageError("--remote-max-message takes a whole number above 0, not \(remoteMaxMessage)") }
         if target != "inprocess" {
             do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
@@ -96,11 +109,29 @@ struct FuzzCommand: ParsableCommand {
         let outcome: FuzzReport
         var labels = ("swift", "python")
         if target == "inprocess" {
-            let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
+            var options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
+            let generator = FrameGenerator(corpus: corpus, seed: seed, families: families)
             let oracle = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: corpus)
-            if !quiet { printError("crosscheck fuzz: \(frames) frames in-process, \(families.count) families, seed \(seed)") }
-            let campaign = FuzzCampaign(generator: FrameGenerator(corpus: corpus, seed: seed, families: families), options: options, oracle: oracle.run)
-            outcome = campaign.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
+            if worker {
+                // One worker of a --jobs run: chunks of frames from the parent, reports for it to merge.
+                options.writesReproducers = false
+                FuzzWorkers.serve(FuzzCampaign(generator: generator, options: options, oracle: oracle.run), options: options,
+                                  shouldStop: { latch.interrupted })
+                return .success
+            }
+            let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, frames)
+            if !quiet { printError("crosscheck fuzz: \(frames) frames in-process, \(families.count) families, seed \(seed)" + (jobs > 1 ? ", \(jobs) worker processes" : "")) }
+            if jobs > 1 {
+                // The same command line again, its seed fixed (the last occurrence of an option wins), as a worker.
+                let given = Array(CommandLine.arguments.dropFirst(2))
+                outcome = FuzzWorkers.run(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                          arguments: ["fuzz"] + given + ["--seed", String(seed), "--jobs", "1", "--quiet", "--worker"],
+                                          jobs: jobs, options: options, shouldStop: { latch.interrupted },
+                                          progress: { Self.progress($0, total: frames, quiet: quiet) })
+            } else {
+                let campaign = FuzzCampaign(generator: generator, options: options, oracle: oracle.run)
+                outcome = campaign.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
+            }
         } else {
             let remoteTarget = try self.remoteTarget()
             labels = ("expected", "remote")
@@ -153,9 +184,11 @@ struct FuzzCommand: ParsableCommand {
                                 stats.refusedByBoth, stats.disagreements, stats.crashes, stats.hangs,
                                 stats.slowestSeconds * 1000))
         }
-        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB; %d disagreements, %d crashes, %d hangs",
+        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB%@; %d disagreements, %d crashes, %d hangs",
                             report.frames, report.elapsed, report.framesPerSecond, Double(report.peakResidentKiB) / 1024,
+                            report.processes > 1 ? " per process, \(report.processes) worker processes" : "",
                             report.disagreements, report.crashes, report.hangs))
+        for lost in report.lostWorkers { lines.append("LOST: \(lost)") }
         if !report.failures.isEmpty {
             lines.append("\n\(report.failures.count) distinct failures:")
             for failure in report.failures { lines.append(FuzzText.describe(failure, labels: labels) + "\n") }
@@ -190,8 +223,12 @@ struct FuzzCommand: ParsableCommand {
                                    properties: [JUnitProperty(name: "frames", value: "\(failure.count)"),
                                                 JUnitProperty(name: "reproducer", value: failure.reproducer?.path ?? "")]))
         }
+        for (number, lost) in report.lostWorkers.enumerated() {
+            cases.append(JUnitCase(name: "worker-\(number + 1)", classname: "crosscheck.fuzz.workers", outcome: .error(message: lost, type: "lost-worker", details: lost)))
+        }
         var properties = [
             ("crosscheck.seed", "\(report.seed)"), ("crosscheck.target", report.target), ("crosscheck.frames", "\(report.frames)"),
+            ("crosscheck.processes", "\(report.processes)"),
             ("crosscheck.frames-per-second", String(format: "%.0f", report.framesPerSecond)),
             ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"),
             ("swift.openssl", OpenSSLInfo.version), ("python.cryptography", versions["cryptography"] ?? "unknown"),

@@ -70,6 +70,58 @@ final class FuzzCLITests: XCTestCase {
         XCTAssertTrue(fixed.stdout.contains("result: agreement (fixed)"), fixed.stdout)
     }
 
+    /// `--jobs N` splits the run's frames over N worker processes: the merged result must be what
+    /// one process finds, frame for frame. With a planted flaw (so that there are failures), one
+    /// process and three (unequal shares) must print the same per-family counts and the same
+    /// distinct failures with the same first frames, and write byte-identical reproducers.
+    func testJobs_workersFindExactlyWhatOneProcessFinds() throws {
+        let directory = try temporaryDirectory()
+        func run(jobs: Int) throws -> (summary: String, reproducers: [String: Data], xml: String) {
+            let failures = directory.appendingPathComponent("jobs\(jobs)")
+            let report = directory.appendingPathComponent("jobs\(jobs).xml")
+            let outcome = try CrosscheckBinary.run(["fuzz", "--frames", "2803", "--seed", "11", "--plant", "accepts-15-byte-iv", "--jobs", String(jobs),
+                                                    "--quiet", "--save-failures", failures.path, "--junit", report.path])
+            XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+            XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+            // Timing differs between runs: the slowest-frame column, the rate, the wall time.
+            let summary = outcome.stdout.split(separator: "\n").map { line -> String in
+                var text = String(line).replacingOccurrences(of: failures.path, with: "FOLDER")
+                if let range = text.range(of: #" +[0-9]+ ms$"#, options: .regularExpression) { text.removeSubrange(range) }
+                if let range = text.range(of: #" in [0-9.]+ s: .*?;"#, options: .regularExpression) { text.removeSubrange(range) }
+                if let range = text.range(of: #"peak memory .*?;"#, options: .regularExpression) { text.removeSubrange(range) }
+                return text
+            }.filter { !$0.hasPrefix("wall time") && !$0.hasPrefix("JUnit report") }.joined(separator: "\n")
+            var reproducers: [String: Data] = [:]
+            for file in try FileManager.default.contentsOfDirectory(at: failures, includingPropertiesForKeys: nil) {
+                reproducers[file.lastPathComponent] = try Data(contentsOf: file)
+            }
+            return (summary, reproducers, try String(contentsOf: report, encoding: .utf8))
+        }
+        let one = try run(jobs: 1), three = try run(jobs: 3)
+        XCTAssertTrue(one.summary.contains("2803 frames"), one.summary)
+        XCTAssertTrue(one.summary.contains("distinct failures"), one.summary)
+        XCTAssertEqual(one.summary, three.summary)
+        XCTAssertFalse(one.reproducers.isEmpty)
+        XCTAssertEqual(Set(one.reproducers.keys), Set(three.reproducers.keys))
+        for (name, bytes) in one.reproducers { XCTAssertEqual(three.reproducers[name], bytes, name) }
+        XCTAssertTrue(three.xml.contains("<property name=\"crosscheck.processes\" value=\"3\""), three.xml)
+        XCTAssertTrue(one.xml.contains("<property name=\"crosscheck.processes\" value=\"1\""), one.xml)
+    }
+
+    /// SIGINT to the parent of a --jobs run: it interrupts its workers, merges what they did, and
+    /// writes a valid report marked partial (exit 130), with no worker left behind.
+    func testJobs_interruptedRunMergesWhatTheWorkersDid() throws {
+        let directory = try temporaryDirectory()
+        let report = directory.appendingPathComponent("partial.xml")
+        let status = try CrosscheckBinary.interruptAfter("2 worker processes", ["fuzz", "--frames", "5000000", "--seed", "3", "--jobs", "2",
+                                                                                "--junit", report.path, "--save-failures", directory.path])
+        XCTAssertEqual(status, 130)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("crosscheck.partial"), xml)
+        XCTAssertFalse(xml.contains("lost-worker"), xml)
+    }
+
     /// A Swift side that traps: the process dies on the signal, but the frame it died on is saved
     /// first (by seed, family and ordinal), and replay regenerates it.
     func testCrash_leavesAReproducerThatReplayRegenerates() throws {

@@ -17,6 +17,7 @@ struct Sample: ParsableCommand {
     @Option(name: "--color", value: "C", help: "a color") var color: Color?
     @Option(name: "--sizes", value: "LIST", help: "sizes") var sizes = ArgumentList<Int>([2048])
     @Option(name: "--jobs", short: "-j", value: "N", help: "jobs") var jobs = 1
+    @Option(name: "--internal", value: "X", help: "set by the program itself", hidden: true) var internalValue: Int?
     @OptionGroup var common: Common
     @Positionals(value: "FILE...", help: "files") var files: [String]
     init() {}
@@ -76,5 +77,13 @@ final class ParsingTests: XCTestCase {
             XCTAssertTrue(help.contains(line), "\(line) missing from:\n\(help)")
         }
         XCTAssertFalse(help.contains("130"), "only the declared exit codes are listed")
+        XCTAssertFalse(help.contains("--internal"), "a hidden option is not in help")
+    }
+
+    func testHiddenOption_parsesLikeAnyOther() throws {
+        XCTAssertEqual(try Sample.parse(["--internal", "7"]).internalValue, 7)
+        XCTAssertThrowsError(try Sample.parse(["--internal", "x"])) {
+            XCTAssertEqual("\($0)", "--internal takes a whole number from \(Int.min) to \(Int.max), not 'x'")
+        }
     }
 }

@@ -208,3 +208,67 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(Set(checks.map(\.suite)), ["fuzz.swift_vs_python"])
     }
 }
+
+/// The libFuzzer differential target's logic, without libFuzzer: inputs stand for frames (family,
+/// corpus setting, variation, bytes), every seed input is a corpus frame the two sides agree on,
+/// and a disagreement is saved once as a reproducer that replays to the same disagreement.
+final class DifferentialTargetTests: XCTestCase {
+    func files() -> ProjectFiles { ProjectFiles(checkout: URL(fileURLWithPath: repositoryRoot)) }
+
+    func findingsDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("differential-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func testSeedInputs_areTheCorpusFramesAndAllAgree() throws {
+        let findings = try findingsDirectory()
+        let target = try DifferentialTarget(files: files(), findings: findings)
+        let corpus = try FuzzCorpus(directory: files().frames)
+        let seeds = target.seedInputs()
+        XCTAssertEqual(seeds.count, corpus.frames.values.map(\.count).reduce(0, +))
+        for seed in seeds {
+            let frame = target.frame(from: seed)
+            XCTAssertTrue(corpus.frames[frame.family]?.contains { $0.bytes == frame.bytes && $0.entry.setting == frame.setting } ?? false, "\(frame.family)")
+            target.run(seed)
+        }
+        XCTAssertEqual(target.disagreements, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: findings.path), "nothing to save")
+        // The variation byte changes an rsa-socket setting; other families ignore it.
+        let clientKey = UInt8(FrameFamily.allCases.firstIndex(of: .clientKey)!)
+        let varied = target.frame(from: Data([clientKey, 0, 0b1000_0110]) + Data("public_key=".utf8))
+        let cbc = UInt8(FrameFamily.allCases.firstIndex(of: .cbc)!)
+        XCTAssertEqual(target.frame(from: Data([cbc, 0, 1])).setting.data("iv")?.count, 15, "the variation byte shortens the IV")
+        XCTAssertEqual(varied.setting["padding"], "oaep-sha1")
+        XCTAssertEqual(varied.setting["framing"], "legacy")
+        XCTAssertEqual(varied.setting["chunk"], "7")
+        XCTAssertEqual(target.frame(from: Data()).bytes, Data(), "an empty input is a frame too")
+    }
+
+    func testPlantedFlaw_isSavedOnceAsAReproducerThatReplays() throws {
+        let findings = try findingsDirectory()
+        let target = try DifferentialTarget(files: files(), findings: findings, plant: ._ACCEPTS_15_BYTE_IV)
+        let envelope = UInt8(FrameFamily.allCases.firstIndex(of: .envelope)!)
+        // An envelope whose IV is 15 bytes: the planted Swift side opens it, PythonRef refuses it.
+        let corpus = try FuzzCorpus(directory: files().frames)
+        let settings = corpus.frames[.envelope] ?? []
+        let settingIndex = try XCTUnwrap(settings.firstIndex { $0.entry.setting.data("symKey")?.count == 16 }, "a corpus envelope with a 16-byte key")
+        // The frame is opened with the corpus setting's key.
+        let symKey = try XCTUnwrap(settings[settingIndex].entry.setting.data("symKey"))
+        let resealed = try AESCBC.encrypt(Data("{\"a\":1}".utf8), key: symKey, iv: Data(repeating: 0, count: 16))
+        let input = Data([envelope, UInt8(settingIndex), 0])
+            + Data(#"{"data":"\#(resealed.base64EncodedString())","iv":"\#(Data(repeating: 0, count: 15).base64EncodedString())"}"#.utf8)
+        target.run(input)
+        target.run(input)
+        XCTAssertEqual(target.disagreements, 2)
+        let files = try FileManager.default.contentsOfDirectory(at: findings, includingPropertiesForKeys: nil)
+        XCTAssertEqual(files.count, 1, "one reproducer per distinct verdict pair")
+        let reproducer = try FuzzReproducer.load(try XCTUnwrap(files.first))
+        XCTAssertEqual(reproducer.plantedFlaw, ._ACCEPTS_15_BYTE_IV)
+        let frame = try reproducer.fuzzFrame(corpus: corpus)
+        let planted = FuzzOracle(swift: PlantedFlaw._ACCEPTS_15_BYTE_IV.peer(), python: try pythonPeer(), corpus: corpus).run(frame)
+        XCTAssertEqual(FuzzOracle.judge(swift: planted.swift, python: planted.python), .disagreement)
+        let real = FuzzOracle(swift: SwiftPeer(), python: try pythonPeer(), corpus: corpus).run(frame)
+        XCTAssertEqual(FuzzOracle.judge(swift: real.swift, python: real.python), .agreed)
+    }
+}

@@ -83,6 +83,52 @@ final class RSAKeyTests: XCTestCase {
         }
     }
 
+    // Imports are remembered by what they were imported from *and* the passphrase: a key that
+    // opened with the right passphrase must not come back for a wrong one, or for none.
+    func testImportCache_neverHandsAKeyToAnotherPassphraseOrKind() throws {
+        let pem = try Self.key1024.exported(.pkcs8EncryptedPEM, passphrase: Data("right".utf8))
+        for _ in 0..<2 {
+            XCTAssertEqual(try RSAPrivateKey(importing: pem, passphrase: Data("right".utf8)).info, Self.key1024.info)
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem, passphrase: Data("wrong".utf8))) {
+                XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+            }
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem)) { XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase) }
+            XCTAssertThrowsError(try RSAPrivateKey(importing: pem, passphrase: Data())) {
+                XCTAssertEqual($0 as? WireCryptoError, .wrongPassphrase)
+            }
+        }
+        // A public key imported first does not make the same bytes a private key, nor the reverse.
+        let publicPEM = try Self.key1024.publicKey.exported(.spkiPEM), privatePEM = try Self.key1024.exported(.pkcs8PEM)
+        XCTAssertEqual(try RSAPublicKey(importing: publicPEM).info, Self.key1024.info)
+        XCTAssertThrowsError(try RSAPrivateKey(importing: publicPEM))
+        XCTAssertEqual(try RSAPrivateKey(importing: privatePEM).info, Self.key1024.info)
+        XCTAssertThrowsError(try RSAPublicKey(importing: privatePEM))
+        // The SPKI encoding, made once per key, is the same bytes every time.
+        let key = try RSAPrivateKey(importing: privatePEM)
+        XCTAssertEqual(try key.publicKey.exported(.spkiDER), try key.publicKey.exported(.spkiDER))
+        XCTAssertEqual(try key.publicKey.exported(.spkiPEM), publicPEM)
+    }
+
+    // A damaged key is refused whichever number is damaged (the arithmetic checks run before the
+    // primality tests, and refuse only what the full check would).
+    func testDamagedPrivateKeyNumbers_areRefused() throws {
+        let der = try Self.key1024.exported(.pkcs8DER)
+        var refused = 0
+        for position in stride(from: 40, to: der.count - 4, by: 37) {
+            var damaged = der
+            damaged[position] ^= 0x04
+            do {
+                _ = try RSAPrivateKey(importing: damaged)
+                XCTFail("byte \(position) flipped and the key still imports")
+            } catch WireCryptoError.malformedKey(let reason, _) {
+                refused += 1
+                _ = reason
+            }
+        }
+        XCTAssertGreaterThan(refused, 10)
+        XCTAssertEqual(try RSAPrivateKey(importing: der).info, Self.key1024.info)
+    }
+
     func testGenerate_refusesSizesOutsideTheRange() {
         XCTAssertThrowsError(try RSAPrivateKey(bits: 512)) {
             guard case WireCryptoError.unsupported = $0 else { return XCTFail("\($0)") }

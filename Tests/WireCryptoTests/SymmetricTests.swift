@@ -81,6 +81,18 @@ final class EnvelopeTests: XCTestCase {
         }
     }
 
+    /// docs/PROTOCOL.md: the last of duplicate names counts, but validity is the whole text's, so an
+    /// overridden member must be valid too (issue 14; `crosscheck fuzz --seed 90001`: an overridden
+    /// "iv" with a lone surrogate).
+    func testStrictJSON_anOverriddenMemberMustBeValidToo() throws {
+        for text in [#"{"iv":"\ud800","iv":"AAAAAAAAAAAAAAAAAAAAAA=="}"#, #"{"a":{"b":"\udc00","b":1},"a":2}"#,
+                     #"{"a":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + #","a":1}"#] {
+            XCTAssertFalse(StrictJSON.isValid(Data(text.utf8)), String(text.prefix(60)))
+        }
+        XCTAssertEqual(try StrictJSON.parse(Data(#"{"a":"\ud83d\ude00","a":{"b":1,"b":[2]}}"#.utf8)),
+                       .object(["a": .object(["b": .array([.number("2")])])]))
+    }
+
     func testKeyDerivation_utf8ZeroPad16AndItsSixteenByteFailure() throws {
         XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: "abc").hexString,
                        "61626300000000000000000000000000")
@@ -191,10 +203,97 @@ final class AEADTests: XCTestCase {
         XCTAssertEqual(failed, 0)
     }
 
+    // A sealed box keeps nonce ‖ ciphertext ‖ tag in one buffer, as swift-crypto does: the parts are
+    // slices of it (their indices are where they sit), and `combined` is that buffer.
+    func testSealedBox_partsAreSlicesOfTheCombinedBytes() throws {
+        let key = SymmetricKey(size: .bits256)
+        let plaintext = Data((0..<100).map { UInt8($0) })
+        let box = try AES.GCM.seal(plaintext, using: key)
+        let combined = try XCTUnwrap(box.combined)
+        XCTAssertEqual(combined.count, 12 + 100 + 16)
+        XCTAssertEqual(box.ciphertext.startIndex, 12)
+        XCTAssertEqual(Data(box.ciphertext), Data(combined[12..<112]))
+        XCTAssertEqual(Data(box.tag), Data(combined.suffix(16)))
+        XCTAssertEqual(Data(box.nonce), Data(combined.prefix(12)))
+        // Rebuilt from its parts, the box is the same bytes and opens.
+        let rebuilt = try AES.GCM.SealedBox(nonce: box.nonce, ciphertext: box.ciphertext, tag: box.tag)
+        XCTAssertEqual(rebuilt.combined, combined)
+        XCTAssertEqual(try AES.GCM.open(rebuilt, using: key), plaintext)
+        let chacha = try ChaChaPoly.seal(plaintext, using: key)
+        XCTAssertEqual(chacha.combined.count, 128)
+        XCTAssertEqual(try ChaChaPoly.open(ChaChaPoly.SealedBox(nonce: chacha.nonce, ciphertext: chacha.ciphertext, tag: chacha.tag), using: key),
+                       plaintext)
+        // A 13-byte nonce: no combined form, as in CryptoKit; still seals and opens.
+        let long = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: Data(repeating: 7, count: 13)))
+        XCTAssertNil(long.combined)
+        XCTAssertEqual(long.ciphertext.count, 100)
+        XCTAssertEqual(try AES.GCM.open(long, using: key), plaintext)
+    }
+
+    func testSealInto_refusesBuffersTooSmall() throws {
+        let key = Data(count: 32), nonce = Data(count: 12), plaintext = Data(count: 64)
+        var output = Data(count: 63), tag = Data(count: 16)
+        XCTAssertThrowsError(try key.withUnsafeBytes { k in try nonce.withUnsafeBytes { n in try plaintext.withUnsafeBytes { p in
+            try output.withUnsafeMutableBytes { o in try tag.withUnsafeMutableBytes { t in
+                try AEADCore.seal(.aesGCM, key: k, nonce: n, plaintext: p, aad: UnsafeRawBufferPointer(start: nil, count: 0), into: o, tag: t)
+            } } } } }) {
+            guard case WireCryptoError.incorrectParameterSize(what: "AEAD output buffer", length: 63, _) = $0 else { return XCTFail("\($0)") }
+        }
+    }
+
+    // Nonces come from a per-thread pool; its page is wiped in a forked child, so the child draws
+    // fresh bytes instead of the ones its parent hands out next (which would repeat a nonce).
+    func testNoncePool_aForkedChildNeverRepeatsItsParentsNextNonce() throws {
+        var warm = (UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &warm) { AEADCore.randomNonce(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(12))) }
+        var pipeEnds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&pipeEnds), 0)
+        let child = fork()
+        if child == 0 {
+            // Only async-signal-safe work in the child: the pool, getrandom, write, _exit.
+            var drawn = (UInt64(0), UInt64(0))
+            withUnsafeMutableBytes(of: &drawn) { AEADCore.randomNonce(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(12))) }
+            let written = withUnsafeBytes(of: &drawn) { write(pipeEnds[1], $0.baseAddress, 12) }
+            _exit(written == 12 ? 0 : 1)
+        }
+        XCTAssertGreaterThan(child, 0)
+        close(pipeEnds[1])
+        var parentNext = (UInt64(0), UInt64(0)), childDrawn = (UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &parentNext) { AEADCore.randomNonce(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(12))) }
+        let got = withUnsafeMutableBytes(of: &childDrawn) { read(pipeEnds[0], $0.baseAddress, 12) }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        XCTAssertEqual(waitpid(child, &status, 0), child)
+        XCTAssertEqual(got, 12)
+        XCTAssertNotEqual(withUnsafeBytes(of: &childDrawn) { Data($0.prefix(12)) }, withUnsafeBytes(of: &parentNext) { Data($0.prefix(12)) })
+        XCTAssertNotEqual(withUnsafeBytes(of: &warm) { Data($0.prefix(12)) }, withUnsafeBytes(of: &parentNext) { Data($0.prefix(12)) })
+    }
+
     func testSeal_refusesWrongKeySizes() {
         XCTAssertThrowsError(try ChaChaPoly.seal(Data(), using: SymmetricKey(size: .bits128))) {
             XCTAssertEqual($0 as? CryptoKitError, .incorrectKeySize(bytes: 16, allowed: [32]))
         }
         XCTAssertThrowsError(try AES.GCM.seal(Data(), using: SymmetricKey(data: Data(count: 20))))
+    }
+}
+
+/// StrictBase64 decodes by itself (one allocation per PEM body); for every text it accepts it must
+/// give Foundation's bytes, unused low bits ignored as Foundation and Python ignore them.
+final class StrictBase64Tests: XCTestCase {
+    func testDecode_givesFoundationsBytesForEveryTextItAccepts() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for length in 0..<200 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            XCTAssertEqual(StrictBase64.decode(bytes.base64EncodedString()), bytes)
+            // Any alphabet text of a whole number of quanta, with 0 to 2 padding characters.
+            var text = (0..<((length / 3 + 1) * 4)).map { _ in alphabet.randomElement(using: &generator)! }
+            let padding = length % 3
+            for index in 0..<padding { text[text.count - 1 - index] = UInt8(ascii: "=") }
+            let string = String(decoding: text, as: UTF8.self)
+            XCTAssertEqual(StrictBase64.decode(string), Data(base64Encoded: string), string)
+        }
+        for refused in ["YWJj=", "YQ=a", "YQ===", "Y Q==", "YQ==\n", "Y"] { XCTAssertNil(StrictBase64.decode(refused), refused) }
+        XCTAssertEqual(StrictBase64.decode("AB=="), Data([0]))
     }
 }

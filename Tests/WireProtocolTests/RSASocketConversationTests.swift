@@ -166,3 +166,51 @@ final class RSASocketServerRobustnessTests: XCTestCase {
         XCTAssertEqual(wire(stripped).bytes.suffix(13), Data("Server: ERROR".utf8))
     }
 }
+
+/// docs/PROTOCOL.md, "PEM line ends" (issue 14; `crosscheck fuzz --seed 4242` found a BEGIN line
+/// ending in a lone CR): LF, CRLF or a lone CR; the BEGIN line must end in one; on the wire one line
+/// end may follow the END line and belongs to the key message, in framed mode too.
+final class PEMLineEndTests: XCTestCase {
+    static let serverKey = try! RSAPrivateKey(bits: 1024)
+    static let clientPEM = try! RSAPrivateKey(bits: 1024).publicKey.exported(.spkiPEM)
+
+    func events(_ pem: Data, framing: Framing) -> [SessionEvent] {
+        let server = RSASocketServer(config: RSASocketServerConfig(padding: .oaepSHA256, framing: framing, privateKey: Self.serverKey))
+        var actions = server.receive(framing.encode(Data("public_key=".utf8) + pem))
+        if !server.closed { actions += server.idle() }
+        return actions.compactMap { if case let .event(event) = $0 { return event } else { return nil } }
+    }
+
+    func replacing(_ old: String, _ new: String, in data: Data, once: Bool = false) -> Data {
+        let text = String(decoding: data, as: UTF8.self)
+        guard once, let range = text.range(of: old) else { return Data(text.replacingOccurrences(of: old, with: new).utf8) }
+        return Data(text.replacingCharacters(in: range, with: new).utf8)
+    }
+
+    func testLoneCRLineEnds_areLineEndsEverywhere() throws {
+        let loneCRBegin = replacing("-----\n", "-----\r", in: Self.clientPEM, once: true)
+        for (name, pem) in [("BEGIN line ends in CR", loneCRBegin), ("all CR", replacing("\n", "\r", in: Self.clientPEM)),
+                            ("all CRLF", replacing("\n", "\r\n", in: Self.clientPEM))] {
+            XCTAssertEqual(try RSAPublicKey(importing: pem).info, try RSAPublicKey(importing: Self.clientPEM).info, name)
+            for framing in Framing.allCases { XCTAssertEqual(events(pem, framing: framing), [.sentCiphertext], "\(name) \(framing)") }
+        }
+    }
+
+    func testBeginLineWithoutALineEnd_isRefused() {
+        let glued = replacing("-----\n", "-----", in: Self.clientPEM, once: true)
+        XCTAssertThrowsError(try RSAPublicKey(importing: glued)) {
+            guard case WireCryptoError.malformedKey(let reason, _) = $0 else { return XCTFail("\($0)") }
+            XCTAssertTrue(reason.contains("BEGIN line does not end in a line end"), reason)
+        }
+        guard case .error? = events(glued, framing: .legacy).first else { return XCTFail("\(events(glued, framing: .legacy))") }
+    }
+
+    func testOneLineEndAfterTheEndLine_belongsToTheKeyMessage() {
+        for tail in ["\r", "\n", "\r\n"] {
+            XCTAssertEqual(events(Self.clientPEM + Data(tail.utf8), framing: .framed), [.sentCiphertext], tail.debugDescription)
+        }
+        guard case .error? = events(Self.clientPEM + Data("\n\r".utf8), framing: .framed).first else {
+            return XCTFail("two line ends after END in one frame must be an error")
+        }
+    }
+}
