@@ -1,63 +1,11 @@
 import Foundation
 internal import WireCrypto
 
-/// The 12-byte nonce and 16-byte tag that CryptoKit's combined representations use.
-let defaultNonceByteCount = 12
-let tagByteCount = 16
-
-/// Seals with OpenSSL through WireCrypto's AEADCore; returns ciphertext and tag.
-func aeadSeal<M: DataProtocol, A: DataProtocol>(
-    _ algorithm: AEADAlgorithm, key: SymmetricKey, nonce: [UInt8], message: M, aad: A
-) throws -> (ciphertext: Data, tag: Data) {
-    guard algorithm.allowedKeySizes.contains(key.bytes.count) else { throw CryptoKitError.incorrectKeySize }
-    let plaintext = [UInt8](message)
-    let associated = [UInt8](aad)
-    var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
-    var tag = [UInt8](repeating: 0, count: tagByteCount)
-    do {
-        try key.bytes.withUnsafeBytes { keyBytes in
-            try nonce.withUnsafeBytes { nonceBytes in
-                try plaintext.withUnsafeBytes { plain in
-                    try associated.withUnsafeBytes { aadBytes in
-                        try ciphertext.withUnsafeMutableBytes { out in
-                            try tag.withUnsafeMutableBytes { tagOut in
-                                try AEADCore.seal(algorithm, key: keyBytes, nonce: nonceBytes, plaintext: plain,
-                                                  aad: aadBytes, into: out, tag: tagOut)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    } catch {
-        throw cryptoKitError(from: error)
-    }
-    return (Data(ciphertext), Data(tag))
-}
-
-/// Opens with OpenSSL through AEADCore; a tag that does not verify is `.authenticationFailure`.
-func aeadOpen<A: DataProtocol>(
-    _ algorithm: AEADAlgorithm, key: SymmetricKey, nonce: [UInt8], ciphertext: Data, tag: Data, aad: A
-) throws -> Data {
-    guard algorithm.allowedKeySizes.contains(key.bytes.count) else { throw CryptoKitError.incorrectKeySize }
-    let associated = [UInt8](aad)
-    do {
-        return try key.bytes.withUnsafeBytes { keyBytes in
-            try nonce.withUnsafeBytes { nonceBytes in
-                try ciphertext.withUnsafeBytes { cipherBytes in
-                    try tag.withUnsafeBytes { tagBytes in
-                        try associated.withUnsafeBytes { aadBytes in
-                            try AEADCore.open(algorithm, key: keyBytes, nonce: nonceBytes, ciphertext: cipherBytes,
-                                              tag: tagBytes, aad: aadBytes)
-                        }
-                    }
-                }
-            }
-        }
-    } catch {
-        throw cryptoKitError(from: error)
-    }
-}
+// CryptoKit's AES.GCM and ChaChaPoly with Apple's names, shapes and errors, over WireCrypto's
+// CryptoKit-shaped AEAD (one implementation of sealing, opening and the combined layout; this file
+// only wraps its types and turns its detailed errors into the cases Apple's CryptoKit throws). As in
+// CryptoKit (and swift-crypto), a sealed box keeps nonce ‖ ciphertext ‖ tag in one buffer, and
+// `ciphertext` and `tag` are slices of it whose indices start where they sit in it.
 
 /// WireCrypto's errors in CryptoKit's terms.
 func cryptoKitError(from error: Error) -> CryptoKitError {
@@ -69,62 +17,52 @@ func cryptoKitError(from error: Error) -> CryptoKitError {
     }
 }
 
+/// Runs `body`, rethrowing any error as the `CryptoKitError` Apple's CryptoKit would throw.
+func asCryptoKit<R>(_ body: () throws -> R) throws -> R {
+    do { return try body() } catch { throw cryptoKitError(from: error) }
+}
+
 /// CryptoKit's `AES` namespace.
 public enum AES {
     /// AES in Galois/Counter Mode, as CryptoKit provides it.
     public enum GCM {
         /// A nonce of 12 bytes (the default, random) or more: CryptoKit accepts any length ≥ 12.
         public struct Nonce: ContiguousBytes, Sequence, Sendable {
-            let bytes: [UInt8]
+            let wrapped: WireCrypto.AES.GCM.Nonce
 
             /// A fresh random 12-byte nonce.
-            public init() { bytes = [UInt8](secureRandomBytes(defaultNonceByteCount)) }
+            public init() { wrapped = WireCrypto.AES.GCM.Nonce() }
 
             /// A nonce of the given bytes; fewer than 12 is `CryptoKitError.incorrectParameterSize`.
-            public init<D: DataProtocol>(data: D) throws {
-                guard data.count >= defaultNonceByteCount else { throw CryptoKitError.incorrectParameterSize }
-                bytes = [UInt8](data)
-            }
+            public init<D: DataProtocol>(data: D) throws { wrapped = try asCryptoKit { try WireCrypto.AES.GCM.Nonce(data: data) } }
 
-            public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-                try bytes.withUnsafeBytes(body)
-            }
+            init(wrapping nonce: WireCrypto.AES.GCM.Nonce) { wrapped = nonce }
 
-            public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
+            public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try wrapped.withUnsafeBytes(body) }
+            public func makeIterator() -> Array<UInt8>.Iterator { wrapped.makeIterator() }
         }
 
         /// A sealed message: nonce, ciphertext and a 16-byte tag.
         public struct SealedBox: Sendable {
-            public let nonce: AES.GCM.Nonce
-            public let ciphertext: Data
-            public let tag: Data
+            let wrapped: WireCrypto.AES.GCM.SealedBox
 
+            public var nonce: AES.GCM.Nonce { Nonce(wrapping: wrapped.nonce) }
+            public var ciphertext: Data { wrapped.ciphertext }
+            public var tag: Data { wrapped.tag }
             /// nonce ‖ ciphertext ‖ tag; nil when the nonce is not 12 bytes (as in CryptoKit).
-            public var combined: Data? {
-                guard nonce.bytes.count == defaultNonceByteCount else { return nil }
-                return Data(nonce.bytes) + ciphertext + tag
-            }
+            public var combined: Data? { wrapped.combined }
 
             /// Splits a combined blob; fewer than 28 bytes is `.incorrectParameterSize`.
             public init<D: DataProtocol>(combined: D) throws {
-                let data = Data(combined)
-                guard data.count >= defaultNonceByteCount + tagByteCount else { throw CryptoKitError.incorrectParameterSize }
-                nonce = try AES.GCM.Nonce(data: data.prefix(defaultNonceByteCount))
-                ciphertext = Data(data.dropFirst(defaultNonceByteCount).dropLast(tagByteCount))
-                tag = Data(data.suffix(tagByteCount))
+                wrapped = try asCryptoKit { try WireCrypto.AES.GCM.SealedBox(combined: combined) }
             }
 
             /// A box from its parts; a tag that is not 16 bytes is `.incorrectParameterSize`.
             public init<C: DataProtocol, T: DataProtocol>(nonce: AES.GCM.Nonce, ciphertext: C, tag: T) throws {
-                guard tag.count == tagByteCount else { throw CryptoKitError.incorrectParameterSize }
-                self.nonce = nonce
-                self.ciphertext = Data(ciphertext)
-                self.tag = Data(tag)
+                wrapped = try asCryptoKit { try WireCrypto.AES.GCM.SealedBox(nonce: nonce.wrapped, ciphertext: ciphertext, tag: tag) }
             }
 
-            init(nonce: AES.GCM.Nonce, sealed ciphertext: Data, tag: Data) {
-                self.nonce = nonce; self.ciphertext = ciphertext; self.tag = tag
-            }
+            init(wrapping box: WireCrypto.AES.GCM.SealedBox) { wrapped = box }
         }
 
         public static func seal<Plaintext: DataProtocol>(
@@ -137,9 +75,9 @@ public enum AES {
             _ message: Plaintext, using key: SymmetricKey, nonce: AES.GCM.Nonce? = nil,
             authenticating authenticatedData: AuthenticatedData
         ) throws -> AES.GCM.SealedBox {
-            let nonce = nonce ?? AES.GCM.Nonce()
-            let sealed = try aeadSeal(.aesGCM, key: key, nonce: nonce.bytes, message: message, aad: authenticatedData)
-            return SealedBox(nonce: nonce, sealed: sealed.ciphertext, tag: sealed.tag)
+            SealedBox(wrapping: try asCryptoKit {
+                try WireCrypto.AES.GCM.seal(message, using: key.wrapped, nonce: nonce?.wrapped, authenticating: authenticatedData)
+            })
         }
 
         public static func open(_ sealedBox: AES.GCM.SealedBox, using key: SymmetricKey) throws -> Data {
@@ -149,8 +87,7 @@ public enum AES {
         public static func open<AuthenticatedData: DataProtocol>(
             _ sealedBox: AES.GCM.SealedBox, using key: SymmetricKey, authenticating authenticatedData: AuthenticatedData
         ) throws -> Data {
-            try aeadOpen(.aesGCM, key: key, nonce: sealedBox.nonce.bytes, ciphertext: sealedBox.ciphertext,
-                         tag: sealedBox.tag, aad: authenticatedData)
+            try asCryptoKit { try WireCrypto.AES.GCM.open(sealedBox.wrapped, using: key.wrapped, authenticating: authenticatedData) }
         }
     }
 }
@@ -158,49 +95,37 @@ public enum AES {
 /// ChaCha20-Poly1305 (RFC 8439), as CryptoKit provides it: 256-bit keys, 12-byte nonces.
 public enum ChaChaPoly {
     public struct Nonce: ContiguousBytes, Sequence, Sendable {
-        let bytes: [UInt8]
+        let wrapped: WireCrypto.ChaChaPoly.Nonce
 
-        public init() { bytes = [UInt8](secureRandomBytes(defaultNonceByteCount)) }
+        public init() { wrapped = WireCrypto.ChaChaPoly.Nonce() }
 
         /// Exactly 12 bytes; any other length is `CryptoKitError.incorrectParameterSize`.
-        public init<D: DataProtocol>(data: D) throws {
-            guard data.count == defaultNonceByteCount else { throw CryptoKitError.incorrectParameterSize }
-            bytes = [UInt8](data)
-        }
+        public init<D: DataProtocol>(data: D) throws { wrapped = try asCryptoKit { try WireCrypto.ChaChaPoly.Nonce(data: data) } }
 
-        public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            try bytes.withUnsafeBytes(body)
-        }
+        init(wrapping nonce: WireCrypto.ChaChaPoly.Nonce) { wrapped = nonce }
 
-        public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
+        public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try wrapped.withUnsafeBytes(body) }
+        public func makeIterator() -> Array<UInt8>.Iterator { wrapped.makeIterator() }
     }
 
     public struct SealedBox: Sendable {
-        public let nonce: ChaChaPoly.Nonce
-        public let ciphertext: Data
-        public let tag: Data
+        let wrapped: WireCrypto.ChaChaPoly.SealedBox
 
+        public var nonce: ChaChaPoly.Nonce { Nonce(wrapping: wrapped.nonce) }
+        public var ciphertext: Data { wrapped.ciphertext }
+        public var tag: Data { wrapped.tag }
         /// nonce ‖ ciphertext ‖ tag (never nil for ChaChaPoly, as in CryptoKit).
-        public var combined: Data { Data(nonce.bytes) + ciphertext + tag }
+        public var combined: Data { wrapped.combined }
 
         public init<D: DataProtocol>(combined: D) throws {
-            let data = Data(combined)
-            guard data.count >= defaultNonceByteCount + tagByteCount else { throw CryptoKitError.incorrectParameterSize }
-            nonce = try ChaChaPoly.Nonce(data: data.prefix(defaultNonceByteCount))
-            ciphertext = Data(data.dropFirst(defaultNonceByteCount).dropLast(tagByteCount))
-            tag = Data(data.suffix(tagByteCount))
+            wrapped = try asCryptoKit { try WireCrypto.ChaChaPoly.SealedBox(combined: combined) }
         }
 
         public init<C: DataProtocol, T: DataProtocol>(nonce: ChaChaPoly.Nonce, ciphertext: C, tag: T) throws {
-            guard tag.count == tagByteCount else { throw CryptoKitError.incorrectParameterSize }
-            self.nonce = nonce
-            self.ciphertext = Data(ciphertext)
-            self.tag = Data(tag)
+            wrapped = try asCryptoKit { try WireCrypto.ChaChaPoly.SealedBox(nonce: nonce.wrapped, ciphertext: ciphertext, tag: tag) }
         }
 
-        init(nonce: ChaChaPoly.Nonce, sealed ciphertext: Data, tag: Data) {
-            self.nonce = nonce; self.ciphertext = ciphertext; self.tag = tag
-        }
+        init(wrapping box: WireCrypto.ChaChaPoly.SealedBox) { wrapped = box }
     }
 
     public static func seal<Plaintext: DataProtocol>(
@@ -213,9 +138,9 @@ public enum ChaChaPoly {
         _ message: Plaintext, using key: SymmetricKey, nonce: ChaChaPoly.Nonce? = nil,
         authenticating authenticatedData: AuthenticatedData
     ) throws -> ChaChaPoly.SealedBox {
-        let nonce = nonce ?? ChaChaPoly.Nonce()
-        let sealed = try aeadSeal(.chaChaPoly, key: key, nonce: nonce.bytes, message: message, aad: authenticatedData)
-        return SealedBox(nonce: nonce, sealed: sealed.ciphertext, tag: sealed.tag)
+        SealedBox(wrapping: try asCryptoKit {
+            try WireCrypto.ChaChaPoly.seal(message, using: key.wrapped, nonce: nonce?.wrapped, authenticating: authenticatedData)
+        })
     }
 
     public static func open(_ sealedBox: ChaChaPoly.SealedBox, using key: SymmetricKey) throws -> Data {
@@ -225,7 +150,6 @@ public enum ChaChaPoly {
     public static func open<AuthenticatedData: DataProtocol>(
         _ sealedBox: ChaChaPoly.SealedBox, using key: SymmetricKey, authenticating authenticatedData: AuthenticatedData
     ) throws -> Data {
-        try aeadOpen(.chaChaPoly, key: key, nonce: sealedBox.nonce.bytes, ciphertext: sealedBox.ciphertext,
-                     tag: sealedBox.tag, aad: authenticatedData)
+        try asCryptoKit { try WireCrypto.ChaChaPoly.open(sealedBox.wrapped, using: key.wrapped, authenticating: authenticatedData) }
     }
 }

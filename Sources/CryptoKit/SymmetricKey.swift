@@ -18,28 +18,29 @@ public struct SymmetricKeySize: Sendable, Equatable {
 }
 
 /// CryptoKit's `SymmetricKey`: key bytes that code reads only through `withUnsafeBytes`.
-/// Equality is constant-time, as in CryptoKit.
+/// Equality is constant-time, as in CryptoKit. It wraps WireCrypto's key, which the AEADs take.
 public struct SymmetricKey: ContiguousBytes, Sendable, Equatable {
-    let bytes: [UInt8]
+    let wrapped: WireCrypto.SymmetricKey
 
-    /// A fresh random key from the kernel CSPRNG (CryptoKit uses the system RNG the same way).
+    /// A fresh random key from the CSPRNG (CryptoKit uses the system RNG the same way).
     public init(size: SymmetricKeySize) {
-        bytes = [UInt8](secureRandomBytes(size.bitCount / 8))
+        wrapped = WireCrypto.SymmetricKey(size: WireCrypto.SymmetricKeySize(bitCount: size.bitCount))
     }
 
     /// A key made of the given bytes (seed 003 and 004 restore keys this way).
-    public init<D: ContiguousBytes>(data: D) {
-        bytes = data.withUnsafeBytes { [UInt8]($0) }
-    }
+    public init<D: ContiguousBytes>(data: D) { wrapped = WireCrypto.SymmetricKey(data: data) }
 
-    public var bitCount: Int { bytes.count * 8 }
+    /// The key's bytes, for HMAC inside this module.
+    var bytes: [UInt8] { wrapped.withUnsafeBytes { [UInt8]($0) } }
+
+    public var bitCount: Int { wrapped.bitCount }
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes(body)
+        try wrapped.withUnsafeBytes(body)
     }
 
     public static func == (lhs: SymmetricKey, rhs: SymmetricKey) -> Bool {
-        constantTimeEqual(lhs.bytes, rhs.bytes)
+        lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in constantTimeEqual(a, b) } }
     }
 }
 
