@@ -4,7 +4,7 @@ internal import WireCrypto
 // CryptoKit's AES.GCM and ChaChaPoly with Apple's names, shapes and errors, over WireCrypto's
 // CryptoKit-shaped AEAD (one implementation of sealing, opening and the combined layout; this file
 // only wraps its types and turns its detailed errors into the cases Apple's CryptoKit throws). As in
-// CryptoKit (and swift-crypto), a sealed box keeps nonce ‖ ciphertext ‖ tag in one buffer, and
+// swift-crypto (CryptoKit's open twin), a sealed box keeps nonce ‖ ciphertext ‖ tag in one buffer, and
 // `ciphertext` and `tag` are slices of it whose indices start where they sit in it.
 
 /// WireCrypto's errors in CryptoKit's terms.
