@@ -31,9 +31,12 @@ let package = Package(
         .target(name: "CPythonShims", dependencies: ["CPython"]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
+        // Layer 1½: the strict readers of the protocol's text formats (base64, JSON); Foundation only.
+        .target(name: "StrictFormats"),
+
         // Layer 2: Swift owners of C objects. WireCrypto is the Swift side's crypto over OpenSSL;
         // PythonBridge embeds CPython and runs PythonRef in-process.
-        .target(name: "WireCrypto", dependencies: ["COpenSSL", "COpenSSLShims"]),
+        .target(name: "WireCrypto", dependencies: ["StrictFormats", "COpenSSL", "COpenSSLShims"]),
         .target(name: "PythonBridge", dependencies: ["CPython", "CPythonShims"]),
         // Apple's frameworks re-provided over WireCrypto under Apple's names (as swift-corelibs-
         // foundation provides Foundation on Linux), so Swift written for iOS compiles unchanged.
@@ -45,21 +48,21 @@ let package = Package(
         // Layer 3: the protocols. WireProtocol: sans-I/O session machines (pure). Transport: the
         // operating system's I/O (TCP, name resolution, TLS, HTTP, pinned HTTPS) and the driver
         // that runs a session machine over a socket.
-        .target(name: "WireProtocol", dependencies: ["WireCrypto"]),
+        .target(name: "WireProtocol", dependencies: ["StrictFormats", "WireCrypto"]),
         .target(name: "Transport", dependencies: ["WireProtocol", "WireCrypto", "COpenSSL", "COpenSSLShims", "CCurl", "CCurlShims"]),
 
         // Layer 4: the conformance core: checks, expectations, the implementations under test (crypto
         // peers, their protocol machines and aes-https roles), runner, suite context, the
         // error-equivalence map.
-        .target(name: "Conformance", dependencies: ["WireCrypto", "PythonBridge", "WireProtocol"]),
+        .target(name: "Conformance", dependencies: ["StrictFormats", "WireCrypto", "PythonBridge", "WireProtocol"]),
 
         // Layer 5: one module per capability, each on the core only (and on the layers below).
         .target(name: "RoundTrip", dependencies: ["Conformance", "WireCrypto"]),
         .target(name: "Vectors", dependencies: ["Conformance", "WireCrypto"]),
-        .target(name: "Sessions", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        .target(name: "Sessions", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
-        .target(name: "Fuzzing", dependencies: ["Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
-        .target(name: "Remote", dependencies: ["Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        .target(name: "Fuzzing", dependencies: ["StrictFormats", "Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        .target(name: "Remote", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
         // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
         .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
@@ -94,15 +97,15 @@ let package = Package(
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
         // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
-        .target(name: "FuzzTargets", dependencies: ["WireProtocol", "WireCrypto"]),
+        .target(name: "FuzzTargets", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .executableTarget(name: "crosscheck-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WireCryptoTests", dependencies: ["WireCrypto"]),
+        .testTarget(name: "WireCryptoTests", dependencies: ["StrictFormats", "WireCrypto"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "WireCrypto"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "ConformanceTests", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol",

@@ -1,6 +1,7 @@
 import Foundation
 import PythonBridge
 import WireCrypto
+import StrictFormats
 
 /// JSON ⇄ `PythonValue`, so both implementations' JSON can be compared as values, not bytes.
 /// Reading goes through the one strict reader (`StrictJSON`); nothing is guessed or stringified.

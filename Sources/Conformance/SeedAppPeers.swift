@@ -2,6 +2,7 @@ import Foundation
 import PythonBridge
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// The client profiles a check can run: `reference` (crosscheck's hardened clients) or `seed-app`
 /// (the seed apps' wire behaviours, docs/PROTOCOL.md "Client profiles").

@@ -2,6 +2,7 @@ import Foundation
 import PythonBridge
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// The aes-https client logic of one implementation: requests built and answers parsed.
 /// Params and echoes are JSON objects, carried as `PythonValue` dictionaries.

@@ -1,6 +1,7 @@
 import Foundation
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// What each libFuzzer target (`make libfuzzer TARGET=…`) feeds one input to: the Swift parsers a
 /// peer's bytes reach, one family of them per target, so each target runs fast and its coverage

@@ -4,6 +4,7 @@ import Frames
 import PythonBridge
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// The differential oracle: one frame to the Swift side and to PythonRef, in-process, and a
 /// verdict for each. Per family:

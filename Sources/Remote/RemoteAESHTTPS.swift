@@ -4,6 +4,7 @@ import PythonBridge
 import Transport
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// Everything about an aes-https server observable from outside: the pinned certificate, login,
 /// bad credentials and tokens, envelopes in both directions, one answer for every bad envelope,

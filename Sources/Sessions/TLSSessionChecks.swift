@@ -4,6 +4,7 @@ import PythonBridge
 import Transport
 import WireCrypto
 import WireProtocol
+import StrictFormats
 
 /// aes-https over loopback TLS with the test certificates in Vectors/tls: the pinned Swift client
 /// (what the iOS app does, seed 002) and the PythonRef client against a Swift and a PythonRef

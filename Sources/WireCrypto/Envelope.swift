@@ -1,4 +1,5 @@
 import Foundation
+import StrictFormats
 
 /// How the aes-https client turns the server's `encryptionKey` string into AES key bytes.
 public enum KeyDerivationMode: String, Sendable, CaseIterable {

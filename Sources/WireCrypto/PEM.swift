@@ -1,4 +1,5 @@
 import Foundation
+import StrictFormats
 
 /// PEM text in the exact shape crosscheck needs to reproduce.
 public enum PEM {

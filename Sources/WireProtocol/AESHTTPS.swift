@@ -1,5 +1,6 @@
 import Foundation
 import WireCrypto
+import StrictFormats
 
 /// An HTTP request or response as the aes-https logic sees it: header names in lowercase.
 public struct WebRequest: Equatable, Sendable {

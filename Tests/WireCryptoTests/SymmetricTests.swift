@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WireCrypto
+import StrictFormats
 
 final class AESCBCTests: XCTestCase {
     // NIST SP 800-38A, Appendix F.2.1 (CBC-AES128.Encrypt): four blocks, then our PKCS#7 block.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import WireProtocol
 import WireCrypto
+import StrictFormats
 
 /// What seed 001's app really sends (AFNetworking), against the Swift aes-https server: the same
 /// cases as PythonRef/tests/test_aes_https.py, so both servers are held to one rule
