@@ -61,7 +61,7 @@ func output(_ executable: String, _ arguments: [String]) throws -> String {
 }
 
 /// The best of `rounds` alternating measurements of each function (in order, round after round).
-func bestOf(_ measurements: [() throws -> Double]) throws -> [Double] {
+func bestOf(_ measurements: [() throws -> Double], rounds: Int = rounds) throws -> [Double] {
     var best = [Double](repeating: 0, count: measurements.count)
     for _ in 0..<rounds {
         for (index, measure) in measurements.enumerated() { best[index] = max(best[index], try measure()) }
@@ -225,7 +225,10 @@ if wanted("rsa") {
         }
         return signs
     }
-    let best = try bestOf([{ try rate(for: seconds) { _ = try key.decrypt(ciphertext, padding: .oaepSHA256) } }, openSSLSigns])
+    // Two more rounds than the other sections: on a shared VM one RSA round swings by ±15% (the
+    // same C loop measured 2,604 and 3,686 decryptions/s back to back), more than the margin here.
+    let best = try bestOf([{ try rate(for: seconds) { _ = try key.decrypt(ciphertext, padding: .oaepSHA256) } }, openSSLSigns],
+                          rounds: rounds + 2)
     record(Figure(name: "RSA-2048 private-key operations (OAEP-SHA256 decrypt vs openssl speed rsa2048 sign)",
                   ours: String(format: "%.0f decryptions/s", best[0]), baseline: String(format: "%.0f signs/s", best[1]),
                   ratio: best[0] / best[1], target: 0.9))
