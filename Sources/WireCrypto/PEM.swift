@@ -37,7 +37,13 @@ public enum PEM {
             }
             var base64: [UInt8] = []
             base64.reserveCapacity(endAt - bodyStart)
-            for byte in bytes[bodyStart..<endAt] where byte != 0x0d && byte != 0x0a { base64.append(byte) }
+            // Indexes, not a slice: unoptimized builds (the libFuzzer target) allocate per element of a slice.
+            var index = bodyStart
+            while index < endAt {
+                let byte = bytes[index]
+                if byte != 0x0d && byte != 0x0a { base64.append(byte) }
+                index += 1
+            }
             guard let der = StrictBase64.decode(bytes: base64), !der.isEmpty else {
                 throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM body is not base64", stack: [])
             }
