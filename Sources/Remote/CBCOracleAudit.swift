@@ -61,12 +61,10 @@ struct CBCOracleAudit {
 
         let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
         let details = "\(rounds), seed \(options.seed).\nverdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
-        run.note("oracle-verdict", analysis.verdict.rawValue)
-        run.note("oracle-rounds", rounds)
+        analysis.record(on: run, rounds: rounds)
         switch analysis.verdict {
         case .inconsistent:
-            throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",
-                               details: details)
+            throw analysis.inconsistentFailure(details: details)
         case .strongOracle, .weakOracle:
             let pair = analysis.decisiveDisagreement
             // A difference that involves a bad padding is Vaudenay's oracle; one between good

@@ -1,4 +1,5 @@
 import Foundation
+import Conformance
 
 /// A probe class of a padding-oracle audit (RSA PKCS#1 v1.5 / OAEP, or AES-CBC PKCS#7).
 struct OracleClass: Sendable {
@@ -136,6 +137,19 @@ struct OracleAnalysis {
     /// The classes and their answers, one line: "class A answered X; class B answered Y".
     static func pairText(_ pair: Disagreement) -> String {
         "class \(pair.a.name) answered \(pair.aSignature); class \(pair.b.name) answered \(pair.bSignature)"
+    }
+
+    /// Records the verdict and the rounds on the testcase.
+    func record(on run: RemoteRun, rounds: String) {
+        run.note("oracle-verdict", verdict.rawValue)
+        run.note("oracle-rounds", rounds)
+    }
+
+    /// The failure for an inconsistent result: repeats of a class disagreed, so there is no verdict
+    /// (robot-detect reports these apart; never a pass).
+    func inconsistentFailure(details: String) -> CheckFailure {
+        CheckFailure("inconsistent results: \(inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",
+                     details: details)
     }
 
     /// Why the result is inconsistent: a class and its differing answers.

@@ -107,12 +107,10 @@ struct RSAOracleAudit {
         let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key, "
             + "and each probe's connection (`Client: OK`, then the key) the liveness check of the class sent before it: the server answered every one.\n"
             + "verdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
-        run.note("oracle-verdict", analysis.verdict.rawValue)
-        run.note("oracle-rounds", rounds)
+        analysis.record(on: run, rounds: rounds)
         switch analysis.verdict {
         case .inconsistent:
-            throw CheckFailure("inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit reaches no verdict (look at the server's logs and rerun)",
-                               details: details)
+            throw analysis.inconsistentFailure(details: details)
         case .strongOracle, .weakOracle:
             let pair = analysis.decisiveDisagreement.map(OracleAnalysis.pairText) ?? ""
             throw CheckFailure("padding oracle (\(analysis.verdict.rawValue)): \(pair)", details: details)
