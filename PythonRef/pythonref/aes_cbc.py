@@ -81,7 +81,7 @@ def _envelope_field(doc: dict[str, object], name: str) -> bytes:
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, f"envelope field {name!r} is not valid base64") from None
 
 
-MAX_JSON_DEPTH = 512  # the nesting limit of Foundation's JSON parser, which WireCrypto uses
+MAX_JSON_DEPTH = 512  # the Swift side's limit (StrictFormats.StrictJSON.maxDepth, which took Foundation's parser's)
 
 
 def _reject_constant(name: str) -> object:
