@@ -85,11 +85,18 @@ public final class AppSubject: @unchecked Sendable {
 /// hung) is not an answer and passes through, so the check ends as an error, never a verdict.
 enum AppExpect {
     static func succeeds<R>(_ app: AppSubject, _ what: String, _ step: () throws -> R) throws -> R {
+        let console = AppConsole.mark
         do { return try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
             throw failure
         } catch {
-            throw CheckFailure("\(app.identifier) failed to \(what): \(error)")
+            throw CheckFailure("\(app.identifier) failed to \(what): \(error)", details: printed(since: console))
         }
+    }
+
+    /// What the app printed since `mark` (its console, as a phone would show it), for a failure's body.
+    static func printed(since mark: Int) -> String {
+        let lines = AppConsole.lines(since: mark)
+        return lines.isEmpty ? "" : "the app printed:\n" + lines.map { "  \($0)" }.joined(separator: "\n")
     }
 
     /// The app must refuse: throw (anything but `AppUnreachable`) and release nothing.

@@ -58,7 +58,10 @@ final class Seed000AppTests: XCTestCase {
         let keyMessage = try app.publicKeyMessage()
         // OAEP is not what the app decrypts: SecKeyDecrypt reports errSecParam (-50).
         let oaep = try encryptForApp(keyMessage, Data(Self.message.utf8), padding: "oaep")
+        let console = AppConsole.mark
         XCTAssertThrowsError(try app.receiveEncryptedMessage(oaep)) { XCTAssertTrue("\($0)".contains("-50"), "\($0)") }
+        // What the seed's code prints goes to AppConsole, not to stdout.
+        XCTAssertTrue(AppConsole.lines(since: console).contains("Decryption Error! -50"), "\(AppConsole.lines(since: console))")
         // Whatever arrives in one read is decrypted as one ciphertext: a ciphertext with more bytes after it fails.
         let good = try encryptForApp(keyMessage, Data(Self.message.utf8))
         XCTAssertThrowsError(try app.receiveEncryptedMessage(good + Data("Server stopped\n".utf8))) { XCTAssertTrue("\($0)".contains("-50"), "\($0)") }
@@ -253,5 +256,20 @@ final class SeedAppsRegistryTests: XCTestCase {
             XCTAssertEqual(app?.capabilityNames, expected[identifier], identifier)
         }
         XCTAssertNil(SeedApps.make("seed-999"))
+    }
+}
+
+final class AppConsoleTests: XCTestCase {
+    func testKeepsLinesInOrder_andOnlyTheLastCapacity() {
+        let start = AppConsole.mark
+        AppConsole.write("one\ntwo\n")
+        AppConsole.write("three")
+        XCTAssertEqual(AppConsole.lines(since: start), ["one", "two", "three"])
+        let flood = AppConsole.mark
+        for index in 0..<(AppConsole.capacity + 5) { AppConsole.write("line \(index)\n") }
+        let kept = AppConsole.lines(since: flood)
+        XCTAssertEqual(kept.count, AppConsole.capacity)
+        XCTAssertEqual(kept.last, "line \(AppConsole.capacity + 4)")
+        XCTAssertEqual(kept.first, "line 5")
     }
 }
