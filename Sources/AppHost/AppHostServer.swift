@@ -51,7 +51,7 @@ public enum AppHostServer {
     /// One request's answer: ok, the app's failure, or a protocol error.
     static func answer(_ line: Data, app: AppUnderTest) -> [String: Any] {
         guard let request = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
-              let id = (request["id"] as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }) else {
+              let id = try? HostFields(raw: request, what: "request").int("id") else {
             return ["error": "not a request: a JSON object with an integer id, an op and args"]
         }
         guard let name = request["op"] as? String, let op = HostOp(rawValue: name) else {

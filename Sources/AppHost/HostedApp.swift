@@ -160,7 +160,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                 guard let message = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
                     throw unreachable(channel, "the host answered \(op.rawValue) with a line that is not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
                 }
-                guard let answerID = (message["id"] as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }), answerID == id else {
+                guard let answerID = try? HostFields(raw: message, what: "answer").int("id"), answerID == id else {
                     if let error = message["error"] as? String { throw unreachable(channel, "the host refused a request: \(error)") }
                     continue  // an answer to an earlier request that timed out
                 }

@@ -119,21 +119,15 @@ public func CCCrypt(
     }
 
     do {
-        if encrypting {
-            if padding {
-                let pad = block - (dataInLength - wholeBlocks)
-                let padded = input + [UInt8](repeating: UInt8(pad), count: pad)
-                let output = try mode.process(encrypt: true, key: keyBytes, input: padded)
-                write(output)
-                dataOutMoved?.pointee = output.count
-                return CCCryptorStatus(kCCSuccess)
-            }
-            let output = try mode.process(encrypt: true, key: keyBytes, input: Array(input.prefix(wholeBlocks)))
+        if encrypting && padding {
+            let pad = block - (dataInLength - wholeBlocks)
+            let padded = input + [UInt8](repeating: UInt8(pad), count: pad)
+            let output = try mode.process(encrypt: true, key: keyBytes, input: padded)
             write(output)
             dataOutMoved?.pointee = output.count
-            return CCCryptorStatus(wholeBlocks == dataInLength ? kCCSuccess : kCCAlignmentError)
+            return CCCryptorStatus(kCCSuccess)
         }
-        if padding {
+        if padding {  // decrypting
             guard dataInLength > 0, wholeBlocks == dataInLength else {
                 dataOutMoved?.pointee = 0
                 return CCCryptorStatus(kCCAlignmentError)
@@ -147,7 +141,8 @@ public func CCCrypt(
             dataOutMoved?.pointee = plaintext.count
             return CCCryptorStatus(kCCSuccess)
         }
-        let output = try mode.process(encrypt: false, key: keyBytes, input: Array(input.prefix(wholeBlocks)))
+        // No padding, either way: whole blocks only; a partial block is an alignment error.
+        let output = try mode.process(encrypt: encrypting, key: keyBytes, input: Array(input.prefix(wholeBlocks)))
         write(output)
         dataOutMoved?.pointee = output.count
         return CCCryptorStatus(wholeBlocks == dataInLength ? kCCSuccess : kCCAlignmentError)

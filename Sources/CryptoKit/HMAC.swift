@@ -20,7 +20,7 @@ public struct HashedAuthenticationCode<H: HashFunction>: MessageAuthenticationCo
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
     public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
     public var description: String {
-        "HMAC with \(H.self): " + bytes.map { String(format: "%02x", $0) }.joined()
+        "HMAC with \(H.self): " + DigestBytes(bytes: bytes).hex
     }
     public static func == (lhs: Self, rhs: Self) -> Bool { constantTimeEqual(lhs.bytes, rhs.bytes) }
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }

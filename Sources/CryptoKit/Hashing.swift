@@ -59,7 +59,7 @@ struct DigestBytes: Hashable, Sendable {
     let bytes: [UInt8]
     static func == (lhs: DigestBytes, rhs: DigestBytes) -> Bool { constantTimeEqual(lhs.bytes, rhs.bytes) }
     func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
-    var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    var hex: String { Data(bytes).hexString }
 }
 
 // MARK: - SHA-2

@@ -117,11 +117,8 @@ public final class InMemoryKeychain: @unchecked Sendable {
             return nil
         }
         if dateKeys.contains(key) { return (value as? Date).map(Value.date) }
-        if key == kSecAttrKeyType as String {
-            // kSecAttrKeyTypeRSA is the CFString "42"; iOS also accepts the number.
-            return (stringAttribute(value) ?? integerAttribute(value).map(String.init)).map(Value.string)
-        }
-        if stringKeys.contains(key) { return (stringAttribute(value) ?? integerAttribute(value).map(String.init)).map(Value.string) }
+        // kSecAttrKeyType is kSecAttrType ("type"), one of the string keys.
+        if stringKeys.contains(key) { return stringOrNumberAttribute(value).map(Value.string) }
         return nil
     }
 
@@ -131,7 +128,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         for (key, value) in dictionary where !controlKeys.contains(key) {
             if key == kSecAttrSynchronizable as String, stringAttribute(value) == kSecAttrSynchronizableAny as String { continue }
             guard blobKeys.contains(key) || numberKeys.contains(key) || boolKeys.contains(key) || stringKeys.contains(key)
-                    || dateKeys.contains(key) || key == kSecAttrKeyType as String else {
+                    || dateKeys.contains(key) else {
                 return .failure(SecFailure(errSecNoSuchAttr, "unknown attribute \(key)"))
             }
             guard let normalised = normalise(key, value) else {
@@ -308,7 +305,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         }
         var dictionary: [String: Any] = [:]
         if wantAttributes {
-            for (key, value) in item.attributes { dictionary[key] = value.object }
+            dictionary = item.attributes.mapValues(\.object)
             dictionary[kSecClass as String] = item.itemClass
         }
         if wantData, let data = item.data { dictionary[kSecValueData as String] = data }
@@ -322,9 +319,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         guard let data = item.data else { return .failure(SecFailure(errSecItemNotFound, "the item has no value")) }
         switch item.itemClass {
         case ClassName.key:
-            var attributes: [String: Any] = [:]
-            for (key, value) in item.attributes { attributes[key] = value.object }
-            switch secKey(from: data, attributes: attributes) {
+            switch secKey(from: data, attributes: item.attributes.mapValues(\.object)) {
             case let .success(key): return .success(key)
             case let .failure(f): return .failure(f)
             }

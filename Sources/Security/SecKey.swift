@@ -133,6 +133,12 @@ func stringAttribute(_ value: Any?) -> String? {
     }
 }
 
+/// A string attribute that iOS also takes as a number (kSecAttrKeyType: kSecAttrKeyTypeRSA is the
+/// CFString "42"; the number 42 works too).
+func stringOrNumberAttribute(_ value: Any?) -> String? {
+    stringAttribute(value) ?? integerAttribute(value).map(String.init)
+}
+
 func boolAttribute(_ value: Any?) -> Bool {
     switch value {
     case let flag as Bool: return flag
@@ -161,7 +167,7 @@ func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, p
     if let token = stringAttribute(top[kSecAttrTokenID as String]) {
         return .failure(SecFailure(errSecUnimplemented, "kSecAttrTokenID \(token): there is no Secure Enclave or token here; generate the key in software"))
     }
-    guard let type = stringAttribute(top[kSecAttrKeyType as String]) ?? integerAttribute(top[kSecAttrKeyType as String]).map(String.init) else {
+    guard let type = stringOrNumberAttribute(top[kSecAttrKeyType as String]) else {
         return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing (use kSecAttrKeyTypeRSA)"))
     }
     guard type == kSecAttrKeyTypeRSA as String else {
@@ -241,17 +247,10 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
 @discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    var attributes: [String: Any] = [
-        kSecClass as String: kSecClassKey as String,
-        kSecAttrKeyType as String: kSecAttrKeyTypeRSA as String,
-        kSecAttrKeyClass as String: (key.isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String,
-        kSecAttrKeySizeInBits as String: key.bits,
-        kSecAttrEffectiveKeySize as String: key.bits,
-        kSecAttrApplicationLabel as String: key.applicationLabel,
-        kSecAttrCanEncrypt as String: !key.isPrivate,
-        kSecAttrCanDecrypt as String: key.isPrivate,
-        kSecAttrIsPermanent as String: boolAttribute(key.extraAttributes[kSecAttrIsPermanent as String]),
-    ]
+    // The attributes the keychain derives from the key itself, plus what only this call reports.
+    var attributes = InMemoryKeychain.derivedAttributes(of: key).mapValues(\.object)
+    attributes[kSecClass as String] = kSecClassKey as String
+    attributes[kSecAttrIsPermanent as String] = boolAttribute(key.extraAttributes[kSecAttrIsPermanent as String])
     if let tag = key.extraAttributes[kSecAttrApplicationTag as String] { attributes[kSecAttrApplicationTag as String] = tagData(tag) }
     if let label = key.extraAttributes[kSecAttrLabel as String] { attributes[kSecAttrLabel as String] = label }
     if let data = try? key.externalRepresentation() { attributes[kSecValueData as String] = data }
@@ -403,9 +402,8 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
 }
 
 func secKey(from data: Data, attributes: [String: Any]) -> Result<SecKey, SecFailure> {
-    let type = stringAttribute(attributes[kSecAttrKeyType as String]) ?? integerAttribute(attributes[kSecAttrKeyType as String]).map(String.init)
-    guard let type else { return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing")) }
-    guard let keyClass = stringAttribute(attributes[kSecAttrKeyClass as String]) ?? integerAttribute(attributes[kSecAttrKeyClass as String]).map(String.init) else {
+    guard let type = stringOrNumberAttribute(attributes[kSecAttrKeyType as String]) else { return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing")) }
+    guard let keyClass = stringOrNumberAttribute(attributes[kSecAttrKeyClass as String]) else {
         return .failure(SecFailure(errSecParam, "kSecAttrKeyClass is missing"))
     }
     if keyClass == kSecAttrKeyClassSymmetric as String {

@@ -333,18 +333,19 @@ public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMe
 public let NSURLAuthenticationMethodClientCertificate: String = "NSURLAuthenticationMethodClientCertificate"
 
 #if canImport(FoundationNetworking)
-private let serverTrusts = ServerTrustTable()
+private let serverTrusts = TrustTable<URLProtectionSpace>()
 
-/// Which protection space carries which SecTrust (Linux's URLProtectionSpace has no such field).
-private final class ServerTrustTable: @unchecked Sendable {
+/// Which object carries which SecTrust (Linux's URLProtectionSpace and URLCredential have no such
+/// field). The owner is kept alive with its trust, so its ObjectIdentifier is never reused.
+private final class TrustTable<Owner: AnyObject>: @unchecked Sendable {
     private let lock = NSLock()
-    private var table: [ObjectIdentifier: (space: URLProtectionSpace, trust: SecTrust)] = [:]
-    func set(_ trust: SecTrust, for space: URLProtectionSpace) {
-        lock.lock(); table[ObjectIdentifier(space)] = (space, trust); lock.unlock()
+    private var table: [ObjectIdentifier: (owner: Owner, trust: SecTrust)] = [:]
+    func set(_ trust: SecTrust, for owner: Owner) {
+        lock.lock(); table[ObjectIdentifier(owner)] = (owner, trust); lock.unlock()
     }
-    func trust(for space: URLProtectionSpace) -> SecTrust? {
+    func trust(for owner: Owner) -> SecTrust? {
         lock.lock(); defer { lock.unlock() }
-        return table[ObjectIdentifier(space)]?.trust
+        return table[ObjectIdentifier(owner)]?.trust
     }
 }
 
@@ -363,19 +364,7 @@ extension URLProtectionSpace {
     }
 }
 
-private let credentialTrusts = CredentialTrustTable()
-
-private final class CredentialTrustTable: @unchecked Sendable {
-    private let lock = NSLock()
-    private var table: [ObjectIdentifier: (credential: URLCredential, trust: SecTrust)] = [:]
-    func set(_ trust: SecTrust, for credential: URLCredential) {
-        lock.lock(); table[ObjectIdentifier(credential)] = (credential, trust); lock.unlock()
-    }
-    func trust(for credential: URLCredential) -> SecTrust? {
-        lock.lock(); defer { lock.unlock() }
-        return table[ObjectIdentifier(credential)]?.trust
-    }
-}
+private let credentialTrusts = TrustTable<URLCredential>()
 
 extension URLCredential {
     /// A credential that accepts a server trust, as Apple's `URLCredential(trust:)`.
