@@ -35,8 +35,10 @@ public enum HTMLReport {
         header(&page, report, sources: sources, notes: notes)
         matrixSection(&page, matrix)
         failuresSection(&page, report)
-        suitesSection(&page, report)
-        runSection(&page, report)
+        // Properties every suite carries (the run's environment): shown once under Run, left out per suite.
+        let shared = sharedProperties(report)
+        suitesSection(&page, report, shared: shared)
+        runSection(&page, shared: shared)
 
         page.add("</main>\n<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n")
         return page.text
@@ -149,11 +151,9 @@ public enum HTMLReport {
 
     static func failure(_ page: inout Page, suite: JUnitSuite, testCase: JUnitCase, number: Int) {
         let verdict = testCase.outcome.verdict
-        var type = ""
-        if case .failed(_, let t, _) = testCase.outcome { type = t }
-        if case .error(_, let t, _) = testCase.outcome { type = t }
+        let type = testCase.outcome.type
         page.add("<article class=\"f\" id=\"f\(number)\" data-suite=\"\(escape(suite.name))\">")
-        page.add("<h3><span class=\"v \(verdict.rawValue)\">\(verdict.rawValue)</span> \(escape(caseID(testCase)))</h3>")
+        page.add("<h3><span class=\"v \(verdict.rawValue)\">\(verdict.rawValue)</span> \(escape(testCase.id))</h3>")
         var whereText = "suite <code>\(escape(suite.name))</code>"
         if !type.isEmpty { whereText += " · type \(escape(type))" }
         whereText += " · \(JUnitFormat.formatTime(testCase.time)) s"
@@ -197,13 +197,12 @@ public enum HTMLReport {
         return html + "</pre></div>"
     }
 
-    static func suitesSection(_ page: inout Page, _ report: JUnitReport) {
+    static func suitesSection(_ page: inout Page, _ report: JUnitReport, shared: [JUnitProperty]) {
         page.add("<section id=\"suites\">\n<h2>Suites (\(report.suites.count))</h2>\n")
         page.add("<div class=\"toolbar\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by name: suite, class, testcase, tcId, flag…\" "
             + "aria-label=\"Filter by name\" autocomplete=\"off\"><label><input type=\"checkbox\" id=\"problems\"> failures only</label>"
             + "<button type=\"button\" id=\"expand\">Expand all</button><button type=\"button\" id=\"collapse\">Collapse all</button>"
             + "<span id=\"shown\">\(report.tests) testcases</span></div>\n")
-        let shared = sharedProperties(report)
         var failureNumber = 0
         for suite in report.suites {
             let bad = suite.failures + suite.errors > 0
@@ -251,8 +250,7 @@ public enum HTMLReport {
         page.add("</section>\n")
     }
 
-    static func runSection(_ page: inout Page, _ report: JUnitReport) {
-        let shared = sharedProperties(report)
+    static func runSection(_ page: inout Page, shared: [JUnitProperty]) {
         guard !shared.isEmpty else { return }
         page.add("<section id=\"run\">\n<h2>Run</h2>\n<table class=\"props\">")
         for property in shared {
@@ -274,10 +272,6 @@ public enum HTMLReport {
 
     static func propertiesLine(_ properties: [JUnitProperty], className: String = "pr") -> String {
         "<p class=\"\(className)\">" + properties.map { "<b>\(escape($0.name))</b> \(escape($0.value))" }.joined(separator: " · ") + "</p>"
-    }
-
-    static func caseID(_ testCase: JUnitCase) -> String {
-        testCase.classname.isEmpty ? testCase.name : testCase.classname + "." + testCase.name
     }
 
     /// HTML-escaped text, with control characters other than tab and line breaks shown as escapes.

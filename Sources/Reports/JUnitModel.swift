@@ -112,6 +112,9 @@ public struct JUnitCase: Sendable, Equatable {
     /// Seconds. Written to the microsecond; negative or non-finite values are written as 0.
     public var time: TimeInterval
     public var outcome: Outcome
+    /// "classname.name", the name every output shows (just the name when there is no classname).
+    public var id: String { Self.id(classname: classname, name: name) }
+    public static func id(classname: String, name: String) -> String { classname.isEmpty ? name : classname + "." + name }
     /// Per-case properties. The schema has no place for them inside `<testcase>`, so they are
     /// written as properties of the enclosing suite (see `JUnitXML` for the naming) and
     /// `JUnitXML.read` puts them back here.
@@ -138,6 +141,14 @@ public struct JUnitCase: Sendable, Equatable {
             switch self {
             case .passed: return ""
             case .failed(let message, _, _), .error(let message, _, _), .skipped(let message): return message
+            }
+        }
+
+        /// The type attribute of a failure or error ("" otherwise).
+        public var type: String {
+            switch self {
+            case .failed(_, let type, _), .error(_, let type, _): return type
+            case .passed, .skipped: return ""
             }
         }
 

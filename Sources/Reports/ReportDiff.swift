@@ -18,7 +18,7 @@ public struct ReportDiff: Sendable {
         public let name: String
         public let occurrence: Int
 
-        public var id: String { classname.isEmpty ? name : classname + "." + name }
+        public var id: String { JUnitCase.id(classname: classname, name: name) }
 
         public static func < (a: Key, b: Key) -> Bool {
             (a.suite, a.classname, a.name, a.occurrence) < (b.suite, b.classname, b.name, b.occurrence)

@@ -23,16 +23,16 @@ public enum ReportMerge {
         var seen: [String: (source: String, index: Int)] = [:]
         var dropped: [String] = []
         for (source, report) in inputs {
-            var namesInThisInput: [String: Int] = [:]
+            var namesInThisInput: Set<String> = []
             for suite in report.suites {
-                if let earlier = seen[suite.name], namesInThisInput[suite.name] == nil {
+                if let earlier = seen[suite.name], !namesInThisInput.contains(suite.name) {
                     guard suites[earlier.index] == suite else {
                         throw ReportError.duplicateSuite(name: suite.name, firstPath: earlier.source, secondPath: source)
                     }
                     dropped.append("dropped suite \(suite.name) from \(source): identical to the one from \(earlier.source)")
                     continue
                 }
-                namesInThisInput[suite.name, default: 0] += 1
+                namesInThisInput.insert(suite.name)
                 if seen[suite.name] == nil { seen[suite.name] = (source, suites.count) }
                 suites.append(suite)
             }

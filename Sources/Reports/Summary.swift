@@ -83,10 +83,8 @@ public struct Summary: Sendable {
     /// "FAIL  crosscheck.x.y.name: message", then the first body lines (and any byte diff), indented.
     static func failureLines(_ testCase: JUnitCase) -> [String] {
         let verdict = testCase.outcome.verdict
-        let id = testCase.classname.isEmpty ? testCase.name : testCase.classname + "." + testCase.name
-        var type = ""
-        if case .failed(_, let t, _) = testCase.outcome { type = t }
-        if case .error(_, let t, _) = testCase.outcome { type = t }
+        let id = testCase.id
+        let type = testCase.outcome.type
         let message = testCase.outcome.message
         var body = bodyLines(testCase.outcome.details)
         var first = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
