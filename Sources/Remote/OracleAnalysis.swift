@@ -117,8 +117,6 @@ struct OracleAnalysis {
         return disagreement(rare, common)
     }
 
-    private func differ(_ a: OracleClass, _ b: OracleClass) -> Bool { signature(a)?.signature != signature(b)?.signature }
-
     private func disagreement(_ a: OracleClass, _ b: OracleClass) -> Disagreement {
         Disagreement(a: a, aSignature: signature(a)?.signature ?? "", b: b, bSignature: signature(b)?.signature ?? "")
     }

@@ -203,16 +203,22 @@ final class ProbeConnection {
             let text = Data(bytes.drop { $0 == 0x0d || $0 == 0x0a })
             return text.isEmpty ? [] : [text]
         case .framed:
-            var rest = bytes
-            var payloads: [Data] = []
-            while rest.count >= 4 {
-                let length = rest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-                guard length <= rest.count - 4 else { break }
-                payloads.append(Data(rest.dropFirst(4).prefix(length)))
-                rest = Data(rest.dropFirst(4 + length))
-            }
+            let (payloads, rest) = Self.splitFrames(bytes)
             return rest.isEmpty ? payloads : payloads + [rest]
         }
+    }
+
+    /// The payloads of the whole frames at the start of `bytes`, and what follows them.
+    static func splitFrames(_ bytes: Data) -> (payloads: [Data], rest: Data) {
+        var rest = bytes[...]
+        var payloads: [Data] = []
+        while rest.count >= 4 {
+            let length = rest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard length <= rest.count - 4 else { break }
+            payloads.append(Data(rest.dropFirst(4).prefix(length)))
+            rest = rest.dropFirst(4 + length)
+        }
+        return (payloads, Data(rest))
     }
 
     /// After `Server: ERROR`: does the server still read? A further `Client: OK` would get its key.
@@ -226,7 +232,7 @@ final class ProbeConnection {
     /// After `Server: OK`: `Quit` should get `Server stopped\n`.
     func afterwardsQuit() -> Afterwards {
         afterwards(sending: Data(RSASocket.quit.utf8), isWhole: { [unowned self] bytes in
-            if framing == .framed { return !(wholeFrames(bytes)?.isEmpty ?? true) }
+            if framing == .framed { return hasWholeFrames(bytes) }
             return messages(bytes) == [Data((RSASocket.stopped + "\n").utf8)]
         })
     }
@@ -234,17 +240,12 @@ final class ProbeConnection {
     /// The payloads when `bytes` are whole frames and nothing else; nil otherwise (or in legacy framing).
     func wholeFrames(_ bytes: Data) -> [Data]? {
         guard framing == .framed else { return nil }
-        var rest = bytes[...]
-        var payloads: [Data] = []
-        while !rest.isEmpty {
-            guard rest.count >= 4 else { return nil }
-            let length = rest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            guard length <= rest.count - 4 else { return nil }
-            payloads.append(Data(rest.dropFirst(4).prefix(length)))
-            rest = rest.dropFirst(4 + length)
-        }
-        return payloads
+        let (payloads, rest) = Self.splitFrames(bytes)
+        return rest.isEmpty ? payloads : nil
     }
+
+    /// Framed: at least one frame arrived, and nothing but whole frames.
+    func hasWholeFrames(_ bytes: Data) -> Bool { !(wholeFrames(bytes)?.isEmpty ?? true) }
 
     /// The answer as one line for reports: each message quoted when printable, else in hex.
     func describe(_ bytes: Data) -> String {

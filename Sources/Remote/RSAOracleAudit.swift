@@ -165,13 +165,12 @@ struct RSAOracleAudit {
         guard key.modulusByteCount > (padding.oaepParameters.map { 2 * $0.hash.byteCount + 2 } ?? 11) else {
             throw CheckFailure("the server's key (\(key.bits) bits) is too small for \(padding)")
         }
-        for _ in 0..<10_000 {
+        if let ciphertext = try sendableCiphertext(framing: options.framing, {
             let message = cls.message ?? Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
             let encoded = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
-            if isPKCS1, cls.probe == .otherScheme, encoded.count > 1, encoded[1] == 0x02 { continue }
-            let ciphertext = try key._WEAK_AND_INSECURE_textbookEncrypt(encoded)
-            if options.framing == .framed || isBinaryBenign(ciphertext) { return ciphertext }
-        }
+            if isPKCS1, cls.probe == .otherScheme, encoded.count > 1, encoded[1] == 0x02 { return nil }
+            return try key._WEAK_AND_INSECURE_textbookEncrypt(encoded)
+        }) { return ciphertext }
         throw CheckFailure("no ciphertext for class \(cls.name) free of line-end bytes in 10,000 tries")
     }
 

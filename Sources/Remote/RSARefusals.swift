@@ -71,10 +71,9 @@ extension RemoteRSASocket {
     func undecryptableCiphertext(_ key: RSAPublicKey?) throws -> Data {
         guard let key else { return Data(repeating: 0xff, count: 256) }
         var generator = run.generator("refuses.undecryptable-ciphertext")
-        for _ in 0..<10_000 {
-            let ciphertext = try key._WEAK_AND_INSECURE_textbookEncrypt(Data([0x01]) + generator.bytes(key.modulusByteCount - 1))
-            if options.framing == .framed || isBinaryBenign(ciphertext) { return ciphertext }
-        }
+        if let ciphertext = try sendableCiphertext(framing: options.framing, {
+            try key._WEAK_AND_INSECURE_textbookEncrypt(Data([0x01]) + generator.bytes(key.modulusByteCount - 1))
+        }) { return ciphertext }
         throw CheckFailure("no undecryptable ciphertext free of line ends was found in 10,000 tries")
     }
 
@@ -142,4 +141,14 @@ extension RemoteRSASocket {
 /// test other things must not depend on it).
 func isBinaryBenign(_ ciphertext: Data) -> Bool {
     !ciphertext.contains(0x0a) && !ciphertext.contains(0x0d) && !(ciphertext.last.map(isASCIIWhitespace) ?? false)
+}
+
+/// The first ciphertext `make` returns that a probe may send: any in framed mode, a binary-benign
+/// one in legacy framing; `make` returns nil for a draw to skip. Nil after 10,000 draws.
+func sendableCiphertext(framing: Framing, _ make: () throws -> Data?) rethrows -> Data? {
+    for _ in 0..<10_000 {
+        guard let ciphertext = try make() else { continue }
+        if framing == .framed || isBinaryBenign(ciphertext) { return ciphertext }
+    }
+    return nil
 }

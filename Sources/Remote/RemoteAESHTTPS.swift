@@ -147,7 +147,8 @@ struct RemoteAESHTTPS {
         }
         ledger.recordLogin(token: token, encryptionKey: keyString, step: step)
         let mode = options.keyMode ?? (KeyDerivationMode.base64Raw.inferred(from: keyString) ? .base64Raw : .weakUTF8ZeroPad16)
-        let (_, key) = try AESHTTPSClient.parseLogin(answer, mode: mode)
+        let key: Data
+        do { key = try mode.deriveKey(from: keyString) } catch { throw AESHTTPSClientError.crypto("\(error)") }
         return Session(token: token, key: key, mode: mode)
     }
 
