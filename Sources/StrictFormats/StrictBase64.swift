@@ -52,3 +52,15 @@ public enum StrictBase64 {
         }
     }
 }
+
+/// One hex digit, either case: JSON's `\u` escapes, form encoding's `%HH`, hex text.
+public enum HexDigit {
+    public static func value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -202,14 +202,7 @@ public enum StrictJSON {
             return value
         }
 
-        static func hexDigit(_ byte: UInt8) -> UInt32? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
-        }
+        static func hexDigit(_ byte: UInt8) -> UInt32? { HexDigit.value(byte).map(UInt32.init) }
 
         /// The continuation bytes of a UTF-8 sequence whose lead byte was just read (RFC 3629:
         /// shortest form, no surrogates, at most U+10FFFF).

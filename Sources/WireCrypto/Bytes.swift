@@ -1,4 +1,5 @@
 import Foundation
+import StrictFormats
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -134,17 +135,9 @@ extension Data {
         let utf8 = Array(hexString.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         var bytes = [UInt8](); bytes.reserveCapacity(utf8.count / 2)
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x61...0x66: return c - 0x61 + 10
-            case 0x41...0x46: return c - 0x41 + 10
-            default: return nil
-            }
-        }
         var index = 0
         while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            guard let high = HexDigit.value(utf8[index]), let low = HexDigit.value(utf8[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }

@@ -117,7 +117,7 @@ enum LoginBody {
                 bytes.append(0x20)
                 index += 1
             case UInt8(ascii: "%"):
-                guard index + 2 < part.endIndex, let high = hexValue(part[index + 1]), let low = hexValue(part[index + 2]) else { return nil }
+                guard index + 2 < part.endIndex, let high = HexDigit.value(part[index + 1]), let low = HexDigit.value(part[index + 2]) else { return nil }
                 bytes.append(high << 4 | low)
                 index += 3
             case let byte:
@@ -128,14 +128,6 @@ enum LoginBody {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }
 
 /// The aes-https server logic (seeds 001/002) as a pure function of its state and a request.
