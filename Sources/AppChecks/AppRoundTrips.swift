@@ -2,6 +2,7 @@ import Foundation
 import AppUnderTest
 import Conformance
 import WireCrypto
+import WireProtocol
 
 /// `roundtrip.app_to_python` and `roundtrip.python_to_app`: every primitive the app's capabilities
 /// reach, with PythonRef (the Pi's crypto) on the other end, and the refusals the app must make.
@@ -316,7 +317,7 @@ enum AppRoundTrips {
     /// The PEM after `public_key=` in the app's first message.
     static func appPublicKey(_ app: AppSubject) throws -> Data {
         let message = try AppExpect.succeeds(app, "write its public key message") { try app.with(RSASocketClient.self) { try $0.publicKeyMessage() } }
-        let prefix = Data("public_key=".utf8)
+        let prefix = Data(RSASocket.keyPrefix.utf8)
         guard message.starts(with: prefix) else {
             throw CheckFailure("\(app.identifier)'s first message does not start with public_key=", details: Expect.preview(message))
         }
@@ -341,7 +342,7 @@ enum AppRoundTrips {
         guard app.has(AESEnvelopeClient.self) else { return }
         let python = context.python
         for (label, mode, encryptionKey) in keyStrings(context, app: app) {
-            let weaknesses = [Weakness.cbcNoMAC] + (mode.isWeak ? [Weakness.zeroPadKey] : [])
+            let weaknesses = Weakness.aesHTTPS(keyMode: mode)
             toPython.add("aes-https", "envelope.\(label)", weaknesses: weaknesses) {
                 let body = try AppExpect.succeeds(app, "build a request body") {
                     try app.with(AESEnvelopeClient.self) { try $0.requestBody(parameters: parameters, encryptionKey: encryptionKey) }

@@ -121,7 +121,7 @@ enum AppSessionChecks {
     static func addAESHTTPS(_ context: SuiteContext, _ app: AppSubject, server: String, settings: AppSessionSettings, _ list: inout Lists) {
         guard app.has(AESEnvelopeClient.self), settings.inProcess else { return }
         for mode in KeyDerivationMode.allCases {
-            let weaknesses = [Weakness.cbcNoMAC] + (mode.isWeak ? [Weakness.zeroPadKey] : [])
+            let weaknesses = Weakness.aesHTTPS(keyMode: mode)
             list.add("aes-https", "inprocess.login-and-echo.\(mode.rawValue)", weaknesses: weaknesses) {
                 let role: AESHTTPSServerRole
                 if server == "swift" { role = SwiftAESHTTPS() } else {
@@ -170,7 +170,7 @@ final class AppRSASocketClientMachine: SessionMachine {
     let app: AppSubject
     private var state = State.awaitCiphertext
     private var lastRead = Data()
-    private var afterQuit = Data()
+    private var afterQuit = StoppedWatch()
     private(set) var closed = false
     private(set) var unreachable: AppUnreachable?
 
@@ -189,8 +189,7 @@ final class AppRSASocketClientMachine: SessionMachine {
             lastRead = data
             return []
         case .awaitStopped:
-            afterQuit += data
-            guard String(decoding: afterQuit, as: UTF8.self).contains(RSASocket.stopped) else { return [] }
+            guard afterQuit.arrived(data) else { return [] }
             state = .done
             closed = true
             return [.event(.serverStopped), .close]

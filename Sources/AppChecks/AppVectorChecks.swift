@@ -71,7 +71,7 @@ enum AppVectorChecks {
             for (label, mode, encryptionKey) in AppRoundTrips.keyStrings(context, app: app) {
                 guard let key = independentKey(mode, encryptionKey) else { continue }
                 let cipher = "aes-\(key.count * 8)-cbc"
-                let weaknesses = [Weakness.cbcNoMAC] + (mode.isWeak ? [Weakness.zeroPadKey] : [])
+                let weaknesses = Weakness.aesHTTPS(keyMode: mode)
                 fromCLI.add(profileName, "envelope.\(label).openssl-enc-encrypted", weaknesses: weaknesses) {
                     let scratch = try Scratch()
                     defer { scratch.remove() }

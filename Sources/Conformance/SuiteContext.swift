@@ -80,4 +80,9 @@ public enum Weakness {
     public static func rsa(bits: Int, padding: RSAEncryptionPadding) -> [String] {
         (bits < 2048 ? [smallRSA] : []) + (padding.isWeak ? [pkcs1] : [])
     }
+
+    /// An aes-https envelope under a key made by `keyMode`.
+    public static func aesHTTPS(keyMode: KeyDerivationMode) -> [String] {
+        [cbcNoMAC] + (keyMode.isWeak ? [zeroPadKey] : [])
+    }
 }

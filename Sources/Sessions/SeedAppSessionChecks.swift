@@ -73,16 +73,13 @@ enum SeedAppSessionChecks {
                                  relation: "\(client.name)_client.\(server.name)_server")
             if context.options.inProcess {
                 for mode in KeyDerivationMode.allCases {
-                    list.add("inprocess.login-and-echo.\(mode.rawValue)", weaknesses: AESHTTPSSessionChecks.weaknesses(mode)) {
-                        let handler = try server.makeServer(users: AESHTTPSSessionChecks.users, mode: mode,
-                                                            encryptionKey: AESHTTPSSessionChecks.encryptionKey(mode, context))
-                        try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: server.name, mode: mode, send: handler)
-                        return .passed
+                    list.add("inprocess.login-and-echo.\(mode.rawValue)", weaknesses: Weakness.aesHTTPS(keyMode: mode)) {
+                        try AESHTTPSSessionChecks.loginAndEchoInProcess(context, client: client, server: server, mode: mode)
                     }
                 }
             }
             if context.options.loopback {
-                list.add("tls.pinned.login-and-echo.utf8-zeropad16", weaknesses: AESHTTPSSessionChecks.weaknesses(.weakUTF8ZeroPad16)) {
+                list.add("tls.pinned.login-and-echo.utf8-zeropad16", weaknesses: Weakness.aesHTTPS(keyMode: .weakUTF8ZeroPad16)) {
                     try TLSSessionChecks.loginAndEchoOverTLS(context, client: client, serverName: server.name, mode: .weakUTF8ZeroPad16)
                     return .passed
                 }

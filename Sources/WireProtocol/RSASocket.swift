@@ -23,6 +23,18 @@ public enum RSASocket {
     static func okWithDigest(_ plaintext: Data) -> String { ok + " sha256=" + Digest.sha256.hash(plaintext).hexString }
 }
 
+/// What a client has read since it sent `Quit`, watched for `Server stopped` anywhere in it
+/// (however TCP split the bytes): the seed app's reading, and the app-under-test machine's.
+public struct StoppedWatch: Sendable {
+    private var received = Data()
+    public init() {}
+    /// Adds `data`; true once `Server stopped` has arrived.
+    public mutating func arrived(_ data: Data) -> Bool {
+        received += data
+        return String(decoding: received, as: UTF8.self).contains(RSASocket.stopped)
+    }
+}
+
 /// How a client writes its public key after `public_key=`.
 public enum ClientKeyFormat: String, Sendable, CaseIterable {
     /// The iOS client: SPKI PEM, 64-column lines, no newline after the END line.

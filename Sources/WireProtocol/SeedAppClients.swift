@@ -81,7 +81,7 @@ public final class SeedAppRSASocketClient: SessionMachine {
     private var state = State.awaitCiphertext
     /// What the app's last `read` put at the start of its buffer.
     private var lastRead = Data()
-    private var afterQuit = Data()
+    private var afterQuit = StoppedWatch()
     public private(set) var closed = false
 
     /// `privateKey`: the app's key pair (1024 bits in the seed: `let keySize = 1024`).
@@ -108,8 +108,7 @@ public final class SeedAppRSASocketClient: SessionMachine {
             }
             return []
         case .awaitStopped:
-            afterQuit += data
-            guard String(decoding: afterQuit, as: UTF8.self).contains(RSASocket.stopped) else { return [] }
+            guard afterQuit.arrived(data) else { return [] }
             state = .done
             closed = true
             return [.event(.serverStopped), .close]

@@ -158,8 +158,7 @@ extension InputStream {
         guard let input = self as? SocketInputStream else { return }
         let connection = input.connection
         while Date() < deadline {
-            if let failed = connection.failed, !connection.deliveredEnd {
-                _ = failed
+            if connection.failed != nil, !connection.deliveredEnd {
                 connection.deliveredEnd = true
                 input.delegate?.stream(input, handle: .errorOccurred)
                 return
