@@ -194,7 +194,7 @@ FUZZ_SEEDS_https        := $(F)/aes-https.server $(F)/aes-https.envelope $(F)/re
 FUZZ_SEEDS_all          := $(F)
 FUZZ_SEEDS_differential := $(FUZZ_DIR)/seeds
 FUZZ_PRODUCT = $(if $(filter differential,$(TARGET)),crosscheck-fuzz-differential,crosscheck-fuzz)
-FUZZ_MODULES = $(if $(filter differential,$(TARGET)),StrictFormats$(COMMA)WireCrypto$(COMMA)WireProtocol$(COMMA)Fuzzing$(COMMA)Frames$(COMMA)Conformance,StrictFormats$(COMMA)WireCrypto$(COMMA)WireProtocol)
+FUZZ_MODULES = StrictFormats$(COMMA)WireCrypto$(COMMA)WireProtocol$(if $(filter differential,$(TARGET)),$(COMMA)Fuzzing$(COMMA)Frames$(COMMA)Conformance,)
 COMMA := ,
 libfuzzer: deps
 	@case "$(TARGET)" in rsa-socket|keys-public|keys-private|json|sealed|https|all|differential) ;; \

@@ -119,11 +119,11 @@ public final class DifferentialTarget: @unchecked Sendable {
         guard finding != .agreed else { return }
         disagreements += 1
         let kind = finding == .crash ? "crash" : "disagreement"
-        var failure = DistinctFailure(family: frame.family, kind: kind, swiftSummary: verdicts.swift.summary, pythonSummary: verdicts.python.summary,
-                                      count: 1, example: frame, ordinal: -1, swift: verdicts.swift, python: verdicts.python)
-        let key = failure.key
+        let key = DistinctFailure.key(frame.family, kind, verdicts.swift.summary, verdicts.python.summary)
         guard !saved.contains(key) else { return }
         saved.insert(key)
+        var failure = DistinctFailure(family: frame.family, kind: kind, swiftSummary: verdicts.swift.summary, pythonSummary: verdicts.python.summary,
+                                      count: 1, example: frame, ordinal: -1, swift: verdicts.swift, python: verdicts.python)
         let options = FuzzOptions(seed: 0, frames: 1, families: [frame.family], saveDirectory: findings, plant: plant)
         failure.reproducer = FuzzCampaign.save(failure, options: options)
         let message = "crosscheck-fuzz-differential: \(FuzzText.describe(failure))\n"

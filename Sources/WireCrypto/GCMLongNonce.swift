@@ -18,10 +18,10 @@ public enum GCMLongNonce {
     /// Verifies the 16-byte tag first and releases no plaintext when it does not match.
     public static func open(key: [UInt8], nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8], aad: [UInt8]) throws -> [UInt8] {
         let setup = try Setup(key: key, nonce: nonce)
-        let expected = try setup.tag(aad: aad, ciphertext: ciphertext)
         guard tag.count == 16 else {
             throw WireCryptoError.incorrectParameterSize(what: "tag", length: tag.count, expected: "16")
         }
+        let expected = try setup.tag(aad: aad, ciphertext: ciphertext)
         var difference: UInt8 = 0
         for (a, b) in zip(expected, tag) { difference |= a ^ b }
         guard difference == 0 else { throw WireCryptoError.authenticationFailure }

@@ -269,12 +269,10 @@ private func decodeKey(_ data: Data, selection: Int32, passphrase: Data?) throws
         guard firstInnerTag(of: der) == expectedTag else {
             throw WireCryptoError.malformedKey(reason: "the '\(label)' PEM block holds \(label == "PUBLIC KEY" ? "a PKCS#1 RSAPublicKey" : "a SubjectPublicKeyInfo"), not what its label says", stack: [])
         }
-        try requireRSAEncryptionSPKI(der)
         return try decodeKey(der, selection: selection, inputType: "DER", structure: nil, passphrase: nil, isPEM: true)
     }
     // Not PEM by PEM.firstLabel's rule: DER only (OpenSSL would otherwise find a PEM block further in).
     let isPEM = PEM.firstLabel(in: data) != nil
-    if selection == COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), !isPEM { try requireRSAEncryptionSPKI(data) }
     return try decodeKey(data, selection: selection, inputType: isPEM ? nil : "DER", structure: nil, passphrase: passphrase,
                          isPEM: isPEM)
 }
@@ -284,7 +282,11 @@ private func decodeKey(_ data: Data, selection: Int32, inputType: String?, struc
     // DER must be one structure (docs/PROTOCOL.md), checked as PythonRef checks it before pyca does
     // anything (`_require_one_structure`): so a malformed one never reaches OpenSSL's decoders,
     // whose set-up alone costs ~100,000 instructions per key.
-    if inputType == "DER" { try requireOneStructure(data) }
+    // A public key's SPKI must also name rsaEncryption, checked on the same bytes.
+    if inputType == "DER" {
+        try requireOneStructure(data)
+        if selection == COpenSSLShims_EVP_PKEY_PUBLIC_KEY() { try requireRSAEncryptionSPKI(data) }
+    }
     // OpenSSL 3.0 keeps the input-type and structure pointers (OSSL_DECODER_CTX_set_input_type stores
     // them, it does not copy), so the C strings must outlive the whole decode, not just the
     // constructor call: a temporary would be read after it is gone (found by `crosscheck fuzz`).
@@ -375,10 +377,10 @@ private func structureEnd(of der: UnsafeBufferPointer<UInt8>, at offset: Int, de
 }
 
 /// An SPKI must name rsaEncryption (docs/PROTOCOL.md; an RSASSA-PSS key is `BadKey`): checked as
-/// PythonRef checks it (`_require_rsa_encryption_spki`), on the bytes, after the structure check and
-/// before OpenSSL's decoders. PKCS#1 (first inner element an INTEGER) has no algorithm to check.
+/// PythonRef checks it (`_require_rsa_encryption_spki`), on the bytes, after the structure check
+/// (`requireOneStructure`, which the caller has made) and before OpenSSL's decoders. PKCS#1 (first
+/// inner element an INTEGER) has no algorithm to check.
 func requireRSAEncryptionSPKI(_ der: Data) throws {
-    try requireOneStructure(der)
     let bytes = [UInt8](der)
     guard bytes.count >= 2 else { return }
     let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
