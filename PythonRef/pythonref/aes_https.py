@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from . import aes_cbc
-from .checks import Fields, check_field, one_of, typed
+from .checks import Fields, check_field, one_of, str_dict, typed
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 MAX_BODY = 1 << 20  # bodies over 1 MiB are refused with 413
@@ -70,9 +70,7 @@ def preflight(method: str, path: str, content_length: int) -> Optional[Response]
 
 
 def _headers(value: object, what: str) -> dict[str, str]:
-    headers = typed(f"{what} headers", value, dict)
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise bad_input(f"{what} header names and values must be str")
+    headers = str_dict(f"{what} headers", value, f"{what} header names and values must be str")
     return {k.lower(): v for k, v in headers.items()}
 
 
@@ -159,9 +157,7 @@ class AesHttpsConfig:
     encryption_key: Optional[str] = None  # None: a fresh one for the mode
 
     def __post_init__(self) -> None:
-        users = typed("users", self.users, dict)
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in users.items()):
-            raise bad_input("users must be a dict of str username -> str password")
+        str_dict("users", self.users, "users must be a dict of str username -> str password")
         one_of("key_mode", self.key_mode, aes_cbc.KEY_DERIVATION_MODES)
         check_field(self, "encryption_key", str, optional=True)
 

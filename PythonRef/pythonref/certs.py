@@ -74,16 +74,17 @@ def subject_names(hosts: Sequence[str]) -> list[SubjectName]:
     return names
 
 
+# The names a test certificate gets unless told otherwise.
+_LOCAL_NAMES: tuple[SubjectName, ...] = (x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
+
+
 def make_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime, not_after: datetime.datetime,
-                     names: Sequence[SubjectName] = (x509.DNSName("localhost"),
-                                                     x509.IPAddress(ipaddress.ip_address("127.0.0.1"))),
+                     names: Sequence[SubjectName] = _LOCAL_NAMES,
                      organization: str = TEST_ORGANIZATION) -> x509.Certificate:
     """A self-signed server certificate for `names` (CN: the first). It is its own trust anchor, so
     it says CA:TRUE, as `openssl req -x509` writes it, with serverAuth."""
     public = key.public_key()
-    common_name = names[0].value if isinstance(names[0], x509.DNSName) else str(names[0].value)
-    subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization),
-                         x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    subject = _name(_common_name(names), organization)
     return (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -106,6 +107,11 @@ def make_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime, not_
 def _name(common_name: str, organization: str = TEST_ORGANIZATION) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization),
                       x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _common_name(names: Sequence[SubjectName]) -> str:
+    """The CN for a certificate of `names`: the first name, as text."""
+    return names[0].value if isinstance(names[0], x509.DNSName) else str(names[0].value)
 
 
 def make_ca_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime,
@@ -132,15 +138,12 @@ def make_ca_certificate(key: rsa.RSAPrivateKey, not_before: datetime.datetime,
 
 def make_issued_certificate(key: rsa.RSAPrivateKey, issuer_key: rsa.RSAPrivateKey, issuer: x509.Certificate,
                             not_before: datetime.datetime, not_after: datetime.datetime,
-                            names: Sequence[SubjectName] = (x509.DNSName("localhost"),
-                                                            x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
-                            ) -> x509.Certificate:
+                            names: Sequence[SubjectName] = _LOCAL_NAMES) -> x509.Certificate:
     """A TLS server leaf `issuer` signs: CA:FALSE, serverAuth, the names in subjectAltName."""
     public = key.public_key()
-    common_name = names[0].value if isinstance(names[0], x509.DNSName) else str(names[0].value)
     return (
         x509.CertificateBuilder()
-        .subject_name(_name(common_name))
+        .subject_name(_name(_common_name(names)))
         .issuer_name(issuer.subject)
         .public_key(public)
         .serial_number(x509.random_serial_number())
@@ -176,11 +179,7 @@ def write_ios_test_certs(out: Path, not_before: datetime.datetime = IOS_NOT_BEFO
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name in IOS_NAMES:
-        cert_path, key_path = out / f"{name}.crt.pem", out / f"{name}.key.pem"
-        cert_path.write_bytes(made[name].public_bytes(serialization.Encoding.PEM))
-        key_path.write_bytes(_private_pem(keys[name]))
-        os.chmod(key_path, 0o644)  # test-only keys, meant to be committed and read by the test suites
-        written += [cert_path, key_path]
+        written += _write_test_pair(out, name, made[name], keys[name])
     return written
 
 
@@ -195,13 +194,17 @@ def write_test_certs(out: Path) -> list[Path]:
     written: list[Path] = []
     for name in NAMES:
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        cert = make_certificate(key, *VALIDITY[name])
-        cert_path, key_path = out / f"{name}.crt.pem", out / f"{name}.key.pem"
-        cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        key_path.write_bytes(_private_pem(key))
-        os.chmod(key_path, 0o644)  # test-only keys, meant to be committed and read by the test suites
-        written += [cert_path, key_path]
+        written += _write_test_pair(out, name, make_certificate(key, *VALIDITY[name]), key)
     return written
+
+
+def _write_test_pair(out: Path, name: str, cert: x509.Certificate, key: rsa.RSAPrivateKey) -> list[Path]:
+    """Write <name>.crt.pem and <name>.key.pem (unencrypted PKCS#8); returns both paths."""
+    cert_path, key_path = out / f"{name}.crt.pem", out / f"{name}.key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(_private_pem(key))
+    os.chmod(key_path, 0o644)  # test-only keys, meant to be committed and read by the test suites
+    return [cert_path, key_path]
 
 
 def write_server_cert(out: Path, hosts: Sequence[str], days: int = MAX_SERVER_DAYS,

@@ -28,6 +28,15 @@ def typed(name: str, value: object, kind: type[T]) -> T:
     return value
 
 
+def str_dict(name: str, value: object, message: str) -> dict[str, str]:
+    """`value` as a dict of str to str, or BadInput: `name` when it is not a dict, `message` when a
+    key or value is not a str."""
+    mapping = typed(name, value, dict)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise bad_input(message)
+    return mapping
+
+
 def one_of(name: str, value: object, allowed: Iterable[str]) -> str:
     """A str from `allowed`: BadInput when not a str, Unsupported when not one of them."""
     allowed = tuple(allowed)

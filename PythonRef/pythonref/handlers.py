@@ -55,8 +55,7 @@ def _version(a: Fields) -> dict[str, str]:
 
 @_op("rsa.generate", "bits", "e")
 def _rsa_generate(a: Fields) -> dict[str, bytes]:
-    e = a.opt("e", int)
-    key = rsa_keys.generate(a.req("bits", int), 65537 if e is None else e)
+    key = rsa_keys.generate(a.req("bits", int), a.opt("e", int, 65537))
     return {
         "private_pkcs8_pem": rsa_keys.export_private(key, "pkcs8-pem"),
         "public_spki_pem": rsa_keys.export_public(key.public_key(), "spki-pem"),
