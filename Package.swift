@@ -103,7 +103,7 @@ let package = Package(
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WireCryptoTests", dependencies: ["StrictFormats", "WireCrypto"]),
+        .testTarget(name: "WireCryptoTests", dependencies: ["StrictFormats", "WireCrypto", "COpenSSL"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "WireProtocol", "WireCrypto"]),
@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
         .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport"]),
-        .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
+        .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "WireProtocol", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",

@@ -231,7 +231,8 @@ struct FuzzCommand: ParsableCommand {
             ("crosscheck.processes", "\(report.processes)"),
             ("crosscheck.frames-per-second", String(format: "%.0f", report.framesPerSecond)),
             ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"),
-            ("swift.openssl", OpenSSLInfo.version), ("python.cryptography", versions["cryptography"] ?? "unknown"),
+            ("swift.openssl", OpenSSLInfo.version), ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
+            ("python.cryptography", versions["cryptography"] ?? "unknown"),
             ("python.openssl", versions["openssl"] ?? "unknown"),
         ]
         if let plant = report.plant { properties.append(("crosscheck.planted-flaw", plant.rawValue)) }

@@ -95,6 +95,7 @@ struct RunCommand: ParsableCommand {
             ("crosscheck.known-failures", known == nil ? "ignored" : knownFailuresPath),
             ("crosscheck.apps", apps.map { "\($0.identifier) (\($0.capabilityNames.joined(separator: " ")))" }.joined(separator: "; ")),
             ("swift.openssl", OpenSSLInfo.version),
+            ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
             ("python.executable", interpreter.executable),
             ("python.version", versions["python"] ?? interpreter.pythonVersion),
             ("python.cryptography", versions["cryptography"] ?? "unknown"),

@@ -70,7 +70,7 @@ final class SeedAppProfileTests: XCTestCase {
             }
             return server.handle(request)
         }
-        assertNames(failure, ["envelope-without-json-content-type", "answered 415", "override func request(bySerializingRequest:"])
+        assertNames(failure, ["envelope-without-json-content-type", "answered 415", "override func request(bySerializingRequest request: URLRequest"])
     }
 
     func testKeyOf16Bytes_failsNamingGetCString() {
