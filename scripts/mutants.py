@@ -23,6 +23,13 @@ import xml.etree.ElementTree as ET
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"
+# An entry's "python": absent for Debian's (OpenSSL 3.0), "current" for the venv of a current
+# cryptography on OpenSSL >= 3.2 that `make venv-current` makes (a Pi on Debian 13 or later).
+PYTHONS = {None: PYTHON, "current": os.path.join(REPO, ".venv-current", "bin", "python")}
+
+
+def python_for(entry):
+    return PYTHONS[entry.get("python")]
 
 
 class Stop(Exception):
@@ -133,7 +140,7 @@ def stop_group(process, grace=3.0):
 
 def start_server(entry, log_path, deadline):
     """Starts the server; returns (process, port). Raises RuntimeError when no LISTENING line comes."""
-    argv = [PYTHON, "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
+    argv = [python_for(entry), "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
     log = open(log_path, "wb")
     process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
                                start_new_session=True)
@@ -260,6 +267,8 @@ def main(argv=None):
             raise ValueError("specific_findings maps a text to \"failure\" or \"audit\"")
         for entry in entries:
             parse_expect(entry["expect"])
+            if entry.get("python") not in PYTHONS:
+                raise ValueError("%s: \"python\" is absent or \"current\", not %r" % (entry["name"], entry["python"]))
     except (OSError, ValueError, KeyError) as error:
         print("mutants: cannot read %s: %s" % (args.registry, error), file=sys.stderr)
         return 64
@@ -274,14 +283,20 @@ def main(argv=None):
     if args.list:
         widths = (max([len("server")] + [len(e["name"]) for e in entries]), 10, 7,
                   max([len("expected")] + [len(e["expect"]) for e in entries]))
-        print(table_row(("server", "profile", "kind", "expected", "crosscheck options"), widths + (0,)))
+        print(table_row(("server", "profile", "kind", "expected", "crosscheck options", "python"), widths + (0, 0)))
         for entry in entries:
-            print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"], " ".join(entry.get("options", [])) or "-"), widths + (0,)))
+            print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"],
+                             " ".join(entry.get("options", [])) or "-", entry.get("python", "")), widths + (0, 0)))
         return 0
 
     if not os.access(args.crosscheck, os.X_OK):
         print("mutants: no crosscheck binary at %s; build it with `swift build --product crosscheck` "
               "(or `make mutants`), or pass --crosscheck PATH" % args.crosscheck, file=sys.stderr)
+        return 69
+    missing = sorted({python_for(e) for e in entries if not os.access(python_for(e), os.X_OK)})
+    if missing:
+        print("mutants: no %s for the current-OpenSSL servers; `make venv-current` makes it" % ", ".join(missing),
+              file=sys.stderr)
         return 69
     os.makedirs(args.reports, exist_ok=True)
     signal.signal(signal.SIGTERM, raise_stop)
