@@ -40,7 +40,8 @@ help:
 	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
 	@echo "  make libfuzzer [TARGET=name] [SECONDS=n]  libFuzzer + AddressSanitizer (default 600 s): TARGET rsa-socket, keys-public,"
 	@echo "                 keys-private, json, sealed, https, all (Swift parsers) or differential (Swift vs PythonRef); reports/libfuzzer/TARGET/"
-	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
+	@echo "  make mutants [ONLY=name,…] [LINK=loopback|slow-link|both] [JOBS=n]  crosscheck remote against the zoo of independent"
+	@echo "                 servers (Tests/Zoo), on loopback and behind a slow link with the server at 10 % of a core; tables of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run; make venv-current"
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
@@ -241,10 +242,14 @@ libfuzzer: deps
 # correct ones and mutants with one planted flaw each). Prints server | expected | crosscheck's
 # verdict | OK/WRONG | time and exits 1 on any wrong verdict; the contract is Tests/Zoo/README.md.
 # Part of `make test`.
+# Issue 18: then the whole zoo again under the slow-link profile (scripts/slowlink.py: a Wi-Fi-like
+# proxy in front of each server, the server held to 10 % of a core by a cgroup): no verdict may
+# change. LINK=loopback|slow-link|both (default both); JOBS servers at once (default 4).
 ONLY ?=
+LINK ?=
 mutants: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
-	$(PYTHON) scripts/mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),)
+	$(PYTHON) scripts/mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),) $(if $(LINK),--link $(LINK),) $(if $(JOBS),--jobs $(JOBS),)
 
 clean:
 	rm -rf .build .build-fuzz reports

@@ -1,7 +1,7 @@
 """rsa-socket, CORRECT: a legacy server that reads by pauses, as the tutorials' servers do.
 
 Written from docs/PROTOCOL.md ("Framing: legacy": a message ends where the sender stops). A message
-is whatever arrives before the line goes quiet for PAUSE seconds (0.6 s: longer than crosscheck's
+is whatever arrives before the line goes quiet for PAUSE seconds (0.4 s: longer than crosscheck's
 0.3 s quiet gap, as a Pi over Wi-Fi may be), so every answer — `Server stopped` after `Quit`
 included — comes only after the server's own quiet gap. PKCS#1 v1.5 (the seed's), RSA-2048,
 64 KiB per message, `Server: ERROR` and a close for anything else, a thread and a deadline per
@@ -23,7 +23,7 @@ import zoolib  # noqa: E402
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
 
-PAUSE = 0.6            # silence that ends a message
+PAUSE = 0.4            # silence that ends a message
 FIRST_BYTE = 20.0      # how long a client may take to start its next message
 LIMIT = 65536
 MESSAGE = b"Secret message from RPi server"
