@@ -19,8 +19,9 @@ DEBUG_BIN   := .build/debug/crosscheck
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
-                   chromium python3-junitparser
+                   chromium python3-junitparser python3-venv
 
+.PHONY: venv-current vectors-implicit-rejection
 .PHONY: help deps build interop test test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
@@ -39,8 +40,11 @@ help:
 	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
 	@echo "  make libfuzzer [TARGET=name] [SECONDS=n]  libFuzzer + AddressSanitizer (default 600 s): TARGET rsa-socket, keys-public,"
 	@echo "                 keys-private, json, sealed, https, all (Swift parsers) or differential (Swift vs PythonRef); reports/libfuzzer/TARGET/"
-	@echo "  make mutants [ONLY=name,…]  crosscheck remote against the zoo of independent servers (Tests/Zoo); a table of verdicts"
-	@echo "  make deps      install missing Debian packages (as root) or print the command to run"
+	@echo "  make mutants [ONLY=name,…] [LINK=loopback|slow-link|both] [JOBS=n]  crosscheck remote against the zoo of independent"
+	@echo "                 servers (Tests/Zoo), on loopback and behind a slow link with the server at 10 % of a core; tables of verdicts"
+	@echo "  make deps      install missing Debian packages (as root) or print the command to run; make venv-current"
+	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
+	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -59,6 +63,28 @@ deps:
 	  fi; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "deps: no Swift toolchain on PATH (Swift 6 is required; see swift.org/install)"; exit 69; }
+	@$(MAKE) --no-print-directory venv-current
+
+# Issue 18: a Pi on OpenSSL >= 3.2 (implicit rejection for PKCS#1 v1.5), as a venv of Debian's Python
+# with a current pyca/cryptography from PyPI (its wheels bundle their own OpenSSL). Made once; the
+# zoo's current-OpenSSL servers, pi-selftest's second Pi and the vectors' generator run on it.
+VENV_CURRENT := .venv-current
+VENV_PYTHON  := $(VENV_CURRENT)/bin/python
+venv-current: $(VENV_PYTHON)
+$(VENV_PYTHON):
+	@rm -rf $(VENV_CURRENT).tmp
+	@$(PYTHON) -m venv $(VENV_CURRENT).tmp || { echo "venv-current: $(PYTHON) -m venv failed (Debian package python3-venv; make deps installs it)"; exit 69; }
+	@$(VENV_CURRENT).tmp/bin/pip install --quiet --disable-pip-version-check --timeout 30 'cryptography>=42' || { \
+	  rm -rf $(VENV_CURRENT).tmp; echo "venv-current: cannot install cryptography from PyPI (is pypi.org reachable? a proxy: export HTTPS_PROXY)"; exit 69; }
+	@$(VENV_CURRENT).tmp/bin/python -c 'from cryptography.hazmat.backends.openssl import backend as b; import sys; \
+	  sys.exit(0 if b.openssl_version_number() >= 0x30200000 else "venv-current: this cryptography links " + b.openssl_version_text() + ", not OpenSSL >= 3.2")'
+	@mv $(VENV_CURRENT).tmp $(VENV_CURRENT)
+	@echo "venv-current: $$($(VENV_PYTHON) -c 'import cryptography; from cryptography.hazmat.backends.openssl import backend as b; print("cryptography", cryptography.__version__, "on", b.openssl_version_text())') in $(VENV_CURRENT)/"
+
+# Regenerate Vectors/implicit-rejection/vectors.json (new keys, new ciphertexts) on the current
+# cryptography; PythonRef's tests/test_implicit_rejection.py checks its implicit rejection against it.
+vectors-implicit-rejection: venv-current
+	$(VENV_PYTHON) Vectors/implicit-rejection/generate.py
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck
@@ -216,10 +242,14 @@ libfuzzer: deps
 # correct ones and mutants with one planted flaw each). Prints server | expected | crosscheck's
 # verdict | OK/WRONG | time and exits 1 on any wrong verdict; the contract is Tests/Zoo/README.md.
 # Part of `make test`.
+# Issue 18: then the whole zoo again under the slow-link profile (scripts/slowlink.py: a Wi-Fi-like
+# proxy in front of each server, the server held to 10 % of a core by a cgroup): no verdict may
+# change. LINK=loopback|slow-link|both (default both); JOBS servers at once (default 4).
 ONLY ?=
+LINK ?=
 mutants: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
-	$(PYTHON) scripts/mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),)
+	$(PYTHON) scripts/mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),) $(if $(LINK),--link $(LINK),) $(if $(JOBS),--jobs $(JOBS),)
 
 clean:
 	rm -rf .build .build-fuzz reports

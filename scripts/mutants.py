@@ -2,6 +2,11 @@
 """Runs `crosscheck remote` against every server of the zoo (Tests/Zoo/zoo.json) and prints a table:
 server | expected | crosscheck's verdict | OK/WRONG | time. Exit 1 when any verdict is wrong.
 
+Two links (--link, default both): `loopback`, and `slow-link` (issue 18): each server behind a
+Wi-Fi-like proxy (jitter, stalls; scripts/slowlink.py) and held to a tenth of a core by a cgroup,
+crosscheck at its default --timeout; every verdict must be right and the same as on loopback.
+--jobs servers are checked at once (each with its own ports and processes).
+
 For each entry: start the server on 127.0.0.1 with --port 0 in its own process group, wait (under
 a deadline) for its `LISTENING <port>` line, run crosscheck remote with --timeout and --junit
 reports/mutants/<name>.xml, read the exit status and the JUnit XML, and stop the server's whole
@@ -10,6 +15,7 @@ judged by is Tests/Zoo/README.md. Standard library only; run it with /usr/bin/py
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -21,8 +27,18 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import slowlink  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"
+# An entry's "python": absent for Debian's (OpenSSL 3.0), "current" for the venv of a current
+# cryptography on OpenSSL >= 3.2 that `make venv-current` makes (a Pi on Debian 13 or later).
+PYTHONS = {None: PYTHON, "current": os.path.join(REPO, ".venv-current", "bin", "python")}
+
+
+def python_for(entry):
+    return PYTHONS[entry.get("python")]
 
 
 class Stop(Exception):
@@ -115,10 +131,21 @@ def judge(entry, exit_code, report, specific):
 
 # ---- processes ----------------------------------------------------------------------------------
 
+LIVE, LIVE_LOCK = set(), threading.Lock()  # every process group started, for a clean interrupt
+
+
+def started(process):
+    with LIVE_LOCK:
+        LIVE.add(process)
+    return process
+
+
 def stop_group(process, grace=3.0):
     """SIGTERM the process group, SIGKILL it after `grace` seconds; never waits unbounded."""
     if process is None:
         return
+    with LIVE_LOCK:
+        LIVE.discard(process)
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
         try:
             os.killpg(process.pid, sig)
@@ -133,10 +160,10 @@ def stop_group(process, grace=3.0):
 
 def start_server(entry, log_path, deadline):
     """Starts the server; returns (process, port). Raises RuntimeError when no LISTENING line comes."""
-    argv = [PYTHON, "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
+    argv = [python_for(entry), "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
     log = open(log_path, "wb")
-    process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                               start_new_session=True)
+    process = started(subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                       start_new_session=True))
     log.close()
     try:
         port = wait_for_listening(process, deadline)
@@ -193,8 +220,8 @@ def run_crosscheck(crosscheck, entry, port, timeout, junit, log_path, deadline):
     with open(log_path, "wb") as log:
         log.write(("$ %s\n" % " ".join(argv)).encode())
         log.flush()
-        process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = started(subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=log,
+                                           stderr=subprocess.STDOUT, start_new_session=True))
         try:
             return process.wait(timeout=deadline)
         except subprocess.TimeoutExpired:
@@ -205,29 +232,89 @@ def run_crosscheck(crosscheck, entry, port, timeout, junit, log_path, deadline):
 
 # ---- the run ------------------------------------------------------------------------------------
 
-def check(entry, args, specific):
+class Link:
+    """Where a run goes: `loopback` (straight to the server) or `slow-link` (through a SlowLink
+    proxy, the server under a CpuQuota when one can be set)."""
+
+    def __init__(self, name, reports, timeout, quota=None, seed=0):
+        self.name, self.reports, self.timeout, self.quota, self.seed = name, reports, timeout, quota, seed
+
+
+def check(entry, args, specific, link):
+    """(verdict, right, why, seconds, note) for one server on one link."""
     name = entry["name"]
-    junit = os.path.join(args.reports, name + ".xml")
-    for stale in (junit,):
-        if os.path.exists(stale):
-            os.remove(stale)
-    server = None
-    started = time.monotonic()
+    junit = os.path.join(link.reports, name + ".xml")
+    if os.path.exists(junit):
+        os.remove(junit)
+    server = proxy = cgroup = None
+    started_at = time.monotonic()
+    note = ""
     try:
         try:
-            server, port = start_server(entry, os.path.join(args.reports, name + ".server.log"), args.start_deadline)
+            server, port = start_server(entry, os.path.join(link.reports, name + ".server.log"), args.start_deadline)
         except (RuntimeError, OSError) as error:
-            return "server did not start", False, "%s (see its log in %s)" % (error, args.reports), 0.0
-        started = time.monotonic()
-        code = run_crosscheck(args.crosscheck, entry, port, args.timeout, junit,
-                              os.path.join(args.reports, name + ".crosscheck.log"), args.run_deadline)
-        elapsed = time.monotonic() - started
+            return "server did not start", False, "%s (see its log in %s)" % (error, link.reports), 0.0, ""
+        if link.name == "slow-link":
+            proxy = slowlink.SlowLink(port, "%s:%s" % (link.seed, name))
+            port = proxy.port
+            if link.quota is not None:
+                cgroup = link.quota.hold(server.pid, name)
+        started_at = time.monotonic()
+        code = run_crosscheck(args.crosscheck, entry, port, link.timeout, junit,
+                              os.path.join(link.reports, name + ".crosscheck.log"), args.run_deadline)
+        elapsed = time.monotonic() - started_at
+        if proxy is not None:
+            throttled = slowlink.CpuQuota.throttled(cgroup) if cgroup else None
+            note = "%d conns, %d stalls%s" % (proxy.connections, proxy.stalls,
+                                              ", throttled %d" % throttled if throttled is not None else "")
         if code is None:
-            return "hang (over %.0f s)" % args.run_deadline, False, "crosscheck overran its deadline", elapsed
+            return "hang (over %.0f s)" % args.run_deadline, False, "crosscheck overran its deadline", elapsed, note
         verdict, right, why = judge(entry, code, Report(junit), specific)
-        return verdict, right, why, elapsed
+        return verdict, right, why, elapsed, note
     finally:
+        if proxy is not None:
+            proxy.close()
         stop_group(server)
+        if cgroup is not None:
+            slowlink.CpuQuota.release(cgroup)
+
+
+def run_link(entries, args, specific, link, baseline=None):
+    """Checks every entry on `link`, --jobs at once; prints a row as each ends; returns
+    {name: verdict} and the list of reasons for wrong rows. With `baseline` (loopback's verdicts),
+    a verdict that differs from it is wrong too: no verdict may change with the link."""
+    os.makedirs(link.reports, exist_ok=True)
+    widths = (max([len("server")] + [len(e["name"]) for e in entries]),
+              max([len("expected")] + [len(e["expect"]) for e in entries]), 50, 7, 7)
+    print(table_row(("server", "expected", "crosscheck's verdict (%s)" % link.name, "", "time", ""), widths + (0,)))
+    print("-+-".join("-" * width for width in widths))
+    verdicts, reasons = {}, []
+    began = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(check, entry, args, specific, link): entry for entry in entries}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                entry = futures[future]
+                verdict, right, why, elapsed, note = future.result()
+                if right and baseline is not None and entry["name"] in baseline and baseline[entry["name"]] != verdict:
+                    right, why = False, "changed from %r on loopback" % baseline[entry["name"]]
+                verdicts[entry["name"]] = verdict
+                mark = "OK" if right else ("CHANGED" if why.startswith("changed") else "WRONG")
+                print(table_row((entry["name"], entry["expect"], verdict, mark, "%.1f s" % elapsed, note), widths + (0,)),
+                      flush=True)
+                if not right:
+                    reasons.append("%s (%s): %s" % (entry["name"], link.name, why))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            with LIVE_LOCK:
+                live = list(LIVE)
+            for process in live:
+                stop_group(process, grace=1.0)
+            raise
+    print("%s: %d servers, %d verdicts right, %d wrong, %.0f s" % (link.name, len(entries), len(entries) - len(reasons),
+                                                                  len(reasons), time.monotonic() - began), flush=True)
+    return verdicts, reasons
 
 
 def raise_stop(signum, frame):
@@ -248,8 +335,17 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=3.0, help="crosscheck remote --timeout (default 3)")
     parser.add_argument("--run-deadline", type=float, default=300.0, help="seconds one crosscheck run may take before it is killed (default 300)")
     parser.add_argument("--start-deadline", type=float, default=30.0, help="seconds a server may take to print LISTENING (default 30)")
-    parser.add_argument("--reports", default="reports/mutants", help="where reports and logs go (default reports/mutants)")
+    parser.add_argument("--reports", default="reports/mutants", help="where reports and logs go (default reports/mutants; "
+                        "the slow link's in its slow-link/ folder)")
+    parser.add_argument("--link", choices=["loopback", "slow-link", "both"], default="both",
+                        help="loopback, the slow-link profile, or both, one after the other (default both)")
+    parser.add_argument("--slow-timeout", type=float, default=5.0,
+                        help="crosscheck remote --timeout on the slow link (default 5, crosscheck's own default)")
+    parser.add_argument("--seed", type=int, default=18, help="the slow link's delays (default 18)")
+    parser.add_argument("--jobs", type=int, default=4, help="servers checked at once (default 4)")
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs takes a positive number, not %d" % args.jobs)
 
     os.chdir(REPO)
     try:
@@ -260,6 +356,8 @@ def main(argv=None):
             raise ValueError("specific_findings maps a text to \"failure\" or \"audit\"")
         for entry in entries:
             parse_expect(entry["expect"])
+            if entry.get("python") not in PYTHONS:
+                raise ValueError("%s: \"python\" is absent or \"current\", not %r" % (entry["name"], entry["python"]))
     except (OSError, ValueError, KeyError) as error:
         print("mutants: cannot read %s: %s" % (args.registry, error), file=sys.stderr)
         return 64
@@ -274,37 +372,50 @@ def main(argv=None):
     if args.list:
         widths = (max([len("server")] + [len(e["name"]) for e in entries]), 10, 7,
                   max([len("expected")] + [len(e["expect"]) for e in entries]))
-        print(table_row(("server", "profile", "kind", "expected", "crosscheck options"), widths + (0,)))
+        print(table_row(("server", "profile", "kind", "expected", "crosscheck options", "python"), widths + (0, 0)))
         for entry in entries:
-            print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"], " ".join(entry.get("options", [])) or "-"), widths + (0,)))
+            print(table_row((entry["name"], entry["profile"], entry["kind"], entry["expect"],
+                             " ".join(entry.get("options", [])) or "-", entry.get("python", "")), widths + (0, 0)))
         return 0
 
     if not os.access(args.crosscheck, os.X_OK):
         print("mutants: no crosscheck binary at %s; build it with `swift build --product crosscheck` "
               "(or `make mutants`), or pass --crosscheck PATH" % args.crosscheck, file=sys.stderr)
         return 69
-    os.makedirs(args.reports, exist_ok=True)
+    missing = sorted({python_for(e) for e in entries if not os.access(python_for(e), os.X_OK)})
+    if missing:
+        print("mutants: no %s for the current-OpenSSL servers; `make venv-current` makes it" % ", ".join(missing),
+              file=sys.stderr)
+        return 69
     signal.signal(signal.SIGTERM, raise_stop)
-
-    widths = (max([len("server")] + [len(e["name"]) for e in entries]),
-              max([len("expected")] + [len(e["expect"]) for e in entries]), 50, 5, 6)
-    print(table_row(("server", "expected", "crosscheck's verdict", "", "time"), widths))
-    print("-+-".join("-" * width for width in widths))
-    wrong, reasons = 0, []
-    began = time.monotonic()
+    links = ["loopback", "slow-link"] if args.link == "both" else [args.link]
+    quota = None
+    if "slow-link" in links:
+        why_not = slowlink.CpuQuota.unavailable()
+        if why_not:
+            print("mutants: slow-link without the CPU quota: %s" % why_not, flush=True)
+        else:
+            quota = slowlink.CpuQuota()
+        print("mutants: slow-link: %d-%d ms per chunk, %.0f ms stalls on %d%% of bursts (seed %d), server at %s, "
+              "crosscheck --timeout %g" % (slowlink.JITTER[0] * 1000, slowlink.JITTER[1] * 1000, slowlink.STALL * 1000,
+                                           slowlink.STALL_CHANCE * 100, args.seed,
+                                           "%d%% of a core" % quota.percent if quota else "full speed", args.slow_timeout),
+              flush=True)
+    reasons, baseline, began = [], None, time.monotonic()
     try:
-        for entry in entries:
-            verdict, right, why, elapsed = check(entry, args, specific)
-            print(table_row((entry["name"], entry["expect"], verdict, "OK" if right else "WRONG", "%.1f s" % elapsed), widths), flush=True)
-            if not right:
-                wrong += 1
-                reasons.append("%s: %s" % (entry["name"], why))
+        for name in links:
+            link = Link(name, args.reports if name == "loopback" else os.path.join(args.reports, name),
+                        args.timeout if name == "loopback" else args.slow_timeout, quota, args.seed)
+            verdicts, wrong = run_link(entries, args, specific, link, baseline)
+            reasons += wrong
+            baseline = verdicts if name == "loopback" else baseline
     except (KeyboardInterrupt, Stop):
         print("mutants: interrupted; every server started was stopped", file=sys.stderr)
         return 130
-    print("%d servers, %d verdicts right, %d wrong, %.0f s" % (len(entries), len(entries) - wrong, wrong, time.monotonic() - began))
+    print("%d runs, %d wrong, %.0f s in all" % (len(entries) * len(links), len(reasons), time.monotonic() - began))
     for reason in reasons:
         print("  WRONG %s" % reason)
+    wrong = len(reasons)
     return 1 if wrong else 0
 
 

@@ -6,6 +6,9 @@
 # for crosscheck's reference client, and configured as the seed apps need them (PKCS#1 v1.5,
 # utf8-zeropad16 keys) for `--client both`: the reference checks and the seed apps as they ship —
 # runs `crosscheck remote` against them over the veth link, then the reference checks on loopback.
+# A second namespace Pi runs PythonRef on a current cryptography (.venv-current, `make venv-current`:
+# OpenSSL >= 3.2, implicit rejection for PKCS#1 v1.5 by the library itself), as a Pi on Debian 13
+# does, checked with --client both (skipped, saying so, when the venv is missing).
 # Removes the namespace, the link and the servers on every exit, also on failure or Ctrl-C.
 # Exit: 0 all passed, 1 a check failed, 77 skipped (not root / no namespaces), other: setup error.
 set -euo pipefail
@@ -13,6 +16,7 @@ cd "$(dirname "$0")/.."
 
 BIN=${CROSSCHECK:-.build/debug/crosscheck}
 PY=/usr/bin/python3
+CURRENT_PY=$PWD/.venv-current/bin/python
 NS=ccpi-$$
 HOST_IF=ccpi$$h
 NS_IF=ccpi$$n
@@ -52,11 +56,12 @@ ip netns exec "$NS" ip link set lo up
 # "listening on HOST:PORT" line it prints on stdout (read from a FIFO: no polling, no sleeps).
 start() {
   local where=$1 log=$2; shift 2
-  local prefix=() fifo
-  [ "$where" = ns ] && prefix=(ip netns exec "$NS")
+  local prefix=() py=$PY fifo
+  case $where in ns|ns-current) prefix=(ip netns exec "$NS");; esac
+  [ "$where" = ns-current ] && py=$CURRENT_PY
   fifo=$(mktemp -u "${TMPDIR:-/tmp}/ccpi-XXXXXX")
   mkfifo "$fifo"
-  (cd PythonRef && exec "${prefix[@]}" "$PY" -m pythonref serve "$@" --quiet) >"$fifo" 2>"$log.stderr" &
+  (cd PythonRef && exec "${prefix[@]}" "$py" -m pythonref serve "$@" --quiet) >"$fifo" 2>"$log.stderr" &
   pids+=($!)
   local fd line=""
   exec {fd}<"$fifo"   # kept open for the script's life, so the server never writes to a closed pipe
@@ -73,6 +78,11 @@ start ns "$REPORTS/rsa-ns.log" rsa-socket --host "$NS_ADDR" --port 9876 --paddin
 start ns "$REPORTS/https-ns.log" aes-https --host "$NS_ADDR" --port 8443 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry
 start ns "$REPORTS/rsa-seed-ns.log" rsa-socket --host "$NS_ADDR" --port 9877 --padding pkcs1
 start ns "$REPORTS/https-seed-ns.log" aes-https --host "$NS_ADDR" --port 8444 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry --key-mode utf8-zeropad16
+current=""
+if [ -x "$CURRENT_PY" ]; then
+  current=$("$CURRENT_PY" -c 'import cryptography; from cryptography.hazmat.backends.openssl import backend as b; print("cryptography", cryptography.__version__, "on", b.openssl_version_text())')
+  start ns-current "$REPORTS/rsa-current-ns.log" rsa-socket --host "$NS_ADDR" --port 9878 --padding pkcs1 --digest --rsa-rejection implicit
+fi
 start lo "$REPORTS/rsa-lo.log" rsa-socket --host 127.0.0.1 --port 0 --padding oaep-sha256 --digest
 start lo "$REPORTS/https-lo.log" aes-https --host 127.0.0.1 --port 0 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry
 RSA_LO=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$REPORTS/rsa-lo.log")
@@ -86,6 +96,13 @@ run --host "$NS_ADDR" --port 8443 --profile aes-https --client reference --serve
 echo "pi-selftest: the namespace test host at $NS_ADDR: servers as the seed apps need them, --client both"
 run --host "$NS_ADDR" --port 9877 --profile rsa-socket --client both --junit "$REPORTS/rsa-socket-seed-ns.xml"
 run --host "$NS_ADDR" --port 8444 --profile aes-https --client both --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-seed-ns.xml"
+if [ -n "$current" ]; then
+  echo "pi-selftest: the namespace test host at $NS_ADDR: PythonRef on $current (implicit rejection), --client both"
+  run --host "$NS_ADDR" --port 9878 --profile rsa-socket --client both --junit "$REPORTS/rsa-socket-current-ns.xml"
+else
+  rm -f "$REPORTS/rsa-socket-current-ns.xml"
+  echo "pi-selftest: SKIPPED the current-OpenSSL Pi: no $CURRENT_PY (make venv-current makes it)"
+fi
 echo "pi-selftest: the reference checks on loopback"
 run --host 127.0.0.1 --port "$RSA_LO" --profile rsa-socket --client reference --junit "$REPORTS/rsa-socket-lo.xml"
 run --host 127.0.0.1 --port "$HTTPS_LO" --profile aes-https --client reference --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-lo.xml"

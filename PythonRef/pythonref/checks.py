@@ -89,6 +89,10 @@ class Fields:
     def choice(self, name: str, allowed: Iterable[str]) -> str:
         return one_of(self._label(name), self.req(name, str), allowed)
 
+    def opt_choice(self, name: str, allowed: Iterable[str], default: str) -> str:
+        """`choice` for an optional argument: absent (or None) means `default`."""
+        return one_of(self._label(name), self.opt(name, str, default), allowed)
+
     def given(self) -> dict[str, Any]:
         """The declared fields that are present and not None, bytearrays as bytes."""
         return {k: (bytes(v) if isinstance(v, bytearray) else v) for k, v in self._raw.items() if v is not None}

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
-from . import aes_cbc, aes_https, certs, https_shell, rsa_keys, rsa_socket, socket_shell
+from . import aes_cbc, aes_https, certs, https_shell, rsa_cipher, rsa_keys, rsa_socket, socket_shell
 from .errors import CryptoFailure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rsa_common(s, 9876)
     s.add_argument("--message", default=rsa_socket.DEFAULT_MESSAGE.decode(),
                    help="what pi-to-phone encrypts (default: %(default)r)")
+    s.add_argument("--rsa-rejection", choices=rsa_cipher.REJECTIONS, default="explicit",
+                   help="what a bad PKCS#1 v1.5 padding gets, whatever OpenSSL this Python links: explicit: "
+                        "an error, `Server: ERROR` (a Pi on Debian 12, OpenSSL 3.0); implicit: a synthetic "
+                        "plaintext, `Server: OK` (a Pi on OpenSSL >= 3.2, e.g. Debian 13) (default: explicit)")
     s.add_argument("--quirk", choices=rsa_socket.SERVER_QUIRKS,
                    help="TEST ONLY: behave like a known-broken server")
     s.add_argument("--max-clients", type=_positive(int), default=socket_shell.DEFAULT_MAX_CLIENTS, metavar="N",
@@ -274,7 +278,7 @@ def _utc_date(text: str) -> datetime.datetime:
 def _serve_rsa_socket(args: argparse.Namespace) -> int:
     config = rsa_socket.ServerConfig(
         padding=args.padding, framing=args.framing, private_key=_rsa_key(args), max_message=args.max_message,
-        digest=args.digest, message=args.message.encode("utf-8"), quirk=args.quirk)
+        digest=args.digest, message=args.message.encode("utf-8"), quirk=args.quirk, rejection=args.rsa_rejection)
     socket_shell.serve(config, args.host, args.port, timeout=args.timeout, quiet_gap=args.quiet_gap,
                        max_clients=args.max_clients, ready=_ready, log=_stderr_logger(args.quiet))
     return EXIT_OK

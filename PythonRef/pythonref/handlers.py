@@ -104,12 +104,15 @@ def _rsa_encrypt(a: Fields) -> bytes:
     return rsa_cipher.encrypt(key, padding, plaintext, label, hash_name, mgf1_hash)
 
 
-@_op("rsa.decrypt", "key", "passphrase", "padding", "ciphertext", "label", "hash", "mgf1_hash")
+# `rejection`: what a bad PKCS#1 v1.5 padding gives, "explicit" (an error: OpenSSL 3.0, iOS; the
+# default) or "implicit" (a synthetic message: OpenSSL >= 3.2), whatever OpenSSL pyca links.
+@_op("rsa.decrypt", "key", "passphrase", "padding", "ciphertext", "label", "hash", "mgf1_hash", "rejection")
 def _rsa_decrypt(a: Fields) -> bytes:
     padding, ciphertext, label = a.req("padding", str), a.req("ciphertext", bytes), a.opt("label", bytes)
     hash_name, mgf1_hash = a.opt("hash", str), a.opt("mgf1_hash", str)
+    rejection = a.opt_choice("rejection", rsa_cipher.REJECTIONS, "explicit")
     key = rsa_keys.load_private(a.req("key", bytes), a.opt("passphrase", bytes))
-    return rsa_cipher.decrypt(key, padding, ciphertext, label, hash_name, mgf1_hash)
+    return rsa_cipher.decrypt(key, padding, ciphertext, label, hash_name, mgf1_hash, rejection)
 
 
 # ---- AES-CBC and the JSON envelope ---------------------------------------------------------------

@@ -92,11 +92,15 @@ class ServerConfig:
     digest: bool = False
     message: bytes = DEFAULT_MESSAGE  # what the server encrypts for pi-to-phone
     quirk: Optional[str] = None  # test-only broken behaviour, one of SERVER_QUIRKS
+    # A bad PKCS#1 v1.5 padding: "explicit" error (a Debian 12 / OpenSSL 3.0 Pi) or "implicit"
+    # synthetic plaintext, answered `Server: OK` (an OpenSSL >= 3.2 Pi). See rsa_cipher.
+    rejection: str = "explicit"
 
     def __post_init__(self) -> None:
         _check_common(self)
         check_field(self, "private_key", bytes)
         check_field(self, "message", bytes)
+        one_of("rejection", self.rejection, rsa_cipher.REJECTIONS)
         if self.quirk is not None:
             one_of("quirk", self.quirk, SERVER_QUIRKS)
 
@@ -495,7 +499,8 @@ class RsaSocketServer:
             return [self._send(ciphertext), Event("sent-ciphertext")]
         if msg.kind == "encrypted":
             try:
-                plaintext = rsa_cipher.decrypt(self._key, self._config.padding, msg.value)  # type: ignore[arg-type]
+                plaintext = rsa_cipher.decrypt(self._key, self._config.padding, msg.value,  # type: ignore[arg-type]
+                                               rejection=self._config.rejection)
             except Exception as exc:  # noqa: BLE001
                 return self._fail(_reason(exc))
             self._state = "quit"

@@ -81,3 +81,73 @@ def test_expect_strings_are_validated():
     for bad in ("fail", "fail:", "pass+audit:", "maybe"):
         with pytest.raises(ValueError):
             mutants.parse_expect(bad)
+
+
+# ---- the slow-link profile (scripts/slowlink.py) ----------------------------------------------------
+
+import socket  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import slowlink  # noqa: E402
+
+
+def echo_server():
+    """A loopback server that echoes until the client half-closes, then half-closes too."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    conn.shutdown(socket.SHUT_WR)
+                    return
+                conn.sendall(data)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener
+
+
+def test_slow_link_passes_every_byte_in_order_and_the_half_close():
+    listener = echo_server()
+    link = slowlink.SlowLink(listener.getsockname()[1], seed="test")
+    try:
+        payload = os.urandom(300_000)
+        with socket.create_connection(("127.0.0.1", link.port), timeout=30) as client:
+            sender = threading.Thread(target=lambda: (client.sendall(payload), client.shutdown(socket.SHUT_WR)))
+            sender.start()
+            received = b""
+            while True:
+                chunk = client.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+            sender.join()
+        assert received == payload
+        assert link.connections == 1 and link.chunks >= 2
+    finally:
+        link.close()
+        listener.close()
+
+
+def test_slow_link_resets_a_client_when_nothing_listens():
+    spare = socket.create_server(("127.0.0.1", 0))
+    port = spare.getsockname()[1]
+    spare.close()  # nothing listens on `port` now
+    link = slowlink.SlowLink(port, seed="test")
+    try:
+        with socket.create_connection(("127.0.0.1", link.port), timeout=30) as client:
+            with pytest.raises((ConnectionResetError, ConnectionAbortedError)):
+                client.sendall(b"x")
+                if client.recv(1) == b"":
+                    raise ConnectionAbortedError("closed")
+    finally:
+        link.close()
+
+
+def test_cpu_quota_says_why_not_or_nothing():
+    why = slowlink.CpuQuota.unavailable()
+    assert why is None or (isinstance(why, str) and why)

@@ -42,10 +42,22 @@ PADDINGS = {
 
 # ---- servers ------------------------------------------------------------------------------------
 
+CURRENT_PYTHON = os.path.join(REPO, ".venv-current", "bin", "python")
+
+
+def python_for(name):
+    """Debian's python3 (this one), or for "python": "current" the venv of `make venv-current`."""
+    if REGISTRY[name].get("python") != "current":
+        return sys.executable if sys.executable else "/usr/bin/python3"
+    if not os.access(CURRENT_PYTHON, os.X_OK):
+        pytest.skip("%s runs on %s, which is missing (make venv-current)" % (name, CURRENT_PYTHON))
+    return CURRENT_PYTHON
+
+
 class Running:
     def __init__(self, name):
         self.name = name
-        argv = [sys.executable if sys.executable else "/usr/bin/python3", "-u"] + REGISTRY[name]["server"] + ["--port", "0"]
+        argv = [python_for(name), "-u"] + REGISTRY[name]["server"] + ["--port", "0"]
         self.process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         start_new_session=True)
         ready, _, _ = select.select([self.process.stdout], [], [], 30)
@@ -229,10 +241,18 @@ CORRECT_RSA = [  # name, padding, framed, digest
     ("control-legacy-pkcs1", "pkcs1", False, False),
     ("control-framed-oaep", "oaep-sha256", True, True),
     ("split-ciphertext", "pkcs1", False, False),
+    ("pause-reader", "pkcs1", False, False),
+    ("pythonref-implicit-model", "pkcs1", False, True),
+]
+# Correct on an OpenSSL >= 3.2: a bad PKCS#1 v1.5 padding is acknowledged (implicit rejection).
+CURRENT_OPENSSL = [
+    ("pythonref-current-openssl", "pkcs1", False, True),
+    ("tutorial-current-openssl", "pkcs1", False, False),
+    ("control-pkcs1-current-openssl", "pkcs1", False, True),
 ]
 
 
-@pytest.mark.parametrize("name,pad,framed,digest", CORRECT_RSA)
+@pytest.mark.parametrize("name,pad,framed,digest", CORRECT_RSA + CURRENT_OPENSSL)
 def test_correct_rsa_server_completes_both_directions(servers, name, pad, framed, digest):
     port = servers(name).port
     plaintext = secrets.token_bytes(20)
@@ -243,7 +263,7 @@ def test_correct_rsa_server_completes_both_directions(servers, name, pad, framed
         assert pi_to_phone(port, pad, framed, key_format) == (MESSAGE, b"Server stopped\n", b"", True), key_format
 
 
-@pytest.mark.parametrize("name,pad,framed,digest", CORRECT_RSA)
+@pytest.mark.parametrize("name,pad,framed,digest", [c for c in CORRECT_RSA if c[0] != "pythonref-implicit-model"])
 def test_correct_rsa_server_refuses_undecryptable_and_is_binary_safe(servers, name, pad, framed, digest):
     port = servers(name).port
     garbage = lambda key: b"encrypted_message=" + raw_encrypt(key, b"\x00" + secrets.token_bytes(key.key_size // 8 - 1))
@@ -612,3 +632,72 @@ def test_seed_app_mutants_break_exactly_what_they_say(servers):
     assert strict.post("/secure-data", seal(derive(encryption_key), b"{}"), token=token, content_type="application/x-www-form-urlencoded")[0] == 415
     assert strict.post("/secure-data", seal(derive(encryption_key), b"{}"), token=token)[0] == 200
 
+
+
+# ---- issue 18: the Pis teams really have -------------------------------------------------------
+
+def bad_padding(key):
+    """A k-byte ciphertext below n whose PKCS#1 v1.5 padding is wrong (block type 1)."""
+    return raw_encrypt(key, pkcs1_block(key.key_size // 8, header=b"\x00\x01"))
+
+
+def over_the_modulus(key):
+    return key.public_numbers().n.to_bytes(key.key_size // 8, "big")
+
+
+@pytest.mark.parametrize("name,pad,framed,digest", [c for c in CURRENT_OPENSSL + CORRECT_RSA if c[0] in
+                                                    ("pythonref-implicit-model", "pythonref-current-openssl",
+                                                     "tutorial-current-openssl", "control-pkcs1-current-openssl")])
+def test_implicit_rejection_servers_acknowledge_bad_padding_and_refuse_what_openssl_refuses(servers, name, pad, framed,
+                                                                                          digest):
+    port = servers(name).port
+    answers = set()
+    for _ in range(2):  # deterministic: the same ciphertext gets the same synthetic plaintext
+        wire = Wire(port)
+        try:
+            wire.send(b"Client: OK")
+            key = wire.server_key()
+            if not answers:
+                ciphertext = bad_padding(key)
+            wire.send(b"encrypted_message=" + ciphertext)
+            answers.add(wire.answer(digest))
+        finally:
+            wire.close()
+    (answer,) = answers
+    assert answer.startswith(b"Server: OK"), answer
+    if digest:
+        assert len(answer) == 82
+    assert refusal(port, [lambda key: b"encrypted_message=" + over_the_modulus(key)]) == (b"Server: ERROR", True)
+
+
+def test_ok_over_the_modulus_acknowledges_a_ciphertext_no_openssl_decrypts(servers):
+    port = servers("ok-over-the-modulus").port
+    answer, closed = refusal(port, [lambda key: b"encrypted_message=" + over_the_modulus(key)])
+    assert answer.startswith(b"Server: OK sha256=") and not closed, answer
+
+
+def test_pause_reader_reads_a_message_up_to_a_pause(servers):
+    port = servers("pause-reader").port
+    wire = Wire(port)
+    try:
+        wire.send(b"Client: OK")
+        key = wire.server_key()
+        wire.send(b"encrypted_message=" + key.encrypt(b"pauses", PADDINGS["pkcs1"]))
+        assert wire.answer() == b"Server: OK"
+        wire.send(b"Qu")
+        wire.send(b"it")  # a recv-per-message server would take "Qu" alone and refuse it
+        assert wire.read(lambda b: 15 if len(b) >= 15 else 0) == b"Server stopped\n"
+        assert wire.closed_after() == (b"", True)
+    finally:
+        wire.close()
+    assert refusal(port, [b"Client: OKQuit"]) == (b"Server: ERROR", True)  # joined: one message, no such message
+
+
+def test_echo_any_json_echoes_every_json_value_and_refuses_the_rest(servers):
+    client = HTTPS(servers("https-echo-any-json").port)
+    token, encryption_key = client.login()
+    key = derive(encryption_key)
+    for value in ({"a": 1}, [1, 2], "x", 3, None):
+        assert echo(client, token, key, value)[0] == {"echo": value}
+    for body in (seal(key, b"not json"), seal(key, b"\xff")):
+        assert client.post("/secure-data", body, token=token) == (400, b'{"error":"bad request"}')

@@ -96,9 +96,13 @@ class SecureAPI(BaseHTTPRequestHandler):
             params = json.loads(plaintext.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise BadEnvelope("json")
-        if not isinstance(params, dict):
+        if not self.params_ok(params):
             raise BadEnvelope("json")
         return params, iv
+
+    def params_ok(self, params):
+        """The JSON the server takes: an object (the one envelope shape this server serves)."""
+        return isinstance(params, dict)
 
     def refuse_envelope(self, why):
         self.reply(400, {"error": "bad request"})

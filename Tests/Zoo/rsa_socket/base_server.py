@@ -7,7 +7,9 @@ zoo.json run it) it is a correct server: legacy or framed, pkcs1 / oaep-sha1 / o
 optional digest extension, a 64 KiB bound on a message, a 1 s quiet gap ending an incomplete legacy
 message, and one answer — `Server: ERROR` and a close — for every failure.
 
-Expected verdict (unmodified): pass.
+Expected verdict (unmodified): pass. With pkcs1 on a cryptography whose OpenSSL is >= 3.2 (zoo
+entry control-pkcs1-current-openssl) a bad padding gets `Server: OK` and a synthetic plaintext's
+digest: pass, the audit naming implicit rejection.
 """
 
 import argparse
