@@ -113,8 +113,9 @@ public final class FuzzOracle: @unchecked Sendable {
         return describe(actions, closed: machine.closed, framed: framing == .framed, padding: padding, python: usePython)
     }
 
+    /// `rejection`: what PythonRef's server does with a bad PKCS#1 v1.5 padding (the Swift side is explicit).
     func makeMachine(_ family: FrameFamily, usePython: Bool, key: FuzzKey, padding: RSAEncryptionPadding, framing: Framing,
-                     maxMessage: Int, digest: Bool, plaintext: Data) throws -> SessionMachine {
+                     maxMessage: Int, digest: Bool, plaintext: Data, rejection: RSARejection = .explicit) throws -> SessionMachine {
         switch family {
         case .serverKey, .ciphertext:
             let direction: RSASocket.Direction = family == .serverKey ? .phoneToPi : .piToPhone
@@ -134,6 +135,7 @@ public final class FuzzOracle: @unchecked Sendable {
                 let config: [String: PythonValue] = [
                     "padding": .string(padding.description), "framing": .string(framing.rawValue), "max_message": .int(maxMessage),
                     "digest": .bool(digest), "private_key": .bytes(key.privateKeyPEM), "message": .bytes(RSASocket.defaultMessage),
+                    "rejection": .string(rejection.rawValue),
                 ]
                 return try PythonSessionMachine(peer: python, role: "rsa-socket.server", config: config)
             }

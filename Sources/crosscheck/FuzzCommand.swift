@@ -41,6 +41,8 @@ struct FuzzCommand: ParsableCommand {
     var remoteFraming = "legacy"
     @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding")
     var remotePadding = "pkcs1"
+    @Option(name: "--remote-rejection", value: "R", help: "explicit or implicit: what the target server's library does with a bad PKCS#1 v1.5 padding (explicit: an error, OpenSSL 3.0/3.1, Debian 12; implicit: a synthetic plaintext, OpenSSL >= 3.2, Debian 13 and a current pip cryptography)")
+    var remoteRejection = RSARejection.explicit
     @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
     var remoteDigest: Bool
     @Option(name: "--remote-key", value: "FILE", help: "the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem, as the test starts it); without it only rsa-socket.client-key frames are sent")
@@ -162,7 +164,7 @@ struct FuzzCommand: ParsableCommand {
         }
         do {
             return try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
-                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage)
+                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage, rejection: remoteRejection)
         } catch {
             throw UsageError("\(error)")
         }

@@ -1,7 +1,8 @@
 import Foundation
 import WireCrypto
 
-/// What a PKCS#1 v1.5 server's `Server: OK` to a ciphertext whose padding is wrong can mean.
+/// What a PKCS#1 v1.5 server's `Server: OK` to a ciphertext whose padding is wrong can mean
+/// (used by the remote audits, the in-process server probes and the fuzzer).
 ///
 /// Since OpenSSL 3.2 the default provider does not fail such a decryption: it returns a synthetic
 /// plaintext derived from the private key and the ciphertext ("implicit rejection", OpenSSL PR
@@ -17,11 +18,11 @@ import WireCrypto
 /// nothing and the outcome is only *consistent with* implicit rejection.
 /// Implicit rejection covers padding errors only: a ciphertext of the wrong length or one not below
 /// the modulus is refused by every OpenSSL, so acknowledging those still fails.
-enum ImplicitRejection {
-    static let findingName = "implicit-rejection"
+public enum ImplicitRejection {
+    public static let findingName = "implicit-rejection"
 
     /// What an acknowledged bad-padding ciphertext decrypted to, as far as the answer shows.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// No digest: the server said `Server: OK` and nothing more.
         case unverified
         /// The digest is of none of the block's own bytes.
@@ -34,7 +35,7 @@ enum ImplicitRejection {
     /// by the digest the server sent, if any. Any real decoding of a block is one of its suffixes;
     /// the empty suffix is left out, since a synthetic plaintext may be empty too (OpenSSL draws its
     /// length from 0 up).
-    static func classify(digest: String?, block: Data) -> Outcome {
+    public static func classify(digest: String?, block: Data) -> Outcome {
         guard let digest = digest?.lowercased() else { return .unverified }
         for length in stride(from: 1, through: block.count, by: 1) {
             if Digest.sha256.hash(block.suffix(length)).hexString == digest { return .realPlaintext(length: length) }
@@ -43,7 +44,7 @@ enum ImplicitRejection {
     }
 
     /// The hex digest in `Server: OK sha256=<hex>`, if the message carries one.
-    static func digest(in message: Data) -> String? {
+    public static func digest(in message: Data) -> String? {
         let prefix = Data("Server: OK sha256=".utf8)
         guard message.starts(with: prefix) else { return nil }
         let hex = String(decoding: message.dropFirst(prefix.count).prefix(64), as: UTF8.self)
@@ -51,7 +52,7 @@ enum ImplicitRejection {
     }
 
     /// The audit finding's text: what was seen and what it means for the rest of the report.
-    static func finding(proven: Bool, evidence: String) -> String {
+    public static func finding(proven: Bool, evidence: String) -> String {
         "implicit rejection (OpenSSL ≥ 3.2): undecryptable ciphertexts are acknowledged with a synthetic plaintext; "
             + "no padding oracle; `Server: OK` does not prove decryption"
             + (proven ? " — proven with the digest extension: \(evidence)"
