@@ -41,6 +41,8 @@ struct FuzzCommand: ParsableCommand {
     var remoteFraming = "legacy"
     @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding")
     var remotePadding = "pkcs1"
+    @Option(name: "--rsa-rejection", value: "R", help: "explicit or implicit: what PythonRef's rsa-socket server does in-process with a bad PKCS#1 v1.5 padding (implicit: a Pi on OpenSSL >= 3.2; the Swift side stays explicit, as iOS, and a difference must be exactly that one)")
+    var rsaRejection = RSARejection.explicit
     @Option(name: "--remote-rejection", value: "R", help: "explicit or implicit: what the target server's library does with a bad PKCS#1 v1.5 padding (explicit: an error, OpenSSL 3.0/3.1, Debian 12; implicit: a synthetic plaintext, OpenSSL >= 3.2, Debian 13 and a current pip cryptography)")
     var remoteRejection = RSARejection.explicit
     @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
@@ -112,7 +114,9 @@ struct FuzzCommand: ParsableCommand {
         var labels = ("swift", "python")
         if target == "inprocess" {
             var options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
-            let generator = FrameGenerator(corpus: corpus, seed: seed, families: families)
+            // The rejection travels in each frame's setting, so a reproducer replays it.
+            let generator = FrameGenerator(corpus: corpus, seed: seed, families: families,
+                                           overrides: rsaRejection == .explicit ? [:] : ["rejection": rsaRejection.rawValue])
             let oracle = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: corpus)
             if worker {
                 // One worker of a --jobs run: chunks of frames from the parent, reports for it to merge.
