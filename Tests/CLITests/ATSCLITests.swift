@@ -102,7 +102,7 @@ final class ATSCLITests: XCTestCase {
         let seedServer = try servers.startPythonRef(["rsa-socket", "--padding", "pkcs1", "--key-bits", "1024"])
         let (good, goodXML) = try remoteApp(seedServer, ["--profile", "rsa-socket", "--app", "seed-000"])
         XCTAssertEqual(good.status, 0, good.stdout + good.stderr)
-        XCTAssertTrue(goodXML.contains(#"<testcase name="app.seed-000.session-over-its-own-socket" classname="crosscheck.remote.rsa-socket.app""#), goodXML)
+        XCTAssertTrue(goodXML.contains(#"<testcase name="app.seed-000.session-over-its-own-socket" classname="crosscheck.remote.rsa-socket""#), goodXML)
         XCTAssertTrue(goodXML.contains("<testsuite name=\"remote.127.0.0.1:\(seedServer)\""))
         // A hardened server (OAEP-SHA256): the app's PKCS#1 SecKeyDecrypt fails, and the failure shows what it printed.
         let oaepServer = try servers.startPythonRef(["rsa-socket", "--padding", "oaep-sha256"])
