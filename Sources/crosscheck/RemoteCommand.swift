@@ -177,8 +177,9 @@ struct RemoteCommand: ParsableCommand {
         let latch = InterruptLatch()
         let quiet = report.quiet
         // `--app DIR|seed-00N`: the app under test as one more client of each target (its own code and networking).
-        let (apps, hosted) = appOptions.app == nil ? ([], nil) : try appOptions.apps(files: ProjectFiles.locate(), quiet: quiet)
-        defer { hosted?.stop() }
+        let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: ProjectFiles.locate(), quiet: quiet)
+        defer { hosted.forEach { $0.stop() } }
+        let apps = hosted.map(AppSubject.init)
         if !quiet { printError("crosscheck remote: \(targets.count) target(s), profile \(profile.rawValue), -j \(jobs)") }
         let started = Date()
         let collected = Collected(count: targets.count)
