@@ -140,7 +140,7 @@ struct RSAOracleAudit {
     func implicitRejection(classes: [ProbeClass], firstProbes: [String: Observation], details: String) throws -> CheckOutcome {
         let malformed = classes.filter { !$0.oracle.wellFormed }
         guard offersDigest else {
-            run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+            run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
                 proven: false, evidence: "every class, well-formed or not (\(malformed.count) malformed), answered \(firstProbes.values.first?.sample.signature ?? "")"))
             return .passed
         }
@@ -162,7 +162,7 @@ struct RSAOracleAudit {
                 proofs.append(cls.name)
             }
         }
-        run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+        run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
             proven: true, evidence: "\(proofs.count) malformed classes (\(proofs.joined(separator: ", "))) acknowledged with digests of none of their blocks' bytes, each the same when the ciphertext was sent again"))
         return .passed
     }

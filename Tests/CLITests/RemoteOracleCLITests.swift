@@ -346,6 +346,9 @@ final class RemoteOracleCLITests: XCTestCase {
         let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
         XCTAssertTrue(finding.hasPrefix("implicit rejection (OpenSSL ≥ 3.2): undecryptable ciphertexts are acknowledged with a synthetic plaintext; no padding oracle"), finding)
         XCTAssertTrue(finding.contains("proven with the digest extension: 6 malformed classes"), finding)
+        XCTAssertEqual(report.cases["audit:implicit-rejection"]?.outcome, "skipped", "reported as a finding")
+        let strict = try remote(port, ["--strict", "--direction", "phone-to-pi"])
+        XCTAssertEqual(strict.report.cases["audit:implicit-rejection"]?.outcome, "skipped", "never a failure, even with --strict")
         XCTAssertTrue(try XCTUnwrap(report.property("padding.phone-to-pi", "finding")).contains("PKCS#1 v1.5"))
     }
 
