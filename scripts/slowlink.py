@@ -108,24 +108,29 @@ class SlowLink:
                 return
 
     def _write(self, sink, chunks, pair):
+        """Delivers one direction's chunks when due. When the receiving side is gone, what still
+        comes for it is dropped and the other direction goes on (what the server said before it
+        closed still reaches the client, as on a real link); a reset is passed on after what came
+        before it."""
+        broken = False
         while True:
             due, data, ending = chunks.get()
             wait = due - time.monotonic()
-            if wait > 0:
+            if wait > 0 and not broken:
                 time.sleep(wait)  # the link's delay itself, not a stand-in for synchronisation
-            try:
-                if data:
-                    sink.sendall(data)
-                elif ending == "eof":
-                    sink.shutdown(socket.SHUT_WR)
-                    pair.half_closed()
-                    return
-                else:
-                    pair.reset()
-                    return
-            except OSError:
+            if ending == "reset":
                 pair.reset()
                 return
+            try:
+                if ending == "eof":
+                    if not broken:
+                        sink.shutdown(socket.SHUT_WR)
+                    pair.direction_ended()
+                    return
+                if not broken:
+                    sink.sendall(data)
+            except OSError:
+                broken = True
 
 
 class _Pair:
@@ -134,7 +139,7 @@ class _Pair:
     def __init__(self, a, b):
         self.sockets, self.ended, self.lock = (a, b), 0, threading.Lock()
 
-    def half_closed(self):
+    def direction_ended(self):
         with self.lock:
             self.ended += 1
             done = self.ended == 2
