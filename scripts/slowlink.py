@@ -153,6 +153,12 @@ class _Pair:
 
 
 def _close(sock):
+    """FIN and close. shutdown first: a close alone waits for the thread blocked reading this socket
+    (the kernel keeps the connection while a call holds it), so nothing would reach the peer."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
     try:
         sock.close()
     except OSError:
@@ -160,11 +166,16 @@ def _close(sock):
 
 
 def _reset(sock):
+    """RST: no lingering, the blocked reader woken (SHUT_RD sends nothing), then the close."""
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.shutdown(socket.SHUT_RD)
     except OSError:
         pass
-    _close(sock)
+    try:
+        sock.close()
+    except OSError:
+        pass
 
 
 # ---- the CPU quota --------------------------------------------------------------------------------
