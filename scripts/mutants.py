@@ -315,7 +315,8 @@ def run_all(entries, args, specific, links):
                 stop_group(process, grace=1.0)
             raise
     with open(times_path + ".tmp", "w") as handle:
-        json.dump({"%s/%s" % key: round(value[3], 1) for key, value in results.items()}, handle, indent=1, sort_keys=True)
+        last.update({"%s/%s" % key: round(value[3], 1) for key, value in results.items()})  # --only keeps the others
+        json.dump(last, handle, indent=1, sort_keys=True)
     os.replace(times_path + ".tmp", times_path)
 
     names = [link.name for link in links]
