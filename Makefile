@@ -19,10 +19,10 @@ DEBUG_BIN   := .build/debug/crosscheck
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
-                   chromium python3-junitparser python3-venv
+                   chromium python3-junitparser python3-venv testssl.sh
 
 .PHONY: venv-current vectors-implicit-rejection
-.PHONY: help deps build interop test test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
+.PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
 	@echo "crosscheck make targets:"
@@ -40,11 +40,14 @@ help:
 	@echo "                 one worker per core); reproducers in reports/fuzz-failures/, seeds and results in reports/fuzz-seeds.log"
 	@echo "  make libfuzzer [TARGET=name] [SECONDS=n]  libFuzzer + AddressSanitizer (default 600 s): TARGET rsa-socket, keys-public,"
 	@echo "                 keys-private, json, sealed, https, all (Swift parsers) or differential (Swift vs PythonRef); reports/libfuzzer/TARGET/"
+	@echo "  make test-ci   the CI templates (ci/*.yml, .clusterfuzzlite/): their CI's schema, yamllint, every make/crosscheck command they run"
+	@echo "  make test-cflite  .clusterfuzzlite/build.sh as ClusterFuzzLite runs it, then each target it built once on a seed input"
 	@echo "  make mutants [ONLY=name,…] [LINK=loopback|slow-link|both] [JOBS=n]  crosscheck remote against the zoo of independent"
 	@echo "                 servers (Tests/Zoo), on loopback and behind a slow link with the server at 10 % of a core; tables of verdicts"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run; make venv-current"
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
+	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -100,7 +103,7 @@ interop: build
 	echo "make interop: changes since $(BASELINE):"; \
 	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)
 
-test: deps test-swift test-python test-zoo test-junit test-reports test-units test-pi-selftest mutants
+test: deps test-swift test-python test-zoo test-junit test-reports test-units test-ci test-pi-selftest mutants test-ats
 	@echo "make test: all test stages passed"
 
 test-swift:
@@ -115,8 +118,17 @@ test-python:
 	cd PythonRef && $(PYTHON) -m pytest -q tests
 
 # The zoo's own servers (Tests/Zoo), checked with a minimal client of their own, without crosscheck.
+# (test_ats_anchor.py needs the crosscheck binary and testssl.sh: `make test-ats` runs it.)
 test-zoo:
-	$(PYTHON) -m pytest -q Tests/Zoo
+	$(PYTHON) -m pytest -q Tests/Zoo --ignore=Tests/Zoo/test_ats_anchor.py
+
+# Issue 21: `crosscheck ats` against the zoo's TLS configurations, anchored to Debian's testssl.sh
+# (protocols, forward secrecy, certificate). testssl.sh takes a minute or more per server, so by
+# default four configurations that between them vary every compared finding; ATS_ANCHOR=all for all nine.
+ATS_ANCHOR ?= ats-tls13-only,ats-tls10-11-only,ats-rsa-key-exchange-only,ats-sha1-signature
+test-ats: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	CROSSCHECK=$(DEBUG_BIN) ATS_ANCHOR=$(if $(filter all,$(ATS_ANCHOR)),,$(ATS_ANCHOR)) $(PYTHON) -m pytest -q Tests/Zoo/test_ats_anchor.py
 
 # The Pi stand-in in a network namespace: runs when root can create namespaces, says so otherwise.
 test-pi-selftest:
@@ -237,6 +249,40 @@ libfuzzer: deps
 	grep -v -e "COVERED_FUNC" -e "COVERED_PC" $(FUZZ_DIR)/fuzz.log | tail -25; \
 	$(PYTHON) scripts/libfuzzer_coverage.py $(FUZZ_DIR)/fuzz.log --modules $(FUZZ_MODULES) | tee $(FUZZ_DIR)/coverage.txt; \
 	echo "make libfuzzer: TARGET=$(TARGET) exit $$status; log $(FUZZ_DIR)/fuzz.log"; exit $$status
+
+# The seed folders of one libFuzzer TARGET, one a word: .clusterfuzzlite/build.sh zips them.
+libfuzzer-seeds:
+	@echo $(FUZZ_SEEDS_$(TARGET))
+
+# Issue 22: the CI templates a team copies (ci/github-actions.yml, ci/gitlab-ci.yml) and the
+# ClusterFuzzLite setup, checked offline: each template against its CI's own schema (check-jsonschema's
+# vendored copies), yamllint, and every make target/variable and crosscheck command/option a template
+# runs against the Makefile and `crosscheck … --help` (scripts/check_ci_templates.py, tested by
+# scripts/test_check_ci_templates.py); then the Markdown summary of a real report rendered by GitHub's
+# own cmark-gfm. The tools live in .venv-tools (PyPI, pinned in scripts/ci-tools.txt).
+.PHONY: libfuzzer-seeds tools-venv test-ci test-cflite
+TOOLS_VENV := .venv-tools
+tools-venv: $(TOOLS_VENV)/.installed
+$(TOOLS_VENV)/.installed: scripts/ci-tools.txt
+	rm -rf $(TOOLS_VENV) && $(PYTHON) -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/ci-tools.txt
+	touch $@
+
+test-ci: deps tools-venv
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	$(TOOLS_VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows ci/github-actions.yml
+	$(TOOLS_VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci ci/gitlab-ci.yml
+	$(TOOLS_VENV)/bin/yamllint --strict -c ci/yamllint.yml ci/github-actions.yml ci/gitlab-ci.yml .clusterfuzzlite/project.yaml
+	$(TOOLS_VENV)/bin/python scripts/check_ci_templates.py --crosscheck $(DEBUG_BIN) ci/github-actions.yml ci/gitlab-ci.yml
+	$(TOOLS_VENV)/bin/python -m pytest -q -p no:cacheprovider scripts/test_check_ci_templates.py
+	bash -n .clusterfuzzlite/build.sh
+
+# .clusterfuzzlite/build.sh with the variables ClusterFuzzLite sets (SANITIZER=address), then each
+# target it wrote to reports/cflite/out run once on a seed input (scripts/cflite-selftest.sh). Not part
+# of `make test`: a sanitizer build of its own, about 2 to 2.5 minutes here, would take make test
+# too close to its 15-minute budget.
+test-cflite: deps
+	bash scripts/cflite-selftest.sh
 
 # Issue 12: `crosscheck remote` against the zoo of servers written from docs/PROTOCOL.md (Tests/Zoo:
 # correct ones and mutants with one planted flaw each). Prints server | expected | crosscheck's

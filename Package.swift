@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["StrictFormats", "Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        // `crosscheck ats`: would iOS's App Transport Security allow a connection to this server?
+        .target(name: "ATS", dependencies: ["Conformance", "WireCrypto", "Transport"]),
         // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
         // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
         .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
@@ -72,7 +74,7 @@ let package = Package(
         // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
         .target(name: "AppUnderTest", dependencies: []),
         // An app in a process of its own: the host loop, the proxy, the package builder (`--app DIR`).
-        .target(name: "AppHost", dependencies: ["AppUnderTest"]),
+        .target(name: "AppHost", dependencies: ["AppUnderTest", "Security"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
         .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
         .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
@@ -91,7 +93,7 @@ let package = Package(
         // once, with parsing, help and validation derived from the declaration.
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
-            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "AppChecks", "Reports", "Transport",
+            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "ATS", "AppChecks", "Reports", "Transport",
             "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge"]),
@@ -100,10 +102,14 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .executableTarget(name: "crosscheck-fuzz", dependencies: ["FuzzTargets"]),
         .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
+        // Test apps for the key-storage audit, each run as a team's app is (its own process and
+        // container, over the host protocol): `planted-storage-apps NAME` (Tests/PlantedStorageApps).
+        .executableTarget(name: "planted-storage-apps", dependencies: ["AppHost", "AppUnderTest", "Security", "CryptoKit"],
+                          path: "Tests/PlantedStorageApps", swiftSettings: swift5),
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WireCryptoTests", dependencies: ["StrictFormats", "WireCrypto"]),
+        .testTarget(name: "WireCryptoTests", dependencies: ["StrictFormats", "WireCrypto", "COpenSSL"]),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "WireProtocol", "WireCrypto"]),
@@ -115,7 +121,7 @@ let package = Package(
         .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
         .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport"]),
-        .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "Seed000App", "Seed001App", "Seed002App",
+        .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "WireProtocol", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",

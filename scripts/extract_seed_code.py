@@ -26,6 +26,7 @@ EXTRACTS = [
     ("seed000-ViewController.swift.txt", "000", 132, 806),
     ("seed001-AES.swift.txt", "001", 31, 32),
     ("seed001-Serializers.swift.txt", "001", 38, 42),
+    ("seed001-NetworkManager.swift.txt", "001", 48, 48),
     ("seed002-URLSessionDelegate.swift.txt", "002", 16, 38),
     ("seed002-SSLTrustManager.m.txt", "002", 42, 66),
     ("seed003-1-symmetric-key.swift.txt", "003", 22, 30),

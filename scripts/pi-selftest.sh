@@ -83,6 +83,11 @@ if [ -x "$CURRENT_PY" ]; then
   current=$("$CURRENT_PY" -c 'import cryptography; from cryptography.hazmat.backends.openssl import backend as b; print("cryptography", cryptography.__version__, "on", b.openssl_version_text())')
   start ns-current "$REPORTS/rsa-current-ns.log" rsa-socket --host "$NS_ADDR" --port 9878 --padding pkcs1 --digest --rsa-rejection implicit
 fi
+# Issue 21: the Pi as the README deploys it (a `server-cert` certificate iOS accepts), for `crosscheck
+# ats` (run by `remote --profile aes-https`) and the seed apps' own code over the live link.
+rm -rf "$REPORTS/pi-cert" && (cd PythonRef && $PY -m pythonref server-cert --host localhost --out "../$REPORTS/pi-cert" >/dev/null)
+start ns "$REPORTS/https-deployed-ns.log" aes-https --host "$NS_ADDR" --port 8445 --cert "../$REPORTS/pi-cert/server.crt.pem" --key "../$REPORTS/pi-cert/server.key.pem" --user pi:raspberry --key-mode utf8-zeropad16
+start ns "$REPORTS/https-deployed2-ns.log" aes-https --host "$NS_ADDR" --port 8446 --cert "../$REPORTS/pi-cert/server.crt.pem" --key "../$REPORTS/pi-cert/server.key.pem" --user pi:raspberry --key-mode utf8-zeropad16
 start lo "$REPORTS/rsa-lo.log" rsa-socket --host 127.0.0.1 --port 0 --padding oaep-sha256 --digest
 start lo "$REPORTS/https-lo.log" aes-https --host 127.0.0.1 --port 0 --cert "../$TLS/pinned.crt.pem" --key "../$TLS/pinned.key.pem" --user pi:raspberry
 RSA_LO=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$REPORTS/rsa-lo.log")
@@ -92,10 +97,13 @@ status=0
 run() { "$BIN" remote --quiet "$@" || status=1; }
 echo "pi-selftest: the namespace test host at $NS_ADDR: hardened servers, reference client"
 run --host "$NS_ADDR" --port 9876 --profile rsa-socket --client reference --junit "$REPORTS/rsa-socket-ns.xml"
-run --host "$NS_ADDR" --port 8443 --profile aes-https --client reference --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-ns.xml"
+run --host "$NS_ADDR" --port 8443 --profile aes-https --client reference --server-name localhost --pin "$TLS/pinned.crt.pem" --skip-ats --user pi:raspberry --junit "$REPORTS/aes-https-ns.xml"
 echo "pi-selftest: the namespace test host at $NS_ADDR: servers as the seed apps need them, --client both"
-run --host "$NS_ADDR" --port 9877 --profile rsa-socket --client both --junit "$REPORTS/rsa-socket-seed-ns.xml"
-run --host "$NS_ADDR" --port 8444 --profile aes-https --client both --server-name localhost --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-seed-ns.xml"
+run --host "$NS_ADDR" --port 9877 --profile rsa-socket --client both --app seed-000 --junit "$REPORTS/rsa-socket-seed-ns.xml"
+echo "pi-selftest: the namespace test host as the README deploys it: ats, and seeds 001 and 002's own code"
+run --host "$NS_ADDR" --port 8445 --profile aes-https --client reference --server-name localhost --pin "$REPORTS/pi-cert/server.crt.pem" --user pi:raspberry --app seed-001 --junit "$REPORTS/aes-https-deployed-ns.xml"
+run --host "$NS_ADDR" --port 8446 --profile aes-https --client seed-app --server-name localhost --pin "$REPORTS/pi-cert/server.crt.pem" --user pi:raspberry --app seed-002 --skip-ats --junit "$REPORTS/aes-https-deployed-seed002-ns.xml"
+run --host "$NS_ADDR" --port 8444 --profile aes-https --client both --server-name localhost --pin "$TLS/pinned.crt.pem" --skip-ats --user pi:raspberry --junit "$REPORTS/aes-https-seed-ns.xml"
 if [ -n "$current" ]; then
   echo "pi-selftest: the namespace test host at $NS_ADDR: PythonRef on $current (implicit rejection), --client both"
   run --host "$NS_ADDR" --port 9878 --profile rsa-socket --client both --junit "$REPORTS/rsa-socket-current-ns.xml"
@@ -105,7 +113,7 @@ else
 fi
 echo "pi-selftest: the reference checks on loopback"
 run --host 127.0.0.1 --port "$RSA_LO" --profile rsa-socket --client reference --junit "$REPORTS/rsa-socket-lo.xml"
-run --host 127.0.0.1 --port "$HTTPS_LO" --profile aes-https --client reference --pin "$TLS/pinned.crt.pem" --user pi:raspberry --junit "$REPORTS/aes-https-lo.xml"
+run --host 127.0.0.1 --port "$HTTPS_LO" --profile aes-https --client reference --pin "$TLS/pinned.crt.pem" --skip-ats --user pi:raspberry --junit "$REPORTS/aes-https-lo.xml"
 "$BIN" report --merge "$REPORTS/pi-selftest.xml" "$REPORTS"/*-ns.xml "$REPORTS"/*-lo.xml >/dev/null || status=1
 xmllint --noout --schema Vectors/junit/JUnit.xsd "$REPORTS/pi-selftest.xml" 2>/dev/null || status=1
 if [ -n "${PI_SELFTEST_LOAD:-}" ]; then

@@ -138,8 +138,9 @@ enum AppSessionChecks {
 
     /// Login (the harness's, as the app's adapter maps only its crypto), then the app's envelope
     /// to /secure-data and its reading of the answer, which must be `{"echo": parameters}`.
-    static func loginAndEcho(_ app: AppSubject, server: String, _ handler: (WebRequest) throws -> WebResponse) throws {
-        let login = try handler(AESHTTPSClient.loginRequest(username: "alice", password: "wonderland"))
+    static func loginAndEcho(_ app: AppSubject, server: String, username: String = "alice", password: String = "wonderland",
+                             _ handler: (WebRequest) throws -> WebResponse) throws {
+        let login = try handler(AESHTTPSClient.loginRequest(username: username, password: password))
         guard login.status == 200, let fields = (try? JSONSerialization.jsonObject(with: login.body)) as? [String: Any],
               let token = fields["token"] as? String, let encryptionKey = fields["encryptionKey"] as? String else {
             throw CheckFailure("the \(server) server's login answer is not 200 {\"token\",\"encryptionKey\"} (\(login.status))",

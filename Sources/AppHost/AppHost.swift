@@ -4,7 +4,8 @@
 // adopting the same capability protocols, so the suites see one interface whether the app is a
 // seed app in process or a team's app out of process; `AppPackage` writes a small SwiftPM package
 // around the team's files (depending on this checkout by path) and builds it.
-// May import: AppUnderTest, Foundation. Nothing of the harness: a team's package builds it too.
+// May import: AppUnderTest, Security (the in-memory keychain the host reports), Foundation.
+// Nothing of the harness: a team's package builds it too.
 //
 // The protocol (version 1), one JSON object per line each way, bytes as standard base64:
 //   host → crosscheck, first:  {"hello": {"protocol": 1, "identifier", "summary", "capabilities": [...],
@@ -52,6 +53,10 @@ public enum HostOp: String, CaseIterable, Sendable {
     case envelopeResponseObject = "envelope.response-object"
     /// {"chain" ([base64]), "host", "pin"} → {"accepted"}
     case pinningEvaluate = "pinning.evaluate"
+    /// → {"keychain" ([item]), "exportedPrivateKeys" ([base64])}; the host writes its defaults to
+    /// disk first. An item: {"class", "requested" ({name: value}), "accessible", "value"?,
+    /// "generatedPermanentKey", "privateKey"}. Served for every app (the key-storage audit).
+    case storageFacts = "host.storage-facts"
 
     /// The capability protocol the op belongs to.
     public var capability: String {
@@ -64,6 +69,7 @@ public enum HostOp: String, CaseIterable, Sendable {
         case .fileCurrentKey, .fileSeal, .fileOpen: return "FileSealing"
         case .envelopeRequestBody, .envelopeResponseObject: return "AESEnvelopeClient"
         case .pinningEvaluate: return "CertificatePinning"
+        case .storageFacts: return "KeyStorageInspection"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import AppUnderTest
+import Security
 
 /// The loop an app's own process runs: the hello, then one answer per request, until its input
 /// ends. Requests run one at a time on the calling thread (app code may expect the main thread).
@@ -9,6 +10,7 @@ public enum AppHostServer {
     /// prints goes to stderr, which crosscheck keeps in a log; requests come on stdin.
     public static func main(_ app: AppUnderTest) -> Never {
         signal(SIGPIPE, SIG_IGN)
+        AppConsole.echo = { FileHandle.standardError.write(Data($0.utf8)) }  // seed glue prints to AppConsole: into the log too
         fflush(nil)
         let channel = dup(STDOUT_FILENO)
         guard channel >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
@@ -122,6 +124,23 @@ public enum AppHostServer {
             let accepted = try adopted(app, CertificatePinning.self, op).evaluateServerTrust(
                 chainDER: try args.bytesList("chain"), host: try args.string("host"), pinnedCertificateDER: try args.bytes("pin"))
             return ["accepted": accepted]
+        case .storageFacts:
+            return storageFacts()
         }
+    }
+}
+
+extension AppHostServer {
+    /// The process's keychain items and exported private keys, after its defaults are on disk.
+    static func storageFacts() -> [String: Any] {
+        fflush(nil)
+        _ = UserDefaults.standard.synchronize()
+        let items: [[String: Any]] = InMemoryKeychain.everyStoredItem.map { item in
+            var entry: [String: Any] = ["class": item.itemClass, "requested": item.requested, "accessible": item.accessible,
+                                        "generatedPermanentKey": item.generatedPermanentKey, "privateKey": item.isPrivateKey]
+            if let value = item.value { entry["value"] = value.base64EncodedString() }
+            return entry
+        }
+        return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() }]
     }
 }

@@ -6,8 +6,10 @@ import AppUnderTest
 /// Every request has a deadline: a host that hangs is stopped, one that dies is noticed, and both
 /// become `AppUnreachable` (an error testcase, never a verdict and never a hang). The next request
 /// starts the host again, at most `maximumRestarts` times.
+/// Launched in a container (`container`), it also answers as `KeyStorageInspection`, recording
+/// every key that crosses between crosscheck and the app for the key-storage audit.
 public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
-    FileSealing, AESEnvelopeClient, CertificatePinning, @unchecked Sendable {
+    FileSealing, AESEnvelopeClient, CertificatePinning, KeyStorageInspection, @unchecked Sendable {
     public let identifier: String
     public let summary: String
     /// The capability protocols the app adopts, as its host said.
@@ -20,6 +22,9 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     /// How long one request may take (a session gets more: see `runSession`).
     public let requestTimeout: TimeInterval
 
+    /// The app's container, when it runs in one.
+    public let appContainer: AppContainer?
+    private var recordedKeys: [KeyMaterial] = []
     private let launch: () throws -> HostChannel
     private let helloTimeout: TimeInterval
     private var channel: HostChannel?
@@ -30,9 +35,11 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
 
     /// Starts the host with `launch` and reads its hello; throws `HostStartError` when it does
     /// not answer as a host within `helloTimeout`.
-    public init(launch: @escaping () throws -> HostChannel, requestTimeout: TimeInterval = 60, helloTimeout: TimeInterval = 30,
-                maximumRestarts: Int = 2) throws {
+    /// `container`: the one `launch` runs the host in (its environment), for the key-storage audit.
+    public init(launch: @escaping () throws -> HostChannel, container: AppContainer? = nil, requestTimeout: TimeInterval = 60,
+                helloTimeout: TimeInterval = 30, maximumRestarts: Int = 2) throws {
         self.launch = launch
+        appContainer = container
         self.requestTimeout = requestTimeout
         self.helloTimeout = helloTimeout
         self.maximumRestarts = maximumRestarts
@@ -59,6 +66,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     }
 
     public func capability<T>(_ capability: T.Type) -> T? {
+        if ObjectIdentifier(capability) == ObjectIdentifier((any KeyStorageInspection).self) { return appContainer == nil ? nil : self as? T }
         guard let name = Self.capabilityName(capability), capabilities.contains(name) else { return nil }
         return self as? T
     }
@@ -95,22 +103,28 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
 
     public func encryptWithNewKey(_ plaintext: Data) throws -> (ciphertext: Data, privateKeyPKCS1DER: Data) {
         let answer = try request(.rsaOwnKeyEncrypt, ["plaintext": plaintext.base64EncodedString()])
-        return (try answer.bytes("ciphertext"), try answer.bytes("privateKey"))
+        return (try answer.bytes("ciphertext"), record(try answer.bytes("privateKey"), "the private key the app made (rsa-own-key.encrypt)"))
     }
 
-    public func storeKey(_ key: Data, tag: String) throws { _ = try request(.keychainStore, ["key": key.base64EncodedString(), "tag": tag]) }
+    public func storeKey(_ key: Data, tag: String) throws {
+        _ = try request(.keychainStore, ["key": record(key, "the key crosscheck gave the app to keep (keychain.store)").base64EncodedString(), "tag": tag])
+    }
 
-    public func readKey(tag: String) throws -> Data { try request(.keychainRead, ["tag": tag]).bytes("data") }
+    public func readKey(tag: String) throws -> Data {
+        record(try request(.keychainRead, ["tag": tag]).bytes("data"), "the key the app read back (keychain.read)")
+    }
 
     public func seal(_ plaintext: Data, key: Data) throws -> Data {
-        try request(.aeadSeal, ["plaintext": plaintext.base64EncodedString(), "key": key.base64EncodedString()]).bytes("data")
+        try request(.aeadSeal, ["plaintext": plaintext.base64EncodedString(),
+                                "key": record(key, "the key crosscheck gave the app to seal with (aead.seal)").base64EncodedString()]).bytes("data")
     }
 
     public func open(_ combined: Data, key: Data) throws -> Data {
-        try request(.aeadOpen, ["combined": combined.base64EncodedString(), "key": key.base64EncodedString()]).bytes("data")
+        try request(.aeadOpen, ["combined": combined.base64EncodedString(),
+                                "key": record(key, "the key crosscheck gave the app to open with (aead.open)").base64EncodedString()]).bytes("data")
     }
 
-    public func currentKey() throws -> Data { try request(.fileCurrentKey, [:]).bytes("data") }
+    public func currentKey() throws -> Data { record(try request(.fileCurrentKey, [:]).bytes("data"), "the app's file-sealing key (file.current-key)") }
 
     public func sealFile(at source: URL, to destination: URL) throws {
         _ = try request(.fileSeal, ["source": source.path, "destination": destination.path])
@@ -121,6 +135,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     }
 
     public func requestBody(parameters: [String: Any], encryptionKey: String) throws -> Data {
+        record(Data(encryptionKey.utf8), "the server's encryptionKey crosscheck gave the app (envelope.request-body)")
         guard JSONSerialization.isValidJSONObject(parameters) else { throw AppFailure("requestBody", "the parameters are not a JSON object") }
         return try request(.envelopeRequestBody, ["parameters": parameters, "encryptionKey": encryptionKey]).bytes("data")
     }
@@ -134,6 +149,35 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     public func evaluateServerTrust(chainDER: [Data], host: String, pinnedCertificateDER: Data) throws -> Bool {
         try request(.pinningEvaluate, ["chain": chainDER.map { $0.base64EncodedString() }, "host": host,
                                        "pin": pinnedCertificateDER.base64EncodedString()]).bool("accepted")
+    }
+
+    // MARK: key storage
+
+    public var container: AppContainer { appContainer ?? AppContainer(folder: URL(fileURLWithPath: "/nonexistent")) }
+
+    public var keyMaterial: [KeyMaterial] { lock.withLock { recordedKeys } }
+
+    public func storageFacts() throws -> StorageFacts {
+        let answer = try request(.storageFacts, [:])
+        guard let items = answer.raw["keychain"] as? [[String: Any]] else { throw AppUnreachable("the host's storage facts have no keychain list") }
+        let records = try items.map { raw -> KeychainItemRecord in
+            let item = HostFields(raw: raw, what: "a keychain item in the host's storage facts")
+            guard let requested = raw["requested"] as? [String: String] else {
+                throw AppUnreachable("a keychain item in the host's storage facts has no 'requested' attributes")
+            }
+            return KeychainItemRecord(itemClass: try item.string("class"), requested: requested, accessible: try item.string("accessible"),
+                                      value: raw["value"] == nil ? nil : try item.bytes("value"),
+                                      generatedPermanentKey: try item.bool("generatedPermanentKey"), isPrivateKey: try item.bool("privateKey"))
+        }
+        return StorageFacts(keychainItems: records, exportedPrivateKeys: try answer.bytesList("exportedPrivateKeys"))
+    }
+
+    /// Notes a key that crossed (once per distinct key), and returns it.
+    @discardableResult
+    private func record(_ key: Data, _ what: String) -> Data {
+        guard !key.isEmpty else { return key }
+        lock.withLock { if !recordedKeys.contains(where: { $0.bytes == key }) { recordedKeys.append(KeyMaterial(key, what)) } }
+        return key
     }
 
     // MARK: requests

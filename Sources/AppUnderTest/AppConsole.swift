@@ -12,8 +12,13 @@ public enum AppConsole {
     nonisolated(unsafe) private static var kept: [String] = []
     nonisolated(unsafe) private static var written = 0
 
+    /// Where an app's own process also sends what app code prints (the host sets it to its
+    /// stderr, which crosscheck keeps as the app's console log); nil in crosscheck's process.
+    nonisolated(unsafe) public static var echo: (@Sendable (String) -> Void)?
+
     /// Appends what one `print` call wrote (its lines, without the final newline).
     public static func write(_ text: String) {
+        echo?(text)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if text.hasSuffix("\n") { lines.removeLast() }
         lock.lock(); defer { lock.unlock() }

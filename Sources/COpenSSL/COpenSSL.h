@@ -9,6 +9,7 @@
 #include <openssl/rsa.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <openssl/decoder.h>
 #include <openssl/encoder.h>
 #include <openssl/opensslv.h>

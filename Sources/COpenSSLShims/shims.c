@@ -26,3 +26,11 @@ int COpenSSLShims_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 int COpenSSLShims_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
     return (int)SSL_CTX_set_min_proto_version(context, version);
 }
+
+int COpenSSLShims_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_max_proto_version(context, version);
+}
+
+int COpenSSLShims_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}

@@ -4,10 +4,18 @@ import WireCrypto
 import WireProtocol
 
 /// What a session check asks of a server, in terms both implementations understand.
+/// What an rsa-socket server's library does with a bad PKCS#1 v1.5 padding: an error (OpenSSL ≤
+/// 3.1, iOS) or a synthetic plaintext (OpenSSL ≥ 3.2's implicit rejection; ImplicitRejection).
+/// Only PythonRef models both; the Swift server is explicit, as iOS is.
+public enum RSARejection: String, Sendable, CaseIterable {
+    case explicit, implicit
+}
+
 public struct RSASocketServerSpec: Sendable {
     public var padding: RSAEncryptionPadding
     public var framing: Framing
     public var digest: Bool
+    public var rejection: RSARejection = .explicit
     /// PKCS#8 PEM of the server's key.
     public var privateKeyPEM: Data
     public var message: Data = RSASocket.defaultMessage
@@ -44,8 +52,14 @@ public struct RSASocketClientSpec: Sendable {
 /// Makes protocol machines of one implementation. Tests swap in factories that plant quirks.
 public protocol SessionFactory: Sendable {
     var name: String { get }
+    /// The rejections its rsa-socket server can model (`RSASocketServerSpec.rejection`).
+    var rejections: [RSARejection] { get }
     func rsaSocketServer(_ spec: RSASocketServerSpec) throws -> SessionMachine
     func rsaSocketClient(_ spec: RSASocketClientSpec) throws -> SessionMachine
+}
+
+extension SessionFactory {
+    public var rejections: [RSARejection] { [.explicit] }
 }
 
 /// The Swift machines of WireProtocol.
@@ -54,6 +68,9 @@ public struct SwiftSessions: SessionFactory {
     public init() {}
 
     public func rsaSocketServer(_ spec: RSASocketServerSpec) throws -> SessionMachine {
+        guard spec.rejection == .explicit else {
+            throw PeerFailure(.unsupported, "the Swift server rejects a bad PKCS#1 v1.5 padding explicitly, as iOS does; only PythonRef models implicit rejection")
+        }
         let key = try RSAPrivateKey(importing: spec.privateKeyPEM)
         return RSASocketServer(config: RSASocketServerConfig(padding: spec.padding, framing: spec.framing, maxMessage: spec.maxMessage,
                                                             digest: spec.digest, privateKey: key, message: spec.message, quirk: spec.quirk))
@@ -70,11 +87,14 @@ public struct SwiftSessions: SessionFactory {
 /// PythonRef's machines, as sessions inside the embedded interpreter (`session.*` ops).
 public struct PythonSessions: SessionFactory {
     public let name = "python"
+    /// Both Pi generations: OpenSSL ≤ 3.1's error and OpenSSL ≥ 3.2's implicit rejection.
+    public var rejections: [RSARejection] { RSARejection.allCases }
     public let peer: PythonPeer
     public init(peer: PythonPeer) { self.peer = peer }
 
     public func rsaSocketServer(_ spec: RSASocketServerSpec) throws -> SessionMachine {
         var config: [String: PythonValue] = [
+            "rejection": .string(spec.rejection.rawValue),
             "padding": .string(spec.padding.description), "framing": .string(spec.framing.rawValue),
             "max_message": .int(spec.maxMessage), "digest": .bool(spec.digest), "private_key": .bytes(spec.privateKeyPEM),
             "message": .bytes(spec.message),

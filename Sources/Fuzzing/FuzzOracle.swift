@@ -37,7 +37,9 @@ public final class FuzzOracle: @unchecked Sendable {
     public func run(_ frame: FuzzFrame) -> (swift: FuzzVerdict, python: FuzzVerdict) {
         switch frame.family {
         case .conversation, .clientKey, .encrypted, .framed, .serverKey, .ciphertext:
-            return (machineVerdict(frame, python: false), machineVerdict(frame, python: true))
+            let swiftVerdict = machineVerdict(frame, python: false)
+            let pythonVerdict = machineVerdict(frame, python: true)
+            return (swiftVerdict, implicitRejectionExplained(frame, swift: swiftVerdict, python: pythonVerdict) ?? pythonVerdict)
         case .httpsServer:
             return httpsVerdicts(frame)
         default:
@@ -95,7 +97,23 @@ public final class FuzzOracle: @unchecked Sendable {
 
     // MARK: rsa-socket machines
 
-    func machineVerdict(_ frame: FuzzFrame, python usePython: Bool) -> FuzzVerdict {
+    /// A frame whose setting has `rejection=implicit` (`crosscheck fuzz --rsa-rejection implicit`)
+    /// runs PythonRef's server as a Pi on OpenSSL ≥ 3.2 does, against the Swift side's explicit
+    /// rejection (iOS's). Where they differ, the difference must be that one alone: the same frame
+    /// to PythonRef with explicit rejection (nothing else changed) answers as the Swift side does —
+    /// then PythonRef's explicit verdict stands for it, noted. The acknowledgement may be followed by
+    /// more of the frame (a conversation reads on), so the implicit run only has to end without a
+    /// crash; PythonRef's synthetic plaintexts themselves are pinned by Vectors/implicit-rejection.
+    func implicitRejectionExplained(_ frame: FuzzFrame, swift: FuzzVerdict, python: FuzzVerdict) -> FuzzVerdict? {
+        guard frame.setting["rejection"] == RSARejection.implicit.rawValue, Self.judge(swift: swift, python: python) == .disagreement,
+              swift.outcome == .rejected, python.outcome != .crashed else { return nil }
+        var explicit = machineVerdict(frame, python: true, rejection: .explicit)
+        guard Self.judge(swift: swift, python: explicit) == .agreed else { return nil }
+        explicit.note = "implicit rejection: PythonRef (OpenSSL >= 3.2's model) acknowledged with a synthetic plaintext where explicit rejection refuses"
+        return explicit
+    }
+
+    func machineVerdict(_ frame: FuzzFrame, python usePython: Bool, rejection: RSARejection? = nil) -> FuzzVerdict {
         let setting = frame.setting
         let key = corpus.key(setting["key"])
         let padding = StreamFrames.padding(setting)
@@ -105,7 +123,8 @@ public final class FuzzOracle: @unchecked Sendable {
         let machine: SessionMachine
         do {
             machine = try makeMachine(frame.family, usePython: usePython, key: key, padding: padding, framing: framing,
-                                      maxMessage: maxMessage, digest: digest, plaintext: setting.data("plaintext") ?? Data())
+                                      maxMessage: maxMessage, digest: digest, plaintext: setting.data("plaintext") ?? Data(),
+                                      rejection: rejection ?? RSARejection(rawValue: setting["rejection"] ?? "") ?? .explicit)
         } catch {
             return .crashed(usePython ? "python-session-open" : "swift-machine", note: "\(error)")
         }
@@ -113,8 +132,9 @@ public final class FuzzOracle: @unchecked Sendable {
         return describe(actions, closed: machine.closed, framed: framing == .framed, padding: padding, python: usePython)
     }
 
+    /// `rejection`: what PythonRef's server does with a bad PKCS#1 v1.5 padding (the Swift side is explicit).
     func makeMachine(_ family: FrameFamily, usePython: Bool, key: FuzzKey, padding: RSAEncryptionPadding, framing: Framing,
-                     maxMessage: Int, digest: Bool, plaintext: Data) throws -> SessionMachine {
+                     maxMessage: Int, digest: Bool, plaintext: Data, rejection: RSARejection = .explicit) throws -> SessionMachine {
         switch family {
         case .serverKey, .ciphertext:
             let direction: RSASocket.Direction = family == .serverKey ? .phoneToPi : .piToPhone
@@ -134,6 +154,7 @@ public final class FuzzOracle: @unchecked Sendable {
                 let config: [String: PythonValue] = [
                     "padding": .string(padding.description), "framing": .string(framing.rawValue), "max_message": .int(maxMessage),
                     "digest": .bool(digest), "private_key": .bytes(key.privateKeyPEM), "message": .bytes(RSASocket.defaultMessage),
+                    "rejection": .string(rejection.rawValue),
                 ]
                 return try PythonSessionMachine(peer: python, role: "rsa-socket.server", config: config)
             }

@@ -13,7 +13,9 @@ import WireProtocol
 /// in-process with the target's configuration and key: for a malformed frame exactly
 /// `Server: ERROR` (after the server's key message, if the frame began with a hello) and a close —
 /// never silence, never a close without the error. Ciphertexts are compared by class (length, and
-/// the plaintext when a known key decrypts them). After each family a good conversation must still
+/// the plaintext when a known key decrypts them). A server on OpenSSL ≥ 3.2 (`--remote-rejection
+/// implicit`) acknowledges a bad PKCS#1 v1.5 padding with a synthetic plaintext, and PythonRef's
+/// answer is then made the same way, byte for byte. After each family a good conversation must still
 /// work (liveness). A reset after the answer counts as the close.
 public final class FuzzRemote: @unchecked Sendable {
     public struct Target: Sendable {
@@ -25,10 +27,13 @@ public final class FuzzRemote: @unchecked Sendable {
         /// The server's private key, when known; without it only client-key frames are sent.
         public var serverKeyPEM: Data?
         public var maxMessage: Int
+        /// What the server's library does with a bad PKCS#1 v1.5 padding: PythonRef's answer is made the same way.
+        public var rejection: RSARejection
 
-        public init(host: String, port: UInt16, framing: String, padding: String, digest: Bool, serverKeyPEM: Data?, maxMessage: Int) throws {
+        public init(host: String, port: UInt16, framing: String, padding: String, digest: Bool, serverKeyPEM: Data?, maxMessage: Int,
+                    rejection: RSARejection = .explicit) throws {
             guard let framing = Framing(rawValue: framing) else { throw PeerFailure(.badInput, "unknown framing '\(framing)' (legacy or framed)") }
-            self.host = host; self.port = port; self.framing = framing
+            self.host = host; self.port = port; self.framing = framing; self.rejection = rejection
             self.padding = try RSAEncryptionPadding(name: padding)
             self.digest = digest; self.serverKeyPEM = serverKeyPEM; self.maxMessage = maxMessage
         }
@@ -114,7 +119,8 @@ public final class FuzzRemote: @unchecked Sendable {
         let expectedSends: [Data]
         do {
             let machine = try oracle.makeMachine(frame.family, usePython: true, key: oracle.corpus.key(keyName), padding: target.padding,
-                                                 framing: target.framing, maxMessage: target.maxMessage, digest: target.digest, plaintext: Data())
+                                                 framing: target.framing, maxMessage: target.maxMessage, digest: target.digest, plaintext: Data(),
+                                                 rejection: target.rejection)
             expectedSends = FuzzOracle.feed(machine, frame: frame, chunk: 0).compactMap { if case let .send(bytes) = $0 { return bytes } else { return nil } }
         } catch {
             let verdict = FuzzVerdict.crashed("harness", note: "in-process reference: \(error)")

@@ -36,7 +36,9 @@ struct CBCOracleAudit {
         ProbeClass(oracle: OracleClass(name: "bad-padding-00", wellFormed: false, rightPrefix: false, about: "the last plaintext byte is 00"), kind: .badPaddingZero),
         ProbeClass(oracle: OracleClass(name: "bad-padding-03", wellFormed: false, rightPrefix: false, about: "the last bytes are 41 03 03: a padding length of 3 that does not hold"), kind: .badPaddingInconsistent),
         ProbeClass(oracle: OracleClass(name: "bad-json", wellFormed: false, rightPrefix: true, about: "valid padding around bytes that are not JSON"), kind: .badJSON),
-        ProbeClass(oracle: OracleClass(name: "json-not-an-object", wellFormed: false, rightPrefix: true, about: "valid padding, valid JSON, not an object: bad fields"), kind: .notAnObject),
+        // JSON that is not an object is the server's business (docs/PROTOCOL.md): it may echo it,
+        // so it is well-formed here; refused, it must be refused as the bad envelopes are.
+        ProbeClass(oracle: OracleClass(name: "json-not-an-object", wellFormed: true, rightPrefix: true, about: "valid padding, valid JSON that is not an object (the protocol leaves it to the server)"), kind: .notAnObject),
     ]
 
     func check() {
@@ -76,6 +78,10 @@ struct CBCOracleAudit {
             if let accepted = analysis.acceptedMalformed.first {
                 throw CheckFailure("the server accepted an envelope it cannot have read: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
                                    details: details)
+            }
+            if let notAnObject = classes.first(where: { $0.kind == .notAnObject }), analysis.signature(notAnObject.oracle)?.accepted == true {
+                run.finding("json-not-an-object", weak: false,
+                            "the server answers an envelope whose plaintext is JSON but not an object as a request (docs/PROTOCOL.md leaves that to the server; PythonRef refuses it with its 400)")
             }
             run.finding("padding-oracle.cbc", weak: false,
                         "CBC padding-oracle audit (\(rounds)): \(analysis.verdict.rawValue) — every bad envelope answered \(analysis.refusalGroups.first?.signature ?? "nothing")")

@@ -23,6 +23,8 @@ struct OracleSample: Sendable {
     let accepted: Bool
     /// Seconds to the first byte of the answer (or the close); for the report and `--timing`.
     let latency: TimeInterval?
+    /// The `sha256=` of an acknowledgement with the digest extension (rsa-socket).
+    var digest: String? = nil
 }
 
 /// The verdict in the words SSL Labs and sslyze use for ROBOT.
@@ -68,6 +70,13 @@ struct OracleAnalysis {
     }
 
     var refused: [OracleClass] { classes.filter { !(signature($0)?.accepted ?? true) } }
+
+    /// Every sample of every class got the same acknowledgement: the server answers a malformed
+    /// encoding exactly as a well-formed one (what implicit rejection does; see ImplicitRejection).
+    var everyClassAcknowledgedAlike: Bool {
+        let all = classes.flatMap { samples[$0.name] ?? [] }
+        return !all.isEmpty && all.allSatisfy(\.accepted) && Set(all.map(\.signature)).count == 1
+    }
 
     /// Distinct refusals, each with the classes that got it.
     var refusalGroups: [(signature: String, classes: [OracleClass])] {

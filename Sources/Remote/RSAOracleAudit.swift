@@ -73,9 +73,11 @@ struct RSAOracleAudit {
     func audit() throws -> CheckOutcome {
         let classes = self.classes
         var samples: [String: [OracleSample]] = [:]
+        /// Each class's first probe, kept for the implicit-rejection proof.
+        var firstProbes: [String: Observation] = [:]
         var last: String?
         func sample(_ cls: ProbeClass, _ tag: String) throws -> OracleSample {
-            let observed: OracleSample
+            let observed: Observation
             do { observed = try observe(cls, tag: tag) } catch {
                 // Each probe's connection is also the liveness check of the class sent before it.
                 if let last {
@@ -86,7 +88,8 @@ struct RSAOracleAudit {
                 throw error
             }
             last = cls.name
-            return observed
+            if firstProbes[cls.name] == nil { firstProbes[cls.name] = observed }
+            return observed.sample
         }
 
         let repeats = max(1, options.oracleRepeats)
@@ -115,6 +118,9 @@ struct RSAOracleAudit {
             let pair = analysis.decisiveDisagreement.map(OracleAnalysis.pairText) ?? ""
             throw CheckFailure("padding oracle (\(analysis.verdict.rawValue)): \(pair)", details: details)
         case .notVulnerable:
+            if isPKCS1, analysis.everyClassAcknowledgedAlike {
+                return try implicitRejection(classes: classes, firstProbes: firstProbes, details: details)
+            }
             if let accepted = analysis.acceptedMalformed.first {
                 throw CheckFailure("the server acknowledged undecryptable ciphertexts: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
                                    details: details)
@@ -126,12 +132,55 @@ struct RSAOracleAudit {
         }
     }
 
+    /// A PKCS#1 v1.5 server answered every class, malformed or not, with the same acknowledgement:
+    /// consistent with implicit rejection (ImplicitRejection). With the digest extension it is
+    /// proven: no malformed class's digest is of its block's own bytes (a lenient decoder's would
+    /// be), and the same ciphertext sent again gets the same digest (implicit rejection is
+    /// deterministic; a server answering random bytes is not it).
+    func implicitRejection(classes: [ProbeClass], firstProbes: [String: Observation], details: String) throws -> CheckOutcome {
+        let malformed = classes.filter { !$0.oracle.wellFormed }
+        guard offersDigest else {
+            run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+                proven: false, evidence: "every class, well-formed or not (\(malformed.count) malformed), answered \(firstProbes.values.first?.sample.signature ?? "")"))
+            return .passed
+        }
+        var proofs: [String] = []
+        for cls in malformed {
+            guard let first = firstProbes[cls.name] else { continue }
+            switch ImplicitRejection.classify(digest: first.sample.digest, block: first.block) {
+            case .realPlaintext(let length):
+                throw CheckFailure("a lenient PKCS#1 v1.5 decoder: class \(cls.name) (\(cls.oracle.about)) was acknowledged with the digest of the last \(length) bytes of its block — real bytes of a malformed encoding, not implicit rejection's synthetic plaintext",
+                                   details: "block: \(first.block.hexString)\ndigest: \(first.sample.digest ?? "")\n" + details)
+            case .unverified:
+                throw CheckFailure("class \(cls.name) was acknowledged without the digest the server sends elsewhere: \(first.sample.signature)", details: details)
+            case .synthetic(let digest):
+                let again = try socket.acknowledgementDigest(of: first.ciphertext)
+                guard again == digest else {
+                    throw CheckFailure("the same class \(cls.name) ciphertext, sent twice, was acknowledged with different digests (\(digest.prefix(16))… then \(again?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic",
+                                       details: details)
+                }
+                proofs.append(cls.name)
+            }
+        }
+        run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+            proven: true, evidence: "\(proofs.count) malformed classes (\(proofs.joined(separator: ", "))) acknowledged with digests of none of their blocks' bytes, each the same when the ciphertext was sent again"))
+        return .passed
+    }
+
+    /// What one probe sent and what it got back.
+    struct Observation {
+        let sample: OracleSample
+        let ciphertext: Data
+        /// The encoding the ciphertext decrypts to under the server's key.
+        let block: Data
+    }
+
     /// One probe: connect, `Client: OK`, the server's key, then `encrypted_message=` and the class's ciphertext.
-    func observe(_ cls: ProbeClass, tag: String) throws -> OracleSample {
+    func observe(_ cls: ProbeClass, tag: String) throws -> Observation {
         let probe = try ProbeConnection(run)
         defer { probe.close() }
         let key = try probe.requestServerKey()
-        let ciphertext = try self.ciphertext(cls, key: key, tag: tag)
+        let (ciphertext, block) = try self.ciphertext(cls, key: key, tag: tag)
         probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
         let answer = probe.readAnswer(isWhole: { socket.isWholeAnswer($0, on: probe, digest: offersDigest) })
         let messages = probe.messages(answer.bytes)
@@ -153,24 +202,27 @@ struct RSAOracleAudit {
                 }
             }
         }
-        return OracleSample(signature: signature, accepted: accepted, latency: answer.latency)
+        let sample = OracleSample(signature: signature, accepted: accepted, latency: answer.latency,
+                                  digest: messages.first.flatMap(ImplicitRejection.digest(in:)))
+        return Observation(sample: sample, ciphertext: ciphertext, block: block)
     }
 
     /// The class's encoding under `key`, from seeded bytes. A PKCS#1 server's "other scheme"
     /// encoding must not begin 00 02 by chance (it would then be a valid PKCS#1 block); in legacy
     /// framing the ciphertext avoids line-end bytes (see isBinaryBenign).
-    func ciphertext(_ cls: ProbeClass, key: RSAPublicKey, tag: String) throws -> Data {
+    func ciphertext(_ cls: ProbeClass, key: RSAPublicKey, tag: String) throws -> (ciphertext: Data, block: Data) {
         var generator = run.generator("\(checkName).\(cls.name).\(tag)")
         // The encodings need room for their fixed parts (PKCS#1: 11 bytes; OAEP: 2·hLen + 2).
         guard key.modulusByteCount > (padding.oaepParameters.map { 2 * $0.hash.byteCount + 2 } ?? 11) else {
             throw CheckFailure("the server's key (\(key.bits) bits) is too small for \(padding)")
         }
+        var block = Data()
         if let ciphertext = try sendableCiphertext(framing: options.framing, {
             let message = cls.message ?? Data([0xff]) + generator.bytes(23)  // 0xff begins no UTF-8 sequence
-            let encoded = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
-            if isPKCS1, cls.probe == .otherScheme, encoded.count > 1, encoded[1] == 0x02 { return nil }
-            return try key._WEAK_AND_INSECURE_textbookEncrypt(encoded)
-        }) { return ciphertext }
+            block = cls.probe.encode(message, k: key.modulusByteCount, padding: padding, random: &generator)
+            if isPKCS1, cls.probe == .otherScheme, block.count > 1, block[1] == 0x02 { return nil }
+            return try key._WEAK_AND_INSECURE_textbookEncrypt(block)
+        }) { return (ciphertext, block) }
         throw CheckFailure("no ciphertext for class \(cls.name) free of line-end bytes in 10,000 tries")
     }
 
@@ -186,7 +238,7 @@ struct RSAOracleAudit {
     func measureTiming(analysis: OracleAnalysis, classes: [ProbeClass], samples count: Int) {
         let refused = classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
         run.timingFinding("timing.rsa-padding", refused: refused, named: \.name, rounds: count) { probeClass, round in
-            try observe(probeClass, tag: "timing\(round)").latency
+            try observe(probeClass, tag: "timing\(round)").sample.latency
         }
     }
 }

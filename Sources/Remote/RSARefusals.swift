@@ -21,6 +21,9 @@ extension RemoteRSASocket {
         /// The size-limit class: a refusal may be a bare close; in legacy framing no refusal at
         /// all (still waiting at our deadline) is an audit weakness, not a failure.
         var isLimit = false
+        /// A k-byte ciphertext below the modulus whose only fault is its padding: a PKCS#1 v1.5
+        /// server with implicit rejection acknowledges it (ImplicitRejection).
+        var onlyThePaddingIsWrong = false
     }
 
     func malformedInputs() -> [MalformedInput] {
@@ -39,8 +42,8 @@ extension RemoteRSASocket {
                 return framing.encode(encrypted + generator.bytes(k(key) - 1))
             }, halfClose: !framed),
             MalformedInput(name: "undecryptable-ciphertext", afterKey: true, payload: { key in
-                framing.encode(encrypted + (try undecryptableCiphertext(key)))
-            }, halfClose: false),
+                framing.encode(encrypted + (try undecryptableCiphertext(key).ciphertext))
+            }, halfClose: false, onlyThePaddingIsWrong: true),
             MalformedInput(name: "ciphertext-over-the-modulus", afterKey: true, payload: { key in
                 framing.encode(encrypted + Data(repeating: 0xff, count: k(key)))
             }, halfClose: false),
@@ -65,21 +68,61 @@ extension RemoteRSASocket {
 
     static let legacyFloodBytes = 70_000
 
+    /// A PKCS#1 v1.5 server acknowledged a ciphertext whose padding is wrong. With the digest
+    /// extension that must be a synthetic plaintext (of none of the block's bytes) and the same
+    /// again for the same ciphertext; without it, it is only consistent with implicit rejection.
+    func acknowledgedImplicitly(_ input: MalformedInput, key: RSAPublicKey, digest: String?, facts: ServerFacts) throws -> CheckOutcome {
+        let (ciphertext, block) = try undecryptableCiphertext(key)
+        switch ImplicitRejection.classify(digest: digest, block: block) {
+        case .realPlaintext(let length):
+            throw CheckFailure("the server acknowledged \(input.name) with the digest of the last \(length) bytes of its decrypted block (which begins 01, not 00 02): a lenient PKCS#1 v1.5 decoder, not implicit rejection",
+                               details: "block: \(block.hexString)\ndigest: \(digest ?? "")")
+        case .unverified:
+            if facts.offersDigest {
+                throw CheckFailure("the server acknowledged \(input.name) without the digest it sends for real plaintexts")
+            }
+            run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+                proven: false, evidence: "\(input.name), a ciphertext whose block begins 01, was answered \"Server: OK\""))
+            return .passed
+        case .synthetic(let first):
+            let again = try acknowledgementDigest(of: ciphertext)
+            guard again == first else {
+                throw CheckFailure("the server acknowledged the same \(input.name) ciphertext twice with different digests (\(first.prefix(16))… then \(again?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic")
+            }
+            run.finding(ImplicitRejection.findingName, weak: false, ImplicitRejection.finding(
+                proven: true, evidence: "\(input.name) acknowledged with a digest of none of its block's bytes, the same when sent again"))
+            return .passed
+        }
+    }
+
+    /// The digest of the acknowledgement of `ciphertext` on a fresh connection (nil: none).
+    func acknowledgementDigest(of ciphertext: Data) throws -> String? {
+        let probe = try ProbeConnection(run)
+        defer { probe.close() }
+        _ = try probe.requestServerKey()
+        probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
+        let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: true) })
+        return probe.messages(answer.bytes).first.flatMap(ImplicitRejection.digest(in:))
+    }
+
     /// k bytes below the modulus whose raw decryption starts with a non-zero byte: no padding
     /// scheme accepts it. In legacy framing it holds no line-end or trailing-whitespace byte, so a
     /// reader that damages those cannot turn it into something else.
-    func undecryptableCiphertext(_ key: RSAPublicKey?) throws -> Data {
-        guard let key else { return Data(repeating: 0xff, count: 256) }
+    /// The same bytes every call for the same key and seed; `block` is what the ciphertext decrypts to.
+    func undecryptableCiphertext(_ key: RSAPublicKey?) throws -> (ciphertext: Data, block: Data) {
+        guard let key else { return (Data(repeating: 0xff, count: 256), Data()) }
         var generator = run.generator("refuses.undecryptable-ciphertext")
+        var block = Data()
         if let ciphertext = try sendableCiphertext(framing: options.framing, {
-            try key._WEAK_AND_INSECURE_textbookEncrypt(Data([0x01]) + generator.bytes(key.modulusByteCount - 1))
-        }) { return ciphertext }
+            block = Data([0x01]) + generator.bytes(key.modulusByteCount - 1)
+            return try key._WEAK_AND_INSECURE_textbookEncrypt(block)
+        }) { return (ciphertext, block) }
         throw CheckFailure("no undecryptable ciphertext free of line ends was found in 10,000 tries")
     }
 
     func checkMalformedInputs(padding: RSAEncryptionPadding, facts: ServerFacts) {
         for input in malformedInputs() {
-            run.step("refuses.\(input.name)", profile: profile) { try checkRefusal(input) }
+            run.step("refuses.\(input.name)", profile: profile) { try checkRefusal(input, padding: padding, facts: facts) }
             run.liveness("liveness.after-\(input.name)", profile: profile, after: input.name) {
                 try aliveConversation(padding: padding, facts: facts)
             }
@@ -87,15 +130,21 @@ extension RemoteRSASocket {
     }
 
     /// A refusal is exactly `Server: ERROR` and a close; said apart: answered wrong, closed
-    /// without an answer, still waiting at our deadline, answered but did not close.
-    func checkRefusal(_ input: MalformedInput) throws -> CheckOutcome {
+    /// without an answer, still waiting at our deadline, answered but did not close. The one
+    /// exception is a PKCS#1 v1.5 server's acknowledgement of a ciphertext whose only fault is its
+    /// padding: implicit rejection, checked by `acknowledgedImplicitly`.
+    func checkRefusal(_ input: MalformedInput, padding: RSAEncryptionPadding, facts: ServerFacts) throws -> CheckOutcome {
         let probe = try ProbeConnection(run)
         defer { probe.close() }
         let key = input.afterKey ? try probe.requestServerKey() : nil
         let sent = probe.send(try input.payload(key), raw: true)
         if input.halfClose && sent { probe.halfClose() }
-        let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: false) })
+        let implicitRejectionApplies = input.onlyThePaddingIsWrong && padding.oaepParameters == nil
+        let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: implicitRejectionApplies && facts.offersDigest) })
         let messages = probe.messages(answer.bytes)
+        if implicitRejectionApplies, let key, let first = messages.first, first.starts(with: Data(RSASocket.ok.utf8)) {
+            return try acknowledgedImplicitly(input, key: key, digest: ImplicitRejection.digest(in: first), facts: facts)
+        }
         let name = input.name
         let legacyLimit = input.isLimit && options.framing == .legacy
         let error = Data(RSASocket.error.utf8)

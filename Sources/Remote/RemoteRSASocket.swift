@@ -35,6 +35,9 @@ struct RemoteRSASocket {
         var offersDigest = false
         /// Its digest matched the plaintext: later steps may rely on it as proof.
         var digestTrusted = false
+        /// Paddings it acknowledged besides its own, without a digest to tell them apart: it does not
+        /// refuse what it cannot decrypt (implicit rejection, or a server that says OK to anything).
+        var acknowledgesOtherPaddings: [RSAEncryptionPadding] = []
     }
 
     func checkAll() {
@@ -49,7 +52,9 @@ struct RemoteRSASocket {
             facts.bits = bits
         }
 
-        for direction in options.directions {
+        // Pi-to-phone first: the padding of the server's own ciphertexts is proven by decrypting
+        // them, and it settles phone-to-pi where acknowledgements alone cannot (see discoverPadding).
+        for direction in options.directions.sorted(by: { $0 == .piToPhone && $1 != .piToPhone }) {
             run.step("padding.\(direction.rawValue)", profile: profile) { try discoverPadding(direction, facts: &facts) }
         }
         recordFindings(facts)
@@ -88,22 +93,34 @@ struct RemoteRSASocket {
     // MARK: padding and digest
 
     /// Tries each padding (a whole conversation each, since ciphertexts are randomized).
+    /// Phone-to-pi, a verified digest settles it at once. An unproven `Server: OK` does not: a
+    /// PKCS#1 v1.5 server with implicit rejection (OpenSSL ≥ 3.2) acknowledges a ciphertext of any
+    /// padding, with a synthetic plaintext. So every padding is tried, and when several are
+    /// acknowledged alike the server is taken to use the padding of its own pi-to-phone
+    /// ciphertexts, or else PKCS#1 v1.5 — the one padding whose rejection can be implicit — and the
+    /// oracle audit and the refusals then check that reading.
     func discoverPadding(_ direction: RSASocket.Direction, facts: inout ServerFacts) throws -> CheckOutcome {
         let candidates = options.padding.map { [$0] } ?? Self.paddings
         var tried: [(RSAEncryptionPadding, SocketDriver.Transcript)] = []
+        /// Acknowledged (and confirmed) without a digest that proves it, or with a wrong one.
+        var unproven: [(padding: RSAEncryptionPadding, digest: Bool, verified: Bool?)] = []
         for padding in candidates {
             let outcome = try run.converse(client(direction, padding: padding, digest: true, keyBits: options.keyBits.first ?? 2048))
             // A wrong digest still shows the server decrypted: the digest step reports it.
             if case .serverOK(let digest, let verified)? = outcome.events.first, direction == .phoneToPi {
+                if verified == true {
+                    facts.paddings[direction] = padding
+                    facts.offersDigest = true
+                    return .passed
+                }
                 // Without a verified digest one `Server: OK` proves little: a PKCS#1 server decodes an
                 // OAEP block as PKCS#1 about once in 256 tries. Two more must succeed too.
-                if verified != true, try !confirms(direction, padding: padding, plaintext: nil) {
+                if try confirms(direction, padding: padding, plaintext: nil) {
+                    unproven.append((padding, digest != nil, verified))
+                } else {
                     tried.append((padding, outcome))
-                    continue
                 }
-                facts.paddings[direction] = padding
-                facts.offersDigest = digest != nil
-                return .passed
+                continue
             }
             if direction == .piToPhone, case let .decrypted(plaintext)? = outcome.events.first {
                 // A wrong padding that happens to decode gives random bytes: the server's message must repeat.
@@ -115,6 +132,14 @@ struct RemoteRSASocket {
                 return .passed
             }
             tried.append((padding, outcome))
+        }
+        let ownPadding = facts.paddings[.piToPhone]
+        if let chosen = unproven.first(where: { unproven.count > 1 && $0.padding == ownPadding })
+            ?? unproven.first(where: { unproven.count > 1 && $0.padding.oaepParameters == nil }) ?? unproven.first {
+            facts.paddings[direction] = chosen.padding
+            facts.offersDigest = chosen.digest
+            if unproven.count > 1 { facts.acknowledgesOtherPaddings = unproven.map(\.padding).filter { $0 != chosen.padding } }
+            return .passed
         }
         let details = tried.map { "\($0.0): \(summary($0.1, direction))\n\(conversationDetails($0.1))" }.joined(separator: "\n\n")
         let summaries = Set(tried.map { summary($0.1, direction) })
@@ -148,9 +173,12 @@ struct RemoteRSASocket {
             run.finding("rsa-key-size", weak: bits < 2048, "the server's RSA key is \(bits) bits\(bits < 2048 ? "; below 2048 it is within reach of factoring, and the seed's 1024 is deprecated everywhere" : "")")
         }
         for (direction, padding) in facts.paddings.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let others = direction == .phoneToPi && !facts.acknowledgesOtherPaddings.isEmpty
+                ? " (it also acknowledged \(facts.acknowledgesOtherPaddings.map(\.description).joined(separator: " and ")) ciphertexts without a digest to tell them apart: implicit rejection, or acknowledging what it cannot decrypt — the oracle audit and the refusals tell which)"
+                : ""
             run.finding("padding.\(direction.rawValue)", weak: padding.isWeak, padding.isWeak
-                        ? "\(direction.rawValue) uses PKCS#1 v1.5 encryption: Bleichenbacher-style padding oracles (ROBOT) apply — even the protocol's own `Server: OK` tells an attacker which ciphertexts are PKCS#1-conforming; use OAEP"
-                        : "\(direction.rawValue) uses \(padding)")
+                        ? "\(direction.rawValue) uses PKCS#1 v1.5 encryption\(others): Bleichenbacher-style padding oracles (ROBOT) apply — even the protocol's own `Server: OK` tells an attacker which ciphertexts are PKCS#1-conforming unless the server rejects implicitly; use OAEP"
+                        : "\(direction.rawValue) uses \(padding)\(others)")
         }
         run.finding("framing", weak: options.framing == .legacy, options.framing == .legacy
                     ? "legacy framing: message ends are inferred from content and timing; a length prefix (framed) removes the guesswork"

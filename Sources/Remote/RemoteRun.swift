@@ -105,7 +105,9 @@ public final class RemoteRun {
 
     /// A weak-but-conforming choice (or its absence); reported in the audit testsuite. A
     /// non-gating finding (timing statistics) never fails the run, not even with --strict.
+    /// One testcase per name: a finding two steps make (implicit rejection) keeps the first's words.
     func finding(_ name: String, weak: Bool, gating: Bool = true, _ message: String) {
+        if findings.contains(where: { $0.name == name }) { return }
         findings.append((name, weak, gating, message))
     }
 

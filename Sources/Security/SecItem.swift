@@ -14,10 +14,11 @@ public final class InMemoryKeychain: @unchecked Sendable {
     /// The keychain SecItem functions use on this task right now.
     static var current: InMemoryKeychain { override ?? shared }
 
-    private let lock = NSLock()
-    private var items: [Item] = []
+    let lock = NSLock()
+    /// Read under `lock` (KeychainRecords.swift reads them for an audit).
+    var items: [Item] = []
 
-    public init() {}
+    public init() { Self.register(self) }
 
     /// Runs `body` with SecItem calls (and permanent key generation) going to `keychain`.
     public static func withKeychain<R>(_ keychain: InMemoryKeychain, _ body: () throws -> R) rethrows -> R {
@@ -37,6 +38,10 @@ public final class InMemoryKeychain: @unchecked Sendable {
         var attributes: [String: Value]
         var data: Data?
         var ref: AnyObject?
+        /// The keys of the dictionary the app stored the item with: what it asked for, before defaults.
+        var requested: Set<String> = []
+        /// Stored by SecKeyCreateRandomKey because the app asked for kSecAttrIsPermanent.
+        var generatedPermanent = false
     }
 
     /// Attribute values in one comparable form (CF values arrive as Swift or Foundation objects).
@@ -152,12 +157,13 @@ public final class InMemoryKeychain: @unchecked Sendable {
 
     // MARK: Operations
 
-    func add(_ dictionary: [String: Any]) -> Result<Item, SecFailure> {
+    func add(_ dictionary: [String: Any], generatedPermanent: Bool = false) -> Result<Item, SecFailure> {
         let itemClass: String
         switch Self.itemClass(of: dictionary) { case let .success(name): itemClass = name; case let .failure(f): return .failure(f) }
         var attributes: [String: Value]
         switch Self.attributes(of: dictionary) { case let .success(a): attributes = a; case let .failure(f): return .failure(f) }
-        var item = Item(itemClass: itemClass, attributes: [:], data: nil, ref: nil)
+        var item = Item(itemClass: itemClass, attributes: [:], data: nil, ref: nil, requested: Set(dictionary.keys),
+                        generatedPermanent: generatedPermanent)
         if let ref = dictionary[kSecValueRef as String] {
             switch ref {
             case let key as SecKey where itemClass == kSecClassKey as String:
@@ -198,7 +204,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
             && $0.key != kSecPublicKeyAttrs as String }
         dictionary[kSecClass as String] = kSecClassKey as String
         dictionary[kSecValueRef as String] = key
-        switch add(dictionary) { case .success: return errSecSuccess; case let .failure(f): return f.status }
+        switch add(dictionary, generatedPermanent: true) { case .success: return errSecSuccess; case let .failure(f): return f.status }
     }
 
     static func derivedAttributes(of key: SecKey) -> [String: Value] {

@@ -383,7 +383,11 @@ public func SecKeyDecrypt(_ key: SecKey, _ padding: SecPadding, _ cipherText: Un
 
 @discardableResult
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    do { return try key.externalRepresentation() as NSData } catch {
+    do {
+        let data = try key.externalRepresentation()
+        if key.isPrivate { InMemoryKeychain.recordExport(data) }  // a key-storage audit looks for it where the app writes
+        return data as NSData
+    } catch {
         report(errSecInternalComponent, "export failed: \(error)", to: errorOut)
         return nil
     }

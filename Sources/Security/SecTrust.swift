@@ -179,9 +179,8 @@ public final class SecTrust: @unchecked Sendable {
         }
         let anchoredByApp = !anchors.isEmpty && verification.chain.last.map { last in anchors.contains { $0.der == last.der } } == true
         if isSSL, server, anchoredByApp, let notBefore = leaf.x509.notBefore, let notAfter = leaf.x509.notAfter {
-            let july2019 = Date(timeIntervalSince1970: 1_561_939_200)  // 2019-07-01T00:00:00Z
-            if notBefore > july2019 {
-                if notAfter.timeIntervalSince(notBefore) > 825 * 86_400 + 3_600 {
+            if notBefore > AppleServerCertificateRules.strictRulesStart {
+                if AppleServerCertificateRules.validityTooLong(notBefore: notBefore, notAfter: notAfter) {
                     return Evaluation(result: .recoverableTrustFailure, status: errSecCertificateValidityPeriodTooLong,
                                       message: "\(leafName) certificate is not standards compliant", chain: chain)
                 }

@@ -33,6 +33,21 @@ enum RSASocketSessionChecks {
                             }
                         }
                     }
+                    // A server on OpenSSL ≥ 3.2 rejects a bad PKCS#1 v1.5 padding implicitly; every
+                    // good conversation must go as before (docs/PROTOCOL.md, implicit rejection).
+                    if direction == .phoneToPi {
+                        for rejection in server.rejections where rejection != .explicit {
+                            for framing in Framing.allCases {
+                                for bits in [1024, 2048] {
+                                    let plan = Plan(direction: direction, framing: framing, padding: ._WEAK_AND_INSECURE_PKCS_V1_5, bits: bits,
+                                                    digest: true, rejection: rejection)
+                                    list.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
+                                        try converse(context, client: client, server: server, plan: plan, delivery: .chunks(5))
+                                    }
+                                }
+                            }
+                        }
+                    }
                     let digestPlan = Plan(direction: .phoneToPi, framing: .legacy, padding: .oaepSHA256, bits: 2048, digest: true)
                     if direction == .phoneToPi {
                         list.add("inprocess.\(digestPlan.label)", weaknesses: digestPlan.weaknesses) {
@@ -59,10 +74,12 @@ enum RSASocketSessionChecks {
         var bits: Int
         var digest = false
         var keyFormat: ClientKeyFormat = .spkiPEM
+        var rejection: RSARejection = .explicit
 
         var label: String {
             "\(direction.rawValue).\(framing.rawValue).\(padding).rsa\(bits)" + (digest ? ".digest" : "")
                 + (keyFormat == .spkiPEM ? "" : ".client-key-\(keyFormat.rawValue)")
+                + (rejection == .explicit ? "" : ".\(rejection.rawValue)-rejection")
         }
         var weaknesses: [String] {
             Weakness.rsa(bits: bits, padding: padding) + (framing == .legacy ? [Weakness.legacyFraming] : [])
@@ -85,8 +102,9 @@ enum RSASocketSessionChecks {
         let clientKey = try context.keys.key(of: clientKeyOwner ?? context.cryptoPeer(named: client.name), bits: plan.bits, slot: "client")
         let limit = plan.padding.maxPlaintextLength(modulusBytes: plan.bits / 8)
         let plaintext = context.bytes(min(limit, 48), for: "session-\(plan.label)")
-        let serverMachine = try server.rsaSocketServer(RSASocketServerSpec(padding: plan.padding, framing: plan.framing, digest: plan.digest,
-                                                                           privateKeyPEM: serverKey.privateKeyPEM))
+        var serverSpec = RSASocketServerSpec(padding: plan.padding, framing: plan.framing, digest: plan.digest, privateKeyPEM: serverKey.privateKeyPEM)
+        serverSpec.rejection = plan.rejection
+        let serverMachine = try server.rsaSocketServer(serverSpec)
         let clientMachine = try client.rsaSocketClient(RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing,
                                                                            digest: plan.digest, privateKeyPEM: clientKey.privateKeyPEM,
                                                                            plaintext: plaintext, keyFormat: plan.keyFormat))

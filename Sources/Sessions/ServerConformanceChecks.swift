@@ -21,10 +21,20 @@ enum ServerConformanceChecks {
                     try binarySafety(context, server: server, filter: filter, conversations: 10)
                 }
             }
+            for rejection in server.rejections {
+                list.add("legacy.pkcs1.bad-padding.\(rejection.rawValue)-rejection", weaknesses: [Weakness.legacyFraming]) {
+                    try pkcs1BadPadding(context, server: server, rejection: rejection)
+                }
+                list.add("legacy.pkcs1.refuses-ciphertext-over-the-modulus.\(rejection.rawValue)-rejection", weaknesses: [Weakness.legacyFraming]) {
+                    try refuses(context, server: server, framing: .legacy, padding: ._WEAK_AND_INSECURE_PKCS_V1_5, rejection: rejection) { key in
+                        [Data("Client: OK".utf8), Data("encrypted_message=".utf8) + Data(repeating: 0xff, count: key.modulusByteCount)]
+                    }
+                }
+            }
             for framing in Framing.allCases {
                 for (name, chunks) in malformedInputs(framing) {
                     list.add("\(framing.rawValue).refuses-\(name)") {
-                        try refuses(context, server: server, framing: framing, chunks: chunks)
+                        try refuses(context, server: server, framing: framing) { _ in chunks }
                     }
                 }
             }
@@ -80,12 +90,52 @@ enum ServerConformanceChecks {
         }
     }
 
+    /// A bad PKCS#1 v1.5 padding (a block starting 01, below the modulus). Explicit rejection: it is
+    /// refused like any malformed input. Implicit rejection (OpenSSL ≥ 3.2): it is acknowledged
+    /// with the digest of a synthetic plaintext — of none of the block's own bytes — and the same
+    /// ciphertext gets the same digest again (ImplicitRejection).
+    static func pkcs1BadPadding(_ context: SessionContext, server: SessionFactory, rejection: RSARejection) throws -> CheckOutcome {
+        let keyPair = try context.keys.key(of: context.cryptoPeer(named: server.name), bits: 2048)
+        let key = try RSAPublicKey(importing: keyPair.publicKeyPEM)
+        let block = Data([0x01]) + context.bytes(key.modulusByteCount - 1, for: "pkcs1-bad-padding")
+        let chunks = [Data("Client: OK".utf8), Data("encrypted_message=".utf8) + (try key._WEAK_AND_INSECURE_textbookEncrypt(block))]
+        guard rejection == .implicit else {
+            return try refuses(context, server: server, framing: .legacy, padding: ._WEAK_AND_INSECURE_PKCS_V1_5, rejection: rejection) { _ in chunks }
+        }
+        func acknowledgement() throws -> String? {
+            var spec = RSASocketServerSpec(padding: ._WEAK_AND_INSECURE_PKCS_V1_5, framing: .legacy, digest: true, privateKeyPEM: keyPair.privateKeyPEM)
+            spec.rejection = rejection
+            let transcript = Conversation.run(client: ScriptedClient(chunks), server: try server.rsaSocketServer(spec), delivery: .whole)
+            let text = String(decoding: transcript.serverSent, as: UTF8.self)
+            guard let ok = text.range(of: "Server: OK sha256=") else {
+                throw CheckFailure("\(server.name) server (implicit rejection) did not acknowledge a bad PKCS#1 v1.5 padding with a digest",
+                                   details: "server → client: \(Expect.preview(transcript.serverSent))")
+            }
+            return ImplicitRejection.digest(in: Data(text[ok.lowerBound...].utf8))
+        }
+        let first = try acknowledgement()
+        switch ImplicitRejection.classify(digest: first, block: block) {
+        case .synthetic(let digest):
+            let again = try acknowledgement()
+            guard again == digest else {
+                throw CheckFailure("\(server.name) server (implicit rejection) gave the same ciphertext two digests: \(digest) then \(again ?? "none")")
+            }
+            return .passed
+        case .realPlaintext(let length):
+            throw CheckFailure("\(server.name) server (implicit rejection) acknowledged the last \(length) bytes of a block starting 01: a lenient decoder")
+        case .unverified:
+            throw CheckFailure("\(server.name) server (implicit rejection) sent no digest")
+        }
+    }
+
     /// The server's whole answer must be `Server: ERROR` (after its key, if it got that far), then close.
-    static func refuses(_ context: SessionContext, server: SessionFactory, framing: Framing, chunks: [Data]) throws -> CheckOutcome {
+    static func refuses(_ context: SessionContext, server: SessionFactory, framing: Framing, padding: RSAEncryptionPadding = .oaepSHA256,
+                        rejection: RSARejection = .explicit, chunks: (RSAPublicKey) throws -> [Data]) throws -> CheckOutcome {
         let key = try context.keys.key(of: context.cryptoPeer(named: server.name), bits: 2048)
-        let machine = try server.rsaSocketServer(RSASocketServerSpec(padding: .oaepSHA256, framing: framing, digest: false,
-                                                                     privateKeyPEM: key.privateKeyPEM))
-        let transcript = Conversation.run(client: ScriptedClient(chunks), server: machine, delivery: .whole)
+        var spec = RSASocketServerSpec(padding: padding, framing: framing, digest: false, privateKeyPEM: key.privateKeyPEM)
+        spec.rejection = rejection
+        let machine = try server.rsaSocketServer(spec)
+        let transcript = Conversation.run(client: ScriptedClient(try chunks(RSAPublicKey(importing: key.publicKeyPEM))), server: machine, delivery: .whole)
         let error = framing.encode(Data(RSASocket.error.utf8))
         let keyMessage = framing.encode(Data(RSASocket.keyPrefix.utf8) + (try RSAPublicKey(importing: key.publicKeyPEM).exported(.spkiPEM)) + Data("\n".utf8))
         guard transcript.serverSent == error || transcript.serverSent == keyMessage + error else {

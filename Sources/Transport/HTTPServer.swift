@@ -193,7 +193,7 @@ public final class HTTPServer: @unchecked Sendable {
         let stream: ServerStream
         if let context {
             do {
-                let tls = try TLSServerConnection(context: context, over: connection)
+                let tls = try TLSConnection(context: context, over: connection)
                 try tls.handshake(by: .after(limits.handshakeTimeout))
                 stream = .tls(tls)
             } catch {
@@ -276,7 +276,7 @@ public final class HTTPServer: @unchecked Sendable {
 /// A served connection: plain TCP or TLS over it.
 private enum ServerStream {
     case tcp(TCPConnection)
-    case tls(TLSServerConnection)
+    case tls(TLSConnection)
 
     func read(upTo maxBytes: Int, by deadline: Deadline) throws -> Data {
         switch self {

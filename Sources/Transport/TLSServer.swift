@@ -67,12 +67,13 @@ final class SSLHandle {
     deinit { SSL_free(pointer) }
 }
 
-/// The server side of a TLS connection over a `TCPConnection`, every operation under a deadline.
+/// One side of a TLS connection over a `TCPConnection`, every operation under a deadline: the
+/// server side (`handshake`) for the TLS servers, the client side (`clientHandshake`) for the TLS probe.
 /// Keeps the context alive as long as the connection (an `SSL` references its `SSL_CTX`).
-final class TLSServerConnection {
+final class TLSConnection {
     let tcp: TCPConnection
     private let context: SSLContext
-    private let ssl: SSLHandle
+    let ssl: SSLHandle
 
     init(context: SSLContext, over tcp: TCPConnection) throws {
         self.tcp = tcp
@@ -93,6 +94,12 @@ final class TLSServerConnection {
     ///   up here as an alert, e.g. "tlsv1 alert unknown ca"), `.timedOut`, `.connectionClosed`.
     func handshake(by deadline: Deadline) throws {
         _ = try drive("TLS handshake with \(tcp.peerDescription)", by: deadline, handshake: true) { SSL_accept($0) }
+    }
+
+    /// Runs the client handshake by the deadline (SNI, versions and suites are set on the `SSL` first).
+    /// - Throws: as `handshake`; a server refusing what was offered shows up as an alert in `.tlsHandshakeFailed`.
+    func clientHandshake(by deadline: Deadline) throws {
+        _ = try drive("TLS handshake with \(tcp.peerDescription)", by: deadline, handshake: true) { SSL_connect($0) }
     }
 
     /// Reads decrypted bytes; empty `Data` at close_notify or end of stream.

@@ -123,6 +123,7 @@ extension RSAPrivateKey {
         }
         return try withPKeyContext(key, init: EVP_PKEY_decrypt_init, name: "EVP_PKEY_decrypt_init") { context in
             try padding.configure(context)
+            if padding.oaepParameters == nil { try PKCS1Rejection.requireExplicit(context) }
             var output = Data(count: k)
             var outputLength = output.count
             let status = output.withUnsafeMutableBytes { out in
@@ -157,4 +158,43 @@ private func withPKeyContext<R>(
     defer { EVP_PKEY_CTX_free(context) }
     guard initialize(context) == 1 else { throw openSSLFailure(name) }
     return try body(context)
+}
+
+/// How PKCS#1 v1.5 decryption answers a ciphertext whose padding is wrong. The Swift side models
+/// iOS, whose `SecKeyDecrypt` returns an error, so it always asks for explicit rejection: OpenSSL
+/// 3.2 and later otherwise return a synthetic plaintext ("implicit rejection", OpenSSL PR 13817),
+/// and crosscheck built on such a distribution would give other verdicts than here.
+public enum PKCS1Rejection {
+    /// OpenSSL's name for the switch (OSSL_ASYM_CIPHER_PARAM_IMPLICIT_REJECTION, OpenSSL ≥ 3.2).
+    static let parameterName = "implicit-rejection"
+
+    /// Whether the linked OpenSSL has implicit rejection to turn off; before 3.2 it has none,
+    /// and every bad padding is an error already.
+    public static let linkedOpenSSLHasImplicitRejection: Bool = {
+        guard let key = try? RSAPrivateKey(bits: 1024),
+              let context = EVP_PKEY_CTX_new_from_pkey(nil, key.key.pointer, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_decrypt_init(context) == 1, let settable = EVP_PKEY_CTX_settable_params(context) else { return false }
+        return OSSL_PARAM_locate_const(settable, parameterName) != nil
+    }()
+
+    /// What the Swift side does, in a report's words.
+    public static var description: String {
+        linkedOpenSSLHasImplicitRejection
+            ? "explicit (an error, as iOS SecKeyDecrypt): implicit rejection turned off in the linked OpenSSL"
+            : "explicit (an error, as iOS SecKeyDecrypt): the linked OpenSSL predates implicit rejection (3.2)"
+    }
+
+    /// Turns implicit rejection off on a decryption context where OpenSSL has it.
+    static func requireExplicit(_ context: OpaquePointer) throws {
+        guard linkedOpenSSLHasImplicitRejection else { return }
+        var off: UInt32 = 0
+        let status = parameterName.withCString { name in
+            withUnsafeMutablePointer(to: &off) { value in
+                var params = [OSSL_PARAM_construct_uint(name, value), OSSL_PARAM_construct_end()]
+                return EVP_PKEY_CTX_set_params(context, &params)
+            }
+        }
+        guard status == 1 else { throw openSSLFailure("EVP_PKEY_CTX_set_params(implicit-rejection = 0)") }
+    }
 }

@@ -13,6 +13,14 @@ public struct SeedQuirk: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(name): \(behaviour) (\(seedLine))" }
 
+    /// Every quirk the seed-app clients model; each one's `seedLine` is checked against the seed's
+    /// own code (Tests/SeedAppsTests/QuirkSeedLineTests.swift): `seed NNN: ` and then code, with `…`
+    /// for what is left out and `; ` between separate lines.
+    public static let all: [SeedQuirk] = [
+        spkiFromExportManager, oneReadOf200Bytes, pkcs1Only, waitsWithoutDeadline, forcedUTF8,
+        formLogin, jsonResponseSerializer, getCStringKey, bareAuthorization, envelopeWithoutJSONContentType, unvalidatedSecureAnswer,
+    ]
+
     // MARK: seed 000, the rsa-socket app (pi-to-phone)
 
     public static let spkiFromExportManager = SeedQuirk(
@@ -27,6 +35,10 @@ public struct SeedQuirk: Sendable, Equatable, CustomStringConvertible {
         name: "pkcs1-only",
         behaviour: "decrypts with PKCS#1 v1.5 only",
         seedLine: "seed 000: SecKeyDecrypt(privateKey!, SecPadding.PKCS1, &buffer, dataEncryptedSize, …)")
+    public static let waitsWithoutDeadline = SeedQuirk(
+        name: "waits-for-bytes-without-deadline",
+        behaviour: "after sending `Quit` it waits for the server's bytes (a HasBytesAvailable event) with no deadline of its own: a server that answers after its own quiet gap is answered, however slow the link",
+        seedLine: "seed 000: case NSStreamEvent.HasBytesAvailable:")
     public static let forcedUTF8 = SeedQuirk(
         name: "force-unwrapped-utf8",
         behaviour: "force-unwraps the plaintext as UTF-8 text, so bytes that are not UTF-8 crash the app",
@@ -40,12 +52,12 @@ public struct SeedQuirk: Sendable, Equatable, CustomStringConvertible {
         seedLine: "seed 001: AFHTTPSessionManager().post(\"\\(baseURL)/login\", parameters: parameters, …)")
     public static let jsonResponseSerializer = SeedQuirk(
         name: "login-answer-as-afjsonresponseserializer-reads-it",
-        behaviour: "accepts the login answer only with a 2xx status, a Content-Type of application/json, text/json or text/javascript, and a JSON object holding string `token` and `encryptionKey`",
-        seedLine: "seed 001: AFHTTPSessionManager() (default AFJSONResponseSerializer); response[\"token\"] as? String, response[\"encryptionKey\"] as? String")
+        behaviour: "reads the login answer with AFHTTPSessionManager's default AFJSONResponseSerializer, which accepts it only with a 2xx status, a Content-Type of application/json, text/json or text/javascript, and a JSON object holding string `token` and `encryptionKey`",
+        seedLine: "seed 001: AFHTTPSessionManager().post(…; if let response = responseObject as? [String: Any], let token = response[\"token\"] as? String, let encryptionKey = response[\"encryptionKey\"] as? String")
     public static let getCStringKey = SeedQuirk(
         name: "getcstring-16-byte-key",
         behaviour: "copies encryptionKey with getCString into a 16-byte buffer: 1–15 UTF-8 bytes are zero-padded; 16 or more make getCString fail and the buffer is not the key",
-        seedLine: "seed 001: key.getCString(&keyBytes, maxLength: keyLength + 1, encoding: .utf8) with keyLength = kCCKeySizeAES128")
+        seedLine: "seed 001: let keyLength = kCCKeySizeAES128 … key.getCString(&keyBytes, maxLength: keyLength + 1, encoding: .utf8)")
     public static let bareAuthorization = SeedQuirk(
         name: "bare-token-authorization",
         behaviour: "sends the token bare in Authorization (no `Bearer `)",
@@ -53,11 +65,11 @@ public struct SeedQuirk: Sendable, Equatable, CustomStringConvertible {
     public static let envelopeWithoutJSONContentType = SeedQuirk(
         name: "envelope-without-json-content-type",
         behaviour: "its serializer overrides AFJSONRequestSerializer's method without calling it, so no Content-Type is set, and the iOS URL loading system then labels the POST body application/x-www-form-urlencoded",
-        seedLine: "seed 001: override func request(bySerializingRequest:…) { … mutableRequest.httpBody = encryptedJsonData }")
+        seedLine: "seed 001: override func request(bySerializingRequest request: URLRequest, …) -> URLRequest { … mutableRequest.httpBody = encryptedJsonData")
     public static let unvalidatedSecureAnswer = SeedQuirk(
         name: "secure-answer-read-whatever-its-status",
         behaviour: "reads the secure-data answer as a {\"data\",\"iv\"} envelope whose plaintext is a JSON object; its response serializer overrides AFHTTPResponseSerializer's method without calling it, so neither status nor Content-Type is checked",
-        seedLine: "seed 001: override func responseObject(for response: URLResponse, data: Data?, …) in EncryptedJSONResponseSerializer")
+        seedLine: "seed 001: class EncryptedJSONResponseSerializer: AFHTTPResponseSerializer {… override func responseObject(for response: URLResponse, data: Data?, …)")
 }
 
 /// Why a seed-app client failed: the quirk, and what happened.
@@ -139,9 +151,9 @@ public final class SeedAppRSASocketClient: SessionMachine {
             state = .awaitStopped
             return [.event(.decrypted(plaintext)), .send(Data(RSASocket.quit.utf8))]
         case .awaitStopped:
-            state = .done
-            closed = true
-            return [.close]
+            // The app has no deadline here (SeedQuirk.waitsWithoutDeadline): a quiet line is not
+            // the end; whoever drives this machine bounds the wait.
+            return []
         case .done:
             return []
         }

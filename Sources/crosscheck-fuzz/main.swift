@@ -11,9 +11,15 @@
 import Foundation
 import FuzzTargets
 
-/// The target CROSSCHECK_FUZZ_TARGET names (default `all`); an unknown name ends the run at once.
+/// The target CROSSCHECK_FUZZ_TARGET names; without it, the one the executable's name ends in
+/// (`crosscheck-fuzz-json` is `json`: a fuzzing service such as ClusterFuzzLite runs every binary
+/// in its folder as one target and sets no variables, so .clusterfuzzlite/build.sh installs one
+/// copy per target); otherwise `all`. An unknown name ends the run at once.
 let selectedTarget: @Sendable (Data) -> Void = {
-    let name = ProcessInfo.processInfo.environment["CROSSCHECK_FUZZ_TARGET"] ?? "all"
+    let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+    let prefix = "crosscheck-fuzz-"
+    let fromName = executable.hasPrefix(prefix) ? String(executable.dropFirst(prefix.count)) : nil
+    let name = ProcessInfo.processInfo.environment["CROSSCHECK_FUZZ_TARGET"] ?? fromName ?? "all"
     guard let target = ParserTargets.all[name] else {
         FileHandle.standardError.write(Data("crosscheck-fuzz: no target '\(name)'; CROSSCHECK_FUZZ_TARGET takes \(ParserTargets.all.keys.sorted().joined(separator: ", "))\n".utf8))
         exit(64)

@@ -6,12 +6,14 @@ import CommandLineKit
 import Conformance
 import SeedApps
 
-/// `--app DIR|SEED`: the app under test. By default the five seed apps, in process (their own
-/// code through their adapters); a seed's identifier picks one; a folder is a team's app: its
-/// Swift files and adapter are built into a host (AppPackage) and served out of process
-/// (HostedApp), so the suites see it through the same capability protocols.
+/// `--app DIR|SEED`: the app under test. By default the five seed apps; a seed's identifier picks
+/// one; a folder is a team's app: its Swift files and adapter are built into a host (AppPackage).
+/// Every app runs in a process of its own (a seed app in `crosscheck app-host SEED`) and in a
+/// container of its own (reports/app-containers/NAME: its home, and console.log with what it
+/// printed), seen through HostedApp, so the suites see the same capability protocols and the
+/// key-storage audit can read what the app wrote.
 struct AppOptions: ParsableArguments {
-    @Option(name: "--app", value: "DIR|SEED", help: "the app under test: a folder of Swift files (the app's crypto code, unchanged, plus an adapter defining makeAppUnderTest(); built with swift build in reports/app-build/) or one seed app (\(SeedApps.identifiers.joined(separator: ", "))); default: the five seed apps, in process")
+    @Option(name: "--app", value: "DIR|SEED", help: "the app under test: a folder of Swift files (the app's crypto code, unchanged, plus an adapter defining makeAppUnderTest(); built with swift build in reports/app-build/) or one seed app (\(SeedApps.identifiers.joined(separator: ", "))); default: the five seed apps. Each runs in its own process and container, reports/app-containers/NAME")
     var app: String?
     @Option(name: "--app-build-timeout", value: "S", help: "deadline for building --app DIR, in seconds (a first build compiles crosscheck's CryptoKit, Security and CommonCrypto too)")
     var buildTimeout: Double = 1800
@@ -24,12 +26,16 @@ struct AppOptions: ParsableArguments {
         if let app, app.isEmpty { throw UsageError("--app takes a folder or a seed app (\(SeedApps.identifiers.joined(separator: ", ")))") }
     }
 
-    /// The apps for this run, and the hosted one to stop at its end. A folder that cannot become
+    /// Where each app's container goes.
+    static let containerRoot = URL(fileURLWithPath: "reports/app-containers")
+
+    /// The apps for this run, all hosted (stop them at its end). A folder that cannot become
     /// an app ends the command: 66 when the folder is not usable as given (no Swift files, no
-    /// adapter, an entry point of its own), 69 when it does not build.
-    func apps(files: ProjectFiles, quiet: Bool) throws -> (apps: [AppSubject], hosted: HostedApp?) {
-        guard let app else { return (SeedApps.identifiers.compactMap { id in AppSubject.making { SeedApps.make(id) } }, nil) }
-        if let seed = AppSubject.making({ SeedApps.make(app) }) { return ([seed], nil) }
+    /// adapter, an entry point of its own), 69 when it does not build; 73 when a container
+    /// cannot be made.
+    func apps(files: ProjectFiles, quiet: Bool) throws -> [HostedApp] {
+        guard let app else { return try SeedApps.identifiers.map(hostedSeed) }
+        if SeedApps.identifiers.contains(app) { return [try hostedSeed(app)] }
         let package = AppPackage(sources: URL(fileURLWithPath: app), checkout: Self.checkout(files),
                                  buildRoot: URL(fileURLWithPath: "reports/app-build"))
         do {
@@ -38,10 +44,12 @@ struct AppOptions: ParsableArguments {
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout)
-            let log = package.hostLog
-            let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: log) }, requestTimeout: requestTimeout)
-            if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path)") }
-            return ([AppSubject(hosted)], hosted)
+            let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
+            let environment = container.environment()
+            let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
+                                       container: container, requestTimeout: requestTimeout)
+            if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path) in \(container.folder.path)") }
+            return [hosted]
         } catch let error as AppBuildError {
             switch error {
             case .noDirectory: throw UsageError("--app \(app): \(error)")
@@ -50,6 +58,27 @@ struct AppOptions: ParsableArguments {
             }
         } catch let error as HostStartError {
             throw CommandExit(.unavailable, "crosscheck run: --app \(app): the app was built but its host did not start: \(error)")
+        }
+    }
+
+    /// A seed app in `crosscheck app-host SEED`, this very binary, in a container of its own.
+    func hostedSeed(_ seed: String) throws -> HostedApp {
+        let container = try Self.container(seed)
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let environment = container.environment()
+        do {
+            return try HostedApp(launch: { try HostChannel.launch(executable: executable, arguments: ["app-host", seed], log: container.console,
+                                                                  environment: environment) },
+                                 container: container, requestTimeout: requestTimeout)
+        } catch {
+            throw CommandExit(.software, "crosscheck run: the seed app \(seed) did not start in its own process (\(executable.path) app-host \(seed)): \(error)")
+        }
+    }
+
+    /// A fresh container for the app called `name` (what a previous run left there is removed).
+    static func container(_ name: String) throws -> AppContainer {
+        do { return try AppContainer.fresh(in: containerRoot.appendingPathComponent(name)) } catch {
+            throw CommandExit(.cannotCreate, "crosscheck run: cannot make the app's container in \(containerRoot.appendingPathComponent(name).path): \(error)")
         }
     }
 

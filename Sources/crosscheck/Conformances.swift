@@ -11,3 +11,4 @@ extension FrameFamily: ExpressibleByArgument {}
 extension KeyDerivationMode: ExpressibleByArgument {}
 extension RemoteOptions.Profile: ExpressibleByArgument {}
 extension Framing: ExpressibleByArgument {}
+extension RSARejection: ExpressibleByArgument {}

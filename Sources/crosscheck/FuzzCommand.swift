@@ -41,6 +41,10 @@ struct FuzzCommand: ParsableCommand {
     var remoteFraming = "legacy"
     @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding")
     var remotePadding = "pkcs1"
+    @Option(name: "--rsa-rejection", value: "R", help: "explicit or implicit: what PythonRef's rsa-socket server does in-process with a bad PKCS#1 v1.5 padding (implicit: a Pi on OpenSSL >= 3.2; the Swift side stays explicit, as iOS, and a difference must be exactly that one)")
+    var rsaRejection = RSARejection.explicit
+    @Option(name: "--remote-rejection", value: "R", help: "explicit or implicit: what the target server's library does with a bad PKCS#1 v1.5 padding (explicit: an error, OpenSSL 3.0/3.1, Debian 12; implicit: a synthetic plaintext, OpenSSL >= 3.2, Debian 13 and a current pip cryptography)")
+    var remoteRejection = RSARejection.explicit
     @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
     var remoteDigest: Bool
     @Option(name: "--remote-key", value: "FILE", help: "the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem, as the test starts it); without it only rsa-socket.client-key frames are sent")
@@ -110,7 +114,9 @@ struct FuzzCommand: ParsableCommand {
         var labels = ("swift", "python")
         if target == "inprocess" {
             var options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
-            let generator = FrameGenerator(corpus: corpus, seed: seed, families: families)
+            // The rejection travels in each frame's setting, so a reproducer replays it.
+            let generator = FrameGenerator(corpus: corpus, seed: seed, families: families,
+                                           overrides: rsaRejection == .explicit ? [:] : ["rejection": rsaRejection.rawValue])
             let oracle = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: corpus)
             if worker {
                 // One worker of a --jobs run: chunks of frames from the parent, reports for it to merge.
@@ -162,7 +168,7 @@ struct FuzzCommand: ParsableCommand {
         }
         do {
             return try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
-                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage)
+                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage, rejection: remoteRejection)
         } catch {
             throw UsageError("\(error)")
         }
@@ -231,7 +237,8 @@ struct FuzzCommand: ParsableCommand {
             ("crosscheck.processes", "\(report.processes)"),
             ("crosscheck.frames-per-second", String(format: "%.0f", report.framesPerSecond)),
             ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"),
-            ("swift.openssl", OpenSSLInfo.version), ("python.cryptography", versions["cryptography"] ?? "unknown"),
+            ("swift.openssl", OpenSSLInfo.version), ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
+            ("python.cryptography", versions["cryptography"] ?? "unknown"),
             ("python.openssl", versions["openssl"] ?? "unknown"),
         ]
         if let plant = report.plant { properties.append(("crosscheck.planted-flaw", plant.rawValue)) }

@@ -1,4 +1,6 @@
 import Foundation
+import AppChecks
+import ATS
 import CommandLineKit
 import Conformance
 import Remote
@@ -26,7 +28,11 @@ struct RemoteCommand: ParsableCommand {
         conforming choice (PKCS#1 v1.5, RSA < 2048, legacy framing, utf8-zeropad16, CBC without MAC, a
         legacy message buffered without bound, a key reused across logins, a weak token) is a skipped
         testcase in the audit testsuite, and a failure with --strict. --timing adds latency statistics
-        to the audit; they never decide a verdict.
+        to the audit; they never decide a verdict. For aes-https it also runs `crosscheck ats` (would iOS's
+        App Transport Security allow the connection?) as testsuite ats.<host:port>, unless --skip-ats.
+        --app DIR|seed-00N adds the app under test as a client of the server through its own code and
+        networking (seed 000's socket session, seed 001's envelopes, seed 002's pinning delegate on the
+        live chain): testcases app.<identifier>.… in remote.<host:port>, failures with the app's printed lines.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
         exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets or --pin names a missing or unreadable file"])
@@ -74,6 +80,9 @@ struct RemoteCommand: ParsableCommand {
     var seed: UInt64 = 1
     @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
     var strict: Bool
+    @OptionGroup var appOptions: AppOptions
+    @Flag(name: "--skip-ats", help: "aes-https: leave out the App Transport Security checks (testsuite ats.<host:port>, as `crosscheck ats`)")
+    var skipATS: Bool
     @Option(name: "--targets", value: "FILE", help: "one host:port per line (# comments); one testsuite per target")
     var targetsFile: String?
     @Option(name: "--jobs", short: "-j", value: "N", help: "targets checked at once, 1 to 64")
@@ -167,21 +176,41 @@ struct RemoteCommand: ParsableCommand {
         }
         let latch = InterruptLatch()
         let quiet = report.quiet
+        // `--app DIR|seed-00N`: the app under test as one more client of each target (its own code and networking).
+        let (apps, hosted) = appOptions.app == nil ? ([], nil) : try appOptions.apps(files: ProjectFiles.locate(), quiet: quiet)
+        defer { hosted?.stop() }
         if !quiet { printError("crosscheck remote: \(targets.count) target(s), profile \(profile.rawValue), -j \(jobs)") }
         let started = Date()
         let collected = Collected(count: targets.count)
-        let (chosenTargets, chosenOptions, jobs) = (targets, options, self.jobs)  // immutable copies for the workers
+        let (chosenTargets, chosenOptions, jobs, skipATS) = (targets, options, self.jobs, self.skipATS)  // immutable copies for the workers
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(targets.count, 1))) { worker in
             var index = worker
             while index < chosenTargets.count {
                 let target = chosenTargets[index]
-                let results = RemoteRun.run(target, options: chosenOptions, shouldStop: { latch.interrupted }) { result in
+                let report: (CheckResult) -> Void = { result in
                     if quiet { return }
                     switch result.outcome {
                     case let .failed(message, _): printError("  FAIL \(target) \(result.check.name): \(message)")
                     case let .error(message, _): printError("  ERROR \(target) \(result.check.name): \(message)")
                     default: break
                     }
+                }
+                var results = RemoteRun.run(target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: report)
+                // Issue 21: before any byte of aes-https, iOS's App Transport Security decides (testsuite ats.<host:port>).
+                if chosenOptions.profile == .aesHTTPS, !skipATS, !latch.interrupted {
+                    let ats = ATSChecks.run(target, options: Self.atsOptions(chosenOptions))
+                    ats.forEach(report)
+                    results += ats
+                }
+                for app in apps where !latch.interrupted {
+                    var remote = AppRemoteTarget(target: target, profile: chosenOptions.profile.rawValue)
+                    remote.serverName = chosenOptions.serverName
+                    remote.pin = chosenOptions.pin
+                    (remote.username, remote.password) = (chosenOptions.username, chosenOptions.password)
+                    remote.timeout = chosenOptions.timeout
+                    let appResults = Runner().run(AppRemoteChecks.checks(app, remote), shouldStop: { latch.interrupted })
+                    appResults.forEach(report)
+                    results += appResults
                 }
                 collected.set(index, results)
                 index += jobs
@@ -210,6 +239,15 @@ struct RemoteCommand: ParsableCommand {
                 throw CommandExit(.noInput, "crosscheck remote: --targets \(path), target \(number + 1): \(error)")
             }
         }
+    }
+
+    /// `crosscheck ats` as the aes-https profile runs it: the same pin, name and deadline.
+    static func atsOptions(_ options: RemoteOptions) -> ATSOptions {
+        var ats = ATSOptions()
+        ats.pin = options.pin
+        ats.serverName = options.serverName
+        ats.timeout = options.timeout
+        return ats
     }
 
     /// A certificate that is surely not the server's (the repo's impostor test certificate), to show

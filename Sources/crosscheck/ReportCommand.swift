@@ -6,16 +6,16 @@ import Reports
 /// compare two runs.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        name: "report", abstract: "Review JUnit reports: summary and CI gate, merge shards, a self-contained HTML page, diff two runs.",
-        synopsis: ["[--failures N] [--allow-partial] [--merge OUT] [--html OUT] FILE...",
-                   "--diff OLD NEW [--failures N] [--allow-partial]"],
+        name: "report", abstract: "Review JUnit reports: summary and CI gate, merge shards, a self-contained HTML page, a Markdown job summary, diff two runs.",
+        synopsis: ["[--failures N] [--allow-partial] [--merge OUT] [--html OUT] [--markdown OUT] FILE...",
+                   "--diff OLD NEW [--markdown OUT] [--failures N] [--allow-partial]"],
         discussion: """
         Prints the suites, totals and the first failures of the reports (each failure's message, the first
         lines of its body and its byte diff), and exits non-zero unless they are complete and passed.
         Several FILEs are merged first: a suite found in two of them is merged once when both copies are
         identical (the drop is reported) and refused when they differ, since it would be counted twice.
-        --merge and --html outputs are written before the exit status is decided, so a partial report
-        can still be looked at.
+        --merge, --html and --markdown outputs are written before the exit status is decided, so a partial
+        report can still be looked at. --markdown with --diff OLD adds the regressions against OLD.
         """,
         exitCodes: [.success, .checksFailed, .usage, .dataError, .noInput, .cannotCreate],
         exitNotes: [.success: "the reports are complete and have no failures or errors (--diff: no regressions)",
@@ -27,6 +27,8 @@ struct ReportCommand: ParsableCommand {
     var merge: String?
     @Option(name: "--html", value: "OUT", help: "also write one self-contained HTML page (no external assets, works offline): coverage matrix (profile × relation), failures with byte diffs, every suite collapsible, a filter by name")
     var html: String?
+    @Option(name: "--markdown", value: "OUT", help: "also write a GitHub-flavoured Markdown summary to OUT, for a CI job summary or a merge-request comment: totals, the coverage matrix, each failure with its message and byte diff, and with --diff the regressions against OLD; kept under 1 MiB (GitHub's job-summary limit)")
+    var markdown: String?
     @Option(name: "--diff", value: "OLD", help: "compare OLD with the one FILE given (NEW), e.g. main's last report and this run's: regressions (new failures), fixed checks, newly skipped, new and removed checks; exit 1 on regressions")
     var diff: String?
     @Option(name: "--failures", value: "N", help: "how many failures (with --diff: entries per section) to list (default 10; 50 with --diff)")
@@ -40,7 +42,7 @@ struct ReportCommand: ParsableCommand {
     func validate() throws {
         if let shown, shown < 0 { throw UsageError("--failures takes a count of 0 or more, not \(shown)") }
         if diff != nil {
-            guard merge == nil, html == nil else { throw UsageError("--diff compares two reports; it does not combine with --merge or --html") }
+            guard merge == nil, html == nil else { throw UsageError("--diff compares two reports; it does not combine with --merge or --html (--markdown it does)") }
             guard files.count == 1 else { throw UsageError("--diff takes two reports, OLD and NEW (got \(files.count + 1))") }
         } else if files.isEmpty {
             throw UsageError("name at least one JUnit FILE")
@@ -69,6 +71,7 @@ struct ReportCommand: ParsableCommand {
             let size = (try? FileManager.default.attributesOfItem(atPath: html)[.size] as? Int) ?? nil
             print("HTML report: \(html)\(size.map { " (\($0) bytes)" } ?? "")")
         }
+        if let markdown { try writeMarkdown(report, notes: merged.dropped, baseline: nil, to: markdown) }
         print(Summary.text(report, failuresToShow: shown ?? 10), terminator: "")
         if let problem = Self.gate(inputs, allowPartial: allowPartial) { throw problem }
         return report.failures + report.errors == 0 ? .success : .checksFailed
@@ -79,9 +82,21 @@ struct ReportCommand: ParsableCommand {
         let old = try Self.read(oldPath)
         let new = try Self.read(newPath)
         let difference = ReportDiff(old: old, new: new)
+        if let markdown {
+            try writeMarkdown(new, notes: [], baseline: MarkdownReport.Baseline(name: oldPath, report: old), to: markdown)
+        }
         print(difference.text(oldName: oldPath, old: old, newName: newPath, new: new, limit: shown ?? 50), terminator: "")
         if let problem = Self.gate([(oldPath, old), (newPath, new)], allowPartial: allowPartial) { throw problem }
         return difference.hasRegressions ? .checksFailed : .success
+    }
+
+    func writeMarkdown(_ report: JUnitReport, notes: [String], baseline: MarkdownReport.Baseline?, to path: String) throws {
+        let sources = diff == nil ? files : [files[0]]
+        do { try MarkdownReport.write(report, sources: sources, notes: notes, baseline: baseline, to: URL(fileURLWithPath: path)) } catch {
+            throw CommandExit(.cannotCreate, "crosscheck report: \(error)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        print("Markdown summary: \(path)\(size.map { " (\($0) bytes)" } ?? "")")
     }
 
     static func read(_ path: String) throws -> JUnitReport {

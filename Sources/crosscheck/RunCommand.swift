@@ -15,7 +15,7 @@ struct RunCommand: ParsableCommand {
         discussion: "Runs every check of the chosen suites in both directions and writes a JUnit report. Suites:\n"
             + SuiteCatalog.entries.map { "  \($0.name): \($0.summary)" }.joined(separator: "\n"),
         exitCodes: [.success, .checksFailed, .usage, .noInput, .unavailable, .cannotCreate, .interrupted],
-        exitNotes: [.checksFailed: "a check failed or errored, a known failure passes now, or a known-failures entry is stale",
+        exitNotes: [.checksFailed: "a check failed or errored, a known failure passes now, a known-failures entry is stale, or (--strict) the key-storage audit found something",
                     .noInput: "the known-failures list is missing or malformed"])
 
     enum Transport: String, CaseIterable, ExpressibleByArgument { case inprocess, loopback, both }
@@ -30,6 +30,8 @@ struct RunCommand: ParsableCommand {
     var knownFailuresFile: String?
     @Flag(name: "--no-known-failures", help: "ignore the known-failures list: show those checks as the failures they are")
     var noKnownFailures: Bool
+    @Flag(name: "--strict", help: "a key-storage audit finding (suite audit) fails the run instead of being reported as a skip")
+    var strict: Bool
     @OptionGroup var appOptions: AppOptions
     @OptionGroup var seed: SeedOption
     @OptionGroup var report: ReportOptions
@@ -51,8 +53,9 @@ struct RunCommand: ParsableCommand {
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: python, seed: seed.value, files: files.files)
         let runner = Runner(filter: filter)
-        let (apps, hosted) = try appOptions.apps(files: files.files, quiet: report.quiet)
-        defer { hosted?.stop() }
+        let hosted = try appOptions.apps(files: files.files, quiet: report.quiet)
+        defer { hosted.forEach { $0.stop() } }
+        let apps = hosted.map(AppSubject.init)
         let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")
@@ -61,7 +64,10 @@ struct RunCommand: ParsableCommand {
         if report.junit == nil { report.junit = "reports/junit.xml" }
         let latch = InterruptLatch()
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suites \(suiteNames.joined(separator: ",")), seed \(seed.value)",
-                                           quiet: report.quiet, latch: latch, adjust: { known?.apply(to: $0) ?? $0 })
+                                           quiet: report.quiet, latch: latch, adjust: { raw in
+                                               let judged = strict ? KeyStorageAudit.strict(raw) : raw
+                                               return known?.apply(to: judged) ?? judged
+                                           })
         var results = ran
         var footer: [String] = []
         if let known {
@@ -72,7 +78,8 @@ struct RunCommand: ParsableCommand {
                 let every = SessionOptions(factories: sessions.factories, inProcess: true, loopback: true, pythonExecutable: files.executable)
                 // The seed apps' checks are named even when --app picks another app: their entries are not stale then.
                 let seedApps = appOptions.app == nil ? apps : SeedApps.identifiers.compactMap { id in AppSubject.making { SeedApps.make(id) } }
-                let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every, apps: seedApps + (hosted == nil ? [] : apps))
+                let others = appOptions.app.map { SeedApps.identifiers.contains($0) } == false ? apps : []
+                let names = SuiteCatalog.checks(for: SuiteCatalog.names, context: context, sessions: every, apps: seedApps + others)
                     .map(\.fullName)
                 stale = stale.filter { entry in !names.contains(where: entry.matches) }
             }
@@ -93,8 +100,10 @@ struct RunCommand: ParsableCommand {
             ("crosscheck.suites", suiteNames.joined(separator: ",")),
             ("crosscheck.filter", filter ?? ""),
             ("crosscheck.known-failures", known == nil ? "ignored" : knownFailuresPath),
+            ("crosscheck.strict", String(strict)),
             ("crosscheck.apps", apps.map { "\($0.identifier) (\($0.capabilityNames.joined(separator: " ")))" }.joined(separator: "; ")),
             ("swift.openssl", OpenSSLInfo.version),
+            ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
             ("python.executable", interpreter.executable),
             ("python.version", versions["python"] ?? interpreter.pythonVersion),
             ("python.cryptography", versions["cryptography"] ?? "unknown"),

@@ -6,7 +6,7 @@ import CommandLineKit
 enum CommandTable {
     static var all: [any ParsableCommand.Type] {
         [RunCommand.self, SuitesCommand.self, WycheproofCommand.self, VectorsCommand.self, RemoteCommand.self,
-         ReportCommand.self, FuzzCommand.self, ReplayCommand.self, ServeCommand.self]
+         ReportCommand.self, FuzzCommand.self, ReplayCommand.self, ServeCommand.self, AppHostCommand.self, ATSCommand.self]
     }
 }
 

@@ -145,9 +145,9 @@ final class FuzzCLITests: XCTestCase {
     // MARK: remote
 
     /// `python3 -m pythonref serve rsa-socket` on 127.0.0.1 with the seed corpus's key, stopped at teardown.
-    func startPythonRefServer(_ arguments: [String]) throws -> UInt16 {
+    func startPythonRefServer(_ arguments: [String], python: String = "/usr/bin/python3") throws -> UInt16 {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.executableURL = URL(fileURLWithPath: python)
         let root = CrosscheckBinary.root
         process.arguments = ["-m", "pythonref", "serve", "rsa-socket", "--host", "127.0.0.1", "--port", "0", "--quiet",
                              "--key", root.appendingPathComponent("Vectors/frames/keys/fuzz-rsa1024.pem").path] + arguments
@@ -203,5 +203,28 @@ final class FuzzCLITests: XCTestCase {
                                                 "--quiet", "--save-failures", directory.path])
         XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("liveness"), outcome.stdout)
+    }
+
+    /// A Pi on a current image: PythonRef run by a current cryptography (OpenSSL ≥ 3.2, from `make
+    /// venv-current`), its library rejecting bad PKCS#1 v1.5 paddings implicitly. With
+    /// `--remote-rejection implicit` the in-process PythonRef (Debian's OpenSSL 3.0, its own model of
+    /// the algorithm) must answer every frame as the live server does — synthetic digests byte for
+    /// byte; told `explicit`, the bad paddings disagree.
+    func testServerAddress_implicitRejectionOnACurrentOpenSSL_agreesOnlyWhenSaidSo() throws {
+        let venv = CrosscheckBinary.root.appendingPathComponent(".venv-current/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: venv) else {
+            throw XCTSkip("no .venv-current (make venv-current): a cryptography on OpenSSL >= 3.2 is needed to stand for a current Pi")
+        }
+        let port = try startPythonRefServer(["--padding", "pkcs1", "--digest", "--rsa-rejection", "implicit"], python: venv)
+        let directory = try temporaryDirectory()
+        let common = ["fuzz", "--target", "127.0.0.1:\(port)", "--remote-padding", "pkcs1", "--remote-digest",
+                      "--remote-key", "Vectors/frames/keys/fuzz-rsa1024.pem", "--family", "rsa-socket.encrypted", "--frames", "120", "--seed", "3",
+                      "--quiet", "--save-failures", directory.path]
+        let implicit = try CrosscheckBinary.run(common + ["--remote-rejection", "implicit"])
+        XCTAssertEqual(implicit.status, 0, implicit.stdout + implicit.stderr)
+        XCTAssertTrue(implicit.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), implicit.stdout)
+        let explicit = try CrosscheckBinary.run(common + ["--remote-rejection", "explicit"])
+        XCTAssertEqual(explicit.status, 1, explicit.stdout + explicit.stderr)
+        XCTAssertFalse(explicit.stdout.contains(" 0 disagreements"), explicit.stdout)
     }
 }

@@ -50,7 +50,8 @@ final class RemoteOracleCLITests: XCTestCase {
         let start = Date()
         // The audits belong to the reference client; the seed-app client has tests of its own.
         let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", profile, "--client", "reference",
-                                                "--timeout", "3", "--junit", path.path, "--quiet"] + extra)
+                                                "--timeout", "3", "--junit", path.path, "--quiet"]
+                                               + (profile == "aes-https" ? ["--skip-ats"] : []) + extra)  // ATS: ATSCLITests
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(try CrosscheckBinary.validate(path), 0, "the report validates")
         let document = try XMLDocument(contentsOf: path, options: [])
@@ -311,5 +312,84 @@ final class RemoteOracleCLITests: XCTestCase {
             XCTAssertEqual(outcome.status, 64, value)
             XCTAssertTrue(outcome.stderr.contains("--timing"), outcome.stderr)
         }
+    }
+
+    // MARK: implicit rejection (OpenSSL ≥ 3.2)
+
+    /// A stand-in for OpenSSL ≥ 3.2's implicit rejection, written here from its description (not
+    /// OpenSSL's algorithm, which PythonRef models): a bad PKCS#1 v1.5 padding decrypts to a
+    /// synthetic message, deterministic per ciphertext and unrelated to the block's bytes; a
+    /// ciphertext out of range is still refused. `onBadPadding` may replace the synthetic message.
+    func startImplicitRejection(_ options: [String], onBadPadding: String = "synthetic") throws -> UInt16 {
+        try startVariant("""
+        import hashlib, hmac, os
+        class Variant(base_server.Conversation):
+            def decrypt(self, ciphertext):
+                block = self.raw_rsa(ciphertext)  # refuses a wrong length or c >= n, as OpenSSL does
+                separator = block.find(b"\\x00", 2)
+                if block[:2] == b"\\x00\\x02" and separator >= 10:
+                    return block[separator + 1:]
+                secret = hashlib.sha256(self.private_key.private_numbers().d.to_bytes(self.k, "big")).digest()
+                mac = hmac.new(secret, ciphertext, hashlib.sha256).digest()
+                synthetic = (mac * (self.k // 32 + 1))[: mac[0] % (self.k - 10)]
+                return {"synthetic": synthetic, "lenient": block[2:], "random": os.urandom(24)}["\(onBadPadding)"]
+        """, ["--padding", "pkcs1"] + options)
+    }
+
+    func testImplicitRejectionWithDigest_passesAndTheAuditProvesIt() throws {
+        let port = try startImplicitRejection(["--digest"])
+        let (status, report, _) = try remote(port, [])
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
+        XCTAssertEqual(report.cases["oracle.rsa-padding"]?.outcome, "passed")
+        XCTAssertEqual(report.cases["refuses.undecryptable-ciphertext"]?.outcome, "passed")
+        XCTAssertEqual(report.cases["refuses.ciphertext-over-the-modulus"]?.outcome, "passed", "still refused outright")
+        let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
+        XCTAssertTrue(finding.hasPrefix("implicit rejection (OpenSSL ≥ 3.2): undecryptable ciphertexts are acknowledged with a synthetic plaintext; no padding oracle"), finding)
+        XCTAssertTrue(finding.contains("proven with the digest extension: 6 malformed classes"), finding)
+        XCTAssertTrue(try XCTUnwrap(report.property("padding.phone-to-pi", "finding")).contains("PKCS#1 v1.5"))
+    }
+
+    /// Without the digest every padding is acknowledged: discovery takes the server's own
+    /// pi-to-phone padding, and the audit says implicit rejection is consistent, not proven.
+    func testImplicitRejectionWithoutDigest_passesAsConsistentNotProven() throws {
+        let port = try startImplicitRejection([])
+        let (status, report, _) = try remote(port, [])
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
+        XCTAssertEqual(report.cases["oracle.rsa-padding"]?.outcome, "passed")
+        let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
+        XCTAssertTrue(finding.contains("consistent with it, not proven"), finding)
+        let padding = try XCTUnwrap(report.cases["audit:padding.phone-to-pi"])
+        XCTAssertTrue(padding.message.contains("uses PKCS#1 v1.5 encryption (it also acknowledged oaep-sha256 and oaep-sha1 ciphertexts"), padding.message)
+    }
+
+    /// A decoder that skips the padding checks acknowledges the block's own bytes: the digest shows it.
+    func testLenientDecoder_failsAsLenientNotImplicitRejection() throws {
+        let port = try startImplicitRejection(["--digest"], onBadPadding: "lenient")
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertEqual(oracle.outcome, "failure")
+        XCTAssertTrue(oracle.message.hasPrefix("a lenient PKCS#1 v1.5 decoder: class wrong-first-byte"), oracle.message)
+        XCTAssertTrue(try XCTUnwrap(report.cases["refuses.undecryptable-ciphertext"]).message.contains("a lenient PKCS#1 v1.5 decoder"))
+    }
+
+    /// Implicit rejection is deterministic; a server answering random bytes is not it.
+    func testRandomPlaintextOnBadPadding_failsAsNotDeterministic() throws {
+        let port = try startImplicitRejection(["--digest"], onBadPadding: "random")
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertTrue(oracle.message.contains("sent twice, was acknowledged with different digests"), oracle.message)
+    }
+
+    /// An OAEP server that acknowledges what it cannot decrypt is not implicit rejection (OAEP has
+    /// none): its own pi-to-phone ciphertexts give its padding away, and the audit fails it.
+    func testOAEPServerThatAcknowledgesGarbage_stillFails() throws {
+        let port = try startServer(["Tests/Zoo/rsa_socket/ok_on_garbage.py"])
+        let (status, report, _) = try remote(port, [])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(try XCTUnwrap(report.property("padding.phone-to-pi", "finding")).hasPrefix("phone-to-pi uses oaep-sha256"))
+        XCTAssertTrue(try XCTUnwrap(report.cases["oracle.rsa-padding"]).message.hasPrefix("the server acknowledged undecryptable ciphertexts"))
+        XCTAssertEqual(report.cases["refuses.undecryptable-ciphertext"]?.outcome, "failure")
     }
 }

@@ -11,10 +11,18 @@ struct CrosscheckBinary {
         URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("crosscheck")
     }
 
-    static func run(_ arguments: [String], executable: URL = url) throws -> Outcome {
+    /// `home`: the HOME crosscheck runs with (default: this process's).
+    static func run(_ arguments: [String], executable: URL = url, home: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let home {
+            var environment = ProcessInfo.processInfo.environment
+            environment["HOME"] = home.path
+            environment["CFFIXED_USER_HOME"] = home.path
+            environment["XDG_CONFIG_HOME"] = nil
+            process.environment = environment
+        }
         process.currentDirectoryURL = root
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

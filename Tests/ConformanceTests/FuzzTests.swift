@@ -15,6 +15,45 @@ final class FuzzTests: XCTestCase {
         FuzzOracle(swift: swift, python: try pythonPeer(), corpus: try corpus())
     }
 
+    // MARK: implicit rejection
+
+    /// `--rsa-rejection implicit`: PythonRef's server acknowledges bad PKCS#1 v1.5 paddings where
+    /// the Swift side refuses; each such difference is explained (PythonRef told explicit answers as
+    /// Swift does), and the frames where it happens are really answered otherwise.
+    func testImplicitRejection_everyDifferenceIsExplainedAndSomeFramesDiffer() throws {
+        let corpus = try corpus()
+        let oracle = try oracle()
+        let generator = FrameGenerator(corpus: corpus, seed: 5, families: [.encrypted], overrides: ["rejection": "implicit", "padding": "pkcs1"])
+        var explained = 0
+        for index in 0..<300 {
+            let frame = generator.frame(at: index)
+            let (swift, python) = oracle.run(frame)
+            XCTAssertEqual(FuzzOracle.judge(swift: swift, python: python), .agreed, "frame \(index): \(swift.line) / \(python.line)")
+            if python.note.hasPrefix("implicit rejection") {
+                explained += 1
+                let implicit = oracle.machineVerdict(frame, python: true)
+                XCTAssertNotEqual(implicit.detail, python.detail, "frame \(index): implicit PythonRef answered otherwise")
+                XCTAssertTrue(implicit.detail.contains("events [decrypted("), "frame \(index): acknowledged: \(implicit.detail)")
+            }
+        }
+        XCTAssertGreaterThan(explained, 10, "bad paddings among 300 encrypted frames")
+    }
+
+    /// The explanation covers only that difference: a Swift side that accepts what PythonRef
+    /// refuses, or a difference PythonRef's explicit answer does not share, stays a disagreement.
+    func testImplicitRejection_explainsNothingElse() throws {
+        let oracle = try oracle()
+        let frame = FrameGenerator(corpus: try corpus(), seed: 5, families: [.encrypted], overrides: ["rejection": "implicit"]).frame(at: 0)
+        let accepted = FuzzVerdict.accepted("x", detail: "a"), rejected = FuzzVerdict.rejected(.decryptFailed, note: "")
+        XCTAssertNil(oracle.implicitRejectionExplained(frame, swift: accepted, python: rejected))
+        var crashed = accepted
+        crashed.outcome = .crashed
+        XCTAssertNil(oracle.implicitRejectionExplained(frame, swift: rejected, python: crashed))
+        var explicitFrame = frame
+        explicitFrame.setting["rejection"] = "explicit"
+        XCTAssertNil(oracle.implicitRejectionExplained(explicitFrame, swift: rejected, python: accepted))
+    }
+
     // MARK: generation
 
     func testFrames_areTheSameForTheSameSeedAndDifferForAnother() throws {

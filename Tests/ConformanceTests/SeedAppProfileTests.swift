@@ -70,7 +70,7 @@ final class SeedAppProfileTests: XCTestCase {
             }
             return server.handle(request)
         }
-        assertNames(failure, ["envelope-without-json-content-type", "answered 415", "override func request(bySerializingRequest:"])
+        assertNames(failure, ["envelope-without-json-content-type", "answered 415", "override func request(bySerializingRequest request: URLRequest"])
     }
 
     func testKeyOf16Bytes_failsNamingGetCString() {
@@ -97,6 +97,40 @@ final class SeedAppProfileTests: XCTestCase {
         XCTAssertEqual(run(.whole), [.decrypted(RSASocket.defaultMessage), .serverStopped])
         guard case let .failed(reason)? = run(.chunks(64)).first else { return XCTFail("a split ciphertext must fail") }
         XCTAssertTrue(reason.contains("one-200-byte-read") && reason.contains("last read, 64 bytes"), reason)
+    }
+
+    /// A legacy server that reads by pauses answers `Quit` only after its own quiet gap. The app
+    /// waits for bytes without a deadline (seed 000), so the model must not give up at one quiet line.
+    func testServerAnsweringQuitAfterItsQuietGap_isWaitedFor() throws {
+        let appKey = try RSAPrivateKey(bits: 1024)
+        let server = AnswersQuitWhenQuiet(RSASocketServer(config: RSASocketServerConfig(padding: ._WEAK_AND_INSECURE_PKCS_V1_5, framing: .legacy,
+                                                                                        privateKey: try RSAPrivateKey(bits: 1024))))
+        let transcript = Conversation.run(client: SeedAppRSASocketClient(privateKey: appKey), server: server)
+        XCTAssertEqual(transcript.clientEvents, [.decrypted(RSASocket.defaultMessage), .serverStopped])
+        XCTAssertTrue(server.heldAnAnswer, "the planted delay took effect")
+    }
+
+    /// Holds back what the server says after the client's `Quit` until the line has been quiet.
+    final class AnswersQuitWhenQuiet: SessionMachine {
+        let inner: SessionMachine
+        private var held: [SessionAction] = []
+        private var quitSeen = false
+        private(set) var heldAnAnswer = false
+        init(_ inner: SessionMachine) { self.inner = inner }
+        var closed: Bool { held.isEmpty && inner.closed }
+        func start() -> [SessionAction] { inner.start() }
+        func receive(_ data: Data) -> [SessionAction] {
+            if String(decoding: data, as: UTF8.self).contains(RSASocket.quit) { quitSeen = true }
+            let actions = inner.receive(data)
+            guard quitSeen else { return actions }
+            held += actions
+            heldAnAnswer = heldAnAnswer || !actions.isEmpty
+            return []
+        }
+        func idle() -> [SessionAction] {
+            defer { held = [] }
+            return held + inner.idle()
+        }
     }
 
     func testNonUTF8Plaintext_isTheCrashTheAppWouldHave() throws {

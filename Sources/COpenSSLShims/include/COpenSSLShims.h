@@ -20,5 +20,9 @@ int COpenSSLShims_EVP_PKEY_PUBLIC_KEY(void);
 int COpenSSLShims_EVP_PKEY_KEYPAIR(void);
 /// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
 int COpenSSLShims_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
+/// SSL_CTX_set_max_proto_version is a macro over SSL_CTX_ctrl (the TLS probe offers one version at a time).
+int COpenSSLShims_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version);
+/// SSL_set_tlsext_host_name (SNI) is a macro over SSL_ctrl.
+int COpenSSLShims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
 
 #endif

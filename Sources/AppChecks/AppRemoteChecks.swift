@@ -1,0 +1,116 @@
+import Foundation
+import AppUnderTest
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// Where `crosscheck remote --app` sends the app under test: a live server, reached as the app
+/// reaches it (the name in its URL, the certificate it pins, the account it logs in with).
+public struct AppRemoteTarget: Sendable {
+    public let target: ServerAddress
+    /// "rsa-socket" or "aes-https".
+    public let profile: String
+    public var serverName: String?
+    public var pin: String?
+    public var username = "user"
+    public var password = "password"
+    public var timeout: TimeInterval = 5
+
+    public init(target: ServerAddress, profile: String) { self.target = target; self.profile = profile }
+    var urlHost: String { serverName ?? target.host }
+}
+
+/// The app under test as a client of a live server (`crosscheck remote --app DIR|seed-00N`): its own
+/// code and, where it has them, its own networking (seed 000's socket session), its envelope code
+/// (seed 001) over the live HTTPS connection, its pinning delegate (seed 002) on the chain the live
+/// server presents. Testcases `app.<identifier>.…` in `remote.<host:port>`; a failure names what the
+/// app's code did, with the lines it printed.
+public enum AppRemoteChecks {
+    public static func checks(_ app: AppSubject, _ remote: AppRemoteTarget) -> [Check] {
+        let suite = "remote.\(remote.target)"
+        let classname = "crosscheck.remote.\(remote.profile)"
+        var list: [Check] = []
+        func add(_ name: String, _ body: @escaping @Sendable () throws -> CheckOutcome) {
+            list.append(Check(suite: suite, classname: classname, name: "app.\(app.identifier).\(name)") {
+                do { return try body() } catch let unreachable as AppUnreachable {
+                    return .error(message: "\(app.identifier) could not be asked: \(unreachable)", details: "")
+                } catch let error as TransportError {
+                    return .error(message: "\(remote.target): \(error)", details: "")
+                }
+            })
+        }
+        if remote.profile == "rsa-socket" {
+            guard app.has(RSASocketSession.self) else { return [skipped(suite, classname, app, "session", "it has no RSASocketSession (its own socket client)")] }
+            add("session-over-its-own-socket") {
+                let address = try HostResolver.resolve(remote.target.host, timeout: remote.timeout)
+                let plaintext = try AppExpect.succeeds(app, "run its session over its own socket to \(remote.target)") {
+                    try app.with(RSASocketSession.self) { try $0.runSession(host: address, port: Int(remote.target.port), timeout: remote.timeout) }
+                }
+                guard !plaintext.isEmpty else {
+                    throw CheckFailure("\(app.identifier)'s session with \(remote.target) ended without a message decrypted")
+                }
+                return .passed
+            }
+            return list
+        }
+        if app.has(CertificatePinning.self), let pin = remote.pin {
+            add("pinning-accepts-the-live-chain") {
+                let pinned = try pinnedDER(pin)
+                let chain = try liveChain(remote)
+                let console = AppConsole.mark
+                let accepted = try AppExpect.succeeds(app, "decide on the chain \(remote.target) presents") {
+                    try app.with(CertificatePinning.self) { try $0.evaluateServerTrust(chainDER: chain, host: remote.urlHost, pinnedCertificateDER: pinned) }
+                }
+                guard accepted else {
+                    throw CheckFailure("\(app.identifier)'s pinning delegate refuses the chain \(remote.target) presents for \(remote.urlHost) (pinned: \(pin)): the app would cancel every request",
+                                       details: AppExpect.printed(since: console))
+                }
+                return .passed
+            }
+        }
+        if app.has(AESEnvelopeClient.self), let pin = remote.pin {
+            add("login-and-echo") {
+                let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: remote.timeout)
+                let address = try HostResolver.resolve(remote.target.host, timeout: remote.timeout)
+                let host = remote.urlHost
+                let url = URL(string: "https://\(host.contains(":") ? "[\(host)]" : host):\(remote.target.port)")!
+                try AppSessionChecks.loginAndEcho(app, server: "live \(remote.target)", username: remote.username, password: remote.password) { request in
+                    let answer = try client.send(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
+                                                 to: url, resolve: HostResolver.isLiteral(host) ? nil : (host, address))
+                    return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+                }
+                return .passed
+            }
+        }
+        if list.isEmpty {
+            return [skipped(suite, classname, app, "https", remote.pin == nil ? "aes-https needs --pin" : "it has neither AESEnvelopeClient nor CertificatePinning")]
+        }
+        return list
+    }
+
+    /// The chain the live server presents (TLS 1.3, else 1.2), leaf first, as the app's delegate gets it.
+    static func liveChain(_ remote: AppRemoteTarget) throws -> [Data] {
+        let address = try HostResolver.resolve(remote.target.host, timeout: remote.timeout)
+        for version in [TLSProtocolVersion.tls1_3, .tls1_2] {
+            if let facts = try InsecureTLSProbe.handshake(host: address, port: remote.target.port, offering: version,
+                                                          serverName: remote.urlHost, timeout: remote.timeout), !facts.peerChain.isEmpty {
+                return facts.peerChain
+            }
+        }
+        throw CheckFailure("\(remote.target) completed no TLS 1.2 or 1.3 handshake, so there is no chain for the app to decide on")
+    }
+
+    static func pinnedDER(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path), let certificate = try? X509Certificate(pem: data) else {
+            throw CheckFailure("--pin \(path): no readable PEM certificate")
+        }
+        return certificate.der
+    }
+
+    static func skipped(_ suite: String, _ classname: String, _ app: AppSubject, _ name: String, _ why: String) -> Check {
+        Check(suite: suite, classname: classname, name: "app.\(app.identifier).\(name)") {
+            .skipped(reason: "not run: \(app.identifier) cannot be a client of this profile: \(why)")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// An app's container: the scratch home its own process runs in, with the folders an iOS app
+/// has, so what the app writes is observable and crosscheck's own home stays clean. The host's
+/// environment points Foundation there: on Linux `FileManager`'s Documents and `NSHomeDirectory()`
+/// follow CFFIXED_USER_HOME, Caches follows XDG_CACHE_HOME, Application Support XDG_DATA_HOME,
+/// `NSTemporaryDirectory()` TMPDIR, and `UserDefaults.standard` keeps its plist
+/// (`<executable>.plist`) in XDG_CONFIG_HOME, here Library/Preferences as on iOS.
+public struct AppContainer: Sendable, Equatable {
+    /// The folder that holds the container and the app's console log.
+    public let folder: URL
+    /// The app's home.
+    public var home: URL { folder.appendingPathComponent("home") }
+    public var documents: URL { home.appendingPathComponent("Documents") }
+    public var caches: URL { home.appendingPathComponent("Library/Caches") }
+    public var preferences: URL { home.appendingPathComponent("Library/Preferences") }
+    public var applicationSupport: URL { home.appendingPathComponent("Library/Application Support") }
+    public var tmp: URL { home.appendingPathComponent("tmp") }
+    /// What the app's process printed (its stderr), kept outside its home.
+    public var console: URL { folder.appendingPathComponent("console.log") }
+
+    public init(folder: URL) { self.folder = folder.standardizedFileURL }
+
+    /// A fresh container in `folder`: whatever a previous run left there is removed first.
+    public static func fresh(in folder: URL) throws -> AppContainer {
+        let container = AppContainer(folder: folder)
+        let manager = FileManager.default
+        if manager.fileExists(atPath: container.folder.path) { try manager.removeItem(at: container.folder) }
+        for directory in [container.documents, container.caches, container.preferences, container.applicationSupport, container.tmp] {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        guard manager.createFile(atPath: container.console.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: container.console.path])
+        }
+        return container
+    }
+
+    /// The environment of the app's process: this process's, with its home and folders moved here.
+    public func environment(from base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        var environment = base
+        environment["HOME"] = home.path
+        environment["CFFIXED_USER_HOME"] = home.path
+        environment["XDG_CONFIG_HOME"] = preferences.path
+        environment["XDG_CACHE_HOME"] = caches.path
+        environment["XDG_DATA_HOME"] = applicationSupport.path
+        environment["TMPDIR"] = tmp.path + "/"
+        return environment
+    }
+
+    /// The path of `url` inside the home, as the audit names places ("Documents/key.txt").
+    public func relativePath(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path, root = home.path + "/"
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
+
+/// A key that crossed between crosscheck and the app: handed to it, or got from it.
+public struct KeyMaterial: Equatable, Sendable {
+    public let bytes: Data
+    /// What it is, for a finding: "the key given to keychain.store", "the private key from rsa-own-key.encrypt".
+    public let what: String
+    public init(_ bytes: Data, _ what: String) { self.bytes = bytes; self.what = what }
+}
+
+/// One keychain item as the app stored it, as its process reports it.
+public struct KeychainItemRecord: Equatable, Sendable {
+    /// Apple's name of the class ("kSecClassKey").
+    public let itemClass: String
+    /// The attributes the app passed, by Apple's names ("kSecAttrAccessible": "kSecAttrAccessibleAfterFirstUnlock").
+    public let requested: [String: String]
+    /// The item's accessibility: the app's, or the keychain's default.
+    public let accessible: String
+    public let value: Data?
+    /// Made by SecKeyCreateRandomKey with kSecAttrIsPermanent.
+    public let generatedPermanentKey: Bool
+    public let isPrivateKey: Bool
+
+    public init(itemClass: String, requested: [String: String], accessible: String, value: Data?, generatedPermanentKey: Bool, isPrivateKey: Bool) {
+        self.itemClass = itemClass; self.requested = requested; self.accessible = accessible; self.value = value
+        self.generatedPermanentKey = generatedPermanentKey; self.isPrivateKey = isPrivateKey
+    }
+}
+
+/// What the app's process reports about where it keeps things.
+public struct StorageFacts: Equatable, Sendable {
+    public let keychainItems: [KeychainItemRecord]
+    /// Private keys the app exported (SecKeyCopyExternalRepresentation).
+    public let exportedPrivateKeys: [Data]
+    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data]) {
+        self.keychainItems = keychainItems; self.exportedPrivateKeys = exportedPrivateKeys
+    }
+}
+
+/// An app in a container of its own, as the key-storage audit reads it. Not an adapter's
+/// capability: crosscheck's proxy for a hosted app adopts it when it gave the app a container.
+public protocol KeyStorageInspection {
+    var container: AppContainer { get }
+    /// Every key that crossed between crosscheck and the app so far.
+    var keyMaterial: [KeyMaterial] { get }
+    /// Asks the app's process to write its defaults to disk (iOS does so by itself) and to report
+    /// its keychain items and exported private keys.
+    func storageFacts() throws -> StorageFacts
+}

@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+import AppChecks
+import AppHost
+import AppUnderTest
+import Conformance
+
+/// The key-storage audit against apps in containers of their own, each run as a team's app is
+/// (its own process, over the host protocol): the planted apps of Tests/PlantedStorageApps, each
+/// keeping its key in one wrong place, must be flagged at that place and nowhere else; an app by
+/// the book and seed 003's own store pass clean; seed 004's key in UserDefaults is seed 003's finding.
+final class KeyStorageAuditTests: XCTestCase {
+    /// The executables built beside this test bundle.
+    static let products = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent()
+    static let planted = products.appendingPathComponent("planted-storage-apps")
+    static let crosscheck = products.appendingPathComponent("crosscheck")
+    static let places = ["user-defaults", "files", "console", "keychain-accessibility", "permanent-keys"]
+
+    struct Audit {
+        let results: [String: CheckResult]
+        let facts: StorageFacts
+        let container: AppContainer
+        func verdicts() -> [String: String] { results.mapValues(\.verdict) }
+        func message(_ place: String) -> String { results[place]?.message ?? "" }
+    }
+
+    /// Runs the audit's checks for the app `arguments` serves, in a fresh container.
+    func audit(_ executable: URL, _ arguments: [String]) throws -> Audit {
+        let folder = try makeScratchDirectory().appendingPathComponent(arguments.last ?? "app")
+        let container = try AppContainer.fresh(in: folder)
+        let environment = container.environment()
+        let app = try HostedApp(launch: {
+            try HostChannel.launch(executable: executable, arguments: arguments, log: container.console, environment: environment)
+        }, container: container)
+        defer { app.stop() }
+        let subject = AppSubject(app)
+        let checks = KeyStorageAudit.checks(try suiteContext(), apps: [subject])
+        XCTAssertEqual(checks.map(\.name), Self.places.map { "\(app.identifier).key-storage.\($0)" })
+        XCTAssertEqual(Set(checks.map(\.suite)), ["audit.\(app.identifier)"])
+        let results = Runner().run(checks)
+        var byPlace: [String: CheckResult] = [:]
+        for result in results { byPlace[String(result.check.name.dropFirst("\(app.identifier).key-storage.".count))] = result }
+        return Audit(results: byPlace, facts: try app.storageFacts(), container: container)
+    }
+
+    func makeScratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("crosscheck-audit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Every place passed but `flagged`, which were skipped as weaknesses.
+    func assertFlagged(_ audit: Audit, _ flagged: Set<String>, file: StaticString = #filePath, line: UInt = #line) {
+        let expected = Dictionary(uniqueKeysWithValues: Self.places.map { ($0, flagged.contains($0) ? "skipped" : "passed") })
+        XCTAssertEqual(audit.verdicts(), expected, "\(audit.results.mapValues(\.message))", file: file, line: line)
+        for place in flagged { XCTAssertTrue(audit.message(place).hasPrefix("weakness: "), audit.message(place), file: file, line: line) }
+    }
+
+    func testTextbookApp_passesClean() throws {
+        let audit = try audit(Self.planted, ["textbook-storage"])
+        assertFlagged(audit, [])
+        // Not clean by having nothing: the audit's key is in its keychain, as asked.
+        let item = try XCTUnwrap(audit.facts.keychainItems.first)
+        XCTAssertEqual(audit.facts.keychainItems.count, 1)
+        XCTAssertEqual(item.requested["kSecAttrAccessible"], "kSecAttrAccessibleWhenUnlockedThisDeviceOnly")
+        XCTAssertEqual(item.requested["kSecAttrApplicationTag"], "crosscheck.audit.key-storage")
+        XCTAssertEqual(item.value?.count, 32)
+    }
+
+    func testSeed003sOwnStore_passesClean() throws {
+        let audit = try audit(Self.crosscheck, ["app-host", "seed-003"])
+        assertFlagged(audit, [])
+        let stored = audit.facts.keychainItems.filter { $0.requested["kSecAttrApplicationTag"] == "crosscheck.audit.key-storage" }
+        XCTAssertEqual(stored.map(\.accessible), ["kSecAttrAccessibleWhenUnlockedThisDeviceOnly"])
+        // Its RSA snippet: a permanent key pair, tagged; the private key was exported (to crosscheck) but written nowhere.
+        XCTAssertTrue(audit.facts.keychainItems.contains { $0.generatedPermanentKey && $0.isPrivateKey && $0.requested["kSecAttrApplicationTag"] == "com.myapp.keys.localStore" })
+        XCTAssertEqual(audit.facts.exportedPrivateKeys.count, 1)
+    }
+
+    func testSeed004_keyInUserDefaultsIsSeed003sFinding() throws {
+        let audit = try audit(Self.crosscheck, ["app-host", "seed-004"])
+        assertFlagged(audit, ["user-defaults"])
+        XCTAssertTrue(audit.message("user-defaults").contains(
+            #"UserDefaults key "encryptionKey" (Library/Preferences/crosscheck.plist) holds the app's file-sealing key (file.current-key) as base64"#),
+                      audit.message("user-defaults"))
+        XCTAssertTrue(audit.message("user-defaults").contains("seed 003's finding \"use of file-based key storage\""), audit.message("user-defaults"))
+        // The defaults are where the audit says: the container's Library/Preferences, readable back.
+        let plist = try Data(contentsOf: audit.container.preferences.appendingPathComponent("crosscheck.plist"))
+        let defaults = try XCTUnwrap(PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
+        XCTAssertEqual((defaults["encryptionKey"] as? String).flatMap { Data(base64Encoded: $0) }?.count, 32)
+        // --strict: the finding fails.
+        let strict = KeyStorageAudit.strict(try XCTUnwrap(audit.results["user-defaults"]))
+        XCTAssertEqual(strict.verdict, "failed")
+        XCTAssertTrue(strict.message.hasPrefix("weakness (--strict): UserDefaults key \"encryptionKey\""), strict.message)
+        XCTAssertEqual(KeyStorageAudit.strict(try XCTUnwrap(audit.results["files"])).verdict, "passed")
+    }
+
+    func testKeyInADocumentsFile_flaggedWithItsPath() throws {
+        let audit = try audit(Self.planted, ["planted-documents-file"])
+        assertFlagged(audit, ["files"])
+        XCTAssertTrue(audit.message("files").contains(
+            "the file Documents/crosscheck.audit.key-storage.key holds the key crosscheck gave the app to keep (keychain.store) as raw bytes"), audit.message("files"))
+        XCTAssertTrue(audit.message("files").contains("Использование файлового хранилища ключей"), audit.message("files"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: audit.container.documents.appendingPathComponent("crosscheck.audit.key-storage.key").path))
+    }
+
+    func testKeyInUserDefaults_flaggedWithItsKey() throws {
+        let audit = try audit(Self.planted, ["planted-user-defaults"])
+        assertFlagged(audit, ["user-defaults"])
+        XCTAssertTrue(audit.message("user-defaults").contains(
+            #"UserDefaults key "key.crosscheck.audit.key-storage" (Library/Preferences/planted-storage-apps.plist) holds the key crosscheck gave the app to keep (keychain.store) as base64"#),
+                      audit.message("user-defaults"))
+    }
+
+    func testKeyPrintedToTheConsole_flaggedWithTheLine() throws {
+        let audit = try audit(Self.planted, ["planted-printed-key"])
+        assertFlagged(audit, ["console"])
+        XCTAssertTrue(audit.message("console").contains("the app printed the key crosscheck gave the app to keep (keychain.store) as hex (\(audit.container.console.path) line "),
+                      audit.message("console"))
+    }
+
+    func testKeychainAfterFirstUnlock_flaggedWithTheAttribute() throws {
+        let audit = try audit(Self.planted, ["planted-after-first-unlock"])
+        assertFlagged(audit, ["keychain-accessibility"])
+        XCTAssertTrue(audit.message("keychain-accessibility").contains(
+            #"the kSecClassKey item tagged "crosscheck.audit.key-storage": stored as kSecAttrAccessibleAfterFirstUnlock: readable from the first unlock until restart, locked or not, and it goes into backups and onto a new device"#),
+                      audit.message("keychain-accessibility"))
+    }
+
+    func testKeychainAlways_flaggedWithTheAttribute() throws {
+        let audit = try audit(Self.planted, ["planted-always"])
+        assertFlagged(audit, ["keychain-accessibility"])
+        XCTAssertTrue(audit.message("keychain-accessibility").contains(
+            #"stored as kSecAttrAccessibleAlways: readable even while the device is locked, and it goes into backups and onto a new device (deprecated since iOS 12)"#),
+                      audit.message("keychain-accessibility"))
+    }
+
+    func testUntaggedPermanentKeyExportedToCaches_flaggedTwice() throws {
+        let audit = try audit(Self.planted, ["planted-untagged-permanent-key"])
+        assertFlagged(audit, ["files", "permanent-keys"])
+        let written = "the file Library/Caches/rsa-backup.txt holds the private key the app made (rsa-own-key.encrypt) as base64"
+        XCTAssertTrue(audit.message("files").contains(written), audit.message("files"))
+        XCTAssertTrue(audit.message("permanent-keys").contains("a private key left the keychain and was written down: " + written), audit.message("permanent-keys"))
+        XCTAssertTrue(audit.message("permanent-keys").contains(
+            "the kSecClassKey private key with no tag, service, account or label: a private key made permanent (kSecAttrIsPermanent) without kSecAttrApplicationTag"),
+                      audit.message("permanent-keys"))
+    }
+
+    /// An app in crosscheck's own process has no container to read: it gets no audit testcases.
+    func testAppWithoutAContainer_hasNoAuditChecks() throws {
+        let inProcess = try HostedApp(launch: { HostChannel.inProcess(TextbookApp()) })
+        defer { inProcess.stop() }
+        XCTAssertNil(inProcess.capability(KeyStorageInspection.self))
+        XCTAssertTrue(KeyStorageAudit.checks(try suiteContext(), apps: [AppSubject(inProcess), AppSubject(TextbookApp())]).isEmpty)
+    }
+}

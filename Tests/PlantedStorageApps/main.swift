@@ -1,0 +1,132 @@
+// Apps for the key-storage audit's tests, written against Apple's API (crosscheck's Security and
+// Foundation) as a team would, each keeping its key somewhere: one by the book and planted
+// flaws, each of which the audit must flag at its place and nowhere else. Deliberately wrong
+// where marked PLANTED. `planted-storage-apps NAME` serves one over the host protocol, as
+// crosscheck's generated host serves a team's app (Tests/AppChecksTests/KeyStorageAuditTests.swift
+// runs them in containers of their own).
+import Foundation
+import Security
+import AppHost
+import AppUnderTest
+
+/// Keeps keys through `keep`/`fetch`; the subclasses differ only in where.
+class StorageApp: AppUnderTest, SymmetricKeyStorage {
+    let identifier: String
+    let summary: String
+    init(_ identifier: String, _ summary: String) { self.identifier = identifier; self.summary = summary }
+
+    func storeKey(_ key: Data, tag: String) throws { try keep(key, tag: tag) }
+    func readKey(tag: String) throws -> Data { try fetch(tag: tag) }
+    func keep(_ key: Data, tag: String) throws { fatalError("a subclass keeps keys") }
+    func fetch(tag: String) throws -> Data { fatalError("a subclass reads keys") }
+}
+
+/// A keychain item for the key, with the accessibility each app chooses (nil: none given).
+func keychainStore(_ key: Data, tag: String, accessible: CFString?) throws {
+    let match: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]
+    SecItemDelete(match as CFDictionary)
+    var add = match
+    add[kSecValueData as String] = key
+    if let accessible { add[kSecAttrAccessible as String] = accessible }
+    let status = SecItemAdd(add as CFDictionary, nil)
+    guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+}
+
+func keychainRead(tag: String) throws -> Data {
+    let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnData as String: true]
+    var item: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &item)
+    guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+    return data
+}
+
+/// By the book: the keychain, kSecAttrAccessibleWhenUnlockedThisDeviceOnly.
+final class TextbookStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws { try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly) }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: the key as a file in Documents.
+final class DocumentsFileStorage: StorageApp {
+    func file(_ tag: String) -> URL {
+        FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0].appendingPathComponent("\(tag).key")
+    }
+    override func keep(_ key: Data, tag: String) throws { try key.write(to: file(tag)) }
+    override func fetch(tag: String) throws -> Data { try Data(contentsOf: file(tag)) }
+}
+
+/// PLANTED: the key as base64 in UserDefaults (seed 004's way).
+final class DefaultsStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws { UserDefaults.standard.set(key.base64EncodedString(), forKey: "key.\(tag)") }
+    override func fetch(tag: String) throws -> Data {
+        guard let text = UserDefaults.standard.string(forKey: "key.\(tag)"), let key = Data(base64Encoded: text) else {
+            throw AppFailure("read", "no key \(tag) in UserDefaults")
+        }
+        return key
+    }
+}
+
+/// PLANTED: the keychain done right, but the key printed as hex "for debugging".
+final class PrintingStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+        print("stored key for \(tag): \(key.map { String(format: "%02x", $0) }.joined())")
+    }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: the keychain as kSecAttrAccessibleAfterFirstUnlock (into backups, onto other devices).
+final class AfterFirstUnlockStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws { try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleAfterFirstUnlock) }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: the keychain as kSecAttrAccessibleAlways, as an app written before iOS 12 does.
+final class AlwaysStorage: StorageApp, LegacyKeychainStore {
+    // Deprecated like the constant it uses (this package builds with -warnings-as-errors; a team's
+    // app sees the warning), and called through a protocol so the warning stays here.
+    @available(*, deprecated, message: "PLANTED: kSecAttrAccessibleAlways")
+    func storeAlways(_ key: Data, tag: String) throws { try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleAlways) }
+    override func keep(_ key: Data, tag: String) throws { try (self as LegacyKeychainStore).storeAlways(key, tag: tag) }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+protocol LegacyKeychainStore { func storeAlways(_ key: Data, tag: String) throws }
+
+/// PLANTED: an RSA private key made permanent without a tag, and exported to Caches "as a backup".
+final class UntaggedPermanentKey: AppUnderTest, RSAOwnKeyEncryption {
+    let identifier = "planted-untagged-permanent-key"
+    let summary = "tests: SecKeyCreateRandomKey with kSecAttrIsPermanent and no tag, its export written to Caches (PLANTED)"
+    let rsaPadding = "oaep-sha256"
+
+    func encryptWithNewKey(_ plaintext: Data) throws -> (ciphertext: Data, privateKeyPKCS1DER: Data) {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+                                         kSecAttrIsPermanent as String: true]
+        guard let privateKey = SecKeyCreateRandomKey(attributes as CFDictionary, &error), let publicKey = SecKeyCopyPublicKey(privateKey),
+              let ciphertext = SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256, plaintext as CFData, &error) as Data?,
+              let exported = SecKeyCopyExternalRepresentation(privateKey, &error) as Data? else {
+            throw AppFailure("encrypt", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+        try FileManager.default.createDirectory(at: caches, withIntermediateDirectories: true)
+        try exported.base64EncodedString(options: .lineLength64Characters).write(to: caches.appendingPathComponent("rsa-backup.txt"), atomically: true, encoding: .utf8)
+        return (ciphertext, exported)
+    }
+}
+
+let apps: [String: () -> AppUnderTest] = [
+    "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
+    "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
+    "planted-user-defaults": { DefaultsStorage("planted-user-defaults", "tests: the key as base64 in UserDefaults (PLANTED)") },
+    "planted-printed-key": { PrintingStorage("planted-printed-key", "tests: the key printed as hex (PLANTED)") },
+    "planted-after-first-unlock": { AfterFirstUnlockStorage("planted-after-first-unlock", "tests: keychain AfterFirstUnlock (PLANTED)") },
+    "planted-always": { AlwaysStorage("planted-always", "tests: keychain Always (PLANTED)") },
+    "planted-untagged-permanent-key": { UntaggedPermanentKey() },
+]
+
+guard CommandLine.arguments.count == 2, let make = apps[CommandLine.arguments[1]] else {
+    FileHandle.standardError.write(Data("usage: planted-storage-apps \(apps.keys.sorted().joined(separator: "|"))\n".utf8))
+    exit(64)
+}
+AppHostServer.main(make())
