@@ -290,7 +290,7 @@ test-cflite: deps
 # Part of `make test`.
 # Issue 18: then the whole zoo again under the slow-link profile (scripts/slowlink.py: a Wi-Fi-like
 # proxy in front of each server, the server held to 10 % of a core by a cgroup): no verdict may
-# change. LINK=loopback|slow-link|both (default both); JOBS servers at once (default 4).
+# change. LINK=loopback|slow-link|both (default both); JOBS runs at once (default 8).
 ONLY ?=
 LINK ?=
 mutants: deps

@@ -5,7 +5,7 @@ server | expected | crosscheck's verdict | OK/WRONG | time. Exit 1 when any verd
 Two links (--link, default both): `loopback`, and `slow-link` (issue 18): each server behind a
 Wi-Fi-like proxy (jitter, stalls; scripts/slowlink.py) and held to a tenth of a core by a cgroup,
 crosscheck at its default --timeout; every verdict must be right and the same as on loopback.
---jobs servers are checked at once (each with its own ports and processes).
+Both links' runs share one pool of --jobs workers (each run has its own ports and processes).
 
 For each entry: start the server on 127.0.0.1 with --port 0 in its own process group, wait (under
 a deadline) for its `LISTENING <port>` line, run crosscheck remote with --timeout and --junit
@@ -283,31 +283,33 @@ def check(entry, args, specific, link):
             slowlink.CpuQuota.release(cgroup)
 
 
-def run_link(entries, args, specific, link, baseline=None):
-    """Checks every entry on `link`, --jobs at once; prints a row as each ends; returns
-    {name: verdict} and the list of reasons for wrong rows. With `baseline` (loopback's verdicts),
-    a verdict that differs from it is wrong too: no verdict may change with the link."""
-    os.makedirs(link.reports, exist_ok=True)
-    widths = (max([len("server")] + [len(e["name"]) for e in entries]),
-              max([len("expected")] + [len(e["expect"]) for e in entries]), 50, 7, 7)
-    print(table_row(("server", "expected", "crosscheck's verdict (%s)" % link.name, "", "time", ""), widths + (0,)))
-    print("-+-".join("-" * width for width in widths))
-    verdicts, reasons = {}, []
-    began = time.monotonic()
+def run_all(entries, args, specific, links):
+    """Checks every entry on every link, --jobs runs at once, the longest first (by the times the
+    last run kept in <reports>/times.json); prints a line as each run ends, then the table in the
+    registry's order, one verdict column per link. Returns the reasons for wrong verdicts: a verdict
+    the contract does not ask for, or a slow-link verdict that differs from loopback's (CHANGED: no
+    verdict may change with the link)."""
+    times_path = os.path.join(args.reports, "times.json")
+    try:
+        with open(times_path) as handle:
+            last = json.load(handle)
+    except (OSError, ValueError):
+        last = {}
+    for link in links:
+        os.makedirs(link.reports, exist_ok=True)
+    runs = [(link, entry) for link in links for entry in entries]
+    runs.sort(key=lambda run: -float(last.get("%s/%s" % (run[0].name, run[1]["name"]), 0)))
+    results, began = {}, time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(check, entry, args, specific, link): entry for entry in entries}
+        futures = {pool.submit(check, entry, args, specific, link): (link, entry) for link, entry in runs}
         try:
             for future in concurrent.futures.as_completed(futures):
-                entry = futures[future]
-                verdict, right, why, elapsed, note = future.result()
-                if right and baseline is not None and entry["name"] in baseline and baseline[entry["name"]] != verdict:
-                    right, why = False, "changed from %r on loopback" % baseline[entry["name"]]
-                verdicts[entry["name"]] = verdict
-                mark = "OK" if right else ("CHANGED" if why.startswith("changed") else "WRONG")
-                print(table_row((entry["name"], entry["expect"], verdict, mark, "%.1f s" % elapsed, note), widths + (0,)),
-                      flush=True)
-                if not right:
-                    reasons.append("%s (%s): %s" % (entry["name"], link.name, why))
+                link, entry = futures[future]
+                result = future.result()
+                results[(link.name, entry["name"])] = result
+                verdict, right, _, elapsed, note = result
+                print("  %-9s %-34s %-7s %6.1f s  %s  %s" % (link.name, entry["name"], "OK" if right else "WRONG",
+                                                             elapsed, verdict, note), flush=True)
         except BaseException:
             for future in futures:
                 future.cancel()
@@ -316,9 +318,35 @@ def run_link(entries, args, specific, link, baseline=None):
             for process in live:
                 stop_group(process, grace=1.0)
             raise
-    print("%s: %d servers, %d verdicts right, %d wrong, %.0f s" % (link.name, len(entries), len(entries) - len(reasons),
-                                                                  len(reasons), time.monotonic() - began), flush=True)
-    return verdicts, reasons
+    with open(times_path + ".tmp", "w") as handle:
+        last.update({"%s/%s" % key: round(value[3], 1) for key, value in results.items()})  # --only keeps the others
+        json.dump(last, handle, indent=1, sort_keys=True)
+    os.replace(times_path + ".tmp", times_path)
+
+    names = [link.name for link in links]
+    widths = [max([len("server")] + [len(e["name"]) for e in entries]),
+              max([len("expected")] + [len(e["expect"]) for e in entries])] + [50] * len(links) + [7]
+    print()
+    print(table_row(["server", "expected"] + ["crosscheck's verdict (%s)" % name for name in names] + ["", "time"],
+                    widths + [0]))
+    print("-+-".join("-" * width for width in widths + [12]))
+    reasons = []
+    for entry in entries:
+        row = [results[(name, entry["name"])] for name in names]
+        marks = []
+        for name, (verdict, right, why, _, _) in zip(names, row):
+            if not right:
+                reasons.append("%s (%s): %s" % (entry["name"], name, why))
+                marks.append("WRONG")
+        if len(row) == 2 and row[0][1] and row[1][1] and row[0][0] != row[1][0]:
+            reasons.append("%s (slow-link): changed from %r on loopback to %r" % (entry["name"], row[0][0], row[1][0]))
+            marks.append("CHANGED")
+        print(table_row([entry["name"], entry["expect"]] + [r[0] for r in row] +
+                        [marks[0] if marks else "OK", " / ".join("%.1f s" % r[3] for r in row)], widths + [0]), flush=True)
+    wrong_runs = len({reason.split(":", 1)[0] for reason in reasons})
+    print("%d servers, %d runs (%s), %d wrong, %.0f s" % (len(entries), len(runs), " + ".join(names), wrong_runs,
+                                                         time.monotonic() - began))
+    return reasons
 
 
 def raise_stop(signum, frame):
@@ -346,7 +374,8 @@ def main(argv=None):
     parser.add_argument("--slow-timeout", type=float, default=5.0,
                         help="crosscheck remote --timeout on the slow link (default 5, crosscheck's own default)")
     parser.add_argument("--seed", type=int, default=18, help="the slow link's delays (default 18)")
-    parser.add_argument("--jobs", type=int, default=4, help="servers checked at once (default 4)")
+    parser.add_argument("--jobs", type=int, default=8, help="runs at once (default 8: a run mostly waits on its "
+                        "server, deadlines and the slow link, not on the CPU)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs takes a positive number, not %d" % args.jobs)
@@ -405,18 +434,13 @@ def main(argv=None):
                                            slowlink.STALL_CHANCE * 100, args.seed,
                                            "%d%% of a core" % quota.percent if quota else "full speed", args.slow_timeout),
               flush=True)
-    reasons, baseline, began = [], None, time.monotonic()
     try:
-        for name in links:
-            link = Link(name, args.reports if name == "loopback" else os.path.join(args.reports, name),
-                        args.timeout if name == "loopback" else args.slow_timeout, quota, args.seed)
-            verdicts, wrong = run_link(entries, args, specific, link, baseline)
-            reasons += wrong
-            baseline = verdicts if name == "loopback" else baseline
+        reasons = run_all(entries, args, specific, [
+            Link(name, args.reports if name == "loopback" else os.path.join(args.reports, name),
+                 args.timeout if name == "loopback" else args.slow_timeout, quota, args.seed) for name in links])
     except (KeyboardInterrupt, Stop):
         print("mutants: interrupted; every server started was stopped", file=sys.stderr)
         return 130
-    print("%d runs, %d wrong, %.0f s in all" % (len(entries) * len(links), len(reasons), time.monotonic() - began))
     for reason in reasons:
         print("  WRONG %s" % reason)
     wrong = len(reasons)

@@ -108,24 +108,29 @@ class SlowLink:
                 return
 
     def _write(self, sink, chunks, pair):
+        """Delivers one direction's chunks when due. When the receiving side is gone, what still
+        comes for it is dropped and the other direction goes on (what the server said before it
+        closed still reaches the client, as on a real link); a reset is passed on after what came
+        before it."""
+        broken = False
         while True:
             due, data, ending = chunks.get()
             wait = due - time.monotonic()
-            if wait > 0:
+            if wait > 0 and not broken:
                 time.sleep(wait)  # the link's delay itself, not a stand-in for synchronisation
-            try:
-                if data:
-                    sink.sendall(data)
-                elif ending == "eof":
-                    sink.shutdown(socket.SHUT_WR)
-                    pair.half_closed()
-                    return
-                else:
-                    pair.reset()
-                    return
-            except OSError:
+            if ending == "reset":
                 pair.reset()
                 return
+            try:
+                if ending == "eof":
+                    if not broken:
+                        sink.shutdown(socket.SHUT_WR)
+                    pair.direction_ended()
+                    return
+                if not broken:
+                    sink.sendall(data)
+            except OSError:
+                broken = True
 
 
 class _Pair:
@@ -134,7 +139,7 @@ class _Pair:
     def __init__(self, a, b):
         self.sockets, self.ended, self.lock = (a, b), 0, threading.Lock()
 
-    def half_closed(self):
+    def direction_ended(self):
         with self.lock:
             self.ended += 1
             done = self.ended == 2
@@ -148,6 +153,12 @@ class _Pair:
 
 
 def _close(sock):
+    """FIN and close. shutdown first: a close alone waits for the thread blocked reading this socket
+    (the kernel keeps the connection while a call holds it), so nothing would reach the peer."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
     try:
         sock.close()
     except OSError:
@@ -155,11 +166,16 @@ def _close(sock):
 
 
 def _reset(sock):
+    """RST: no lingering, the blocked reader woken (SHUT_RD sends nothing), then the close."""
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.shutdown(socket.SHUT_RD)
     except OSError:
         pass
-    _close(sock)
+    try:
+        sock.close()
+    except OSError:
+        pass
 
 
 # ---- the CPU quota --------------------------------------------------------------------------------

@@ -139,11 +139,11 @@ def test_slow_link_resets_a_client_when_nothing_listens():
     spare.close()  # nothing listens on `port` now
     link = slowlink.SlowLink(port, seed="test")
     try:
-        with socket.create_connection(("127.0.0.1", link.port), timeout=30) as client:
-            with pytest.raises((ConnectionResetError, ConnectionAbortedError)):
+        with pytest.raises((ConnectionResetError, ConnectionAbortedError)):  # at connect or at the first read
+            with socket.create_connection(("127.0.0.1", link.port), timeout=30) as client:
                 client.sendall(b"x")
                 if client.recv(1) == b"":
-                    raise ConnectionAbortedError("closed")
+                    raise AssertionError("closed with a FIN, not reset")
     finally:
         link.close()
 
@@ -151,3 +151,34 @@ def test_slow_link_resets_a_client_when_nothing_listens():
 def test_cpu_quota_says_why_not_or_nothing():
     why = slowlink.CpuQuota.unavailable()
     assert why is None or (isinstance(why, str) and why)
+
+
+def test_slow_link_passes_on_a_refusal_and_the_reset_after_it():
+    """A server that answers and closes with bytes unread resets the connection; the client behind
+    the link must get the answer and then the reset (once, it waited for ever: a close alone does
+    not end a connection another thread is reading)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def refuse():
+        conn, _ = listener.accept()
+        conn.recv(4)  # the 4-byte header only: the rest stays unread
+        conn.sendall(b"Server: ERROR")
+        conn.close()
+
+    threading.Thread(target=refuse, daemon=True).start()
+    link = slowlink.SlowLink(listener.getsockname()[1], seed="test")
+    try:
+        with socket.create_connection(("127.0.0.1", link.port), timeout=10) as client:
+            client.sendall(b"\x00\x01\x00\x01" + bytes(64))
+            received, ending = b"", None
+            while ending is None:
+                try:
+                    chunk = client.recv(100)
+                    ending = "eof" if not chunk else None
+                    received += chunk
+                except ConnectionResetError:
+                    ending = "reset"
+        assert (received, ending) == (b"Server: ERROR", "reset")
+    finally:
+        link.close()
+        listener.close()

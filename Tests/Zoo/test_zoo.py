@@ -5,6 +5,7 @@ really answer differently per padding-error class). Run: /usr/bin/python3 -m pyt
 """
 
 import base64
+import functools
 import hashlib
 import http.client
 import json
@@ -188,8 +189,15 @@ def phone_to_pi(port, pad, framed=False, digest=False, plaintext=b"zoo probe"):
         wire.close()
 
 
+@functools.lru_cache(maxsize=1)
+def phone_key():
+    """One phone key for every pi-to-phone conversation: making a 2048-bit key per call was most
+    of this file's time."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
 def pi_to_phone(port, pad, framed=False, key_format="spki"):
-    phone = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    phone = phone_key()
     public = phone.public_key()
     pem = public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     pem = {"spki": pem.rstrip(b"\n"), "spki-newline": pem, "spki-crlf": pem.rstrip(b"\n").replace(b"\n", b"\r\n"),
