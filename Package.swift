@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["StrictFormats", "Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        // A team's own Python server (`run --server`), served in-process as a Transport.InProcessServer.
+        .target(name: "TeamServer", dependencies: ["PythonBridge", "Transport"]),
         // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
         // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
         .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
@@ -92,7 +94,7 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "AppChecks", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
