@@ -336,3 +336,23 @@ def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: 
     if "status" not in answer:
         return {"err": "timeout"}
     return {"ok": answer}
+
+
+# the fuzzer's expected answers need the server's key
+
+
+def private_key_pem(server_id: int) -> dict:
+    """The server's RSA private key as PKCS#8 PEM, when its module (or handler class) holds exactly
+    one in a global or class attribute: {"ok": bytes} or {"err": "none" | "several"}."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    hosted = _hosted[server_id]
+    module = sys.modules.get(getattr(hosted.obj, "__module__", "") or "")
+    places = [vars(module)] if module is not None else []
+    if inspect.isclass(hosted.obj):
+        places.append(vars(hosted.obj))
+    keys = {id(value): value for place in places for value in place.values() if isinstance(value, rsa.RSAPrivateKey)}
+    if len(keys) != 1:
+        return {"err": "none" if not keys else "several"}
+    key = next(iter(keys.values()))
+    return {"ok": key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())}

@@ -109,6 +109,12 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
         return HTTPResponse(status: status, headers: headers, body: body)
     }
 
+    /// The server's RSA private key (PKCS#8 PEM) when its module holds exactly one, for the
+    /// fuzzer's expected answers; nil otherwise (then `--remote-key` gives it).
+    public func privateKeyPEM() -> Data? {
+        (try? interpreter.call(Self.module, "private_key_pem", [.int(id)]))?["ok"]?.bytesValue
+    }
+
     public func checkEnded() -> [InProcessServerProblem] {
         lock.lock()
         let connections = opened

@@ -65,15 +65,27 @@ struct TeamServerOptions: ParsableArguments {
     /// Loads the server, or ends the command: 66 for a wrong file or name (or an import that
     /// raised), 69 for a module the machine lacks; both with Python's traceback.
     func load(_ spec: String, interpreter: PythonInterpreter) throws -> TeamServer {
+        try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: timeout.value, interpreter: interpreter, command: "run")
+    }
+
+    /// The one way every command (`run`, `fuzz`, `replay`) loads `--server`, with its exit codes.
+    static func load(_ spec: String, searchPath: String?, logPath: String, timeout: TimeInterval, interpreter: PythonInterpreter,
+                     command: String) throws -> TeamServer {
         do {
-            return try TeamServer(spec: spec, searchPath: searchPath, logPath: logPath, timeout: timeout.value, interpreter: interpreter)
+            return try TeamServer(spec: spec, searchPath: searchPath, logPath: logPath, timeout: timeout, interpreter: interpreter)
         } catch let error as TeamServerError {
             switch error {
-            case .badInput: throw CommandExit(.noInput, "crosscheck run: \(error)")
-            case .missingModule: throw CommandExit(.unavailable, "crosscheck run: \(error)")
-            case .python: throw CommandExit(.software, "crosscheck run: \(error)")
+            case .badInput: throw CommandExit(.noInput, "crosscheck \(command): \(error)")
+            case .missingModule: throw CommandExit(.unavailable, "crosscheck \(command): \(error)")
+            case .python: throw CommandExit(.software, "crosscheck \(command): \(error)")
             }
         }
+    }
+
+    /// `FILE.py:NAME` with FILE made absolute (a reproducer names the server wherever it is replayed from).
+    static func absolute(_ spec: String) -> String {
+        guard let colon = spec.lastIndex(of: ":"), spec[..<colon].hasSuffix(".py") else { return spec }
+        return URL(fileURLWithPath: String(spec[..<colon])).path + spec[colon...]
     }
 
     /// The profile: given, or told from the shape; a contradiction is a usage error.

@@ -66,7 +66,8 @@ final class TeamServerCLITests: XCTestCase {
     /// A copy of an example with `original` replaced by `planted` (the test fails if the example no
     /// longer has `original`: the flaw must be planted, not silently missing).
     func plant(_ example: String, _ original: String, _ planted: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let source = try String(contentsOf: CrosscheckBinary.root.appendingPathComponent(example), encoding: .utf8)
+        let path = example.hasPrefix("/") ? URL(fileURLWithPath: example) : CrosscheckBinary.root.appendingPathComponent(example)
+        let source = try String(contentsOf: path, encoding: .utf8)
         XCTAssertTrue(source.contains(original), "\(example) no longer contains the line the flaw replaces: \(original)", file: file, line: line)
         let copy = try makeTemporaryDirectory().appendingPathComponent(URL(fileURLWithPath: example).lastPathComponent)
         try source.replacingOccurrences(of: original, with: planted).write(to: copy, atomically: true, encoding: .utf8)
@@ -217,6 +218,42 @@ final class TeamServerCLITests: XCTestCase {
         let outcome = try CrosscheckBinary.run(["run", "--server", Self.flaskExample + ":app", "--profile", "rsa-socket"])
         XCTAssertEqual(outcome.status, 64, outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("WSGI application"), outcome.stderr)
+    }
+
+    // MARK: the differential fuzzer against the team's server
+
+    static let socketFuzzOptions = ["--remote-padding", "oaep-sha256", "--remote-padding-pi-to-phone", "pkcs1", "--remote-digest",
+                                    "--seed", "3", "--quiet"]
+
+    func testFuzzServer_socketExampleAgreesWithPythonRef_onConversationAndEncryptedFrames() throws {
+        let directory = try makeTemporaryDirectory()
+        let report = directory.appendingPathComponent("fuzz.xml")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.socketExample + ":Handler", "--frames", "200",
+                                                "--family", "rsa-socket.conversation,rsa-socket.encrypted", "--junit", report.path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path] + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("classname=\"crosscheck.rsa-socket.python_vs_server.server:Handler\""), xml)
+        XCTAssertTrue(outcome.stdout.contains("rsa-socket.encrypted "), outcome.stdout)
+    }
+
+    func testFuzzServer_okToAnything_disagreesAndItsReproducerReplays() throws {
+        let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
+                             "                plaintext = b\"\"  # PLANTED: OK to anything")
+        let directory = try makeTemporaryDirectory()
+        let failures = directory.appendingPathComponent("failures")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", copy + ":Handler", "--frames", "120", "--family", "rsa-socket.encrypted",
+                                                "--junit", directory.appendingPathComponent("fuzz.xml").path, "--save-failures", failures.path]
+                                               + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("disagreement"), outcome.stdout)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: failures.path).filter { $0.hasSuffix(".json") }.sorted()
+        let first = try XCTUnwrap(saved.first, "a reproducer was saved")
+        let reproducer = try String(contentsOf: failures.appendingPathComponent(first), encoding: .utf8)
+        XCTAssertTrue(reproducer.contains("server=\(copy):Handler"), reproducer)
+        let replay = try CrosscheckBinary.run(["replay", failures.appendingPathComponent(first).path])
+        XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
+        XCTAssertTrue(replay.stdout.contains("result: still a"), replay.stdout)
     }
 
     // MARK: the same code, live

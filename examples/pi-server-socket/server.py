@@ -21,6 +21,7 @@ Check it on the Pi:      crosscheck remote --host raspberrypi.local --port 9876 
 """
 
 import argparse
+import base64
 import hashlib
 import re
 import socket
@@ -42,6 +43,43 @@ PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z ]+)-----.*?-----END \1-----", re.S)
 PRIVATE_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 PUBLIC_PEM = PRIVATE_KEY.public_key().public_bytes(serialization.Encoding.PEM,
                                                    serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+RSA_ENCRYPTION = bytes.fromhex("06092a864886f70d010101")  # the OID rsaEncryption, as DER
+
+
+def public_key_from_pem(pem):
+    """An RSA public key from SPKI (`PUBLIC KEY`, algorithm rsaEncryption) or PKCS#1 (`RSA PUBLIC
+    KEY`) PEM, read strictly: any line ends, strict base64, exactly one DER structure (OpenSSL's
+    PEM reader would ignore bytes after it, and take RSA-PSS keys for encryption keys)."""
+    label = PEM_BLOCK.match(pem).group(1)
+    body = pem.split(b"-----")[2].replace(b"\r", b"").replace(b"\n", b"")  # line ends only: no other whitespace
+    der = base64.b64decode(body, validate=True)
+    if not one_der_structure(der):
+        raise Refused("bytes after the key's DER structure")
+    if label == b"PUBLIC KEY":
+        if RSA_ENCRYPTION not in der[:24]:
+            raise Refused("not an rsaEncryption key")
+        key = serialization.load_der_public_key(der)
+    elif label == b"RSA PUBLIC KEY":
+        if RSA_ENCRYPTION in der[:24]:
+            raise Refused("an SPKI key under the PKCS#1 label")
+        key = serialization.load_pem_public_key(b"-----BEGIN RSA PUBLIC KEY-----\n" + base64.encodebytes(der) + b"-----END RSA PUBLIC KEY-----\n")
+    else:
+        raise Refused("not a public key PEM")
+    if not isinstance(key, rsa.RSAPublicKey):
+        raise Refused("not an RSA public key")
+    return key
+
+
+def one_der_structure(der):
+    """True when `der` is one DER SEQUENCE and nothing after it."""
+    if len(der) < 2 or der[0] != 0x30:
+        return False
+    if der[1] < 0x80:
+        return 2 + der[1] == len(der)
+    count = der[1] & 0x7F
+    return 2 + count + int.from_bytes(der[2:2 + count], "big") == len(der)
 
 
 class Refused(Exception):
@@ -71,17 +109,19 @@ class Handler(socketserver.BaseRequestHandler):
         except OSError:
             pass
 
-    def more(self):
-        """Reads more bytes: up to IDLE seconds before a message starts, QUIET_GAP within one."""
-        self.request.settimeout(QUIET_GAP if self.buffer else IDLE)
+    def more(self, within=False):
+        """Reads more bytes: up to IDLE seconds before a message starts, QUIET_GAP within one
+        (`within`: its first part, e.g. `encrypted_message=`, is already consumed)."""
+        within = within or bool(self.buffer)
+        self.request.settimeout(QUIET_GAP if within else IDLE)
         try:
             data = self.request.recv(4096)
         except socket.timeout:
-            if self.buffer:
+            if within:
                 raise Refused("incomplete message at a quiet gap")
             raise PeerGone("silent")
         if not data:
-            if self.buffer:
+            if within:
                 raise Refused("closed in the middle of a message")
             raise PeerGone("closed")
         self.buffer += data
@@ -124,11 +164,11 @@ class Handler(socketserver.BaseRequestHandler):
                 return pem
             if self.buffer and not b"-----BEGIN ".startswith(self.buffer[:11]):
                 raise Refused("not a PEM block")
-            self.more()
+            self.more(within=True)
 
     def exactly(self, count):
         while len(self.buffer) < count:
-            self.more()
+            self.more(within=True)
         data, self.buffer = self.buffer[:count], self.buffer[count:]
         return data
 
@@ -148,12 +188,13 @@ class Handler(socketserver.BaseRequestHandler):
         else:
             pem = self.pem_message()
             try:
-                key = serialization.load_pem_public_key(pem.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
-            except ValueError:
-                key = None
-            if not isinstance(key, rsa.RSAPublicKey):
-                raise Refused("not an RSA public key")
-            self.send(key.encrypt(MESSAGE, FOR_THE_APP))
+                key = public_key_from_pem(pem)
+                ciphertext = key.encrypt(MESSAGE, FOR_THE_APP)
+            except Refused:
+                raise
+            except Exception as why:  # cryptography raises more than ValueError for odd keys (InternalError)
+                raise Refused("unusable public key: %s" % why)
+            self.send(ciphertext)
         self.expect_literal(b"Quit")
         self.send(b"Server stopped\n")
 
