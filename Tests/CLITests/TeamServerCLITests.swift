@@ -174,8 +174,8 @@ final class TeamServerCLITests: XCTestCase {
 
     func testHandlerThatNeverEnds_isCutOffAtTheTimeoutAndReportedAsAnError() throws {
         // Ignores the end of the stream and spins on recv() == b"" forever.
-        let copy = try plant(Self.socketExample, "        if not data:\n            if self.buffer:",
-                             "        while not data:  # PLANTED: never gives up\n            data = self.request.recv(4096)\n        if not data:\n            if self.buffer:")
+        let copy = try plant(Self.socketExample, "        if not data:\n            if within:",
+                             "        while not data:  # PLANTED: never gives up\n            data = self.request.recv(4096)\n        if not data:\n            if within:")
         let start = Date()
         let run = try runServer(copy + ":Handler")
         XCTAssertEqual(run.status, 1)
