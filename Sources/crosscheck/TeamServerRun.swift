@@ -18,6 +18,8 @@ struct TeamServerOptions: ParsableArguments {
     var searchPath: String?
     @Option(name: "--profile", value: "NAME", help: "with --server: rsa-socket or aes-https (default: told from the object)")
     var profile: RemoteOptions.Profile?
+    @Option(name: "--client", value: "C", help: "with --server: reference (every check and audit), seed-app (the seed app as it ships) or both")
+    var clients = RemoteCommand.Clients.both
     @Option(name: "--user", value: "NAME:PASSWORD", help: "with --server (aes-https): the account the app accepts")
     var user = "user:password"
     @Option(name: "--padding", value: "P", help: "with --server (rsa-socket): auto (found by trying), pkcs1, oaep-sha1 or oaep-sha256")
@@ -40,8 +42,8 @@ struct TeamServerOptions: ParsableArguments {
 
     func validate() throws {
         guard let spec else {
-            if searchPath != nil || profile != nil || $user || $padding || $keyMode || $timeout || strict {
-                throw UsageError("--server-path, --profile, --user, --padding, --key-mode, --timeout and --strict go with --server FILE.py:NAME")
+            if searchPath != nil || profile != nil || $user || $padding || $keyMode || $timeout || strict || $clients {
+                throw UsageError("--server-path, --profile, --client, --user, --padding, --key-mode, --timeout and --strict go with --server FILE.py:NAME")
             }
             return
         }
@@ -109,6 +111,7 @@ struct TeamServerOptions: ParsableArguments {
         var options = RemoteOptions()
         options.inProcess = server
         options.profile = profile
+        options.clients = clients.profiles
         options.padding = padding == "auto" ? nil : try? RSAEncryptionPadding(name: padding)
         options.framing = framing
         options.keyBits = keyBits.items

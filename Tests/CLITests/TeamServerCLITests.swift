@@ -25,6 +25,8 @@ final class TeamServerCLITests: XCTestCase {
         var description: String { "\(kind) \(name): \(outcome) \(message.prefix(160))" }
     }
 
+    struct NoReport: Error, CustomStringConvertible { let description: String }
+
     struct Run {
         let status: Int32
         let output: String
@@ -60,6 +62,9 @@ final class TeamServerCLITests: XCTestCase {
         let report = directory.appendingPathComponent("server.xml")
         let outcome = try CrosscheckBinary.run(["run", "--server", spec, "--seed", "1", "--timeout", "3", "--junit", report.path,
                                                 "--server-log", (log ?? directory.appendingPathComponent("server.log")).path] + extra)
+        guard FileManager.default.fileExists(atPath: report.path) else {
+            throw NoReport(description: "no report (exit \(outcome.status)): \(outcome.stdout)\(outcome.stderr)")
+        }
         return try read(report, status: outcome.status, output: outcome.stdout + outcome.stderr)
     }
 
@@ -218,6 +223,82 @@ final class TeamServerCLITests: XCTestCase {
         let outcome = try CrosscheckBinary.run(["run", "--server", Self.flaskExample + ":app", "--profile", "rsa-socket"])
         XCTAssertEqual(outcome.status, 64, outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("WSGI application"), outcome.stderr)
+    }
+
+    // MARK: independent servers (Tests/Zoo, written from docs/PROTOCOL.md by others) in-process
+
+    /// A zoo server in the shape a team would deploy it: a few lines that make its key and name the
+    /// handler, as the zoo's `main()` does for the network. Expectations are the zoo's own (zoo.json).
+    struct ZooCase {
+        let name: String
+        let shim: String
+        let object: String
+        let expect: String  // "pass", or "fail:<words a failing testcase names>"
+    }
+
+    static func zooCases(_ zoo: String) -> [ZooCase] {
+        func conversation(_ name: String, _ module: String, _ cls: String, padding: String, expect: String) -> ZooCase {
+            ZooCase(name: name, shim: """
+                import argparse, sys, types
+                sys.path.insert(0, \(zoo.debugDescription))
+                import base_server, zoolib
+                from \(module) import \(cls) as Conversation
+                options = argparse.Namespace(padding="\(padding)", framing="legacy", digest=False, key=None, bits=2048, host="127.0.0.1", port=0)
+                seat = types.SimpleNamespace(options=options, private_key=zoolib.rsa_private_key(None, 2048))
+
+
+                def handle(conn, addr):
+                    Conversation(conn, seat).run()
+
+                """, object: "handle", expect: expect)
+        }
+        func tutorial(_ name: String, _ module: String, read: String, expect: String) -> ZooCase {
+            ZooCase(name: name, shim: """
+                import sys
+                sys.path.insert(0, \(zoo.debugDescription))
+                import tutorial_recv1024, \(module), zoolib
+                KEY = zoolib.rsa_private_key(None, 1024)
+
+
+                def handle(conn, addr):
+                    tutorial_recv1024.client_thread(conn, KEY, \(read))
+
+                """, object: "handle", expect: expect)
+        }
+        return [
+            conversation("control-legacy-pkcs1", "base_server", "Conversation", padding: "pkcs1", expect: "pass"),
+            conversation("ok-on-garbage", "ok_on_garbage", "AcceptsGarbage", padding: "oaep-sha256", expect: "fail:undecryptable"),
+            conversation("oracle-error-text", "oracle_error_text", "ErrorTextOracle", padding: "pkcs1", expect: "fail:padding oracle"),
+            conversation("no-server-stopped", "no_server_stopped", "NoStoppedLine", padding: "oaep-sha256", expect: "fail:Server stopped"),
+            conversation("wrong-error-text", "wrong_error_text", "WrongErrorText", padding: "oaep-sha256", expect: "fail:Server: ERROR"),
+            tutorial("tutorial-recv1024", "tutorial_recv1024", read: "tutorial_recv1024.recv_message", expect: "pass"),
+            tutorial("corrupting-crlf", "corrupting_crlf", read: "corrupting_crlf.recv_and_strip_crlf", expect: "fail:corrupt"),
+            ZooCase(name: "buffering-reader", shim: """
+                import sys
+                sys.path.insert(0, \(zoo.debugDescription))
+                import buffering_reader, zoolib
+                buffering_reader.Conversation.private_key = zoolib.rsa_private_key(None, 2048)
+                Handler = buffering_reader.Conversation
+
+                """, object: "Handler", expect: "pass"),
+        ]
+    }
+
+    func testZooServers_getTheZoosVerdictInProcess() throws {
+        let zoo = CrosscheckBinary.root.appendingPathComponent("Tests/Zoo/rsa_socket").path
+        for zooCase in Self.zooCases(zoo) {
+            let file = try makeTemporaryDirectory().appendingPathComponent("deploy_" + zooCase.name.replacingOccurrences(of: "-", with: "_") + ".py")
+            try zooCase.shim.write(to: file, atomically: true, encoding: .utf8)
+            let run = try runServer(file.path + ":" + zooCase.object, ["--client", "reference", "--profile", "rsa-socket"])
+            if zooCase.expect == "pass" {
+                XCTAssertEqual(run.status, 0, "\(zooCase.name): \(run.failing)")
+            } else {
+                let words = String(zooCase.expect.dropFirst("fail:".count))
+                XCTAssertEqual(run.status, 1, "\(zooCase.name) must fail")
+                XCTAssertTrue(run.failing.contains { $0.name.contains(words) || $0.message.contains(words) },
+                              "\(zooCase.name): no failing testcase names '\(words)': \(run.failing)")
+            }
+        }
     }
 
     // MARK: the differential fuzzer against the team's server
