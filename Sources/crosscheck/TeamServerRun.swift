@@ -36,7 +36,7 @@ struct TeamServerOptions: ParsableArguments {
     var quietGap = Seconds(0.3)
     @Flag(name: "--strict", help: "with --server: weaknesses fail the run")
     var strict: Bool
-    @Option(name: "--server-log", value: "PATH", help: "with --server: where the server's prints and tracebacks go (default: reports/server.log)")
+    @Option(name: "--server-log", value: "PATH", help: "with --server: where the server's prints and tracebacks go")
     var logPath = "reports/server.log"
     init() {}
 
