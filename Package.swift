@@ -65,6 +65,8 @@ let package = Package(
         .target(name: "Remote", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         // `crosscheck ats`: would iOS's App Transport Security allow a connection to this server?
         .target(name: "ATS", dependencies: ["Conformance", "WireCrypto", "Transport"]),
+        // A team's own Python server (`run --server`), served in-process as a Transport.InProcessServer.
+        .target(name: "TeamServer", dependencies: ["PythonBridge", "Transport"]),
         // The app under test (a seed app, or a team's) as a fourth implementation in the suites; it
         // sees apps only through AppUnderTest's protocols (the CLI makes them and passes them in).
         .target(name: "AppChecks", dependencies: ["Conformance", "AppUnderTest", "WireCrypto", "WireProtocol", "Transport"]),
@@ -94,9 +96,10 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "ATS", "AppChecks", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer",
         ]),
-        .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge"]),
+        .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge",
+                                                                   "Remote", "TeamServer", "Transport"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
         // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
         .target(name: "FuzzTargets", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),

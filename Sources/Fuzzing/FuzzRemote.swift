@@ -29,6 +29,13 @@ public final class FuzzRemote: @unchecked Sendable {
         public var maxMessage: Int
         /// What the server's library does with a bad PKCS#1 v1.5 padding: PythonRef's answer is made the same way.
         public var rejection: RSARejection
+        /// The padding the server encrypts with for pi-to-phone, when it differs from `padding`
+        /// (e.g. PKCS#1 v1.5 for an app that decrypts only that, OAEP for what the server decrypts).
+        public var piToPhonePadding: RSAEncryptionPadding?
+        /// `crosscheck fuzz --server`: the team's server in this process instead of host:port.
+        public var inProcess: (any InProcessServer)?
+        /// How reproducers name the in-process server (`server=FILE.py:NAME`), for `crosscheck replay`.
+        public var inProcessSpec = ""
 
         public init(host: String, port: UInt16, framing: String, padding: String, digest: Bool, serverKeyPEM: Data?, maxMessage: Int,
                     rejection: RSARejection = .explicit) throws {
@@ -38,7 +45,16 @@ public final class FuzzRemote: @unchecked Sendable {
             self.digest = digest; self.serverKeyPEM = serverKeyPEM; self.maxMessage = maxMessage
         }
 
-        public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        public var address: String {
+            if inProcess != nil { return "server=\(inProcessSpec)" }
+            return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+
+        /// A fresh connection: TCP, or a socket pair to the in-process server.
+        func connect(timeout: TimeInterval) throws -> TCPConnection {
+            if let inProcess { return try inProcess.connect(timeout: timeout) }
+            return try TCPConnection.connect(host: host, port: port, timeout: timeout)
+        }
     }
 
     public let target: Target
@@ -117,8 +133,9 @@ public final class FuzzRemote: @unchecked Sendable {
     /// (what PythonRef's machine answers in-process, what the target answered).
     public func verdicts(_ frame: FuzzFrame) -> (swift: FuzzVerdict, python: FuzzVerdict) {
         let expectedSends: [Data]
+        let padding = padding(for: frame)
         do {
-            let machine = try oracle.makeMachine(frame.family, usePython: true, key: oracle.corpus.key(keyName), padding: target.padding,
+            let machine = try oracle.makeMachine(frame.family, usePython: true, key: oracle.corpus.key(keyName), padding: padding,
                                                  framing: target.framing, maxMessage: target.maxMessage, digest: target.digest, plaintext: Data(),
                                                  rejection: target.rejection)
             expectedSends = FuzzOracle.feed(machine, frame: frame, chunk: 0).compactMap { if case let .send(bytes) = $0 { return bytes } else { return nil } }
@@ -126,7 +143,7 @@ public final class FuzzRemote: @unchecked Sendable {
             let verdict = FuzzVerdict.crashed("harness", note: "in-process reference: \(error)")
             return (verdict, verdict)
         }
-        let expected = wireVerdict(expectedSends, closed: "closed")
+        let expected = wireVerdict(expectedSends, closed: "closed", padding: padding)
         let answer = exchange(frame)
         // Cut the received bytes where the expected messages end, so each is compared by its class.
         var actualSends: [Data] = []
@@ -136,14 +153,25 @@ public final class FuzzRemote: @unchecked Sendable {
             rest = Data(rest.dropFirst(sent.count))
         }
         if !rest.isEmpty { actualSends.append(rest) }
-        var actual = wireVerdict(actualSends, closed: answer.closed)
+        var actual = wireVerdict(actualSends, closed: answer.closed, padding: padding)
         actual.note = answer.note
         if answer.closed == "connection refused" { actual.outcome = .crashed; actual.summary = "server unreachable" }
+        // An in-process server's own code raising or blocking on this frame is a crash, with its traceback.
+        if let problem = target.inProcess?.checkEnded().first {
+            actual = .crashed("server \(problem.kind.rawValue)", note: "\(problem.message)\n\(problem.details)")
+        }
         return (expected, actual)
     }
 
-    private func wireVerdict(_ sends: [Data], closed: String) -> FuzzVerdict {
-        let described = sends.map { oracle.describeSend($0, framed: target.framing == .framed, padding: target.padding) }
+    /// The server's padding for the conversation `frame` opens: pi-to-phone when it starts with the client's key.
+    func padding(for frame: FuzzFrame) -> RSAEncryptionPadding {
+        guard let piToPhone = target.piToPhonePadding else { return target.padding }
+        let start = target.framing == .framed ? frame.bytes.dropFirst(4) : frame.bytes.drop { $0 == 0x0d || $0 == 0x0a }
+        return start.starts(with: Data(RSASocket.keyPrefix.utf8)) ? piToPhone : target.padding
+    }
+
+    private func wireVerdict(_ sends: [Data], closed: String, padding: RSAEncryptionPadding) -> FuzzVerdict {
+        let described = sends.map { oracle.describeSend($0, framed: target.framing == .framed, padding: padding) }
         return FuzzVerdict(outcome: described.contains { $0.name == "ERROR" } ? .rejected : .accepted,
                            summary: "sent [\(described.map(\.name).joined(separator: ","))] \(closed)",
                            detail: "sent [\(described.map(\.detail).joined(separator: ", "))] \(closed)")
@@ -153,7 +181,7 @@ public final class FuzzRemote: @unchecked Sendable {
     /// (`closed`, `reset`, `no close within N s`, `connection refused`).
     func exchange(_ frame: FuzzFrame) -> (received: Data, closed: String, note: String) {
         let connection: TCPConnection
-        do { connection = try TCPConnection.connect(host: target.host, port: target.port, timeout: options.deadline) } catch {
+        do { connection = try target.connect(timeout: options.deadline) } catch {
             return (Data(), "connection refused", "\(error)")
         }
         defer { connection.close() }
@@ -203,10 +231,12 @@ public final class FuzzRemote: @unchecked Sendable {
                                                                   maxMessage: target.maxMessage, digest: target.digest,
                                                                   plaintext: Data("liveness check".utf8)))
         let connection: TCPConnection
-        do { connection = try TCPConnection.connect(host: target.host, port: target.port, timeout: options.deadline) } catch {
+        do { connection = try target.connect(timeout: options.deadline) } catch {
             return "cannot connect: \(error)"
         }
         let outcome = SocketDriver.drive(client, over: connection, quietGap: 0.3, timeout: options.deadline, deadline: options.deadline * 2)
+        connection.close()
+        if let problem = target.inProcess?.checkEnded().first { return "\(problem.message)\n\(problem.details)" }
         let ok = outcome.events.contains { if case let .serverOK(_, verified) = $0 { return verified != false } else { return false } }
         guard ok, outcome.events.contains(.serverStopped) else {
             return "the conversation ended with events \(outcome.events)\(outcome.transportError.map { ", transport: \($0)" } ?? "")"

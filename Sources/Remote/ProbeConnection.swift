@@ -49,7 +49,7 @@ final class ProbeConnection {
     private(set) var peerClosed = false
 
     init(_ run: RemoteRun) throws {
-        connection = try TCPConnection.connect(host: run.address, port: run.target.port, timeout: run.options.timeout)
+        connection = try run.connect()
         framing = run.options.framing
         timeout = run.options.timeout
         quietGap = run.options.quietGap

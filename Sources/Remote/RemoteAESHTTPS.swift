@@ -29,8 +29,11 @@ struct RemoteAESHTTPS {
     var urlHost: String { options.serverName ?? run.target.host }
     var baseURL: URL { URL(string: "https://\(urlHost.contains(":") ? "[\(urlHost)]" : urlHost):\(run.target.port)")! }
 
+    /// In-process (`run --server`) there is no TLS: the application answers plain HTTP requests.
+    static let noTLSInProcess = "not applicable in-process: the application is called with plain HTTP requests; TLS and pinning are the live server's, checked by crosscheck remote"
+
     func checkAll() {
-        guard let pin = options.pin else {
+        guard let pin = options.pin ?? (options.inProcess == nil ? nil : "") else {
             run.record("liveness.initial", profile: profile, .error(message: "\(RemoteError.missingPin)", details: ""), duration: 0)
             return
         }
@@ -39,10 +42,11 @@ struct RemoteAESHTTPS {
             session = try login(pin: pin, step: "liveness.initial")
         }
         run.step("tls.serves-the-pinned-certificate", profile: profile) {
+            if options.inProcess != nil { return .skipped(reason: Self.noTLSInProcess) }
             _ = try login(pin: pin, step: "tls.serves-the-pinned-certificate")
             return .passed
         }
-        if let foreign = options.foreignCertificate {
+        if let foreign = options.foreignCertificate, options.inProcess == nil {
             run.step("tls.pinning-refuses-another-certificate", profile: profile) {
                 do {
                     _ = try send(AESHTTPSClient.loginRequest(username: options.username, password: options.password), pin: foreign)
@@ -51,6 +55,7 @@ struct RemoteAESHTTPS {
             }
         }
         run.step("tls.plain-http-refused-by-the-client", profile: profile) {
+            if options.inProcess != nil { return .skipped(reason: Self.noTLSInProcess) }
             let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: options.timeout)
             do {
                 _ = try client.send(HTTPRequest(method: "POST", path: "/login"), to: URL(string: "http://\(run.address):\(run.target.port)")!)
@@ -167,6 +172,11 @@ struct RemoteAESHTTPS {
     }
 
     func send(_ request: WebRequest, pin: String) throws -> WebResponse {
+        if let server = options.inProcess {
+            let answer = try server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
+                                             timeout: options.timeout)
+            return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        }
         let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: options.timeout)
         let answer = try client.send(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
                                      to: baseURL, resolve: HostResolver.isLiteral(urlHost) ? nil : (urlHost, run.address))

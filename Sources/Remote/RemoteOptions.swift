@@ -1,5 +1,6 @@
 import Foundation
 import Conformance
+import Transport
 import WireCrypto
 import WireProtocol
 
@@ -44,6 +45,10 @@ public struct RemoteOptions: Sendable {
     /// `--timing N`: N interleaved latency samples per oracle class and a signed-rank test in the
     /// audit; nil: no timing (it is never part of the verdict).
     public var timingSamples: Int?
+    /// nil: the server is at the run's address, over the network. Set (`crosscheck run --server`):
+    /// the checks get their connections and HTTP answers from this server in this process instead;
+    /// the TLS steps are skipped (no TLS in-process) and every testcase is named after the server.
+    public var inProcess: (any InProcessServer)?
 
     public init() {}
 }

@@ -21,8 +21,8 @@ public final class RemoteRun {
     /// The first conversation failed: nothing about the server is known, so nothing else is
     /// reported (no skipped steps, no audit findings), only that first error.
     private(set) var neverAnswered = false
-    var suite: String { "remote.\(target)" }
-    var auditSuite: String { "audit.\(target)" }
+    var suite: String { options.inProcess.map { "server.\($0.name)" } ?? "remote.\(target)" }
+    var auditSuite: String { options.inProcess.map { "audit.\($0.name)" } ?? "audit.\(target)" }
     private var findings: [(name: String, weak: Bool, gating: Bool, message: String)] = []
 
     init(target: ServerAddress, address: String, options: RemoteOptions, shouldStop: @escaping () -> Bool,
@@ -35,7 +35,7 @@ public final class RemoteRun {
     public static func run(_ target: ServerAddress, options: RemoteOptions, shouldStop: @escaping () -> Bool = { false },
                            progress: @escaping (CheckResult) -> Void = { _ in }) -> [CheckResult] {
         let address: String
-        do { address = try HostResolver.resolve(target.host, timeout: options.timeout) } catch {
+        do { address = options.inProcess == nil ? try HostResolver.resolve(target.host, timeout: options.timeout) : target.host } catch {
             let run = RemoteRun(target: target, address: target.host, options: options, shouldStop: shouldStop, progress: progress)
             run.record("liveness.initial", profile: options.profile.rawValue, .error(message: "\(error)", details: ""), duration: 0)
             return run.results
@@ -63,7 +63,7 @@ public final class RemoteRun {
         }
         let start = Date()
         stepProperties = [:]
-        let outcome: CheckOutcome
+        var outcome: CheckOutcome
         do { outcome = try body() } catch let failure as CheckFailure {
             outcome = .failed(message: failure.message, details: failure.details)
         } catch let error as TransportError {
@@ -74,6 +74,7 @@ public final class RemoteRun {
         } catch {
             outcome = .error(message: "\(error)", details: "")
         }
+        if let server = options.inProcess { outcome = Self.outcome(outcome, with: server.checkEnded()) }
         record(name, profile: profile, outcome, duration: Date().timeIntervalSince(start), properties: stepProperties)
     }
 
@@ -85,7 +86,8 @@ public final class RemoteRun {
 
     func record(_ name: String, profile: String, _ outcome: CheckOutcome, duration: TimeInterval, suite: String? = nil,
                 properties: [String: String] = [:]) {
-        let check = Check(suite: suite ?? self.suite, classname: "crosscheck.remote.\(profile)", name: name, properties: properties) { outcome }
+        let classname = options.inProcess.map { "crosscheck.\(profile).server.\($0.name)" } ?? "crosscheck.remote.\(profile)"
+        let check = Check(suite: suite ?? self.suite, classname: classname, name: name, properties: properties) { outcome }
         let result = CheckResult(check: check, outcome: outcome, duration: duration)
         results.append(result)
         progress(result)
@@ -158,9 +160,25 @@ public final class RemoteRun {
 
     // MARK: connections
 
+    /// A fresh connection to the server: TCP, or a socket pair to the in-process server.
+    func connect() throws -> TCPConnection {
+        if let server = options.inProcess { return try server.connect(timeout: options.timeout) }
+        return try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
+    }
+
+    /// What the in-process server's own code did wrong during a step outweighs the step's verdict:
+    /// a handler that raised fails it (with the traceback), one cut off at the deadline is an error.
+    static func outcome(_ outcome: CheckOutcome, with problems: [InProcessServerProblem]) -> CheckOutcome {
+        if let blocked = problems.first(where: { $0.kind == .blocked }) {
+            return .error(message: blocked.message, details: blocked.details)
+        }
+        guard let raised = problems.first(where: { $0.kind == .raised }) else { return outcome }
+        return .failed(message: raised.message, details: raised.details)
+    }
+
     /// Runs `machine` over a fresh connection under the run's deadlines.
     func converse(_ machine: SessionMachine) throws -> SocketDriver.Transcript {
-        let connection = try TCPConnection.connect(host: address, port: target.port, timeout: options.timeout)
+        let connection = try connect()
         let outcome = SocketDriver.drive(machine, over: connection, quietGap: options.quietGap, timeout: options.timeout,
                                          deadline: options.timeout * 3)
         return outcome

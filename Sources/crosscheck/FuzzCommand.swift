@@ -45,12 +45,18 @@ struct FuzzCommand: ParsableCommand {
     var rsaRejection = RSARejection.explicit
     @Option(name: "--remote-rejection", value: "R", help: "explicit or implicit: what the target server's library does with a bad PKCS#1 v1.5 padding (explicit: an error, OpenSSL 3.0/3.1, Debian 12; implicit: a synthetic plaintext, OpenSSL >= 3.2, Debian 13 and a current pip cryptography)")
     var remoteRejection = RSARejection.explicit
+    @Option(name: "--remote-padding-pi-to-phone", value: "P", help: "the padding the server encrypts with for pi-to-phone, when not --remote-padding")
+    var remotePaddingPiToPhone: String?
     @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
     var remoteDigest: Bool
     @Option(name: "--remote-key", value: "FILE", help: "the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem, as the test starts it); without it only rsa-socket.client-key frames are sent")
     var remoteKey: String?
     @Option(name: "--remote-max-message", value: "N", help: "the target server's message limit")
     var remoteMaxMessage = 65536
+    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own rsa-socket server in-process (as run --server takes it) instead of --target: the same frames and comparison over socket pairs; its key is the one RSA private key its module holds, or --remote-key")
+    var server: String?
+    @Option(name: "--server-path", value: "DIR", help: "with --server MODULE:NAME: the folder to import MODULE from")
+    var serverPath: String?
     @Option(name: "--corpus", value: "DIR", help: "seed corpus (default: the frames/ of the Vectors folder)")
     var corpusDirectory: String?
     @Option(name: "--save-failures", value: "DIR", help: "where reproducers go")
@@ -72,14 +78,17 @@ struct FuzzCommand: ParsableCommand {
         guard frames > 0 else { throw UsageError("--frames takes a whole number above 0, not \(frames)") }
         if let jobs {
             guard (1...256).contains(jobs) else { throw UsageError("--jobs takes a whole number from 1 to 256, not \(jobs)") }
-            guard jobs == 1 || target == "inprocess" else {
+            guard jobs == 1 || (target == "inprocess" && server == nil) else {
                 throw UsageError("--jobs \(jobs) is for in-process runs; a --target server is sent one frame at a time (leave --jobs out)")
             }
         }
 
+        if server != nil, target != "inprocess" { throw UsageError("--server and --target exclude each other: one server per run") }
         guard remoteMaxMessage > 0 else { throw UsageError("--remote-max-message takes a whole number above 0, not \(remoteMaxMessage)") }
-        if target != "inprocess" {
-            do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
+        if target != "inprocess" || server != nil {
+            if server == nil {
+                do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
+            }
             guard ["legacy", "framed"].contains(remoteFraming) else { throw UsageError("--remote-framing takes legacy or framed, not '\(remoteFraming)'") }
             guard (try? RSAEncryptionPadding(name: remotePadding)) != nil else {
                 throw UsageError("--remote-padding takes pkcs1, oaep-sha1 or oaep-sha256, not '\(remotePadding)'")
@@ -112,7 +121,7 @@ struct FuzzCommand: ParsableCommand {
 
         let outcome: FuzzReport
         var labels = ("swift", "python")
-        if target == "inprocess" {
+        if target == "inprocess" && server == nil {
             var options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory, plant: plant)
             // The rejection travels in each frame's setting, so a reproducer replays it.
             let generator = FrameGenerator(corpus: corpus, seed: seed, families: families,
@@ -139,7 +148,7 @@ struct FuzzCommand: ParsableCommand {
                 outcome = campaign.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
             }
         } else {
-            let remoteTarget = try self.remoteTarget()
+            let remoteTarget = try self.remoteTarget(interpreter: interpreter)
             labels = ("expected", "remote")
             let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory,
                                       target: remoteTarget.address)
@@ -156,9 +165,11 @@ struct FuzzCommand: ParsableCommand {
     }
 
     /// The live server as the `--target` and `--remote-*` options describe it.
-    func remoteTarget() throws -> FuzzRemote.Target {
-        let address: ServerAddress
-        do { address = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
+    func remoteTarget(interpreter: PythonInterpreter) throws -> FuzzRemote.Target {
+        var address = ServerAddress(host: "", port: 0)
+        if server == nil {
+            do { address = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
+        }
         var key: Data?
         if let remoteKey {
             guard let data = FileManager.default.contents(atPath: remoteKey) else {
@@ -166,12 +177,34 @@ struct FuzzCommand: ParsableCommand {
             }
             key = data
         }
+        var remote: FuzzRemote.Target
         do {
-            return try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
-                                         digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage, rejection: remoteRejection)
+            remote = try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
+                                           digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage, rejection: remoteRejection)
         } catch {
             throw UsageError("\(error)")
         }
+        if let remotePaddingPiToPhone {
+            do { remote.piToPhonePadding = try RSAEncryptionPadding(name: remotePaddingPiToPhone) } catch {
+                throw UsageError("--remote-padding-pi-to-phone takes pkcs1, oaep-sha1 or oaep-sha256, not '\(remotePaddingPiToPhone)'")
+            }
+        }
+        if let server {
+            let team = try TeamServerOptions.load(server, searchPath: serverPath, logPath: "reports/server.log", timeout: deadline.value,
+                                                  interpreter: interpreter, command: "fuzz")
+            remote.inProcess = team
+            remote.inProcessSpec = TeamServerOptions.absolute(server)
+            if remote.serverKeyPEM == nil { remote.serverKeyPEM = team.privateKeyPEM() }
+        }
+        return remote
+    }
+
+    /// `server=/path/server.py:Handler` → `server:Handler`, for testcase names.
+    static func serverLabel(_ target: String) -> String {
+        let spec = target.dropFirst("server=".count)
+        guard let colon = spec.lastIndex(of: ":") else { return String(spec) }
+        let file = URL(fileURLWithPath: String(spec[..<colon])).deletingPathExtension().lastPathComponent
+        return file + spec[colon...]
     }
 
     static func progress(_ report: FuzzReport, total: Int, quiet: Bool) {
@@ -205,7 +238,8 @@ struct FuzzCommand: ParsableCommand {
 
     /// One testcase per family (passed; counts as properties) and one failing testcase per distinct failure.
     static func junitReport(_ report: FuzzReport, versions: [String: String]) -> JUnitReport {
-        let relation = report.target == "inprocess" ? "swift_vs_python" : "python_vs_remote"
+        let relation = report.target == "inprocess" ? "swift_vs_python"
+            : report.target.hasPrefix("server=") ? "python_vs_server.\(Self.serverLabel(report.target))" : "python_vs_remote"
         var cases: [JUnitCase] = []
         for family in FrameFamily.allCases {
             guard let stats = report.stats[family] else { continue }

@@ -36,7 +36,7 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard paths.count == 1 else { throw UsageError("name exactly one reproducer FILE") }
-        if let targetOverride, targetOverride != "inprocess" {
+        if let targetOverride, targetOverride != "inprocess", !targetOverride.hasPrefix("server=") {
             do { _ = try ServerAddress(parsing: targetOverride, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
         }
     }
@@ -72,18 +72,31 @@ struct ReplayCommand: ParsableCommand {
             verdicts = FuzzOracle(swift: swiftPeer, python: pythonPeer, corpus: try corpus()).run(frame)
         } else {
             labels = ("expected", "remote")
-            let address: ServerAddress
-            do { address = try ServerAddress(parsing: targetText, defaultPort: 9876) } catch {
-                throw CommandExit(.noInput, "crosscheck replay: the reproducer's target '\(targetText)': \(error)")
+            var address = ServerAddress(host: "", port: 0)
+            let teamServer = targetText.hasPrefix("server=")
+                ? try TeamServerOptions.load(String(targetText.dropFirst("server=".count)), searchPath: nil, logPath: "reports/server.log",
+                                             timeout: 5, interpreter: interpreter, command: "replay")
+                : nil
+            if teamServer == nil {
+                do { address = try ServerAddress(parsing: targetText, defaultPort: 9876) } catch {
+                    throw CommandExit(.noInput, "crosscheck replay: the reproducer's target '\(targetText)': \(error)")
+                }
             }
             let key = try keyFile.map { file -> Data in
                 do { return try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
                     throw CommandExit(.noInput, "crosscheck replay: cannot read --remote-key \(file)")
                 }
             }
-            let target = try FuzzRemote.Target(host: address.host, port: address.port, framing: frame.setting["framing"] ?? "legacy",
+            var target = try FuzzRemote.Target(host: address.host, port: address.port, framing: frame.setting["framing"] ?? "legacy",
                                                padding: frame.setting["padding"] ?? "pkcs1", digest: frame.setting["digest"] == "1",
                                                serverKeyPEM: key, maxMessage: Int(frame.setting["maxMessage"] ?? "") ?? 65536)
+            if let teamServer {
+                // Its key is the one it holds now: a key made at import is a new one, so a frame
+                // built for the old key replays as the same family of input, not the same bytes' meaning.
+                target.inProcess = teamServer
+                target.inProcessSpec = String(targetText.dropFirst("server=".count))
+                if target.serverKeyPEM == nil { target.serverKeyPEM = teamServer.privateKeyPEM() }
+            }
             let options = FuzzOptions(seed: reproducer.seed, frames: 1, families: [frame.family], saveDirectory: nil, target: target.address)
             let remote = try FuzzRemote(target: target, corpus: try corpus(), python: pythonPeer, swift: swiftPeer, options: options)
             verdicts = remote.verdicts(frame)

@@ -33,6 +33,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: "--strict", help: "a key-storage audit finding (suite audit) fails the run instead of being reported as a skip")
     var strict: Bool
     @OptionGroup var appOptions: AppOptions
+    @OptionGroup var teamServer: TeamServerOptions
     @OptionGroup var seed: SeedOption
     @OptionGroup var report: ReportOptions
     @OptionGroup var files: FilesOptions
@@ -42,10 +43,14 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
+        if teamServer.spec != nil, suites != nil || appOptions.app != nil {
+            throw UsageError("--server runs the server checks on its own: leave out --suite and --app")
+        }
     }
 
     func run() throws -> ExitCode {
         let interpreter = try files.interpreter()
+        if let spec = teamServer.spec { return try runTeamServer(spec, interpreter: interpreter) }
         let python = PythonPeer(interpreter: interpreter)
         let versions = (try? python.versions()) ?? [:]
         let sessions = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: python)], inProcess: transport != .loopback,

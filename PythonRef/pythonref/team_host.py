@@ -1,0 +1,358 @@
+"""Hosts a team's own server code in the embedded interpreter (`crosscheck run --server FILE.py:NAME`).
+
+The team's module is imported once, with its own folder (and `--server-path`) on `sys.path`, under
+its own name (never `__main__`, so an `if __name__ == "__main__": app.run()` does not start a
+server). What it keeps in module globals (tokens, keys) lives for the whole run, as on the Pi.
+
+Two standard shapes, no adapter:
+- rsa-socket: a `socketserver.BaseRequestHandler` subclass, or a function `handle(conn, addr)`. Each
+  connection is one end of a socket pair the harness made; the handler runs on its own thread with
+  a blocking socket, so its `recv` sees exactly the splits and pauses the harness chooses.
+- aes-https: a WSGI application (PEP 3333), called with a real environ on its own thread. Plain
+  HTTP: TLS and the pinned certificate are the live server's business.
+
+Nothing here raises across the C API: every function returns data ({"ok": ...} or {"err": ...}).
+The team's prints, and everything it writes to stderr, go to the log file the harness names.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import importlib.util
+import inspect
+import io
+import os
+import socket
+import socketserver
+import sys
+import threading
+import traceback
+from typing import Any, Optional
+
+# How long a handler may keep running after the harness closed its end, once cut off.
+CUT_OFF_GRACE = 1.0
+
+
+class CutOff(BaseException):
+    """Raised inside a handler thread that outlived its connection (BaseException, so a handler's
+    `except Exception` does not swallow it)."""
+
+
+class _ServerSeat:
+    """What a socketserver handler sees as `self.server`: the address the Pi would listen on, and
+    `shutdown()` as a no-op (one connection ends; the harness decides when the run is over)."""
+
+    def __init__(self) -> None:
+        self.server_address = ("127.0.0.1", 9876)
+        self.shutdown_requested = False
+
+    def shutdown(self) -> None:
+        self.shutdown_requested = True
+
+
+class _Connection:
+    def __init__(self, sock: socket.socket, thread: threading.Thread) -> None:
+        self.sock = sock
+        self.thread = thread
+
+
+class _Hosted:
+    def __init__(self, obj: Any, kind: str, label: str) -> None:
+        self.obj = obj
+        self.kind = kind  # "socket-handler-class", "socket-function", "wsgi", "callable"
+        self.label = label
+        self.seat = _ServerSeat()
+        self.lock = threading.Lock()
+        self.connections: list[_Connection] = []
+        self.problems: list[dict] = []
+
+    def problem(self, kind: str, message: str, details: str) -> None:
+        with self.lock:
+            self.problems.append({"kind": kind, "message": message, "details": details})
+
+
+_hosted: dict[int, _Hosted] = {}
+_log: Optional[io.TextIOBase] = None
+
+
+def _traceback_text() -> str:
+    return "".join(traceback.format_exception(*sys.exc_info()))
+
+
+def _open_log(path: str) -> None:
+    """Sends the interpreter's stdout and stderr to `path` (line-buffered), once."""
+    global _log
+    if _log is not None or not path:
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    _log = open(path, "a", buffering=1, encoding="utf-8", errors="backslashreplace")
+    sys.stdout = _log
+    sys.stderr = _log
+
+
+def _classify(obj: Any) -> Optional[str]:
+    if inspect.isclass(obj):
+        if issubclass(obj, socketserver.BaseRequestHandler):
+            return "socket-handler-class"
+        return None
+    if hasattr(obj, "wsgi_app") and callable(obj):  # Flask, Quart-like objects
+        return "wsgi"
+    if not callable(obj):
+        return None
+    try:
+        names = list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return "callable"
+    if names[:1] == ["environ"] or names[1:2] == ["start_response"]:
+        return "wsgi"
+    if len(names) >= 2 and names[0] in ("conn", "connection", "sock", "client", "client_socket", "request") \
+            and names[1] in ("addr", "address", "client_address", "client_addr"):
+        return "socket-function"
+    return "callable"
+
+
+def load(spec: str, search_path: str, log_path: str) -> dict:
+    """Imports the object `spec` names: `FILE.py:NAME` or `MODULE:NAME` (found on `search_path`).
+    Returns {"ok": id, "kind": ...} or {"err": "bad-input" | "missing-module", "message", "traceback"}."""
+    target, sep, name = spec.rpartition(":")
+    if not sep or not target or not name:
+        return {"err": "bad-input", "message": f"'{spec}' is not FILE.py:NAME or MODULE:NAME", "traceback": ""}
+    _open_log(log_path)
+    if search_path:
+        sys.path.insert(0, os.path.abspath(search_path))
+    if target.endswith(".py"):
+        path = os.path.abspath(target)
+        if not os.path.isfile(path):
+            return {"err": "bad-input", "message": f"no file {target}", "traceback": ""}
+        module_name = os.path.splitext(os.path.basename(path))[0]
+        folder = os.path.dirname(path)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)  # its sibling modules import as they do on the Pi
+        spec_object = importlib.util.spec_from_file_location(module_name, path)
+        if spec_object is None or spec_object.loader is None:
+            return {"err": "bad-input", "message": f"{target} cannot be loaded as a Python module", "traceback": ""}
+        module = importlib.util.module_from_spec(spec_object)
+        sys.modules[module_name] = module
+        try:
+            spec_object.loader.exec_module(module)
+        except ModuleNotFoundError as error:
+            sys.modules.pop(module_name, None)
+            return {"err": "missing-module", "module": error.name or "", "message": f"importing {target}: {error}",
+                    "traceback": _traceback_text()}
+        except BaseException as error:  # SyntaxError, a raise at import time, even SystemExit
+            sys.modules.pop(module_name, None)
+            return {"err": "bad-input", "message": f"importing {target} raised {type(error).__name__}: {error}",
+                    "traceback": _traceback_text()}
+    else:
+        module_name = target
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as error:
+            own = error.name is not None and (target == error.name or target.startswith(error.name + "."))
+            return {"err": "bad-input" if own else "missing-module", "module": error.name or "",
+                    "message": f"importing {target}: {error}" + (" (give its folder with --server-path DIR)" if own else ""),
+                    "traceback": _traceback_text()}
+        except BaseException as error:
+            return {"err": "bad-input", "message": f"importing {target} raised {type(error).__name__}: {error}",
+                    "traceback": _traceback_text()}
+    obj: Any = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            names = ", ".join(sorted(n for n in dir(module) if not n.startswith("_")))
+            return {"err": "bad-input", "message": f"{target} has no '{name}' (it has: {names})", "traceback": ""}
+        obj = getattr(obj, part)
+    kind = _classify(obj)
+    if kind is None:
+        return {"err": "bad-input", "traceback": "",
+                "message": f"{target}:{name} is a {type(obj).__name__}: give a socketserver.BaseRequestHandler subclass, "
+                           "a function handle(conn, addr), or a WSGI application"}
+    if kind == "wsgi" and hasattr(obj, "config") and isinstance(getattr(obj, "config"), dict) \
+            and obj.config.get("PROPAGATE_EXCEPTIONS") is None:
+        # Flask turns an unhandled exception into a 500 and a log line; in-process it propagates
+        # instead, so the harness can show the traceback with the failing check.
+        obj.config["PROPAGATE_EXCEPTIONS"] = True
+    server_id = len(_hosted) + 1
+    _hosted[server_id] = _Hosted(obj, kind, f"{module_name}:{name}")
+    return {"ok": server_id, "kind": kind}
+
+
+# rsa-socket
+
+
+def _serve(hosted: _Hosted, sock: socket.socket, address: tuple) -> None:
+    try:
+        if hosted.kind == "socket-handler-class":
+            hosted.obj(sock, address, hosted.seat)  # setup(), handle(), finish(), as socketserver does
+        else:
+            hosted.obj(sock, address)
+    except CutOff:
+        pass
+    except BaseException as error:
+        text = _traceback_text()
+        print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
+        hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}", text)
+    finally:
+        # As socketserver's shutdown_request: the client reads the end of the stream.
+        try:
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        sock.close()
+
+
+def serve_connection(server_id: int, fd: int) -> dict:
+    """Serves the socket-pair end `fd` (now owned here) with the team's handler on a new thread."""
+    hosted = _hosted[server_id]
+    sock = socket.socket(fileno=fd)
+    sock.setblocking(True)
+    address = ("127.0.0.1", 50000 + len(hosted.connections) % 10000)
+    thread = threading.Thread(target=_serve, args=(hosted, sock, address), daemon=True,
+                              name=f"crosscheck-server-{len(hosted.connections)}")
+    with hosted.lock:
+        hosted.connections.append(_Connection(sock, thread))
+    thread.start()
+    return {"ok": True}
+
+
+def _cut_off(thread: threading.Thread) -> None:
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(CutOff))
+
+
+def _stack_of(thread: threading.Thread) -> str:
+    """Where a thread that would not end is stuck ("" once it has ended)."""
+    frame = sys._current_frames().get(thread.ident) if thread.is_alive() else None
+    return "".join(traceback.format_stack(frame)) if frame is not None else ""
+
+
+def check_ended(server_id: int, wait: float) -> dict:
+    """After a check (the harness has closed its ends): waits up to `wait` seconds for every
+    handler it started to return, cuts off the rest, and hands over what went wrong."""
+    hosted = _hosted[server_id]
+    with hosted.lock:
+        connections, hosted.connections = hosted.connections, []
+    for connection in connections:
+        connection.thread.join(wait)
+        if connection.thread.is_alive():
+            try:
+                connection.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            _cut_off(connection.thread)
+            connection.thread.join(CUT_OFF_GRACE)
+            hosted.problem("blocked",
+                           f"the server's handler was still running {wait:g} s after the client had closed the connection: "
+                           "cut off (does it loop without ending on recv() == b''?)",
+                           _stack_of(connection.thread))
+    with hosted.lock:
+        problems, hosted.problems = hosted.problems, []
+    return {"ok": problems}
+
+
+# aes-https
+
+
+def _environ(method: str, target: str, headers: dict, body: bytes) -> dict:
+    path, _, query = target.partition("?")
+    from urllib.parse import unquote_to_bytes
+    environ = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
+        "QUERY_STRING": query,
+        "SERVER_NAME": "localhost",
+        "SERVER_PORT": "8443",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "https",  # what the app sees behind TLS on the Pi
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    for header, value in headers.items():
+        key = header.upper().replace("-", "_")
+        if key == "CONTENT_TYPE":
+            environ["CONTENT_TYPE"] = value
+        elif key != "CONTENT_LENGTH":
+            environ["HTTP_" + key] = value
+    return environ
+
+
+def _call_wsgi(hosted: _Hosted, environ: dict, answer: dict) -> None:
+    status: list = []
+    headers: list = []
+    written: list = []
+
+    def start_response(status_line, response_headers, exc_info=None):
+        if exc_info is not None and status:
+            raise exc_info[1].with_traceback(exc_info[2])
+        status[:] = [status_line]
+        headers[:] = list(response_headers)
+        return written.append
+
+    try:
+        result = hosted.obj(environ, start_response)
+        try:
+            chunks = written + [bytes(chunk) for chunk in result]
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        if not status:
+            raise RuntimeError("the application returned without calling start_response")
+        answer["status"] = int(str(status[0]).split(" ", 1)[0])
+        answer["headers"] = [[str(k), str(v)] for k, v in headers]
+        answer["body"] = b"".join(chunks)
+    except CutOff:
+        pass
+    except BaseException as error:
+        text = _traceback_text()
+        print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
+        hosted.problem("raised", f"the server's application raised {type(error).__name__}: {error}", text)
+        answer["status"] = 500
+        answer["headers"] = [["Content-Type", "text/plain"]]
+        answer["body"] = b"Internal Server Error"
+
+
+def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:
+    """One request through the application on its own thread, cut off after `timeout` seconds.
+    Returns {"ok": {"status", "headers", "body"}} or {"err": "timeout"}."""
+    hosted = _hosted[server_id]
+    answer: dict = {}
+    thread = threading.Thread(target=_call_wsgi, args=(hosted, _environ(method, target, headers, body), answer),
+                              daemon=True, name="crosscheck-wsgi")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        _cut_off(thread)
+        thread.join(CUT_OFF_GRACE)
+        hosted.problem("blocked", f"the server's application did not answer {method} {target} within {timeout:g} s: cut off", "")
+        return {"err": "timeout"}
+    if "status" not in answer:
+        return {"err": "timeout"}
+    return {"ok": answer}
+
+
+# the fuzzer's expected answers need the server's key
+
+
+def private_key_pem(server_id: int) -> dict:
+    """The server's RSA private key as PKCS#8 PEM, when its module (or handler class) holds exactly
+    one in a global or class attribute: {"ok": bytes} or {"err": "none" | "several"}."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    hosted = _hosted[server_id]
+    module = sys.modules.get(getattr(hosted.obj, "__module__", "") or "")
+    places = [vars(module)] if module is not None else []
+    if inspect.isclass(hosted.obj):
+        places.append(vars(hosted.obj))
+    keys = {id(value): value for place in places for value in place.values() if isinstance(value, rsa.RSAPrivateKey)}
+    if len(keys) != 1:
+        return {"err": "none" if not keys else "several"}
+    key = next(iter(keys.values()))
+    return {"ok": key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())}

@@ -1,0 +1,157 @@
+// TeamServer — a team's own Python server code (`crosscheck run --server FILE.py:NAME`) loaded in
+// the embedded interpreter and served in-process through its standard shape: a socketserver
+// handler or `handle(conn, addr)` for rsa-socket (over socket pairs), a WSGI application for
+// aes-https. It is an `InProcessServer` (Transport), so the checks of other capabilities (Remote,
+// Fuzzing) reach it without knowing it is Python. The Python half is `pythonref/team_host.py`.
+// May import: PythonBridge, Transport.
+import Foundation
+import PythonBridge
+import Transport
+
+/// The team's server, loaded once; its module globals live for the whole run.
+public final class TeamServer: InProcessServer, @unchecked Sendable {
+    /// What the loaded object is, which tells the profile when it can be told.
+    public enum Shape: String, Sendable {
+        /// A `socketserver.BaseRequestHandler` subclass or `handle(conn, addr)`: rsa-socket.
+        case socketHandler = "socket handler"
+        /// A WSGI application (Flask's `app`, a callable taking `environ, start_response`): aes-https.
+        case wsgi = "WSGI application"
+        /// A callable whose shape its signature does not tell: `--profile` decides.
+        case callable = "callable"
+    }
+
+    /// `server:Handler`: the module's name and the object's, for testcase names.
+    public let name: String
+    public let shape: Shape
+    /// Where the server's prints and tracebacks go.
+    public let logPath: String
+    /// How long a handler may keep running after its client has gone, and an application may take
+    /// to answer: the run's `--timeout`.
+    public let timeout: TimeInterval
+    private let interpreter: PythonInterpreter
+    private let id: Int
+    private let lock = NSLock()
+    /// The connections handed out since the last `checkEnded`.
+    private var opened: [TCPConnection] = []
+
+    static let module = "pythonref.team_host"
+
+    /// Imports `spec` (`FILE.py:NAME`, or `MODULE:NAME` found on `searchPath`).
+    /// - Throws: `TeamServerError`: what to fix, with Python's traceback.
+    public init(spec: String, searchPath: String?, logPath: String, timeout: TimeInterval, interpreter: PythonInterpreter) throws {
+        let reply: PythonValue
+        do {
+            reply = try interpreter.call(Self.module, "load", [.string(spec), .string(searchPath ?? ""), .string(logPath)])
+        } catch { throw TeamServerError.python(spec: spec, "\(error)") }
+        let traceback = reply["traceback"]?.stringValue ?? ""
+        switch reply["err"]?.stringValue {
+        case "missing-module"?:
+            throw TeamServerError.missingModule(spec: spec, module: reply["module"]?.stringValue ?? "",
+                                                message: reply["message"]?.stringValue ?? "", traceback: traceback)
+        case .some:
+            throw TeamServerError.badInput(spec: spec, message: reply["message"]?.stringValue ?? "", traceback: traceback)
+        case nil: break
+        }
+        guard let id = reply["ok"]?.intValue, let kind = reply["kind"]?.stringValue else {
+            throw TeamServerError.python(spec: spec, "team_host.load answered \(reply)")
+        }
+        self.id = id
+        self.interpreter = interpreter
+        self.logPath = logPath
+        self.timeout = timeout
+        switch kind {
+        case "socket-handler-class", "socket-function": shape = .socketHandler
+        case "wsgi": shape = .wsgi
+        default: shape = .callable
+        }
+        let (target, _, object) = Self.split(spec)
+        let moduleName = URL(fileURLWithPath: target).deletingPathExtension().lastPathComponent
+        name = "\(target.hasSuffix(".py") ? moduleName : target):\(object)"
+    }
+
+    /// `FILE.py:NAME` → (FILE.py, :, NAME), split at the last colon.
+    static func split(_ spec: String) -> (String, String, String) {
+        guard let colon = spec.lastIndex(of: ":") else { return (spec, "", "") }
+        return (String(spec[..<colon]), ":", String(spec[spec.index(after: colon)...]))
+    }
+
+    public func connect(timeout: TimeInterval) throws -> TCPConnection {
+        let (connection, serverEnd) = try TCPConnection.socketPair(describedAs: name)
+        do {
+            _ = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd))])
+        } catch {
+            _ = close(serverEnd)
+            connection.close()
+            throw TransportError.io(operation: "start \(name) on a socket pair", errno: 0, message: "\(error)")
+        }
+        lock.lock(); opened.append(connection); lock.unlock()
+        return connection
+    }
+
+    public func exchange(_ request: HTTPRequest, timeout: TimeInterval) throws -> HTTPResponse {
+        let reply: PythonValue
+        do {
+            reply = try interpreter.call(Self.module, "wsgi_request", [
+                .int(id), .string(request.method), .string(request.path), .dict(request.headers.mapValues(PythonValue.string)),
+                .bytes(request.body), .float(timeout),
+            ])
+        } catch { throw TransportError.io(operation: "\(request.method) \(request.path) to \(name)", errno: 0, message: "\(error)") }
+        guard let answer = reply["ok"], let status = answer["status"]?.intValue, let body = answer["body"]?.bytesValue else {
+            throw TransportError.timedOut(operation: "\(request.method) \(request.path) to \(name)", seconds: timeout)
+        }
+        var headers: [String: String] = [:]
+        if case let .list(pairs)? = answer["headers"] {
+            for case let .list(pair) in pairs where pair.count == 2 {
+                guard let field = pair[0].stringValue?.lowercased(), let value = pair[1].stringValue else { continue }
+                headers[field] = headers[field].map { "\($0), \(value)" } ?? value
+            }
+        }
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// The server's RSA private key (PKCS#8 PEM) when its module holds exactly one, for the
+    /// fuzzer's expected answers; nil otherwise (then `--remote-key` gives it).
+    public func privateKeyPEM() -> Data? {
+        (try? interpreter.call(Self.module, "private_key_pem", [.int(id)]))?["ok"]?.bytesValue
+    }
+
+    public func checkEnded() -> [InProcessServerProblem] {
+        lock.lock()
+        let connections = opened
+        opened = []
+        lock.unlock()
+        for connection in connections { connection.close() }
+        let reply: PythonValue
+        do { reply = try interpreter.call(Self.module, "check_ended", [.int(id), .float(timeout)]) } catch {
+            return [InProcessServerProblem(kind: .raised, message: "the harness could not ask the server what happened: \(error)", details: "")]
+        }
+        guard case let .list(problems)? = reply["ok"] else { return [] }
+        return problems.compactMap { problem in
+            guard let kind = problem["kind"]?.stringValue.flatMap(InProcessServerProblem.Kind.init(rawValue:)) else { return nil }
+            return InProcessServerProblem(kind: kind, message: problem["message"]?.stringValue ?? "",
+                                          details: problem["details"]?.stringValue ?? "")
+        }
+    }
+}
+
+/// Why a team's server could not be loaded; each says what to fix.
+public enum TeamServerError: Error, Equatable, CustomStringConvertible {
+    /// The file, module or name is wrong, or importing it raised (exit 66).
+    case badInput(spec: String, message: String, traceback: String)
+    /// The server imports a module this machine lacks (exit 69).
+    case missingModule(spec: String, module: String, message: String, traceback: String)
+    /// The harness's own Python half failed (exit 70).
+    case python(spec: String, String)
+
+    public var description: String {
+        switch self {
+        case let .badInput(spec, message, traceback):
+            return "--server \(spec): \(message)" + (traceback.isEmpty ? "" : "\n\(traceback)")
+        case let .missingModule(spec, module, message, traceback):
+            let package = module.isEmpty ? "" : " (Debian: apt-get install python3-\(module.split(separator: ".").first.map(String.init)?.lowercased() ?? module); or pip install it for /usr/bin/python3)"
+            return "--server \(spec): \(message): the embedded Python (/usr/bin/python3) lacks module '\(module)'\(package)\n\(traceback)"
+        case let .python(spec, message):
+            return "--server \(spec): the harness's Python side failed: \(message)"
+        }
+    }
+}

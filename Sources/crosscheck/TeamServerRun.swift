@@ -1,0 +1,157 @@
+import Foundation
+import CommandLineKit
+import Conformance
+import PythonBridge
+import Remote
+import Reports
+import TeamServer
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// `crosscheck run --server FILE.py:NAME`: a team's own Pi server code, in-process, under the checks
+/// and audits `crosscheck remote` runs (the same code decides the verdicts).
+struct TeamServerOptions: ParsableArguments {
+    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process instead of the suites: a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
+    var spec: String?
+    @Option(name: "--server-path", value: "DIR", help: "with --server MODULE:NAME: the folder to import MODULE from (put first on the embedded sys.path)")
+    var searchPath: String?
+    @Option(name: "--profile", value: "NAME", help: "with --server: rsa-socket or aes-https (default: told from the object)")
+    var profile: RemoteOptions.Profile?
+    @Option(name: "--client", value: "C", help: "with --server: reference (every check and audit), seed-app (the seed app as it ships) or both")
+    var clients = RemoteCommand.Clients.both
+    @Option(name: "--user", value: "NAME:PASSWORD", help: "with --server (aes-https): the account the app accepts")
+    var user = "user:password"
+    @Option(name: "--padding", value: "P", help: "with --server (rsa-socket): auto (found by trying), pkcs1, oaep-sha1 or oaep-sha256")
+    var padding = "auto"
+    @Option(name: "--framing", value: "F", help: "with --server (rsa-socket): legacy (as the tutorials) or framed")
+    var framing = Framing.legacy
+    @Option(name: "--key-bits", value: "LIST", help: "with --server (rsa-socket): client key sizes for pi-to-phone, from 1024 to 16384")
+    var keyBits = ArgumentList<Int>([2048])
+    @Option(name: "--key-mode", value: "M", help: "with --server (aes-https): utf8-zeropad16 or base64-raw (default: inferred)")
+    var keyMode: KeyDerivationMode?
+    @Option(name: "--timeout", value: "SECONDS", help: "with --server: deadline for every read and answer; a handler still running this long after its client left is cut off (an error)")
+    var timeout = Seconds(5)
+    @Option(name: "--quiet-gap", value: "SECONDS", help: "with --server: silence that ends a legacy message (below --timeout)")
+    var quietGap = Seconds(0.3)
+    @Flag(name: "--strict", help: "with --server: weaknesses fail the run")
+    var strict: Bool
+    @Option(name: "--server-log", value: "PATH", help: "with --server: where the server's prints and tracebacks go")
+    var logPath = "reports/server.log"
+    init() {}
+
+    func validate() throws {
+        guard let spec else {
+            if searchPath != nil || profile != nil || $user || $padding || $keyMode || $timeout || strict || $clients {
+                throw UsageError("--server-path, --profile, --client, --user, --padding, --key-mode, --timeout and --strict go with --server FILE.py:NAME")
+            }
+            return
+        }
+        guard let colon = spec.lastIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex else {
+            throw UsageError("--server takes FILE.py:NAME or MODULE:NAME (e.g. examples/pi-server-socket/server.py:Handler), not '\(spec)'")
+        }
+        if padding != "auto", (try? RSAEncryptionPadding(name: padding)) == nil {
+            throw UsageError("--padding takes auto, pkcs1, oaep-sha1 or oaep-sha256, not '\(padding)'")
+        }
+        if let bits = keyBits.items.first(where: { !(1024...16384).contains($0) }) {
+            throw UsageError("--key-bits takes sizes from 1024 to 16384, e.g. 1024,2048, not \(bits)")
+        }
+        guard user.contains(":") else { throw UsageError("--user takes NAME:PASSWORD, not '\(user)'") }
+        guard timeout.value <= 600 else { throw UsageError("--timeout takes seconds above 0 and at most 600, not \(timeout.argumentText)") }
+        guard quietGap.value < timeout.value else { throw UsageError("--quiet-gap takes seconds below --timeout (\(timeout.argumentText)), not \(quietGap.argumentText)") }
+        if let searchPath, !FileManager.default.fileExists(atPath: searchPath) {
+            throw CommandExit(.noInput, "crosscheck run: --server-path \(searchPath): no such folder")
+        }
+    }
+
+    /// Loads the server, or ends the command: 66 for a wrong file or name (or an import that
+    /// raised), 69 for a module the machine lacks; both with Python's traceback.
+    func load(_ spec: String, interpreter: PythonInterpreter) throws -> TeamServer {
+        try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: timeout.value, interpreter: interpreter, command: "run")
+    }
+
+    /// The one way every command (`run`, `fuzz`, `replay`) loads `--server`, with its exit codes.
+    static func load(_ spec: String, searchPath: String?, logPath: String, timeout: TimeInterval, interpreter: PythonInterpreter,
+                     command: String) throws -> TeamServer {
+        do {
+            return try TeamServer(spec: spec, searchPath: searchPath, logPath: logPath, timeout: timeout, interpreter: interpreter)
+        } catch let error as TeamServerError {
+            switch error {
+            case .badInput: throw CommandExit(.noInput, "crosscheck \(command): \(error)")
+            case .missingModule: throw CommandExit(.unavailable, "crosscheck \(command): \(error)")
+            case .python: throw CommandExit(.software, "crosscheck \(command): \(error)")
+            }
+        }
+    }
+
+    /// `FILE.py:NAME` with FILE made absolute (a reproducer names the server wherever it is replayed from).
+    static func absolute(_ spec: String) -> String {
+        guard let colon = spec.lastIndex(of: ":"), spec[..<colon].hasSuffix(".py") else { return spec }
+        return URL(fileURLWithPath: String(spec[..<colon])).path + spec[colon...]
+    }
+
+    /// The profile: given, or told from the shape; a contradiction is a usage error.
+    func profile(for server: TeamServer) throws -> RemoteOptions.Profile {
+        let told: RemoteOptions.Profile? = switch server.shape {
+        case .socketHandler: .rsaSocket
+        case .wsgi: .aesHTTPS
+        case .callable: nil
+        }
+        switch (profile, told) {
+        case let (given?, told?) where given != told:
+            throw UsageError("--server \(spec ?? ""): it is a \(server.shape.rawValue), which serves \(told.rawValue), not --profile \(given.rawValue)")
+        case let (given?, _): return given
+        case let (nil, told?): return told
+        case (nil, nil):
+            throw UsageError("--server \(spec ?? ""): a callable whose signature does not tell rsa-socket (handle(conn, addr)) from aes-https (a WSGI app(environ, start_response)): give --profile")
+        }
+    }
+
+    func remoteOptions(profile: RemoteOptions.Profile, server: TeamServer, seed: UInt64) -> RemoteOptions {
+        var options = RemoteOptions()
+        options.inProcess = server
+        options.profile = profile
+        options.clients = clients.profiles
+        options.padding = padding == "auto" ? nil : try? RSAEncryptionPadding(name: padding)
+        options.framing = framing
+        options.keyBits = keyBits.items
+        let colon = user.firstIndex(of: ":") ?? user.endIndex
+        options.username = String(user[..<colon])
+        options.password = String(user[user.index(after: colon)...])
+        options.keyMode = keyMode
+        options.timeout = timeout.value
+        options.quietGap = quietGap.value
+        options.strict = strict
+        options.seed = seed
+        return options
+    }
+}
+
+extension RunCommand {
+    /// `run --server`: the remote checks and audits against the team's server in this process.
+    func runTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+        let server = try teamServer.load(spec, interpreter: interpreter)
+        let profile = try teamServer.profile(for: server)
+        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value)
+        if report.junit == nil { report.junit = "reports/junit.xml" }
+        let quiet = report.quiet
+        if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
+        let latch = InterruptLatch()
+        let started = Date()
+        var progress = ProgressPrinter(quiet: quiet)
+        var done = 0
+        let results = RemoteRun.run(ServerAddress(host: server.name, port: 0), options: options, shouldStop: { latch.interrupted }) { result in
+            done += 1
+            progress.record(done: done, total: 0, result: result)
+        }
+        let junit = JUnitAdapter.report(results, properties: [
+            ("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
+            ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue),
+            ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),
+            ("crosscheck.framing", options.framing.rawValue), ("crosscheck.seed", String(options.seed)),
+            ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
+        ], timestamp: started)
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
+                                    junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
+    }
+}

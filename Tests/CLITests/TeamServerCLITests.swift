@@ -1,0 +1,374 @@
+import Foundation
+import XCTest
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `crosscheck run --server FILE.py:NAME`: a team's own server in-process, judged by the checks
+/// `crosscheck remote` runs. The examples must pass; copies of them with one planted flaw each must
+/// fail with the flaw named; the in-process verdicts must equal `remote`'s on the same file served
+/// for real; and a broken module, a raising or a blocking handler must end cleanly with the right
+/// exit code and what to fix.
+final class TeamServerCLITests: XCTestCase {
+    let servers = TestServers()
+    override func tearDown() { servers.stopAll() }
+
+    static let socketExample = "examples/pi-server-socket/server.py"
+    static let flaskExample = "examples/pi-server-flask/app.py"
+
+    /// One testcase of a report: its testsuite's kind (`server`, `remote` or `audit`), name, and outcome.
+    struct Case: Equatable, CustomStringConvertible {
+        let kind: String
+        let name: String
+        let outcome: String  // passed, failure, error, skipped
+        let message: String
+        var description: String { "\(kind) \(name): \(outcome) \(message.prefix(160))" }
+    }
+
+    struct NoReport: Error, CustomStringConvertible { let description: String }
+
+    struct Run {
+        let status: Int32
+        let output: String
+        let cases: [Case]
+        let xml: String
+        func outcome(_ name: String) -> Case? { cases.first { $0.name == name } }
+        var failing: [Case] { cases.filter { $0.outcome == "failure" || $0.outcome == "error" } }
+    }
+
+    func read(_ report: URL, status: Int32, output: String) throws -> Run {
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0, "the report validates")
+        let document = try XMLDocument(contentsOf: report, options: [])
+        var cases: [Case] = []
+        for suite in try document.nodes(forXPath: "//testsuite") {
+            guard let suite = suite as? XMLElement, let suiteName = suite.attribute(forName: "name")?.stringValue else { continue }
+            let kind = String(suiteName.prefix { $0 != "." })
+            for testcase in try suite.nodes(forXPath: "testcase") {
+                guard let testcase = testcase as? XMLElement, let name = testcase.attribute(forName: "name")?.stringValue else { continue }
+                var outcome = "passed", message = ""
+                for child in testcase.children ?? [] {
+                    guard let element = child as? XMLElement, let tag = element.name, ["failure", "error", "skipped"].contains(tag) else { continue }
+                    outcome = tag
+                    message = (element.attribute(forName: "message")?.stringValue ?? "") + "\n" + (element.stringValue ?? "")
+                }
+                cases.append(Case(kind: kind, name: name, outcome: outcome, message: message))
+            }
+        }
+        return Run(status: status, output: output, cases: cases, xml: try String(contentsOf: report, encoding: .utf8))
+    }
+
+    func runServer(_ spec: String, _ extra: [String] = [], log: URL? = nil) throws -> Run {
+        let directory = try makeTemporaryDirectory()
+        let report = directory.appendingPathComponent("server.xml")
+        let outcome = try CrosscheckBinary.run(["run", "--server", spec, "--seed", "1", "--timeout", "3", "--junit", report.path,
+                                                "--server-log", (log ?? directory.appendingPathComponent("server.log")).path] + extra)
+        guard FileManager.default.fileExists(atPath: report.path) else {
+            throw NoReport(description: "no report (exit \(outcome.status)): \(outcome.stdout)\(outcome.stderr)")
+        }
+        return try read(report, status: outcome.status, output: outcome.stdout + outcome.stderr)
+    }
+
+    /// A copy of an example with `original` replaced by `planted` (the test fails if the example no
+    /// longer has `original`: the flaw must be planted, not silently missing).
+    func plant(_ example: String, _ original: String, _ planted: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let path = example.hasPrefix("/") ? URL(fileURLWithPath: example) : CrosscheckBinary.root.appendingPathComponent(example)
+        let source = try String(contentsOf: path, encoding: .utf8)
+        XCTAssertTrue(source.contains(original), "\(example) no longer contains the line the flaw replaces: \(original)", file: file, line: line)
+        let copy = try makeTemporaryDirectory().appendingPathComponent(URL(fileURLWithPath: example).lastPathComponent)
+        try source.replacingOccurrences(of: original, with: planted).write(to: copy, atomically: true, encoding: .utf8)
+        return copy.path
+    }
+
+    // MARK: the examples pass
+
+    func testSocketExample_passesEveryServerCheckInProcess_namedAfterTheServer() throws {
+        let log = try makeTemporaryDirectory().appendingPathComponent("server.log")
+        let run = try runServer(Self.socketExample + ":Handler", log: log)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.server.server:Handler\""), run.xml)
+        XCTAssertEqual(run.outcome("binary-safety.ciphertexts-with-crlf")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("digest.phone-to-pi")?.outcome, "passed")
+        XCTAssertGreaterThan(run.cases.count, 30)
+        // Its prints went to the log, not to the progress lines.
+        let logged = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertTrue(logged.contains("refused: does not decrypt"), logged)
+        XCTAssertFalse(run.output.contains("refused:"), run.output)
+    }
+
+    func testFlaskExample_passesEveryServerCheckInProcess_withoutTLSSteps() throws {
+        let run = try runServer(Self.flaskExample + ":app", ["--user", "user:password"])
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.aes-https.server.app:app\""), run.xml)
+        XCTAssertEqual(run.outcome("secure-data.echo-both-directions")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("secure-data.unknown-token-gets-401")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("tls.serves-the-pinned-certificate")?.outcome, "skipped")
+        XCTAssertEqual(run.outcome("seed-app.login-and-echo")?.outcome, "passed")
+    }
+
+    func testWrongPassword_isAFailureThatSaysToPassTheRightUser() throws {
+        let run = try runServer(Self.flaskExample + ":app", ["--user", "user:not-it"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.cases.contains { $0.message.contains("pass the right --user NAME:PASSWORD") }, "\(run.cases)")
+    }
+
+    // MARK: planted flaws fail, with the flaw named
+
+    func testFlask_staticIV_failsTheResponseIVCheck() throws {
+        let copy = try plant(Self.flaskExample, "    iv = os.urandom(16)  # fresh for every answer", "    iv = bytes(16)  # PLANTED: a static IV")
+        let run = try runServer(copy + ":app")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("reuse.response-ivs"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.lowercased().contains("iv"), failing.message)
+    }
+
+    func testFlask_paddingOracle_failsTheCBCOracleAudit() throws {
+        let copy = try plant(Self.flaskExample, "    params = json.loads(unpadder.update(padded) + unpadder.finalize())",
+                             "    try:\n        unpadded = unpadder.update(padded) + unpadder.finalize()\n    except ValueError:\n        raise KeyError(\"padding\")  # PLANTED\n    params = json.loads(unpadded)")
+        let copy2 = try plant(copy, "    except (ValueError, KeyError, TypeError, binascii.Error):\n        return bad_request()",
+                              "    except KeyError:\n        return jsonify(error=\"bad padding\"), 400  # PLANTED: a padding oracle\n    except (ValueError, TypeError, binascii.Error):\n        return bad_request()")
+        let run = try runServer(copy2 + ":app")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.failing.contains { $0.name.contains("oracle") && $0.message.lowercased().contains("oracle") }, "\(run.cases)")
+    }
+
+    func testFlask_tokenNeverChecked_failsTheUnknownTokenCheck() throws {
+        let copy = try plant(Self.flaskExample, "    key = SESSIONS.get(request.headers.get(\"Authorization\", \"\"))",
+                             "    key = next(iter(SESSIONS.values()), None)  # PLANTED: the token is never checked")
+        let run = try runServer(copy + ":app")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("secure-data.unknown-token-gets-401"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("unknown token") || failing.message.contains("401"), failing.message)
+    }
+
+    func testSocket_strippingCRLF_failsBinarySafety() throws {
+        let copy = try plant(Self.socketExample, "        self.buffer += data\n",
+                             "        self.buffer += data.replace(b\"\\r\\n\", b\"\")  # PLANTED: the tutorial's stripping\n")
+        let run = try runServer(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("binary-safety.ciphertexts-with-crlf"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
+    }
+
+    func testSocket_okToAnything_failsAndSaysSo() throws {
+        let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
+                             "                plaintext = b\"\"  # PLANTED: OK to anything")
+        let run = try runServer(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertFalse(run.failing.isEmpty)
+        XCTAssertTrue(run.failing.contains { $0.message.contains("Server: OK") || $0.message.contains("acknowledged") || $0.message.contains("digest") },
+                      "\(run.failing)")
+    }
+
+    // MARK: safety of the harness
+
+    func testRaisingHandler_isAFailureShowingTheTraceback() throws {
+        let copy = try plant(Self.socketExample, "        self.expect_literal(b\"Quit\")\n",
+                             "        self.expect_literal(b\"Quit\")\n        raise RuntimeError(\"planted crash after Quit\")\n")
+        let run = try runServer(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.failing.first)
+        XCTAssertTrue(failing.message.contains("raised RuntimeError: planted crash after Quit"), failing.message)
+        XCTAssertTrue(failing.message.contains("Traceback (most recent call last)"), failing.message)
+        XCTAssertTrue(failing.message.contains("server.py"), failing.message)
+    }
+
+    func testHandlerThatNeverEnds_isCutOffAtTheTimeoutAndReportedAsAnError() throws {
+        // Ignores the end of the stream and spins on recv() == b"" forever.
+        let copy = try plant(Self.socketExample, "        if not data:\n            if within:",
+                             "        while not data:  # PLANTED: never gives up\n            data = self.request.recv(4096)\n        if not data:\n            if within:")
+        let start = Date()
+        let run = try runServer(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.cases.contains { $0.outcome == "error" && $0.message.contains("cut off") }, "\(run.cases)")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 600, "a hang detector only: the run ends")
+    }
+
+    func testMissingFile_exits66() throws {
+        let outcome = try CrosscheckBinary.run(["run", "--server", "no/such/server.py:Handler"])
+        XCTAssertEqual(outcome.status, 66, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("no file no/such/server.py"), outcome.stderr)
+    }
+
+    func testWrongName_exits66AndListsWhatTheModuleHas() throws {
+        let outcome = try CrosscheckBinary.run(["run", "--server", Self.socketExample + ":Handlr"])
+        XCTAssertEqual(outcome.status, 66, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("has no 'Handlr'") && outcome.stderr.contains("Handler"), outcome.stderr)
+    }
+
+    func testImportRaising_exits66WithTheTraceback() throws {
+        let copy = try plant(Self.socketExample, "MESSAGE = b\"Secret message from RPi server\"", "MESSAGE = b\"x\" + 1  # PLANTED")
+        let outcome = try CrosscheckBinary.run(["run", "--server", copy + ":Handler"])
+        XCTAssertEqual(outcome.status, 66, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("TypeError") && outcome.stderr.contains("Traceback"), outcome.stderr)
+    }
+
+    func testMissingModule_exits69AndNamesIt() throws {
+        let copy = try plant(Self.socketExample, "import argparse\n", "import argparse\nimport crosscheck_no_such_module_cc20\n")
+        let outcome = try CrosscheckBinary.run(["run", "--server", copy + ":Handler"])
+        XCTAssertEqual(outcome.status, 69, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("crosscheck_no_such_module_cc20") && outcome.stderr.contains("Traceback"), outcome.stderr)
+    }
+
+    func testModuleAndName_withServerPath_loads() throws {
+        let run = try runServer("server:Handler", ["--server-path", CrosscheckBinary.root.appendingPathComponent("examples/pi-server-socket").path])
+        XCTAssertEqual(run.status, 0, run.output)
+    }
+
+    func testProfileThatContradictsTheShape_isAUsageError() throws {
+        let outcome = try CrosscheckBinary.run(["run", "--server", Self.flaskExample + ":app", "--profile", "rsa-socket"])
+        XCTAssertEqual(outcome.status, 64, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("WSGI application"), outcome.stderr)
+    }
+
+    // MARK: independent servers (Tests/Zoo, written from docs/PROTOCOL.md by others) in-process
+
+    /// A zoo server in the shape a team would deploy it: a few lines that make its key and name the
+    /// handler, as the zoo's `main()` does for the network. Expectations are the zoo's own (zoo.json).
+    struct ZooCase {
+        let name: String
+        let shim: String
+        let object: String
+        let expect: String  // "pass", or "fail:<words a failing testcase names>"
+    }
+
+    static func zooCases(_ zoo: String) -> [ZooCase] {
+        func conversation(_ name: String, _ module: String, _ cls: String, padding: String, expect: String) -> ZooCase {
+            ZooCase(name: name, shim: """
+                import argparse, sys, types
+                sys.path.insert(0, \(zoo.debugDescription))
+                import base_server, zoolib
+                from \(module) import \(cls) as Conversation
+                options = argparse.Namespace(padding="\(padding)", framing="legacy", digest=False, key=None, bits=2048, host="127.0.0.1", port=0)
+                seat = types.SimpleNamespace(options=options, private_key=zoolib.rsa_private_key(None, 2048))
+
+
+                def handle(conn, addr):
+                    Conversation(conn, seat).run()
+
+                """, object: "handle", expect: expect)
+        }
+        func tutorial(_ name: String, _ module: String, read: String, expect: String) -> ZooCase {
+            ZooCase(name: name, shim: """
+                import sys
+                sys.path.insert(0, \(zoo.debugDescription))
+                import tutorial_recv1024, \(module), zoolib
+                KEY = zoolib.rsa_private_key(None, 1024)
+
+
+                def handle(conn, addr):
+                    tutorial_recv1024.client_thread(conn, KEY, \(read))
+
+                """, object: "handle", expect: expect)
+        }
+        return [
+            conversation("control-legacy-pkcs1", "base_server", "Conversation", padding: "pkcs1", expect: "pass"),
+            conversation("ok-on-garbage", "ok_on_garbage", "AcceptsGarbage", padding: "oaep-sha256", expect: "fail:undecryptable"),
+            conversation("oracle-error-text", "oracle_error_text", "ErrorTextOracle", padding: "pkcs1", expect: "fail:padding oracle"),
+            conversation("no-server-stopped", "no_server_stopped", "NoStoppedLine", padding: "oaep-sha256", expect: "fail:Server stopped"),
+            conversation("wrong-error-text", "wrong_error_text", "WrongErrorText", padding: "oaep-sha256", expect: "fail:Server: ERROR"),
+            tutorial("tutorial-recv1024", "tutorial_recv1024", read: "tutorial_recv1024.recv_message", expect: "pass"),
+            tutorial("corrupting-crlf", "corrupting_crlf", read: "corrupting_crlf.recv_and_strip_crlf", expect: "fail:corrupt"),
+            ZooCase(name: "buffering-reader", shim: """
+                import sys
+                sys.path.insert(0, \(zoo.debugDescription))
+                import buffering_reader, zoolib
+                buffering_reader.Conversation.private_key = zoolib.rsa_private_key(None, 2048)
+                Handler = buffering_reader.Conversation
+
+                """, object: "Handler", expect: "pass"),
+        ]
+    }
+
+    func testZooServers_getTheZoosVerdictInProcess() throws {
+        let zoo = CrosscheckBinary.root.appendingPathComponent("Tests/Zoo/rsa_socket").path
+        for zooCase in Self.zooCases(zoo) {
+            let file = try makeTemporaryDirectory().appendingPathComponent("deploy_" + zooCase.name.replacingOccurrences(of: "-", with: "_") + ".py")
+            try zooCase.shim.write(to: file, atomically: true, encoding: .utf8)
+            let run = try runServer(file.path + ":" + zooCase.object, ["--client", "reference", "--profile", "rsa-socket"])
+            if zooCase.expect == "pass" {
+                XCTAssertEqual(run.status, 0, "\(zooCase.name): \(run.failing)")
+            } else {
+                let words = String(zooCase.expect.dropFirst("fail:".count))
+                XCTAssertEqual(run.status, 1, "\(zooCase.name) must fail")
+                XCTAssertTrue(run.failing.contains { $0.name.contains(words) || $0.message.contains(words) },
+                              "\(zooCase.name): no failing testcase names '\(words)': \(run.failing)")
+            }
+        }
+    }
+
+    // MARK: the differential fuzzer against the team's server
+
+    static let socketFuzzOptions = ["--remote-padding", "oaep-sha256", "--remote-padding-pi-to-phone", "pkcs1", "--remote-digest",
+                                    "--seed", "3", "--quiet"]
+
+    func testFuzzServer_socketExampleAgreesWithPythonRef_onConversationAndEncryptedFrames() throws {
+        let directory = try makeTemporaryDirectory()
+        let report = directory.appendingPathComponent("fuzz.xml")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.socketExample + ":Handler", "--frames", "200",
+                                                "--family", "rsa-socket.conversation,rsa-socket.encrypted", "--junit", report.path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path] + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("classname=\"crosscheck.rsa-socket.python_vs_server.server:Handler\""), xml)
+        XCTAssertTrue(outcome.stdout.contains("rsa-socket.encrypted "), outcome.stdout)
+    }
+
+    func testFuzzServer_okToAnything_disagreesAndItsReproducerReplays() throws {
+        let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
+                             "                plaintext = b\"\"  # PLANTED: OK to anything")
+        let directory = try makeTemporaryDirectory()
+        let failures = directory.appendingPathComponent("failures")
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", copy + ":Handler", "--frames", "120", "--family", "rsa-socket.encrypted",
+                                                "--junit", directory.appendingPathComponent("fuzz.xml").path, "--save-failures", failures.path]
+                                               + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("disagreement"), outcome.stdout)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: failures.path).filter { $0.hasSuffix(".json") }.sorted()
+        let first = try XCTUnwrap(saved.first, "a reproducer was saved")
+        let reproducer = try String(contentsOf: failures.appendingPathComponent(first), encoding: .utf8)
+        XCTAssertTrue(reproducer.contains("server=\(copy):Handler"), reproducer)
+        let replay = try CrosscheckBinary.run(["replay", failures.appendingPathComponent(first).path])
+        XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
+        XCTAssertTrue(replay.stdout.contains("result: still a"), replay.stdout)
+    }
+
+    // MARK: the same code, live
+
+    /// The verdict of every check both runs have (the TLS steps run live only).
+    func verdicts(_ run: Run) -> [String: String] {
+        Dictionary(run.cases.filter { !$0.name.hasPrefix("tls.") }.map { ("\($0.kind == "audit" ? "audit" : "check").\($0.name)", $0.outcome) },
+                   uniquingKeysWith: { first, _ in first })
+    }
+
+    func remote(_ port: UInt16, _ extra: [String]) throws -> Run {
+        let report = try makeTemporaryDirectory().appendingPathComponent("remote.xml")
+        let outcome = try CrosscheckBinary.run(["remote", "--host", "127.0.0.1", "--port", String(port), "--seed", "1", "--timeout", "3",
+                                                "--junit", report.path, "--quiet"] + extra)
+        return try read(report, status: outcome.status, output: outcome.stdout + outcome.stderr)
+    }
+
+    func testSocketExample_inProcessVerdictsEqualRemoteOnTheSameFileServedOnLoopback() throws {
+        let port = try servers.start("/usr/bin/python3", [Self.socketExample, "--host", "127.0.0.1", "--port", "0"], in: CrosscheckBinary.root)
+        let live = try remote(port, ["--profile", "rsa-socket"])
+        let inProcess = try runServer(Self.socketExample + ":Handler")
+        XCTAssertEqual(live.status, 0, live.output)
+        XCTAssertEqual(verdicts(inProcess), verdicts(live))
+    }
+
+    func testFlaskExample_inProcessVerdictsEqualRemoteOnTheSameFileServedOnLoopback() throws {
+        let tls = CrosscheckBinary.root.appendingPathComponent("Vectors/tls")
+        let port = try servers.start("/usr/bin/python3", [Self.flaskExample, "--host", "127.0.0.1", "--port", "0",
+                                                          "--cert", tls.appendingPathComponent("pinned.crt.pem").path,
+                                                          "--key", tls.appendingPathComponent("pinned.key.pem").path], in: CrosscheckBinary.root)
+        let live = try remote(port, ["--profile", "aes-https", "--pin", tls.appendingPathComponent("pinned.crt.pem").path])
+        let inProcess = try runServer(Self.flaskExample + ":app")
+        XCTAssertEqual(live.status, 0, live.output)
+        XCTAssertEqual(live.outcome("tls.serves-the-pinned-certificate")?.outcome, "passed")
+        XCTAssertEqual(verdicts(inProcess), verdicts(live))
+    }
+}
