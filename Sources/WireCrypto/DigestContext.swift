@@ -5,18 +5,22 @@ internal import COpenSSL
 /// `HashFunction` values are structs whose copies hash independently; `copy()` gives that.
 public final class DigestContext: @unchecked Sendable {
     private let context: OpaquePointer
-    public let digest: Digest
 
     /// A fresh context for `digest`. The default provider always has the SHA-1/SHA-2 family.
-    public init(_ digest: Digest) {
+    public convenience init(_ digest: Digest) { self.init(openSSLName: digest.rawValue) }
+
+    /// MD5 (RFC 1321), broken for collisions: only for apps that still checksum with it
+    /// (CommonCrypto's `CC_MD5`, CryptoKit's `Insecure.MD5`), never for the protocol.
+    public static func _WEAK_AND_INSECURE_MD5() -> DigestContext { DigestContext(openSSLName: "MD5") }
+
+    private init(openSSLName name: String) {
         guard let context = EVP_MD_CTX_new() else {
             preconditionFailure("EVP_MD_CTX_new failed (out of memory): \(OpenSSLError.drainQueue())")
         }
-        guard EVP_DigestInit_ex(context, EVP_get_digestbyname(digest.rawValue), nil) == 1 else {
-            preconditionFailure("EVP_DigestInit_ex(\(digest.rawValue)) failed: \(OpenSSLError.drainQueue())")
+        guard EVP_DigestInit_ex(context, EVP_get_digestbyname(name), nil) == 1 else {
+            preconditionFailure("EVP_DigestInit_ex(\(name)) failed: \(OpenSSLError.drainQueue())")
         }
         self.context = context
-        self.digest = digest
     }
 
     private init(copying other: DigestContext) {
@@ -24,7 +28,6 @@ public final class DigestContext: @unchecked Sendable {
             preconditionFailure("EVP_MD_CTX_copy_ex failed (out of memory): \(OpenSSLError.drainQueue())")
         }
         self.context = context
-        self.digest = other.digest
     }
 
     deinit { EVP_MD_CTX_free(context) }
@@ -46,6 +49,9 @@ public final class DigestContext: @unchecked Sendable {
         _ = EVP_DigestFinal_ex(finishing.context, &output, &length)
         return Array(output.prefix(Int(length)))
     }
+
+    /// The digest's length in bytes.
+    public var byteCount: Int { Int(EVP_MD_get_size(EVP_MD_CTX_get0_md(context))) }
 
     /// The hash function's block size in bytes (HMAC pads its key to this).
     public var blockByteCount: Int { Int(EVP_MD_get_block_size(EVP_MD_CTX_get0_md(context))) }
