@@ -38,13 +38,21 @@ enum CCHashFunction {
         }
     }
 
+    var digest: WireCrypto.Digest? {
+        switch self {
+        case .md5: return nil
+        case .sha1: return .sha1
+        case .sha224: return .sha224
+        case .sha256: return .sha256
+        case .sha384: return .sha384
+        case .sha512: return .sha512
+        }
+    }
+
     /// The digest of `len` bytes at `data`, written to `md` (which must hold the digest length).
     func oneShot(_ data: UnsafeRawPointer?, _ len: Int, _ md: UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>? {
         guard let md else { return nil }
-        let context = makeContext()
-        if len > 0, let data { context.update(UnsafeRawBufferPointer(start: data, count: len)) }
-        let digest = context.finalize()
-        digest.withUnsafeBufferPointer { md.update(from: $0.baseAddress!, count: digest.count) }
+        DigestContext.hash(UnsafeRawBufferPointer(start: len > 0 ? data : nil, count: data == nil ? 0 : len), digest: digest, into: md)
         return md
     }
 }

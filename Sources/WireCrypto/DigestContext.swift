@@ -13,6 +13,17 @@ public final class DigestContext: @unchecked Sendable {
     /// (CommonCrypto's `CC_MD5`, CryptoKit's `Insecure.MD5`), never for the protocol.
     public static func _WEAK_AND_INSECURE_MD5() -> DigestContext { DigestContext(openSSLName: "MD5") }
 
+    /// The digest of `bytes` in one EVP_Digest call, written to `output` (room for the digest),
+    /// returning its length: no context to allocate, and the hash fetched once per process
+    /// (OpenSSL 3 fetches an implementation on every init by name otherwise). `digest` nil: MD5.
+    @discardableResult
+    public static func hash(_ bytes: UnsafeRawBufferPointer, digest: Digest?, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        var length: UInt32 = 0
+        let status = EVP_Digest(bytes.baseAddress, bytes.count, output, &length, FetchedDigests.md(digest?.rawValue ?? "MD5"), nil)
+        precondition(status == 1, "EVP_Digest failed: \(OpenSSLError.drainQueue())")
+        return Int(length)
+    }
+
     private init(openSSLName name: String) {
         guard let context = EVP_MD_CTX_new() else {
             preconditionFailure("EVP_MD_CTX_new failed (out of memory): \(OpenSSLError.drainQueue())")
@@ -55,4 +66,18 @@ public final class DigestContext: @unchecked Sendable {
 
     /// The hash function's block size in bytes (HMAC pads its key to this).
     public var blockByteCount: Int { Int(EVP_MD_get_block_size(EVP_MD_CTX_get0_md(context))) }
+}
+
+/// Hash implementations fetched once (EVP_MD_fetch) and kept for the life of the process.
+private enum FetchedDigests {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var fetched: [String: OpaquePointer] = [:]
+
+    static func md(_ name: String) -> OpaquePointer {
+        lock.lock(); defer { lock.unlock() }
+        if let md = fetched[name] { return md }
+        guard let md = EVP_MD_fetch(nil, name, nil) else { preconditionFailure("EVP_MD_fetch(\(name)) failed: \(OpenSSLError.drainQueue())") }
+        fetched[name] = md
+        return md
+    }
 }
