@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .library(name: "Security", targets: ["Security"]),
+        // What `import Foundation` brings on iOS (Security, URLSession's delegate types): a target
+        // that `@_exported import`s it once sees them in every file (docs/APPLE-MODULES.md).
+        .library(name: "AppleImplicitImports", targets: ["AppleImplicitImports"]),
         .library(name: "AppUnderTest", targets: ["AppUnderTest"]),
         // What a team's app package builds against to run under `crosscheck run --app DIR`.
         .library(name: "AppHost", targets: ["AppHost"]),
@@ -44,6 +47,7 @@ let package = Package(
         .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
         .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
         .target(name: "Security", dependencies: ["WireCrypto"]),
+        .target(name: "AppleImplicitImports", dependencies: ["Security"]),
 
         // Layer 3: the protocols. WireProtocol: sans-I/O session machines (pure). Transport: the
         // operating system's I/O (TCP, name resolution, TLS, HTTP, pinned HTTPS) and the driver
@@ -79,12 +83,12 @@ let package = Package(
         .target(name: "AppHost", dependencies: ["AppUnderTest", "Security"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
         .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
-        .target(name: "Seed000App", dependencies: ["UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
-        .target(name: "Seed001App", dependencies: ["CommonCrypto", "Security", "AFNetworking", "AppUnderTest"], path: "Sources/SeedApps/Seed001",
+        .target(name: "Seed000App", dependencies: ["AppleImplicitImports", "UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
+        .target(name: "Seed001App", dependencies: ["AppleImplicitImports", "CommonCrypto", "Security", "AFNetworking", "AppUnderTest"], path: "Sources/SeedApps/Seed001",
                 swiftSettings: swift5),
-        .target(name: "Seed002App", dependencies: ["Security", "AppUnderTest"], path: "Sources/SeedApps/Seed002", swiftSettings: swift5),
-        .target(name: "Seed003App", dependencies: ["CryptoKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed003", swiftSettings: swift5),
-        .target(name: "Seed004App", dependencies: ["CryptoKit", "AppUnderTest"], path: "Sources/SeedApps/Seed004", swiftSettings: swift5),
+        .target(name: "Seed002App", dependencies: ["AppleImplicitImports", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed002", swiftSettings: swift5),
+        .target(name: "Seed003App", dependencies: ["AppleImplicitImports", "CryptoKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed003", swiftSettings: swift5),
+        .target(name: "Seed004App", dependencies: ["AppleImplicitImports", "CryptoKit", "AppUnderTest"], path: "Sources/SeedApps/Seed004", swiftSettings: swift5),
         .target(name: "SeedApps", dependencies: ["AppUnderTest", "Seed000App", "Seed001App", "Seed002App", "Seed003App", "Seed004App"],
                 path: "Sources/SeedApps/Registry"),
 
@@ -98,7 +102,7 @@ let package = Package(
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "ATS", "AppChecks", "Reports", "Transport",
             "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer",
         ]),
-        .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "PythonBridge",
+        .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "CommonCrypto", "PythonBridge",
                                                                    "Remote", "TeamServer", "Transport"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
         // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).

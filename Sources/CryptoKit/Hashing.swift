@@ -45,6 +45,7 @@ extension HashFunction {
 struct RunningDigest {
     private var context: DigestContext
     init(_ digest: WireCrypto.Digest) { context = DigestContext(digest) }
+    init(_WEAK_AND_INSECURE_MD5: Void) { context = DigestContext._WEAK_AND_INSECURE_MD5() }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         if !isKnownUniquelyReferenced(&context) { context = context.copy() }
@@ -120,9 +121,27 @@ public struct SHA512Digest: CryptoKit.Digest, Sendable {
 
 // MARK: - Insecure
 
-/// CryptoKit's namespace for hashes kept only for compatibility. SHA-1 is here; MD5 is not
-/// provided (see docs/APPLE-MODULES.md), so code that uses it fails to compile rather than run.
+/// CryptoKit's namespace for hashes kept only for compatibility: SHA-1 and MD5 (apps use them for
+/// checksums and cache keys, never for the protocol).
 public enum Insecure {
+    public struct MD5: HashFunction, Sendable {
+        public typealias Digest = MD5Digest
+        public static let blockByteCount = 64
+        private var running = RunningDigest(_WEAK_AND_INSECURE_MD5: ())
+        public init() {}
+        public mutating func update(bufferPointer: UnsafeRawBufferPointer) { running.update(bufferPointer) }
+        public func finalize() -> MD5Digest { MD5Digest(DigestBytes(bytes: running.finalize())) }
+    }
+
+    public struct MD5Digest: CryptoKit.Digest, Sendable {
+        let value: DigestBytes
+        init(_ value: DigestBytes) { self.value = value }
+        public static let byteCount = 16
+        public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try value.bytes.withUnsafeBytes(body) }
+        public func makeIterator() -> Array<UInt8>.Iterator { value.bytes.makeIterator() }
+        public var description: String { "MD5 digest: \(value.hex)" }
+    }
+
     public struct SHA1: HashFunction, Sendable {
         public typealias Digest = SHA1Digest
         public static let blockByteCount = 64

@@ -29,8 +29,9 @@ public final class CFAllocator: @unchecked Sendable {
 }
 public let kCFAllocatorDefault: CFAllocator? = nil
 
-public let kCFBooleanTrue: CFBoolean = NSNumber(value: true)
-public let kCFBooleanFalse: CFBoolean = NSNumber(value: false)
+// Implicitly unwrapped, as Swift imports them on iOS (`kSecReturnData: kCFBooleanTrue!` is what tutorials write).
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 
 /// The error domain for OSStatus-coded errors, as Security's CFErrors carry it.
 public let kCFErrorDomainOSStatus: String = "NSOSStatusErrorDomain"

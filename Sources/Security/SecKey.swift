@@ -270,6 +270,7 @@ func tagData(_ value: Any) -> Data? {
 
 @discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    if operation == .sign || operation == .verify { return signatureSupported(key, operation, algorithm) }  // SecSignature.swift
     guard let padding = algorithm.rsaPadding else { return false }
     switch operation {
     case .encrypt: return !key.isPrivate && padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0

@@ -170,7 +170,11 @@ final class AppPackageTests: XCTestCase {
         // A file removed from the folder leaves the package too.
         try FileManager.default.removeItem(at: source.appendingPathComponent("Crypto.swift"))
         try first.prepare(try first.swiftFiles())
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: copied.path).sorted(), ["Adapter.swift", AppPackage.generatedMain])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: copied.path).sorted(),
+                       ["Adapter.swift", AppPackage.generatedMain, AppPackage.generatedImplicitImports].sorted())
+        XCTAssertTrue(manifest.contains(".product(name: \"AppleImplicitImports\", package: \"\(repositoryRoot.lastPathComponent)\")"), manifest)
+        XCTAssertEqual(try String(contentsOf: copied.appendingPathComponent(AppPackage.generatedImplicitImports), encoding: .utf8),
+                       AppPackage.implicitImportsSource)
 
         let output = """
             [3/9] Compiling App Adapter.swift

@@ -5,14 +5,10 @@
 // EXTRACT: seed002-URLSessionDelegate.swift.txt FROM LINE 16
 // MODE: verbatim-lines
 // Changed lines: none.
-// Glue: the imports (the page shows the method alone; on Linux URLSession lives in
-// FoundationNetworking) and a delegate class to hold the method.
+// Glue: a delegate class to hold the method (the page shows the method alone). No imports: the
+// page has none, and ImplicitImportsGlue.swift gives this target what an iOS app target sees
+// (Foundation, URLSession's delegate types, Security) without them.
 // ---- end of header ----
-import Foundation // GLUE
-#if canImport(FoundationNetworking) // GLUE
-import FoundationNetworking // GLUE
-#endif // GLUE
-import Security // GLUE
 final class PinningDelegate: NSObject, URLSessionDelegate { // GLUE
 func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge, completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
     
