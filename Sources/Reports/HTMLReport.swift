@@ -276,25 +276,16 @@ public enum HTMLReport {
 
     /// HTML-escaped text, with control characters other than tab and line breaks shown as escapes.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        JUnitFormat.replacing(text, keep: ["\t", "\n", "\r"]) { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += JUnitFormat.escape(scalar)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            case "\"": return "&quot;"
+            case "'": return "&#39;"
+            default: return nil
             }
         }
-        return out
     }
 
     /// Appends to one string; pages get large (thousands of testcases).

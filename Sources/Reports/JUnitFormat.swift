@@ -34,6 +34,30 @@ public enum JUnitFormat {
         return String(out)
     }
 
+    /// C0 controls, DEL and C1: what a terminal, a browser or a Markdown renderer may act on.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// The one loop behind the terminal, HTML and Markdown escapes: `text` with each scalar that
+    /// `replace` maps written as its replacement, and every other control character (`isControl`)
+    /// but those in `keep` shown as an escape (`\x07`) after `controlPrefix`.
+    static func replacing(_ text: String, keep: Set<Unicode.Scalar> = [], controlPrefix: String = "",
+                          _ replace: (Unicode.Scalar) -> String?) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if let replacement = replace(scalar) {
+                out += replacement
+            } else if isControl(scalar) && !keep.contains(scalar) {
+                out += controlPrefix + escape(scalar)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     static func escape(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         if scalar.value <= 0xFF {

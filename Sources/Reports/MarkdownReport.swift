@@ -208,24 +208,15 @@ public enum MarkdownReport {
     /// GitHub and GitLab find mentions in the rendered text, where an entity is an `@` again.
     /// Callers never start a line with it, so list and heading markers need no escape.
     public static func inline(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        JUnitFormat.replacing(text, controlPrefix: "\\") { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "@": out += "@\u{200B}"
-            case "\\", "`", "*", "_", "[", "]", "|", "~", "$", "#":
-                out += "\\" + String(scalar)
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += "\\" + JUnitFormat.escape(scalar)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            case "@": return "@\u{200B}"
+            case "\\", "`", "*", "_", "[", "]", "|", "~", "$", "#": return "\\" + String(scalar)
+            default: return nil
             }
         }
-        return out
     }
 }

@@ -139,16 +139,7 @@ public struct Summary: Sendable {
     /// Control characters (C0, DEL, C1: the bytes terminals act on) shown as `\x1B` and the like,
     /// so names and messages cannot move the cursor or recolour the terminal.
     public static func printable(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F:
-                out.append(contentsOf: JUnitFormat.escape(scalar).unicodeScalars)
-            default:
-                out.append(scalar)
-            }
-        }
-        return String(out)
+        JUnitFormat.replacing(text) { _ in nil }
     }
 
     static func clip(_ text: String) -> String {
