@@ -41,8 +41,6 @@ public struct AppPackage: Sendable {
     /// The built host.
     public var executable: URL { directory.appendingPathComponent(".build/debug/\(Self.executableName)") }
     public var buildLog: URL { directory.appendingPathComponent("build.log") }
-    /// Where the host's stderr (what the app prints) goes.
-    public var hostLog: URL { directory.appendingPathComponent("host-stderr.log") }
 
     // MARK: checking the folder
 
