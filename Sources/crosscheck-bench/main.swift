@@ -331,6 +331,7 @@ if wanted("teamserver") {
                       baseline: String(format: "%.2f runs/s (%.2f s a run)", best[1], 1 / best[1]),
                       ratio: best[0] / best[1], target: 10))
     }
+}
 
 // MARK: 6. CC_SHA256 over 16 KiB, into the caller's digest buffer as app code calls it, against
 //    openssl speed's SHA-256 over the same block size.
