@@ -50,36 +50,19 @@ struct RemoteCommand: ParsableCommand {
         var profiles: [ClientProfile] { self == .both ? ClientProfile.allCases : [self == .reference ? .reference : .seedApp] }
     }
 
-    @Option(name: "--client", value: "C", help: "which client talks to the server: reference (crosscheck's, every check and audit), seed-app (the seed app as it ships: does the server accept the app you shipped?) or both")
-    var clients = Clients.both
     @Option(name: "--direction", value: "D", help: "pi-to-phone, phone-to-pi or both")
     var direction = Direction.both
-    @Option(name: "--padding", value: "P", help: "auto (find it by trying), pkcs1, oaep-sha1 or oaep-sha256")
-    var padding = "auto"
-    @Option(name: "--framing", value: "F", help: "legacy (as the tutorials) or framed")
-    var framing = Framing.legacy
-    @Option(name: "--key-bits", value: "LIST", help: "client key sizes for pi-to-phone, from 1024 to 16384")
-    var keyBits = ArgumentList<Int>([2048])
     @Option(name: "--pin", value: "CERT", help: "aes-https: the certificate the app bundles (PEM); required for aes-https")
     var pin: String?
-    @Option(name: "--user", value: "NAME:PASSWORD", help: "aes-https account")
-    var user = "user:password"
-    @Option(name: "--key-mode", value: "M", help: "aes-https key derivation: utf8-zeropad16 or base64-raw (default: inferred)")
-    var keyMode: KeyDerivationMode?
     @Option(name: "--server-name", value: "NAME", help: "aes-https: verify the certificate for NAME while connecting to --host")
     var serverName: String?
     @Option(name: "--load", value: "N", help: "instead of the checks, run N known-good conversations (-j at once) and print conversations per second")
     var load: Int?
-    @Option(name: "--timeout", value: "SECONDS", help: "deadline for every connect, read and write, at most 600")
-    var timeout = Seconds(5)
-    @Option(name: "--quiet-gap", value: "SECONDS", help: "silence that ends a legacy message (below --timeout)")
-    var quietGap = Seconds(0.3)
     @Option(name: "--timing", value: "N", help: "padding-oracle audit: also N interleaved latency samples per class and a signed-rank test (10 to 10000; reported in the audit, never part of the verdict)")
     var timing: Int?
     @Option(name: "--seed", value: "N", help: "seed of the probes' bytes: the same seed sends the same probes")
     var seed: UInt64 = 1
-    @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
-    var strict: Bool
+    @OptionGroup var checks: RemoteCheckOptions
     @OptionGroup var appOptions: AppOptions
     @Flag(name: "--skip-ats", help: "aes-https: leave out the App Transport Security checks (testsuite ats.<host:port>, as `crosscheck ats`)")
     var skipATS: Bool
@@ -95,15 +78,6 @@ struct RemoteCommand: ParsableCommand {
     func validate() throws {
         guard let profile else { throw UsageError("--profile rsa-socket or --profile aes-https is required") }
         guard (host == nil) != (targetsFile == nil) else { throw UsageError("give --host H or --targets FILE (one of them)") }
-        if padding != "auto", (try? RSAEncryptionPadding(name: padding)) == nil {
-            throw UsageError("--padding takes auto, pkcs1, oaep-sha1 or oaep-sha256, not '\(padding)'")
-        }
-        if let bits = keyBits.items.first(where: { !(1024...16384).contains($0) }) {
-            throw UsageError("--key-bits takes sizes from 1024 to 16384, e.g. 1024,2048, not \(bits)")
-        }
-        guard user.contains(":") else { throw UsageError("--user takes NAME:PASSWORD, not '\(user)'") }
-        guard timeout.value <= 600 else { throw UsageError("--timeout takes seconds above 0 and at most 600, not \(timeout.argumentText)") }
-        guard quietGap.value < timeout.value else { throw UsageError("--quiet-gap takes seconds below --timeout (\(timeout.argumentText)), not \(quietGap.argumentText)") }
         guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
         if let timing, !(10...10_000).contains(timing) {
             throw UsageError("--timing takes 10 to 10000 samples per class (a signed-rank test needs at least 10), not \(timing)")
@@ -135,20 +109,10 @@ struct RemoteCommand: ParsableCommand {
         }
         var options = RemoteOptions()
         options.profile = profile
-        options.clients = clients.profiles
+        checks.apply(to: &options)
         options.directions = direction == .both ? RSASocket.Direction.allCases : [direction == .piToPhone ? .piToPhone : .phoneToPi]
-        options.padding = padding == "auto" ? nil : try? RSAEncryptionPadding(name: padding)
-        options.framing = framing
-        options.keyBits = keyBits.items
         options.pin = pin
-        let colon = user.firstIndex(of: ":") ?? user.endIndex
-        options.username = String(user[..<colon])
-        options.password = String(user[user.index(after: colon)...])
-        options.keyMode = keyMode
-        options.timeout = timeout.value
-        options.quietGap = quietGap.value
         options.serverName = serverName
-        options.strict = strict
         options.timingSamples = timing
         options.seed = seed
         options.foreignCertificate = Self.foreignCertificate(besides: pin)

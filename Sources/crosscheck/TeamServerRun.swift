@@ -18,47 +18,21 @@ struct TeamServerOptions: ParsableArguments {
     var searchPath: String?
     @Option(name: "--profile", value: "NAME", help: "with --server: rsa-socket or aes-https (default: told from the object)")
     var profile: RemoteOptions.Profile?
-    @Option(name: "--client", value: "C", help: "with --server: reference (every check and audit), seed-app (the seed app as it ships) or both")
-    var clients = RemoteCommand.Clients.both
-    @Option(name: "--user", value: "NAME:PASSWORD", help: "with --server (aes-https): the account the app accepts")
-    var user = "user:password"
-    @Option(name: "--padding", value: "P", help: "with --server (rsa-socket): auto (found by trying), pkcs1, oaep-sha1 or oaep-sha256")
-    var padding = "auto"
-    @Option(name: "--framing", value: "F", help: "with --server (rsa-socket): legacy (as the tutorials) or framed")
-    var framing = Framing.legacy
-    @Option(name: "--key-bits", value: "LIST", help: "with --server (rsa-socket): client key sizes for pi-to-phone, from 1024 to 16384")
-    var keyBits = ArgumentList<Int>([2048])
-    @Option(name: "--key-mode", value: "M", help: "with --server (aes-https): utf8-zeropad16 or base64-raw (default: inferred)")
-    var keyMode: KeyDerivationMode?
-    @Option(name: "--timeout", value: "SECONDS", help: "with --server: deadline for every read and answer; a handler still running this long after its client left is cut off (an error)")
-    var timeout = Seconds(5)
-    @Option(name: "--quiet-gap", value: "SECONDS", help: "with --server: silence that ends a legacy message (below --timeout)")
-    var quietGap = Seconds(0.3)
-    @Flag(name: "--strict", help: "with --server: weaknesses fail the run")
-    var strict: Bool
+    @OptionGroup var checks: RemoteCheckOptions
     @Option(name: "--server-log", value: "PATH", help: "with --server: where the server's prints and tracebacks go")
     var logPath = "reports/server.log"
     init() {}
 
     func validate() throws {
         guard let spec else {
-            if searchPath != nil || profile != nil || $user || $padding || $keyMode || $timeout || strict || $clients {
-                throw UsageError("--server-path, --profile, --client, --user, --padding, --key-mode, --timeout and --strict go with --server FILE.py:NAME")
+            if searchPath != nil || profile != nil || checks.anyGiven {
+                throw UsageError("--server-path, --profile and the remote check options (--client, --user, --padding, --framing, --key-bits, --key-mode, --timeout, --quiet-gap, --strict) go with --server FILE.py:NAME")
             }
             return
         }
         guard let colon = spec.lastIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex else {
             throw UsageError("--server takes FILE.py:NAME or MODULE:NAME (e.g. examples/pi-server-socket/server.py:Handler), not '\(spec)'")
         }
-        if padding != "auto", (try? RSAEncryptionPadding(name: padding)) == nil {
-            throw UsageError("--padding takes auto, pkcs1, oaep-sha1 or oaep-sha256, not '\(padding)'")
-        }
-        if let bits = keyBits.items.first(where: { !(1024...16384).contains($0) }) {
-            throw UsageError("--key-bits takes sizes from 1024 to 16384, e.g. 1024,2048, not \(bits)")
-        }
-        guard user.contains(":") else { throw UsageError("--user takes NAME:PASSWORD, not '\(user)'") }
-        guard timeout.value <= 600 else { throw UsageError("--timeout takes seconds above 0 and at most 600, not \(timeout.argumentText)") }
-        guard quietGap.value < timeout.value else { throw UsageError("--quiet-gap takes seconds below --timeout (\(timeout.argumentText)), not \(quietGap.argumentText)") }
         if let searchPath, !FileManager.default.fileExists(atPath: searchPath) {
             throw CommandExit(.noInput, "crosscheck run: --server-path \(searchPath): no such folder")
         }
@@ -67,7 +41,7 @@ struct TeamServerOptions: ParsableArguments {
     /// Loads the server, or ends the command: 66 for a wrong file or name (or an import that
     /// raised), 69 for a module the machine lacks; both with Python's traceback.
     func load(_ spec: String, interpreter: PythonInterpreter) throws -> TeamServer {
-        try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: timeout.value, interpreter: interpreter, command: "run")
+        try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: checks.timeout.value, interpreter: interpreter, command: "run")
     }
 
     /// The one way every command (`run`, `fuzz`, `replay`) loads `--server`, with its exit codes.
@@ -111,17 +85,7 @@ struct TeamServerOptions: ParsableArguments {
         var options = RemoteOptions()
         options.inProcess = server
         options.profile = profile
-        options.clients = clients.profiles
-        options.padding = padding == "auto" ? nil : try? RSAEncryptionPadding(name: padding)
-        options.framing = framing
-        options.keyBits = keyBits.items
-        let colon = user.firstIndex(of: ":") ?? user.endIndex
-        options.username = String(user[..<colon])
-        options.password = String(user[user.index(after: colon)...])
-        options.keyMode = keyMode
-        options.timeout = timeout.value
-        options.quietGap = quietGap.value
-        options.strict = strict
+        checks.apply(to: &options)
         options.seed = seed
         return options
     }
