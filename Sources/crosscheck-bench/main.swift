@@ -10,8 +10,8 @@
 //      Swift client, in process and over loopback TCP (≥ 1.0× each)
 //   5. a team's own server (examples/pi-server-flask, examples/pi-server-socket) under the remote
 //      checks in-process (`run --server`) vs the same checks against the same file served on
-//      loopback (`remote`): whole runs per second (issue 20 asks ≥ 10×; measured 1.3× rsa-socket,
-//      5× aes-https: a run is mostly the harness's own RSA work and quiet gaps, the same both ways)
+//      loopback (`remote`): whole runs per second (issue 20 asks ≥ 10×; measured 0.6–1.3× rsa-socket,
+//      3–5× aes-https: a run is mostly the harness's own RSA work and quiet gaps, the same both ways)
 //   6. CommonCrypto's CC_SHA256 over 16 KiB, as app code calls it, vs `openssl speed -evp sha256` (≥ 0.9×)
 //
 // Environment: BENCH_SECONDS (per measurement, default 3), BENCH_ROUNDS (alternating rounds, best
