@@ -24,12 +24,11 @@ struct RemoteCheckOptions: ParsableArguments {
     var timeout = Seconds(5)
     @Option(name: "--quiet-gap", value: "SECONDS", help: "silence that ends a legacy message (below --timeout)")
     var quietGap = Seconds(0.3)
-    @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
-    var strict: Bool
     init() {}
 
     /// Any of these given on the command line (`run` takes them only with `--server`).
-    var anyGiven: Bool { $clients || $padding || $framing || $keyBits || $user || $keyMode || $timeout || $quietGap || strict }
+    /// (`--strict` is each command's own: on `run` it also covers the key-storage audit.)
+    var anyGiven: Bool { $clients || $padding || $framing || $keyBits || $user || $keyMode || $timeout || $quietGap }
 
     func validate() throws {
         if padding != "auto", (try? RSAEncryptionPadding(name: padding)) == nil {
@@ -55,6 +54,5 @@ struct RemoteCheckOptions: ParsableArguments {
         options.keyMode = keyMode
         options.timeout = timeout.value
         options.quietGap = quietGap.value
-        options.strict = strict
     }
 }

@@ -63,6 +63,8 @@ struct RemoteCommand: ParsableCommand {
     @Option(name: "--seed", value: "N", help: "seed of the probes' bytes: the same seed sends the same probes")
     var seed: UInt64 = 1
     @OptionGroup var checks: RemoteCheckOptions
+    @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
+    var strict: Bool
     @OptionGroup var appOptions: AppOptions
     @Flag(name: "--skip-ats", help: "aes-https: leave out the App Transport Security checks (testsuite ats.<host:port>, as `crosscheck ats`)")
     var skipATS: Bool
@@ -110,6 +112,7 @@ struct RemoteCommand: ParsableCommand {
         var options = RemoteOptions()
         options.profile = profile
         checks.apply(to: &options)
+        options.strict = strict
         options.directions = direction == .both ? RSASocket.Direction.allCases : [direction == .piToPhone ? .piToPhone : .phoneToPi]
         options.pin = pin
         options.serverName = serverName

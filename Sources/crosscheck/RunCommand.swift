@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     var knownFailuresFile: String?
     @Flag(name: "--no-known-failures", help: "ignore the known-failures list: show those checks as the failures they are")
     var noKnownFailures: Bool
-    @Flag(name: "--strict", help: "a key-storage audit finding (suite audit) fails the run instead of being reported as a skip")
+    @Flag(name: "--strict", help: "a finding fails the run instead of being reported as a skip: the key-storage audit's (suite audit), and with --server the server's weaknesses (timing statistics never do)")
     var strict: Bool
     @OptionGroup var appOptions: AppOptions
     @OptionGroup var teamServer: TeamServerOptions

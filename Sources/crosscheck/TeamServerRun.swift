@@ -26,7 +26,7 @@ struct TeamServerOptions: ParsableArguments {
     func validate() throws {
         guard let spec else {
             if searchPath != nil || profile != nil || checks.anyGiven {
-                throw UsageError("--server-path, --profile and the remote check options (--client, --user, --padding, --framing, --key-bits, --key-mode, --timeout, --quiet-gap, --strict) go with --server FILE.py:NAME")
+                throw UsageError("--server-path, --profile and the remote check options (--client, --user, --padding, --framing, --key-bits, --key-mode, --timeout, --quiet-gap) go with --server FILE.py:NAME")
             }
             return
         }
@@ -81,11 +81,12 @@ struct TeamServerOptions: ParsableArguments {
         }
     }
 
-    func remoteOptions(profile: RemoteOptions.Profile, server: TeamServer, seed: UInt64) -> RemoteOptions {
+    func remoteOptions(profile: RemoteOptions.Profile, server: TeamServer, seed: UInt64, strict: Bool) -> RemoteOptions {
         var options = RemoteOptions()
         options.inProcess = server
         options.profile = profile
         checks.apply(to: &options)
+        options.strict = strict
         options.seed = seed
         return options
     }
@@ -96,7 +97,7 @@ extension RunCommand {
     func runTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
         let server = try teamServer.load(spec, interpreter: interpreter)
         let profile = try teamServer.profile(for: server)
-        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value)
+        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict)
         if report.junit == nil { report.junit = "reports/junit.xml" }
         let quiet = report.quiet
         if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
