@@ -27,6 +27,7 @@ public enum ATSChecks {
         do {
             scan = try ATSScan.run(target, serverName: options.serverName ?? target.host, timeout: options.timeout, shouldStop: shouldStop)
         } catch {
+            if shouldStop() { return [] }  // a probe cut short by the interruption says nothing about the server
             return [result(suite, "verdict.default-policy", .error(message: "\(error)", details: ""), seconds: Date().timeIntervalSince(start))]
         }
         // Interrupted: what was probed is incomplete, and a verdict on it could be wrong; the report says partial.
