@@ -124,8 +124,8 @@ test-zoo:
 
 # Issue 21: `crosscheck ats` against the zoo's TLS configurations, anchored to Debian's testssl.sh
 # (protocols, forward secrecy, certificate). testssl.sh takes a minute or more per server, so by
-# default four configurations that between them vary every compared finding; ATS_ANCHOR=all for all nine.
-ATS_ANCHOR ?= ats-tls13-only,ats-tls10-11-only,ats-rsa-key-exchange-only,ats-sha1-signature
+# default three configurations that differ in protocols, forward secrecy and signature hash; ATS_ANCHOR=all for all nine.
+ATS_ANCHOR ?= ats-tls10-11-only,ats-rsa-key-exchange-only,ats-sha1-signature
 test-ats: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	CROSSCHECK=$(DEBUG_BIN) ATS_ANCHOR=$(if $(filter all,$(ATS_ANCHOR)),,$(ATS_ANCHOR)) $(PYTHON) -m pytest -q Tests/Zoo/test_ats_anchor.py

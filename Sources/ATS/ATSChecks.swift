@@ -14,7 +14,7 @@ public enum ATSChecks {
     public static let classname = "crosscheck.aes-https.ats"
 
     /// Scans `target` and judges it; never throws: a server that cannot be probed is an error testcase.
-    public static func run(_ target: ServerAddress, options: ATSOptions) -> [CheckResult] {
+    public static func run(_ target: ServerAddress, options: ATSOptions, shouldStop: () -> Bool = { false }) -> [CheckResult] {
         let suite = "ats.\(target)"
         var anchors: [X509Certificate]?
         if let pin = options.pin {
@@ -24,9 +24,14 @@ public enum ATSChecks {
         }
         let start = Date()
         let scan: ATSScan
-        do { scan = try ATSScan.run(target, serverName: options.serverName ?? target.host, timeout: options.timeout) } catch {
+        do {
+            scan = try ATSScan.run(target, serverName: options.serverName ?? target.host, timeout: options.timeout, shouldStop: shouldStop)
+        } catch {
+            if shouldStop() { return [] }  // a probe cut short by the interruption says nothing about the server
             return [result(suite, "verdict.default-policy", .error(message: "\(error)", details: ""), seconds: Date().timeIntervalSince(start))]
         }
+        // Interrupted: what was probed is incomplete, and a verdict on it could be wrong; the report says partial.
+        if shouldStop() { return [] }
         return judge(scan, anchors: anchors, now: options.now)
     }
 

@@ -29,10 +29,12 @@ public struct ATSScan: Sendable {
     public var acceptedVersions: [TLSProtocolVersion] { versions.filter { $0.accepted != nil }.map(\.version) }
 
     /// Probes `target`; throws only when no probe reached the server at all (`TransportError`).
-    public static func run(_ target: ServerAddress, serverName: String, timeout: TimeInterval) throws -> ATSScan {
+    /// `shouldStop` (SIGINT/SIGTERM) ends the probing between two connections; what was found is kept.
+    public static func run(_ target: ServerAddress, serverName: String, timeout: TimeInterval,
+                           shouldStop: () -> Bool = { false }) throws -> ATSScan {
         let address = try HostResolver.resolve(target.host, timeout: timeout)
         var versions: [VersionProbe] = []
-        for version in TLSProtocolVersion.allCases {
+        for version in TLSProtocolVersion.allCases where !shouldStop() {
             let start = Date()
             do {
                 let facts = try InsecureTLSProbe.handshake(host: address, port: target.port, offering: version,
@@ -42,15 +44,15 @@ public struct ATSScan: Sendable {
                 versions.append(VersionProbe(version: version, accepted: nil, unreachable: "\(error)", seconds: Date().timeIntervalSince(start)))
             }
         }
-        if versions.allSatisfy({ $0.unreachable != nil }), let first = versions.first?.unreachable {
+        if !versions.isEmpty, versions.allSatisfy({ $0.unreachable != nil }), let first = versions.first?.unreachable {
             throw ATSError.unreachable(target: target, detail: first)
         }
         var suites: [TLSProtocolVersion: [TLSCipherSuite]] = [:]
         var suiteSeconds: [TLSProtocolVersion: TimeInterval] = [:]
-        for probe in versions where probe.accepted != nil {
+        for probe in versions where probe.accepted != nil && !shouldStop() {
             let start = Date()
             suites[probe.version] = try enumerateSuites(address: address, port: target.port, version: probe.version,
-                                                        serverName: serverName, timeout: timeout)
+                                                        serverName: serverName, timeout: timeout, shouldStop: shouldStop)
             suiteSeconds[probe.version] = Date().timeIntervalSince(start)
         }
         let best = versions.last { $0.accepted != nil }?.accepted
@@ -60,10 +62,10 @@ public struct ATSScan: Sendable {
 
     /// Offers every suite, takes out the one chosen, offers again; stops at the first refusal.
     private static func enumerateSuites(address: String, port: UInt16, version: TLSProtocolVersion, serverName: String,
-                                        timeout: TimeInterval) throws -> [TLSCipherSuite] {
+                                        timeout: TimeInterval, shouldStop: () -> Bool) throws -> [TLSCipherSuite] {
         var offer = try InsecureTLSProbe.supportedSuites(for: version).map(\.openSSLName)
         var accepted: [TLSCipherSuite] = []
-        while !offer.isEmpty {
+        while !offer.isEmpty, !shouldStop() {
             guard let facts = try InsecureTLSProbe.handshake(host: address, port: port, offering: version, suites: offer,
                                                              serverName: serverName, timeout: timeout),
                   let index = offer.firstIndex(of: facts.cipher.openSSLName) else { break }

@@ -61,11 +61,11 @@ struct ATSCommand: ParsableCommand {
         if !report.quiet { printError("crosscheck ats: probing \(target) as \(serverName ?? target.host)") }
         let started = Date()
         var progress = ProgressPrinter(quiet: report.quiet)
-        let results = ATSChecks.run(target, options: options)
+        let results = ATSChecks.run(target, options: options, shouldStop: { latch.interrupted })
         for (index, result) in results.enumerated() { progress.record(done: index + 1, total: results.count, result: result) }
         let junit = JUnitAdapter.report(results, properties: [("crosscheck.profile", "aes-https"), ("crosscheck.timeout", String(options.timeout))],
                                         timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: 1, planned: 1, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: latch.interrupted ? 0 : 1, planned: 1, started: started,
                                     junitPath: report.junit ?? "reports/ats.xml")
     }
 }

@@ -166,7 +166,7 @@ struct RemoteCommand: ParsableCommand {
                 var results = RemoteRun.run(target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: report)
                 // Issue 21: before any byte of aes-https, iOS's App Transport Security decides (testsuite ats.<host:port>).
                 if chosenOptions.profile == .aesHTTPS, !skipATS, !latch.interrupted {
-                    let ats = ATSChecks.run(target, options: Self.atsOptions(chosenOptions))
+                    let ats = ATSChecks.run(target, options: Self.atsOptions(chosenOptions), shouldStop: { latch.interrupted })
                     ats.forEach(report)
                     results += ats
                 }

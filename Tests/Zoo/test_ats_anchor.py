@@ -16,14 +16,14 @@ import concurrent.futures
 import json
 import os
 import re
-import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
 
 import pytest
+
+from test_zoo import Running as Server  # starts a zoo server, waits for LISTENING, stops its group
 
 ZOO = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(ZOO))
@@ -49,26 +49,6 @@ EXCEPTION_KEYS = {
     "ats-rsa-1024-key": "NSExceptionAllowsInsecureHTTPLoads = YES",
 }
 SELECTED = [name for name in os.environ.get("ATS_ANCHOR", "").split(",") if name] or sorted(REGISTRY)
-
-
-class Server:
-    def __init__(self, name):
-        argv = ["/usr/bin/python3", "-u"] + REGISTRY[name]["server"] + ["--host", "127.0.0.1", "--port", "0"]
-        self.process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-        ready, _, _ = select.select([self.process.stdout], [], [], 60)
-        line = self.process.stdout.readline() if ready else b""
-        match = re.match(rb"LISTENING (\d+)$", line.strip())
-        if not match:
-            self.stop()
-            raise AssertionError("%s did not print LISTENING within 60 s (got %r)" % (name, line))
-        self.port = int(match.group(1))
-
-    def stop(self):
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=10)
 
 
 def read_junit(path):
