@@ -69,6 +69,34 @@ public final class AppSubject: @unchecked Sendable {
         return app.capability(capability).map(property)
     }
 
+    /// Where the app's printed lines can be read from later: its container's console log when it
+    /// runs in a process of its own (every app a command hosts), else AppConsole in this process.
+    enum ConsoleMark {
+        case inProcess(Int)
+        case log(URL, offset: UInt64)
+    }
+
+    var consoleMark: ConsoleMark {
+        guard let log = read(KeyStorageInspection.self, { $0.container.console }) else { return .inProcess(AppConsole.mark) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber)?.uint64Value ?? 0
+        return .log(log, offset: size)
+    }
+
+    /// The lines the app printed since `mark` (the last `AppConsole.capacity` of them).
+    func lines(since mark: ConsoleMark) -> [String] {
+        switch mark {
+        case .inProcess(let mark):
+            return AppConsole.lines(since: mark)
+        case let .log(url, offset):
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }
+            defer { try? handle.close() }
+            guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd() else { return [] }
+            var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            return Array(lines.suffix(AppConsole.capacity))
+        }
+    }
+
     /// Runs `body` with the app as `capability`. What app code prints (the seeds log to stdout)
     /// goes to stderr meanwhile, so stdout keeps only crosscheck's summary.
     func with<T, R>(_ capability: T.Type, _ body: (T) throws -> R) throws -> R {
@@ -85,17 +113,17 @@ public final class AppSubject: @unchecked Sendable {
 /// hung) is not an answer and passes through, so the check ends as an error, never a verdict.
 enum AppExpect {
     static func succeeds<R>(_ app: AppSubject, _ what: String, _ step: () throws -> R) throws -> R {
-        let console = AppConsole.mark
+        let console = app.consoleMark
         do { return try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
             throw failure
         } catch {
-            throw CheckFailure("\(app.identifier) failed to \(what): \(error)", details: printed(since: console))
+            throw CheckFailure("\(app.identifier) failed to \(what): \(error)", details: printed(app, since: console))
         }
     }
 
     /// What the app printed since `mark` (its console, as a phone would show it), for a failure's body.
-    static func printed(since mark: Int) -> String {
-        let lines = AppConsole.lines(since: mark)
+    static func printed(_ app: AppSubject, since mark: AppSubject.ConsoleMark) -> String {
+        let lines = app.lines(since: mark)
         return lines.isEmpty ? "" : "the app printed:\n" + lines.map { "  \($0)" }.joined(separator: "\n")
     }
 

@@ -58,13 +58,13 @@ public enum AppRemoteChecks {
             add("pinning-accepts-the-live-chain") {
                 let pinned = try pinnedDER(pin)
                 let chain = try liveChain(remote)
-                let console = AppConsole.mark
+                let console = app.consoleMark
                 let accepted = try AppExpect.succeeds(app, "decide on the chain \(remote.target) presents") {
                     try app.with(CertificatePinning.self) { try $0.evaluateServerTrust(chainDER: chain, host: remote.urlHost, pinnedCertificateDER: pinned) }
                 }
                 guard accepted else {
                     throw CheckFailure("\(app.identifier)'s pinning delegate refuses the chain \(remote.target) presents for \(remote.urlHost) (pinned: \(pin)): the app would cancel every request",
-                                       details: AppExpect.printed(since: console))
+                                       details: AppExpect.printed(app, since: console))
                 }
                 return .passed
             }
