@@ -22,7 +22,8 @@ class Quirk:
     seed_line: str
 
 
-# The names and seed lines of docs/PROTOCOL.md's client-profile table (the Swift side uses the same).
+# The names and seed lines of docs/PROTOCOL.md's client-profile table (the Swift side uses the same;
+# tests/test_seed_app.py checks each line's code is in the seed, as QuirkSeedLineTests does for Swift's).
 ONE_200_BYTE_READ = Quirk("one-200-byte-read",
                           "seed 000: var buffer = [UInt8](count: 200, repeatedValue: 0); inStreamLength = inStream!.read(&buffer, maxLength: buffer.count)")
 PKCS1_ONLY = Quirk("pkcs1-only", "seed 000: SecKeyDecrypt(privateKey!, SecPadding.PKCS1, &buffer, dataEncryptedSize, …)")
@@ -30,13 +31,16 @@ FORCED_UTF8 = Quirk("force-unwrapped-utf8",
                     "seed 000: NSString(bytes: &arrayDecrypted, length: arrayDecryptedSize, encoding: NSUTF8StringEncoding)!")
 FORM_LOGIN = Quirk("form-encoded-login", 'seed 001: AFHTTPSessionManager().post("\\(baseURL)/login", parameters: parameters, …)')
 JSON_RESPONSE_SERIALIZER = Quirk("login-answer-as-afjsonresponseserializer-reads-it",
-                                 'seed 001: AFHTTPSessionManager() (default AFJSONResponseSerializer); response["token"] as? String')
+                                 'seed 001: AFHTTPSessionManager().post(…; if let response = responseObject as? [String: Any], '
+                                 'let token = response["token"] as? String, let encryptionKey = response["encryptionKey"] as? String')
 GETCSTRING_KEY = Quirk("getcstring-16-byte-key",
-                       "seed 001: key.getCString(&keyBytes, maxLength: keyLength + 1, encoding: .utf8) with keyLength = kCCKeySizeAES128")
+                       "seed 001: let keyLength = kCCKeySizeAES128 … key.getCString(&keyBytes, maxLength: keyLength + 1, encoding: .utf8)")
 ENVELOPE_WITHOUT_JSON_CONTENT_TYPE = Quirk("envelope-without-json-content-type",
-                                           "seed 001: override func request(bySerializingRequest:…) { … mutableRequest.httpBody = encryptedJsonData }")
+                                           "seed 001: override func request(bySerializingRequest request: URLRequest, …) -> URLRequest { … "
+                                           "mutableRequest.httpBody = encryptedJsonData")
 UNVALIDATED_SECURE_ANSWER = Quirk("secure-answer-read-whatever-its-status",
-                                  "seed 001: override func responseObject(for response: URLResponse, data: Data?, …)")
+                                  "seed 001: class EncryptedJSONResponseSerializer: AFHTTPResponseSerializer {… "
+                                  "override func responseObject(for response: URLResponse, data: Data?, …)")
 
 READ_BUFFER = 200  # seed 000's buffer
 ACCEPTABLE_LOGIN_TYPES = ("application/json", "text/json", "text/javascript")  # AFJSONResponseSerializer

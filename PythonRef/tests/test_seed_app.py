@@ -6,6 +6,7 @@ seed line (docs/PROTOCOL.md, "Client profiles")."""
 from __future__ import annotations
 
 import json
+import pathlib
 from typing import Callable
 
 import pytest
@@ -130,3 +131,39 @@ def test_non_utf8_message_is_the_crash_the_app_would_have(key1024: bytes) -> Non
     with pytest.raises(SeedAppFailure) as caught:
         seed_app.decrypt_message(key1024, [ciphertext_for(key1024, message=b"\xff\xfe")])
     assert caught.value.quirk == seed_app.FORCED_UTF8
+
+
+# ---- every quirk names code the seed has ---------------------------------------------------------
+
+EXTRACTS = pathlib.Path(__file__).resolve().parents[2] / "Tests" / "SeedAppsTests" / "Extracts"
+
+
+def seed_code(seed: str) -> str:
+    """The seed's code (every extract cut from its document), without whitespace."""
+    files = sorted(EXTRACTS.glob(f"seed{seed}-*"))
+    assert files, f"no extracts of seed {seed} in {EXTRACTS}"
+    return "".join("".join(f.read_text(encoding="utf-8").split()) for f in files)
+
+
+def code_fragments(seed_line: str) -> tuple[str, list[str]]:
+    """`seed NNN: code … code; code` → ("NNN", the code pieces without whitespace)."""
+    head, _, code = seed_line.partition(": ")
+    assert head.startswith("seed ") and len(head) == len("seed 000"), seed_line
+    pieces = [p for part in code.split("…") for p in part.split("; ")]
+    return head[len("seed "):], ["".join(p.split()) for p in pieces if len("".join(p.split())) > 2]
+
+
+def test_every_quirk_names_code_the_seed_has() -> None:
+    quirks = [value for value in vars(seed_app).values() if isinstance(value, seed_app.Quirk)]
+    assert len(quirks) >= 8
+    for quirk in quirks:
+        seed, fragments = code_fragments(quirk.seed_line)
+        code = seed_code(seed)
+        assert fragments, quirk
+        for fragment in fragments:
+            assert fragment in code, f"{quirk.name}: `{fragment}` is not in seed {seed}'s code"
+
+
+def test_a_fragment_the_seed_lacks_is_noticed() -> None:
+    seed, fragments = code_fragments("seed 000: SecKeyDecrypt(privateKey!, SecPadding.OAEP, …)")
+    assert fragments[0] not in seed_code(seed)
