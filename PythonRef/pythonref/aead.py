@@ -15,7 +15,7 @@ import os
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
-from .aes_cbc import strict_b64decode
+from .text_formats import strict_b64decode
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 NONCE = 12

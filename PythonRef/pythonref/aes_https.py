@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from . import aes_cbc
+from . import aes_cbc, text_formats
 from .checks import Fields, check_field, one_of, str_dict, typed
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
@@ -123,7 +123,7 @@ def read_credentials(body: bytes) -> Optional[tuple[str, str]]:
     client that posts JSON); any other is a form (seed 001's AFHTTPRequestSerializer). Both need
     string `username` and `password`; other fields are ignored."""
     try:
-        doc = (aes_cbc.loads_strict(body) if body.lstrip(_JSON_WHITESPACE).startswith(b"{")
+        doc = (text_formats.loads_strict(body) if body.lstrip(_JSON_WHITESPACE).startswith(b"{")
                else parse_form(body))
     except ValueError:
         return None
@@ -212,7 +212,7 @@ class AesHttpsServer:
         if not self._known(token):
             return refusal(401)
         try:
-            params = aes_cbc.loads_strict(aes_cbc.open_envelope(self.key, body))
+            params = text_formats.loads_strict(aes_cbc.open_envelope(self.key, body))
         except (CryptoFailure, ValueError):
             return refusal(400)  # one answer for every cause: no padding oracle by content
         if not isinstance(params, dict):
@@ -260,7 +260,7 @@ def _ok_json(response: Response, what: str) -> object:
     if resp["status"] != 200:
         raise bad_input(f"{what} answered status {resp['status']}, not 200")
     try:
-        return aes_cbc.loads_strict(resp["body"])
+        return text_formats.loads_strict(resp["body"])
     except ValueError:
         raise bad_input(f"{what} answered a body that is not JSON") from None
 
@@ -298,7 +298,7 @@ def parse_secure(response: Response, key: bytes) -> dict[str, object]:
         raise bad_input(f"secure-data answered status {resp['status']}, not 200")
     plaintext = aes_cbc.open_envelope(key, resp["body"])
     try:
-        doc = aes_cbc.loads_strict(plaintext)
+        doc = text_formats.loads_strict(plaintext)
     except ValueError:
         raise CryptoFailure(ErrorKind.BAD_ENVELOPE, "the envelope's plaintext is not JSON") from None
     if not isinstance(doc, dict):

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
-from . import aes_cbc, aes_https, certs, https_shell, rsa_cipher, rsa_keys, rsa_socket, socket_shell
+from . import aes_cbc, aes_https, certs, https_shell, rsa_cipher, rsa_keys, rsa_socket, socket_shell, text_formats
 from .errors import CryptoFailure
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
@@ -314,7 +314,7 @@ def _client_rsa_socket(args: argparse.Namespace) -> int:
 
 def _client_aes_https(args: argparse.Namespace) -> int:
     try:
-        params = aes_cbc.loads_strict(args.params.encode("utf-8"))
+        params = text_formats.loads_strict(args.params.encode("utf-8"))
     except ValueError:
         raise _UsageError("--params is not JSON") from None
     if not isinstance(params, dict):
