@@ -72,15 +72,17 @@ public struct ByteDiff: Sendable, Equatable {
 
     public var isEqual: Bool { firstDifference == nil }
 
-    /// One line: how many bytes differ, where, and both lengths.
-    public var summary: String {
-        guard let first = firstDifference, let last = lastDifference else {
-            return "byte diff: the \(expectedCount) bytes are equal"
-        }
+    /// One line: how many bytes differ, where, and both lengths — the words a failure message and
+    /// the diff block (`summary`) both use.
+    public var counts: String {
+        guard let first = firstDifference, let last = lastDifference else { return "the \(expectedCount) bytes are equal" }
         let longest = max(expectedCount, actualCount)
-        return "byte diff: \(differingBytes) of \(longest) bytes differ (first at offset \(first), last at offset \(last)); "
+        return "\(differingBytes) of \(longest) bytes differ (first at offset \(first), last at offset \(last)); "
             + "expected \(expectedCount) bytes, actual \(actualCount) bytes"
     }
+
+    /// The diff block's first line: `byte diff: ` and `counts`.
+    public var summary: String { "byte diff: \(counts)" }
 
     /// `summary`, then the window: rows of both sides in hex, `^^` under every differing position.
     public var text: String {

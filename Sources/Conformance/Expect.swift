@@ -17,15 +17,8 @@ public enum Expect {
     public static func equalBytes(_ actual: Data, _ expected: Data, _ what: String) throws {
         guard actual != expected else { return }
         let diff = ByteDiff(expected: expected, actual: actual)
-        throw CheckFailure("\(what): \(differMessage(diff))",
+        throw CheckFailure("\(what): \(diff.counts)",
                            details: "\(diff.text)\nexpected: \(preview(expected))\nactual:   \(preview(actual))")
-    }
-
-    /// "1 of 65552 bytes differ, the first at offset 65551 (expected 65552 bytes, got 65552)".
-    public static func differMessage(_ diff: ByteDiff) -> String {
-        let longest = max(diff.expectedCount, diff.actualCount)
-        return "\(diff.differingBytes) of \(longest) bytes differ, the first at offset \(diff.firstDifference ?? 0) "
-            + "(expected \(diff.expectedCount) bytes, got \(diff.actualCount))"
     }
 
     public static func equal<T: Equatable>(_ actual: T, _ expected: T, _ what: String) throws {

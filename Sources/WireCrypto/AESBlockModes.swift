@@ -47,13 +47,21 @@ public enum AESBlockMode: Sendable {
     }
 
     private func cipher(keyBytes: Int) throws -> FetchedCipher {
-        switch (self, keyBytes) {
-        case (.ecb, 16): return .aes128ECB
-        case (.ecb, 24): return .aes192ECB
-        case (.ecb, 32): return .aes256ECB
-        case (.cbc, 16): return .aes128CBC
-        case (.cbc, 24): return .aes192CBC
-        case (.cbc, 32): return .aes256CBC
+        if case .cbc = self { return try Self.cbcCipher(keyBytes: keyBytes) }
+        switch keyBytes {
+        case 16: return .aes128ECB
+        case 24: return .aes192ECB
+        case 32: return .aes256ECB
+        default: throw WireCryptoError.incorrectKeySize(bytes: keyBytes, allowed: AESCBC.allowedKeySizes)
+        }
+    }
+
+    /// AES-CBC for a key of `keyBytes`: the one choice of CBC cipher (AESCBC's envelopes use it too).
+    static func cbcCipher(keyBytes: Int) throws -> FetchedCipher {
+        switch keyBytes {
+        case 16: return .aes128CBC
+        case 24: return .aes192CBC
+        case 32: return .aes256CBC
         default: throw WireCryptoError.incorrectKeySize(bytes: keyBytes, allowed: AESCBC.allowedKeySizes)
         }
     }

@@ -68,12 +68,7 @@ public enum AESCBC {
         guard iv.count == blockSize else {
             throw WireCryptoError.invalidLength(what: "AES-CBC IV", length: iv.count, expected: "16")
         }
-        switch key.count {
-        case 16: return .aes128CBC
-        case 24: return .aes192CBC
-        case 32: return .aes256CBC
-        default: throw WireCryptoError.incorrectKeySize(bytes: key.count, allowed: allowedKeySizes)
-        }
+        return try AESBlockMode.cbcCipher(keyBytes: key.count)
     }
 }
 

@@ -75,7 +75,7 @@ final class ByteDiffTests: XCTestCase {
         actual[65551] = 0x42
         XCTAssertThrowsError(try Expect.equalBytes(actual, Data(repeating: 0x41, count: 65552), "envelope")) { error in
             guard let failure = error as? CheckFailure else { return XCTFail("\(error)") }
-            XCTAssertEqual(failure.message, "envelope: 1 of 65552 bytes differ, the first at offset 65551 (expected 65552 bytes, got 65552)")
+            XCTAssertEqual(failure.message, "envelope: 1 of 65552 bytes differ (first at offset 65551, last at offset 65551); expected 65552 bytes, actual 65552 bytes")
             XCTAssertTrue(failure.details.hasPrefix("byte diff: 1 of 65552 bytes differ"), failure.details)
             XCTAssertTrue(failure.details.contains("  actual   @65551  42\n"), failure.details)
             XCTAssertTrue(failure.details.contains("\nexpected: 65552 bytes 4141"), "the start of each side follows")
