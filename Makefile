@@ -30,6 +30,7 @@ help:
 	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
 	@echo "  make interop APP=DIR  the same with your app as the app under test: DIR's Swift files and an adapter (README: Bring your own app)"
 	@echo "  make test      Swift tests, PythonRef and zoo pytest, a schema check of a real JUnit report, junitparser over every report, the systemd units, make mutants"
+	@echo "                 (three lanes at once after one build; logs in reports/test-logs/)"
 	@echo "  make bench     speed figures vs their baselines (python3 spawns, openssl speed, the Python server), each MET or NOT MET; exit 1 if one is not"
 	@echo "  make vectors   regenerate Vectors/openssl/ with the openssl command, then check both implementations and the CLI"
 	@echo "  make wycheproof  the vendored Wycheproof files on both implementations; JUnit to reports/wycheproof.xml"
@@ -103,7 +104,19 @@ interop: build
 	echo "make interop: changes since $(BASELINE):"; \
 	$(RELEASE_BIN) report --diff $(BASELINE) $(JUNIT)
 
-test: deps test-swift test-python test-zoo test-junit test-reports test-units test-ci test-pi-selftest mutants test-ats
+# `make test` builds once, then runs its stages in three lanes at once (scripts/test-lanes.sh, logs in
+# reports/test-logs/): most of it waits on servers and subprocesses, so on CI's 2 cores the lanes take
+# about half the time the stages take one after another. The Swift tests are split in two: the CLI
+# tests that build app packages and host team servers, and the rest. The report consumer runs last,
+# over every report the lanes wrote.
+TEST_LANE_APPS := ^CLITests\.(AppCLITests|TeamServerCLITests|KeyStorageAuditCLITests)/
+test: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	bash scripts/test-lanes.sh \
+	    "swift-apps=$(SWIFT) test --skip-build --filter '$(TEST_LANE_APPS)'" \
+	    "swift-rest=$(SWIFT) test --skip-build --skip '$(TEST_LANE_APPS)'" \
+	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats"
+	$(MAKE) --no-print-directory test-reports
 	@echo "make test: all test stages passed"
 
 test-swift:

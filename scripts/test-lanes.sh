@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# test-lanes.sh NAME=COMMAND ... -- runs each command at once in its own lane (a process group),
+# its output to reports/test-logs/NAME.log, and waits for all of them.
+#
+# Why: most of `make test` is waiting (servers, subprocesses, deadlines), so on CI's 2 cores the
+# suites run side by side in about half the time they take one after another.
+# Prints when each lane starts and ends, a line a minute while any runs, and the last lines of a
+# failed lane's log; exits with the first failed lane's status (0 when all pass). Ctrl-C stops
+# every lane and exits 130.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+logs="$root/reports/test-logs"
+mkdir -p "$logs"
+
+names=(); pids=(); starts=()
+ticker=""
+stop_all() {
+    [ -n "$ticker" ] && kill "$ticker" 2>/dev/null
+    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+    echo "test-lanes: interrupted; lanes stopped (logs in reports/test-logs)"
+    exit 130
+}
+trap stop_all INT TERM
+
+for lane in "$@"; do
+    name=${lane%%=*}; command=${lane#*=}
+    if [ -z "$name" ] || [ "$name" = "$lane" ]; then
+        echo "test-lanes: a lane is NAME=COMMAND, not '$lane'"; exit 64
+    fi
+    # setsid: the lane is its own process group, so stopping it stops everything it started.
+    setsid bash -c "$command" >"$logs/$name.log" 2>&1 </dev/null &
+    names+=("$name"); pids+=($!); starts+=("$SECONDS")
+    echo "test-lanes: $name started: $command (log: reports/test-logs/$name.log)"
+done
+
+# A line a minute while lanes run: what each is doing (its log's last line).
+(
+    trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+    while :; do
+        sleep 60 & nap=$!; wait "$nap"
+        running=""
+        for i in "${!pids[@]}"; do
+            kill -0 "${pids[$i]}" 2>/dev/null && running+=" ${names[$i]} [$(tail -n 1 "$logs/${names[$i]}.log" | cut -c1-60)]"
+        done
+        [ -n "$running" ] && echo "test-lanes: running:$running"
+    done
+) &
+ticker=$!
+
+status=0; running_pids=("${pids[@]}")
+while [ "${#running_pids[@]}" -gt 0 ]; do
+    wait -n -p ended "${running_pids[@]}"; rc=$?
+    remaining=(); for pid in "${running_pids[@]}"; do [ "$pid" = "$ended" ] || remaining+=("$pid"); done
+    running_pids=("${remaining[@]}")
+    for i in "${!pids[@]}"; do [ "${pids[$i]}" = "$ended" ] && break; done
+    took=$((SECONDS - starts[i]))
+    if [ "$rc" = 0 ]; then
+        echo "test-lanes: ${names[$i]} passed ($((took / 60))m$((took % 60))s)"
+    else
+        echo "test-lanes: ${names[$i]} FAILED with status $rc ($((took / 60))m$((took % 60))s); the end of its log:"
+        tail -n 80 "$logs/${names[$i]}.log" | sed "s/^/  ${names[$i]}| /"
+        [ "$status" = 0 ] && status=$rc
+    fi
+done
+kill "$ticker" 2>/dev/null
+exit "$status"
