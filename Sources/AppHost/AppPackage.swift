@@ -99,7 +99,7 @@ public struct AppPackage: Sendable {
         try manager.createDirectory(at: appSources, withIntermediateDirectories: true)
         try writeIfChanged(Data(packageManifest().utf8), to: directory.appendingPathComponent("Package.swift"))
         try writeIfChanged(Data(entryPointSource().utf8), to: appSources.appendingPathComponent(Self.generatedMain))
-        try writeIfChanged(Data(Self.implicitImportsSource.utf8), to: appSources.appendingPathComponent(Self.generatedImplicitImports))
+        try writeIfChanged(Data(implicitImports().utf8), to: appSources.appendingPathComponent(Self.generatedImplicitImports))
         for file in files {
             let target = appSources.appendingPathComponent(file)
             try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -143,6 +143,54 @@ public struct AppPackage: Sendable {
             )
 
             """
+    }
+
+    /// The generated implicit-imports file: AppleImplicitImports, and the frameworks the folder's
+    /// Objective-C bridging header imports that crosscheck provides (on iOS a target whose
+    /// `…-Bridging-Header.h` says `#import <CommonCrypto/CommonCrypto.h>` sees `CCHmac` in every
+    /// Swift file without importing it).
+    func implicitImports() -> String {
+        var source = Self.implicitImportsSource
+        for line in bridgingHeaderImports() {
+            source += "// \(line.header) line \(line.number): \(line.text)\n@_exported import \(line.module)\n"
+        }
+        return source
+    }
+
+    /// Frameworks a bridging header may import that are this package's modules, and not already
+    /// re-exported by AppleImplicitImports (Foundation, CoreFoundation and Security are).
+    static let bridgeableFrameworks: Set<String> = ["CommonCrypto"]
+
+    /// The bridging headers' lines that import a bridgeable framework, each module once, in order.
+    /// A header is a file named `*Bridging-Header.h` anywhere in the folder (Xcode's naming).
+    func bridgingHeaderImports() -> [(header: String, number: Int, text: String, module: String)] {
+        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else { return [] }
+        let headers = enumerator.compactMap { $0 as? URL }
+            .filter { $0.lastPathComponent.lowercased().hasSuffix("bridging-header.h") && !$0.path.contains("/.build/") }
+            .sorted { $0.path < $1.path }
+        var found: [(header: String, number: Int, text: String, module: String)] = []
+        for header in headers {
+            guard let text = try? String(contentsOf: header, encoding: .utf8) else { continue }
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard let module = Self.importedFramework(trimmed), Self.bridgeableFrameworks.contains(module),
+                      !found.contains(where: { $0.module == module }) else { continue }
+                found.append((header.lastPathComponent, index + 1, trimmed, module))
+            }
+        }
+        return found
+    }
+
+    /// `#import <X/…>`, `#include <X/…>` or `@import X;` → X.
+    static func importedFramework(_ line: String) -> String? {
+        let patterns = [#"^#\s*(?:import|include)\s*<([A-Za-z0-9_]+)/"#, #"^@import\s+([A-Za-z0-9_]+)"#]
+        for pattern in patterns {
+            guard let regex = try? NSRegularExpression(pattern: pattern),
+                  let match = regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                  let range = Range(match.range(at: 1), in: line) else { continue }
+            return String(line[range])
+        }
+        return nil
     }
 
     /// One re-export gives every file of the target the module's names (Swift's imports are per

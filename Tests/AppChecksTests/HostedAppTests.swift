@@ -176,6 +176,23 @@ final class AppPackageTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: copied.appendingPathComponent(AppPackage.generatedImplicitImports), encoding: .utf8),
                        AppPackage.implicitImportsSource)
 
+        // A bridging header's import of a framework crosscheck provides becomes an implicit import,
+        // as on iOS; frameworks it does not provide, and ones already implied, add nothing.
+        try Data("""
+            #import <Foundation/Foundation.h>
+            #import <CommonCrypto/CommonCrypto.h>
+            #include <CommonCrypto/CommonHMAC.h>
+            #import <UIKit/UIKit.h>
+            #import "Legacy.h"
+
+            """.utf8).write(to: source.appendingPathComponent("MyApp-Bridging-Header.h"))
+        try first.prepare(try first.swiftFiles())
+        XCTAssertEqual(try String(contentsOf: copied.appendingPathComponent(AppPackage.generatedImplicitImports), encoding: .utf8),
+                       AppPackage.implicitImportsSource
+                        + "// MyApp-Bridging-Header.h line 2: #import <CommonCrypto/CommonCrypto.h>\n@_exported import CommonCrypto\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: copied.path).filter { $0.hasSuffix(".h") }, [],
+                       "headers are read, not copied")
+
         let output = """
             [3/9] Compiling App Adapter.swift
             \(copied.path)/Adapter.swift:1:47: error: cannot find 'A' in scope
