@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol",
         ]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
         .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
@@ -134,6 +134,6 @@ let package = Package(
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
                                                           "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto"],
                     swiftSettings: swift5),
-        .testTarget(name: "CLITests", dependencies: []),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]
 )

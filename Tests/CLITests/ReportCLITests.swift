@@ -1,19 +1,12 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// `crosscheck report`, end to end: gates on partial and empty reports, merges that would count a
 /// suite twice, `--diff` between two runs, and the exit status of each.
 final class ReportCLITests: XCTestCase {
     static let plantedCase = #"<testcase name="kdf.base64-raw.aes128.envelope" classname="crosscheck.aes-https.swift_to_python""#
-    static let plantedDiff = """
-        byte diff: 1 of 32 bytes differ (first at offset 31, last at offset 31); expected 32 bytes, actual 32 bytes
-          expected @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
-          actual   @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
-          expected @31  1f
-          actual   @31  20
-                        ^^
-        expected: 32 bytes 000102
-        """
+    static let plantedDiff = PlantedFailure.byteDiffBody
 
     /// A real report of 22 checks (seed 3), written by `crosscheck run`.
     static func realReport(in directory: URL, name: String = "run.xml") throws -> URL {

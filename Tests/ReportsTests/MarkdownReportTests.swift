@@ -1,18 +1,11 @@
 import Foundation
 import XCTest
+import TestSupport
 import Reports
 
 /// `MarkdownReport`: what a CI job summary says, that report text cannot become markup, and the cap.
 final class MarkdownReportTests: TemporaryDirectoryTestCase {
-    static let diffBody = """
-        byte diff: 1 of 32 bytes differ (first at offset 31, last at offset 31); expected 32 bytes, actual 32 bytes
-          expected @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
-          actual   @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
-          expected @31  1f
-          actual   @31  20
-                        ^^
-        expected: 32 bytes 000102
-        """
+    static let diffBody = PlantedFailure.byteDiffBody
 
     func suite(_ name: String, _ cases: [JUnitCase], properties: [JUnitProperty] = []) -> JUnitSuite {
         JUnitSuite(name: name, package: "crosscheck", timestamp: Fixtures.timestamp, hostname: "ci", properties: properties, cases: cases)

@@ -121,3 +121,17 @@ public final class Scratch {
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+/// The body of a failure with a byte diff as crosscheck writes it (AES-CBC ciphertexts whose last
+/// byte differs): report tests plant it into JUnit files and check how each renderer shows it.
+public enum PlantedFailure {
+    public static let byteDiffBody = """
+        byte diff: 1 of 32 bytes differ (first at offset 31, last at offset 31); expected 32 bytes, actual 32 bytes
+          expected @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
+          actual   @15  0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e
+          expected @31  1f
+          actual   @31  20
+                        ^^
+        expected: 32 bytes 000102
+        """
+}
