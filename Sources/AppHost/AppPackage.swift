@@ -38,8 +38,13 @@ public struct AppPackage: Sendable {
     }
 
     var appSources: URL { directory.appendingPathComponent("Sources/App") }
-    /// The built host.
-    public var executable: URL { directory.appendingPathComponent(".build/debug/\(Self.executableName)") }
+    /// Where every app package of this checkout is built: one SwiftPM scratch folder, so crosscheck's
+    /// own modules (CryptoKit, Security, …) are compiled once for all apps, not once per app folder.
+    /// SwiftPM's lock on it makes two builds at once wait for each other.
+    public var sharedScratch: URL { checkout.appendingPathComponent(".build/app-packages") }
+    /// The built host: copied out of the shared scratch folder into this app's package folder, so the
+    /// next app's build cannot replace a host that is running.
+    public var executable: URL { directory.appendingPathComponent(Self.executableName) }
     public var buildLog: URL { directory.appendingPathComponent("build.log") }
 
     // MARK: checking the folder
@@ -233,7 +238,8 @@ public struct AppPackage: Sendable {
         defer { try? log.close() }
         let process = Process()
         process.executableURL = swiftPath
-        process.arguments = ["build", "--package-path", directory.path, "--product", Self.executableName]
+        process.arguments = ["build", "--package-path", directory.path, "--scratch-path", sharedScratch.path,
+                             "--product", Self.executableName]
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
@@ -251,8 +257,18 @@ public struct AppPackage: Sendable {
             if !errors.isEmpty { throw AppBuildError.compileErrors(errors, log: buildLog.path) }
             throw AppBuildError.buildFailed(String(output.suffix(2000)), log: buildLog.path)
         }
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw AppBuildError.buildFailed("swift build succeeded but \(executable.path) is not there", log: buildLog.path)
+        let built = sharedScratch.appendingPathComponent("debug/\(Self.executableName)")
+        guard FileManager.default.isExecutableFile(atPath: built.path) else {
+            throw AppBuildError.buildFailed("swift build succeeded but \(built.path) is not there", log: buildLog.path)
+        }
+        // Copy, then rename over the old host: a host still running keeps its own file.
+        let copy = directory.appendingPathComponent(".\(Self.executableName).copy")
+        do {
+            try? FileManager.default.removeItem(at: copy)
+            try FileManager.default.copyItem(at: built, to: copy)
+            guard rename(copy.path, executable.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            throw AppBuildError.buildFailed("cannot copy the built host \(built.path) to \(executable.path): \(error)", log: buildLog.path)
         }
         return executable
     }
