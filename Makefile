@@ -287,7 +287,7 @@ test-ci: deps tools-venv
 	$(TOOLS_VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci ci/gitlab-ci.yml
 	$(TOOLS_VENV)/bin/yamllint --strict -c ci/yamllint.yml ci/github-actions.yml ci/gitlab-ci.yml .clusterfuzzlite/project.yaml
 	$(TOOLS_VENV)/bin/python scripts/check_ci_templates.py --crosscheck $(DEBUG_BIN) ci/github-actions.yml ci/gitlab-ci.yml
-	$(TOOLS_VENV)/bin/python -m pytest -q -p no:cacheprovider scripts/test_check_ci_templates.py
+	$(TOOLS_VENV)/bin/python -m pytest -q -p no:cacheprovider scripts/test_check_ci_templates.py scripts/test_test_lanes.py
 	bash -n .clusterfuzzlite/build.sh
 
 # .clusterfuzzlite/build.sh with the variables ClusterFuzzLite sets (SANITIZER=address), then each

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-lanes.sh NAME=COMMAND ... -- runs each command at once in its own lane (a process group),
-# its output to reports/test-logs/NAME.log, and waits for all of them.
+# its output to reports/test-logs/NAME.log ($TEST_LANES_LOGS/NAME.log when set), and waits for all.
 #
 # Why: most of `make test` is waiting (servers, subprocesses, deadlines), so on CI's 2 cores the
 # suites run side by side in about half the time they take one after another.
@@ -9,15 +9,15 @@
 # every lane and exits 130.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-logs="$root/reports/test-logs"
+logs="${TEST_LANES_LOGS:-$root/reports/test-logs}"
 mkdir -p "$logs"
 
 names=(); pids=(); starts=()
-ticker=""
 stop_all() {
-    [ -n "$ticker" ] && kill "$ticker" 2>/dev/null
-    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
-    echo "test-lanes: interrupted; lanes stopped (logs in reports/test-logs)"
+    [ -n "${nap:-}" ] && kill "$nap" 2>/dev/null
+    # The lane's group, and the lane itself in case it has not reached setsid yet.
+    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" "$pid" 2>/dev/null; done
+    echo "test-lanes: interrupted; lanes stopped (logs in $logs)"
     exit 130
 }
 trap stop_all INT TERM
@@ -30,26 +30,22 @@ for lane in "$@"; do
     # setsid: the lane is its own process group, so stopping it stops everything it started.
     setsid bash -c "$command" >"$logs/$name.log" 2>&1 </dev/null &
     names+=("$name"); pids+=($!); starts+=("$SECONDS")
-    echo "test-lanes: $name started: $command (log: reports/test-logs/$name.log)"
+    echo "test-lanes: $name started: $command (log: $logs/$name.log)"
 done
 
-# A line a minute while lanes run: what each is doing (its log's last line).
-(
-    trap 'kill "$nap" 2>/dev/null; exit 0' TERM
-    while :; do
-        sleep 60 & nap=$!; wait "$nap"
-        running=""
+status=0; running_pids=("${pids[@]}")
+nap=""   # a `sleep 60` waited for beside the lanes: when it ends first, a progress line
+while [ "${#running_pids[@]}" -gt 0 ]; do
+    [ -n "$nap" ] || { sleep "${TEST_LANES_PROGRESS_SECONDS:-60}" >/dev/null 2>&1 </dev/null & nap=$!; }
+    wait -n -p ended "${running_pids[@]}" "$nap"; rc=$?
+    if [ "$ended" = "$nap" ]; then
+        nap=""; running=""
         for i in "${!pids[@]}"; do
             kill -0 "${pids[$i]}" 2>/dev/null && running+=" ${names[$i]} [$(tail -n 1 "$logs/${names[$i]}.log" | cut -c1-60)]"
         done
-        [ -n "$running" ] && echo "test-lanes: running:$running"
-    done
-) &
-ticker=$!
-
-status=0; running_pids=("${pids[@]}")
-while [ "${#running_pids[@]}" -gt 0 ]; do
-    wait -n -p ended "${running_pids[@]}"; rc=$?
+        echo "test-lanes: running:$running"
+        continue
+    fi
     remaining=(); for pid in "${running_pids[@]}"; do [ "$pid" = "$ended" ] || remaining+=("$pid"); done
     running_pids=("${remaining[@]}")
     for i in "${!pids[@]}"; do [ "${pids[$i]}" = "$ended" ] && break; done
@@ -62,5 +58,5 @@ while [ "${#running_pids[@]}" -gt 0 ]; do
         [ "$status" = 0 ] && status=$rc
     fi
 done
-kill "$ticker" 2>/dev/null
+[ -n "$nap" ] && kill "$nap" 2>/dev/null
 exit "$status"
