@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
         .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport", "AppleImplicitImports"]),
         .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "WireProtocol", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),
