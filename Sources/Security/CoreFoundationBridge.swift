@@ -88,6 +88,8 @@ public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
 /// with the C type code "c".
 func CFNumberIsBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
 
+// Implicitly unwrapped results, as Swift imports them on iOS (`CFErrorGetDomain(error) as String`).
 public func CFErrorGetCode(_ error: CFError) -> CFIndex { error.code }
-public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain? { error.domain as NSString }
-public func CFErrorCopyDescription(_ error: CFError) -> CFString? { error.localizedDescription as NSString }
+public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain! { error.domain as NSString }
+public func CFErrorCopyDescription(_ error: CFError) -> CFString! { error.localizedDescription as NSString }
+public func CFErrorCopyUserInfo(_ error: CFError) -> CFDictionary! { error.userInfo as NSDictionary }

@@ -26,6 +26,7 @@ public let errSecDecode: OSStatus = -26275
 public let errSecMissingEntitlement: OSStatus = -34018
 public let errSecHostNameMismatch: OSStatus = -67602
 public let errSecInvalidExtendedKeyUsage: OSStatus = -67609
+public let errSecInvalidRecord: OSStatus = -67701
 public let errSecVerifyFailed: OSStatus = -67808
 public let errSecCertificateExpired: OSStatus = -67818
 public let errSecCertificateNotValidYet: OSStatus = -67819
