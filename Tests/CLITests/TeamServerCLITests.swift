@@ -318,6 +318,19 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.contains("rsa-socket.encrypted "), outcome.stdout)
     }
 
+    /// Client keys as docs/PROTOCOL.md reads them: BER lengths (indefinite too) in one structure,
+    /// strict base64 (`YWJj=` refused), a line end after the BEGIN line. These 300 frames hold
+    /// key-der-indefinite-length and key-base64-padding-added mutants, which the example once
+    /// answered unlike PythonRef (refused the first, accepted the second).
+    func testFuzzServer_socketExampleAgreesWithPythonRef_onClientKeyFrames() throws {
+        let directory = try makeTemporaryDirectory()
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.socketExample + ":Handler", "--frames", "300",
+                                                "--family", "rsa-socket.client-key", "--junit", directory.appendingPathComponent("fuzz.xml").path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path] + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements"), outcome.stdout)
+    }
+
     func testFuzzServer_okToAnything_disagreesAndItsReproducerReplays() throws {
         let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
                              "                plaintext = b\"\"  # PLANTED: OK to anything")
