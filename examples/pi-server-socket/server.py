@@ -38,7 +38,9 @@ LIMIT = 65536     # bytes one message may take
 
 OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 FOR_THE_APP = padding.PKCS1v15()  # what the shipped app's SecKeyDecrypt(.PKCS1) can decrypt
-PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z ]+)-----.*?-----END \1-----", re.S)
+# A PEM message ends at its first END line (docs/PROTOCOL.md, "Legacy reading"); a label that
+# differs from BEGIN's is then refused, not skipped over to a later END line.
+PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----.*?-----END ([A-Z0-9 ]{1,80})-----", re.S)
 
 # One key for the server's life (module state, as on the Pi).
 PRIVATE_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -53,7 +55,10 @@ def public_key_from_pem(pem):
     """An RSA public key from SPKI (`PUBLIC KEY`, algorithm rsaEncryption) or PKCS#1 (`RSA PUBLIC
     KEY`) PEM, read strictly: any line ends, strict base64, exactly one DER structure (OpenSSL's
     PEM reader would ignore bytes after it, and take RSA-PSS keys for encryption keys)."""
-    label = PEM_BLOCK.match(pem).group(1)
+    match = PEM_BLOCK.match(pem)
+    label = match.group(1)
+    if match.group(2) != label:
+        raise Refused("BEGIN and END labels differ")
     if pem.split(b"-----")[2][:1] not in (b"\r", b"\n"):
         raise Refused("no line end after the BEGIN line")
     body = pem.split(b"-----")[2].replace(b"\r", b"").replace(b"\n", b"")  # line ends only: no other whitespace
