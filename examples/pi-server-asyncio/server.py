@@ -133,7 +133,7 @@ class Reader:
         while True:
             if self.pending and not b"-----BEGIN ".startswith(self.pending[:11]):
                 raise Refusal("not a PEM block")
-            end = re.search(rb"-----END [A-Z ]+-----", self.pending)
+            end = re.search(rb"-----END [A-Z0-9 ]{1,80}-----", self.pending)
             if end:
                 pem, rest = self.pending[:end.end()], self.pending[end.end():]
                 for line_end in (b"\r\n", b"\n", b"\r"):

@@ -40,7 +40,7 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 FOR_THE_APP = padding.PKCS1v15()  # what the shipped app's SecKeyDecrypt(.PKCS1) can decrypt
 # A PEM message ends at its first END line (docs/PROTOCOL.md, "Legacy reading"); a label that
 # differs from BEGIN's is then refused, not skipped over to a later END line.
-PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----.*?-----END ([A-Z0-9 ]{1,80})-----", re.S)
+PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END ([A-Z0-9 ]{1,80})-----", re.S)
 
 # One key for the server's life (module state, as on the Pi).
 PRIVATE_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -56,12 +56,12 @@ def public_key_from_pem(pem):
     KEY`) PEM, read strictly: any line ends, strict base64, exactly one DER structure (OpenSSL's
     PEM reader would ignore bytes after it, and take RSA-PSS keys for encryption keys)."""
     match = PEM_BLOCK.match(pem)
-    label = match.group(1)
-    if match.group(2) != label:
+    label, body = match.group(1), match.group(2)
+    if match.group(3) != label:
         raise Refused("BEGIN and END labels differ")
-    if pem.split(b"-----")[2][:1] not in (b"\r", b"\n"):
+    if body[:1] not in (b"\r", b"\n"):
         raise Refused("no line end after the BEGIN line")
-    body = pem.split(b"-----")[2].replace(b"\r", b"").replace(b"\n", b"")  # line ends only: no other whitespace
+    body = body.replace(b"\r", b"").replace(b"\n", b"")  # line ends only: any other byte is not base64
     # Standard base64: a multiple of 4, at most two `=` and only at the end (b64decode alone
     # would take `YWJj=` and ignore what follows padding).
     if len(body) % 4:
