@@ -11,12 +11,20 @@ Two standard shapes, no adapter:
 - aes-https: a WSGI application (PEP 3333), called with a real environ on its own thread. Plain
   HTTP: TLS and the pinned certificate are the live server's business.
 
+Other shapes through a small adapter file, no harness code in it:
+- an asyncio server: `async def handle(reader, writer)`, the callback `asyncio.start_server` takes.
+  All its connections share one event loop (on its own thread), as under `start_server`;
+- anything else (a class with its own accept loop): a function `NAME()` with no parameters that
+  builds the server and returns one of the shapes above, e.g. a bound method taking
+  `(conn, addr)`. It is called once, at load.
+
 Nothing here raises across the C API: every function returns data ({"ok": ...} or {"err": ...}).
 The team's prints, and everything it writes to stderr, go to the log file the harness names.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import importlib
 import importlib.util
@@ -52,15 +60,32 @@ class _ServerSeat:
 
 
 class _Connection:
-    def __init__(self, sock: socket.socket, thread: threading.Thread) -> None:
+    """One connection being served: on its own thread, or (asyncio) as a task on the server's loop."""
+
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.thread = thread
+        self.thread: Optional[threading.Thread] = None
+        self.task: Optional["asyncio.Task[None]"] = None
+        self.finished = threading.Event()  # set when the handler has returned (or raised)
+
+    def wait(self, seconds: float) -> bool:
+        return self.finished.wait(seconds)
+
+
+class _EventLoop:
+    """The one asyncio loop an asyncio server's connections share, running on its own thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="crosscheck-asyncio")
+        self.thread.start()
 
 
 class _Hosted:
     def __init__(self, obj: Any, kind: str, label: str) -> None:
         self.obj = obj
-        self.kind = kind  # "socket-handler-class", "socket-function", "wsgi", "callable"
+        self.kind = kind  # "socket-handler-class", "socket-function", "asyncio-stream-handler", "wsgi", "callable"
+        self.event_loop: Optional[_EventLoop] = None
         self.label = label
         self.seat = _ServerSeat()
         self.lock = threading.Lock()
@@ -104,12 +129,22 @@ def _classify(obj: Any) -> Optional[str]:
         names = list(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         return "callable"
+    if inspect.iscoroutinefunction(obj):
+        return "asyncio-stream-handler" if len(names) == 2 else None
     if names[:1] == ["environ"] or names[1:2] == ["start_response"]:
         return "wsgi"
     if len(names) >= 2 and names[0] in ("conn", "connection", "sock", "client", "client_socket", "request") \
             and names[1] in ("addr", "address", "client_address", "client_addr"):
         return "socket-function"
     return "callable"
+
+
+def _is_factory(obj: Any) -> bool:
+    """A plain function taking no arguments (an adapter's `make_server()`), not a shape itself."""
+    if not inspect.isfunction(obj) or inspect.iscoroutinefunction(obj):
+        return False
+    parameters = inspect.signature(obj).parameters.values()
+    return all(p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
 
 
 def load(spec: str, search_path: str, log_path: str) -> dict:
@@ -162,11 +197,19 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
             names = ", ".join(sorted(n for n in dir(module) if not n.startswith("_")))
             return {"err": "bad-input", "message": f"{target} has no '{name}' (it has: {names})", "traceback": ""}
         obj = getattr(obj, part)
+    if _is_factory(obj):
+        try:
+            obj = obj()
+        except BaseException as error:
+            return {"err": "bad-input", "message": f"{target}:{name}() raised {type(error).__name__}: {error}",
+                    "traceback": _traceback_text()}
+        name += "()"
     kind = _classify(obj)
     if kind is None:
         return {"err": "bad-input", "traceback": "",
                 "message": f"{target}:{name} is a {type(obj).__name__}: give a socketserver.BaseRequestHandler subclass, "
-                           "a function handle(conn, addr), or a WSGI application"}
+                           "a function handle(conn, addr), an async def handle(reader, writer), a WSGI application, "
+                           "or a function with no parameters that returns one of these"}
     if kind == "wsgi" and hasattr(obj, "config") and isinstance(getattr(obj, "config"), dict) \
             and obj.config.get("PROPAGATE_EXCEPTIONS") is None:
         # Flask turns an unhandled exception into a 500 and a log line; in-process it propagates
@@ -180,7 +223,23 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
 # rsa-socket
 
 
-def _serve(hosted: _Hosted, sock: socket.socket, address: tuple) -> None:
+def _report_raise(hosted: _Hosted, error: BaseException) -> None:
+    text = _traceback_text()
+    print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
+    hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}", text)
+
+
+def _end_stream(sock: socket.socket) -> None:
+    """As socketserver's shutdown_request: the client reads the end of the stream."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    sock.close()
+
+
+def _serve(hosted: _Hosted, connection: _Connection, address: tuple) -> None:
+    sock = connection.sock
     try:
         if hosted.kind == "socket-handler-class":
             hosted.obj(sock, address, hosted.seat)  # setup(), handle(), finish(), as socketserver does
@@ -189,29 +248,57 @@ def _serve(hosted: _Hosted, sock: socket.socket, address: tuple) -> None:
     except CutOff:
         pass
     except BaseException as error:
-        text = _traceback_text()
-        print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
-        hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}", text)
+        _report_raise(hosted, error)
     finally:
-        # As socketserver's shutdown_request: the client reads the end of the stream.
-        try:
-            sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-        sock.close()
+        _end_stream(sock)
+        connection.finished.set()
+
+
+async def _serve_streams(hosted: _Hosted, connection: _Connection) -> None:
+    """An asyncio stream handler on the server's loop, with streams over the socket-pair end."""
+    connection.task = asyncio.current_task()
+    writer = None
+    try:
+        reader, writer = await asyncio.open_connection(sock=connection.sock)
+        await hosted.obj(reader, writer)
+    except asyncio.CancelledError:
+        pass
+    except BaseException as error:
+        _report_raise(hosted, error)
+    finally:
+        if writer is None:
+            connection.sock.close()
+        else:
+            try:
+                if not writer.is_closing() and writer.can_write_eof():
+                    writer.write_eof()  # the client reads the end of the stream
+            except (OSError, RuntimeError):
+                pass
+            writer.close()
+        connection.finished.set()
 
 
 def serve_connection(server_id: int, fd: int) -> dict:
-    """Serves the socket-pair end `fd` (now owned here) with the team's handler on a new thread."""
+    """Serves the socket-pair end `fd` (now owned here) with the team's handler: on a new thread, or
+    (asyncio) as a task on the server's event loop."""
     hosted = _hosted[server_id]
     sock = socket.socket(fileno=fd)
-    sock.setblocking(True)
     address = ("127.0.0.1", 50000 + len(hosted.connections) % 10000)
-    thread = threading.Thread(target=_serve, args=(hosted, sock, address), daemon=True,
-                              name=f"crosscheck-server-{len(hosted.connections)}")
+    connection = _Connection(sock)
+    if hosted.kind == "asyncio-stream-handler":
+        sock.setblocking(False)
+        if hosted.event_loop is None:
+            hosted.event_loop = _EventLoop()
+        with hosted.lock:
+            hosted.connections.append(connection)
+        asyncio.run_coroutine_threadsafe(_serve_streams(hosted, connection), hosted.event_loop.loop)
+        return {"ok": True}
+    sock.setblocking(True)
+    connection.thread = threading.Thread(target=_serve, args=(hosted, connection, address), daemon=True,
+                                         name=f"crosscheck-server-{len(hosted.connections)}")
     with hosted.lock:
-        hosted.connections.append(_Connection(sock, thread))
-    thread.start()
+        hosted.connections.append(connection)
+    connection.thread.start()
     return {"ok": True}
 
 
@@ -226,6 +313,18 @@ def _stack_of(thread: threading.Thread) -> str:
     return "".join(traceback.format_stack(frame)) if frame is not None else ""
 
 
+async def _stack_and_cancel(task: "asyncio.Task[None]") -> str:
+    """On the loop: where an asyncio handler that would not end is waiting (the chain of awaits,
+    which `Task.get_stack` stops short of); then cancels it."""
+    frames = []
+    awaited: Any = task.get_coro()
+    while awaited is not None and getattr(awaited, "cr_frame", None) is not None:
+        frames.append(awaited.cr_frame)
+        awaited = awaited.cr_await
+    task.cancel()
+    return "".join(traceback.format_list(traceback.StackSummary.extract((frame, frame.f_lineno) for frame in frames)))
+
+
 def check_ended(server_id: int, wait: float) -> dict:
     """After a check (the harness has closed its ends): waits up to `wait` seconds for every
     handler it started to return, cuts off the rest, and hands over what went wrong."""
@@ -233,18 +332,28 @@ def check_ended(server_id: int, wait: float) -> dict:
     with hosted.lock:
         connections, hosted.connections = hosted.connections, []
     for connection in connections:
-        connection.thread.join(wait)
-        if connection.thread.is_alive():
+        if connection.wait(wait):
+            continue
+        stack = ""
+        if hosted.event_loop is not None:
+            if connection.task is not None:
+                try:
+                    stack = asyncio.run_coroutine_threadsafe(_stack_and_cancel(connection.task), hosted.event_loop.loop).result(CUT_OFF_GRACE)
+                except Exception:  # a loop the handler itself blocks (time.sleep in a coroutine): nothing to cancel with
+                    stack = "the event loop itself is blocked (a blocking call inside a coroutine?)"
+            connection.wait(CUT_OFF_GRACE)
+        elif connection.thread is not None:
             try:
                 connection.sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             _cut_off(connection.thread)
             connection.thread.join(CUT_OFF_GRACE)
-            hosted.problem("blocked",
-                           f"the server's handler was still running {wait:g} s after the client had closed the connection: "
-                           "cut off (does it loop without ending on recv() == b''?)",
-                           _stack_of(connection.thread))
+            stack = _stack_of(connection.thread)
+        hosted.problem("blocked",
+                       f"the server's handler was still running {wait:g} s after the client had closed the connection: "
+                       "cut off (does it loop without ending on recv() == b''?)",
+                       stack)
     with hosted.lock:
         problems, hosted.problems = hosted.problems, []
     return {"ok": problems}
@@ -351,6 +460,9 @@ def private_key_pem(server_id: int) -> dict:
     places = [vars(module)] if module is not None else []
     if inspect.isclass(hosted.obj):
         places.append(vars(hosted.obj))
+    owner = getattr(hosted.obj, "__self__", None)  # an adapter's bound method: its object's attributes
+    if owner is not None and hasattr(owner, "__dict__"):
+        places.append(vars(owner))
     keys = {id(value): value for place in places for value in place.values() if isinstance(value, rsa.RSAPrivateKey)}
     if len(keys) != 1:
         return {"err": "none" if not keys else "several"}

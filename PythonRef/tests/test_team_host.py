@@ -178,3 +178,95 @@ def test_the_private_key_is_found_when_the_module_holds_one(tmp_path):
     assert team_host.private_key_pem(one)["ok"].startswith(b"-----BEGIN PRIVATE KEY-----")
     none = load(tmp_path, "without_key.py", "def handle(conn, addr): pass\n", "handle")["ok"]
     assert team_host.private_key_pem(none) == {"err": "none"}
+
+
+ADAPTED = '''
+    import asyncio
+    import socket
+
+    SEEN = []
+
+    async def upper(reader, writer):
+        data = await reader.read(100)
+        SEEN.append(data)
+        writer.write(data.upper() + b":%d" % len(SEEN))
+        await writer.drain()
+        writer.close()
+
+    async def raising(reader, writer):
+        await reader.read(100)
+        raise RuntimeError("planted in a coroutine")
+
+    async def stuck(reader, writer):
+        await reader.read(100)
+        await asyncio.sleep(3600)
+
+    class OwnLoop:
+        """A server with its own accept loop; the adapter hands over its per-client method."""
+        def __init__(self, greeting):
+            self.greeting = greeting
+        def serve_forever(self, port):
+            listener = socket.create_server(("127.0.0.1", port))
+            while True:
+                self.client(*listener.accept())
+        def client(self, conn, addr):
+            conn.sendall(self.greeting + conn.recv(100))
+
+    def make_server():
+        return OwnLoop(b"hello ").client
+
+    def make_asyncio_server():
+        return upper
+
+    def make_nothing():
+        return 3
+
+    def make_raising():
+        raise OSError("port in use")
+'''
+
+
+@pytest.fixture()
+def adapted(tmp_path):
+    return lambda obj: load(tmp_path, "team_adapted_under_test.py", ADAPTED, obj)
+
+
+def test_asyncio_stream_handlers_share_one_loop_and_keep_state(adapted):
+    loaded = adapted("upper")
+    assert loaded["kind"] == "asyncio-stream-handler"
+    assert converse(loaded["ok"], b"ab") == b"AB:1"
+    assert converse(loaded["ok"], b"cd") == b"CD:2"
+    assert team_host.check_ended(loaded["ok"], 2) == {"ok": []}
+
+
+def test_a_raising_coroutine_is_a_problem_with_its_traceback(adapted):
+    server = adapted("raising")["ok"]
+    assert converse(server, b"x") == b""  # the stream ends when the coroutine does
+    problems = team_host.check_ended(server, 2)["ok"]
+    assert [p["kind"] for p in problems] == ["raised"]
+    assert "planted in a coroutine" in problems[0]["message"] and "Traceback" in problems[0]["details"]
+
+
+def test_a_coroutine_that_never_ends_is_cancelled_and_reported_where_it_waits(adapted):
+    server = adapted("stuck")["ok"]
+    ours, theirs = socket.socketpair()
+    team_host.serve_connection(server, theirs.detach())
+    ours.sendall(b"x")
+    ours.close()
+    problems = team_host.check_ended(server, 0.5)["ok"]
+    assert [p["kind"] for p in problems] == ["blocked"]
+    assert "asyncio.sleep(3600)" in problems[0]["details"]
+    assert team_host.check_ended(server, 0.5) == {"ok": []}
+
+
+def test_an_adapter_function_without_parameters_returns_the_shape_to_serve(adapted):
+    socket_shape = adapted("make_server")
+    assert socket_shape["kind"] == "socket-function"
+    assert converse(socket_shape["ok"], b"pi") == b"hello pi"
+    asyncio_shape = adapted("make_asyncio_server")
+    assert asyncio_shape["kind"] == "asyncio-stream-handler"
+    nothing = adapted("make_nothing")
+    assert nothing["err"] == "bad-input" and "make_nothing() is a int" in nothing["message"]
+    raising = adapted("make_raising")
+    assert raising["err"] == "bad-input" and "make_raising() raised OSError: port in use" in raising["message"]
+    assert "Traceback" in raising["traceback"]

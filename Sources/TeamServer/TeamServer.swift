@@ -1,7 +1,7 @@
 // TeamServer — a team's own Python server code (`crosscheck run --server FILE.py:NAME`) loaded in
 // the embedded interpreter and served in-process through its standard shape: a socketserver
-// handler or `handle(conn, addr)` for rsa-socket (over socket pairs), a WSGI application for
-// aes-https. It is an `InProcessServer` (Transport), so the checks of other capabilities (Remote,
+// handler, `handle(conn, addr)` or an asyncio `async def handle(reader, writer)` for rsa-socket
+// (over socket pairs), a WSGI application for aes-https; an adapter's `make_server()` returns one. It is an `InProcessServer` (Transport), so the checks of other capabilities (Remote,
 // Fuzzing) reach it without knowing it is Python. The Python half is `pythonref/team_host.py`.
 // May import: PythonBridge, Transport.
 import Foundation
@@ -12,7 +12,8 @@ import Transport
 public final class TeamServer: InProcessServer, @unchecked Sendable {
     /// What the loaded object is, which tells the profile when it can be told.
     public enum Shape: String, Sendable {
-        /// A `socketserver.BaseRequestHandler` subclass or `handle(conn, addr)`: rsa-socket.
+        /// A `socketserver.BaseRequestHandler` subclass, `handle(conn, addr)` or an asyncio
+        /// `async def handle(reader, writer)`: rsa-socket.
         case socketHandler = "socket handler"
         /// A WSGI application (Flask's `app`, a callable taking `environ, start_response`): aes-https.
         case wsgi = "WSGI application"
@@ -60,7 +61,7 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
         self.logPath = logPath
         self.timeout = timeout
         switch kind {
-        case "socket-handler-class", "socket-function": shape = .socketHandler
+        case "socket-handler-class", "socket-function", "asyncio-stream-handler": shape = .socketHandler
         case "wsgi": shape = .wsgi
         default: shape = .callable
         }

@@ -10,8 +10,14 @@
 //      Swift client, in process and over loopback TCP (≥ 1.0× each)
 //   5. a team's own server (examples/pi-server-flask, examples/pi-server-socket) under the remote
 //      checks in-process (`run --server`) vs the same checks against the same file served on
-//      loopback (`remote`): whole runs per second (issue 20 asks ≥ 10×; measured 0.6–1.3× rsa-socket,
-//      3–5× aes-https: a run is mostly the harness's own RSA work and quiet gaps, the same both ways)
+//      loopback (`remote`): whole runs per second (issue 20 asks ≥ 10×). aes-https meets it (19× and 18×
+//      with runs repeated per round; 19×, 15× and 6× when one run a round was timed): loopback pays a TLS
+//      handshake and werkzeug per request, in-process ~1 ms of Flask. rsa-socket does not (0.8–1.6×):
+//      profiled, its run is CPU-bound in the checks' own cryptography (ciphertext draws for binary
+//      safety, about 5,800 RSA-2048 encryptions a run expected; a client key made per run; the
+//      oracle probes) and the server's RSA decryptions, the same code both ways; the harness's
+//      thread waits on the server for under a fifth of the run, with one fixed wait (a 0.3 s quiet
+//      gap), and a socket-pair connection costs what a loopback one does.
 //   6. CommonCrypto's CC_SHA256 over 16 KiB, as app code calls it, vs `openssl speed -evp sha256` (≥ 0.9×)
 //
 // Environment: BENCH_SECONDS (per measurement, default 3), BENCH_ROUNDS (alternating rounds, best
@@ -277,8 +283,10 @@ if wanted("sessions") {
 }
 
 // MARK: 5. A team's own server: the remote checks in-process vs the same checks over loopback
-//    against the same file run as its own process (TLS for aes-https). A whole run is timed once per
-//    round (a run is seconds long); both must pass, or the figure would time different work.
+//    against the same file run as its own process (TLS for aes-https). Whole runs are repeated for
+//    about BENCH_SECONDS per round (at least one: an rsa-socket run is seconds long, an in-process
+//    aes-https run under 0.1 s, which one run timed alone leaves to the scheduler's noise); every
+//    run must pass, or the figure would time different work.
 if wanted("teamserver") {
     let interpreter = try PythonInterpreter.shared(pythonRefDirectory: files.pythonRef.path)
     let root = files.pythonRef.deletingLastPathComponent()
@@ -286,12 +294,18 @@ if wanted("teamserver") {
     struct NotPassing: Error, CustomStringConvertible { let description: String }
     func runsPerSecond(_ options: RemoteOptions, _ target: ServerAddress) throws -> Double {
         let start = ContinuousClock.now
-        let results = RemoteRun.run(target, options: options)
-        let spent = ContinuousClock.now - start
-        if let bad = results.first(where: { if case .failed = $0.outcome { return true }; if case .error = $0.outcome { return true }; return false }) {
-            throw NotPassing(description: "bench: \(target): \(bad.check.name) did not pass: \(bad.outcome)")
-        }
-        return 1 / (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+        var runs = 0
+        var elapsed = 0.0
+        repeat {
+            let results = RemoteRun.run(target, options: options)
+            if let bad = results.first(where: { if case .failed = $0.outcome { return true }; if case .error = $0.outcome { return true }; return false }) {
+                throw NotPassing(description: "bench: \(target): \(bad.check.name) did not pass: \(bad.outcome)")
+            }
+            runs += 1
+            let spent = ContinuousClock.now - start
+            elapsed = Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18
+        } while elapsed < seconds
+        return Double(runs) / elapsed
     }
     for (profile, file, spec, serverArguments) in [
         (RemoteOptions.Profile.aesHTTPS, "examples/pi-server-flask/app.py", "app", ["--cert", pin, "--key", files.tls.appendingPathComponent("pinned.key.pem").path]),

@@ -15,6 +15,8 @@ final class TeamServerCLITests: XCTestCase {
 
     static let socketExample = "examples/pi-server-socket/server.py"
     static let flaskExample = "examples/pi-server-flask/app.py"
+    static let asyncioExample = "examples/pi-server-asyncio/server.py"
+    static let asyncioAdapter = "examples/pi-server-asyncio/adapter.py"
 
     /// One testcase of a report: its testsuite's kind (`server`, `remote` or `audit`), name, and outcome.
     struct Case: Equatable, CustomStringConvertible {
@@ -105,6 +107,33 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertEqual(run.outcome("secure-data.unknown-token-gets-401")?.outcome, "passed")
         XCTAssertEqual(run.outcome("tls.serves-the-pinned-certificate")?.outcome, "skipped")
         XCTAssertEqual(run.outcome("seed-app.login-and-echo")?.outcome, "passed")
+    }
+
+    /// An asyncio server with its own accept loop, through its adapter file (`make_server()` returns
+    /// the per-client coroutine): the rsa-socket profile is told from the coroutine's shape.
+    func testAsyncioExample_throughItsAdapter_passesEveryServerCheckInProcess() throws {
+        let run = try runServer(Self.asyncioAdapter + ":make_server")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.server.adapter:make_server\""), run.xml)
+        XCTAssertEqual(run.outcome("binary-safety.ciphertexts-with-crlf")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("refuses.half-a-message")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("oracle.rsa-padding")?.outcome, "passed")
+        XCTAssertGreaterThan(run.cases.count, 30)
+    }
+
+    /// The asyncio example with the tutorial's CRLF stripping planted in its reader, checked through
+    /// a copy of its adapter next to it.
+    func testAsyncioExample_strippingCRLF_failsBinarySafety() throws {
+        let copy = try plant(Self.asyncioExample, "        self.pending += chunk\n",
+                             "        self.pending += chunk.replace(b\"\\r\\n\", b\"\")  # PLANTED\n")
+        let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
+        try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
+        let run = try runServer(adapter.path + ":make_server")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("binary-safety.ciphertexts-with-crlf"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
     }
 
     func testWrongPassword_isAFailureThatSaysToPassTheRightUser() throws {
@@ -318,6 +347,19 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.contains("rsa-socket.encrypted "), outcome.stdout)
     }
 
+    /// Client keys as docs/PROTOCOL.md reads them: BER lengths (indefinite too) in one structure,
+    /// strict base64 (`YWJj=` refused), a line end after the BEGIN line. These 300 frames hold
+    /// key-der-indefinite-length and key-base64-padding-added mutants, which the example once
+    /// answered unlike PythonRef (refused the first, accepted the second).
+    func testFuzzServer_socketExampleAgreesWithPythonRef_onClientKeyFrames() throws {
+        let directory = try makeTemporaryDirectory()
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.socketExample + ":Handler", "--frames", "300",
+                                                "--family", "rsa-socket.client-key", "--junit", directory.appendingPathComponent("fuzz.xml").path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path] + Self.socketFuzzOptions)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements"), outcome.stdout)
+    }
+
     func testFuzzServer_okToAnything_disagreesAndItsReproducerReplays() throws {
         let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
                              "                plaintext = b\"\"  # PLANTED: OK to anything")
@@ -356,6 +398,14 @@ final class TeamServerCLITests: XCTestCase {
         let port = try servers.start("/usr/bin/python3", [Self.socketExample, "--host", "127.0.0.1", "--port", "0"], in: CrosscheckBinary.root)
         let live = try remote(port, ["--profile", "rsa-socket"])
         let inProcess = try runServer(Self.socketExample + ":Handler")
+        XCTAssertEqual(live.status, 0, live.output)
+        XCTAssertEqual(verdicts(inProcess), verdicts(live))
+    }
+
+    func testAsyncioExample_inProcessVerdictsEqualRemoteOnTheSameFileServedOnLoopback() throws {
+        let port = try servers.start("/usr/bin/python3", [Self.asyncioExample, "--host", "127.0.0.1", "--port", "0"], in: CrosscheckBinary.root)
+        let live = try remote(port, ["--profile", "rsa-socket"])
+        let inProcess = try runServer(Self.asyncioAdapter + ":make_server")
         XCTAssertEqual(live.status, 0, live.output)
         XCTAssertEqual(verdicts(inProcess), verdicts(live))
     }

@@ -22,6 +22,7 @@ Check it on the Pi:      crosscheck remote --host raspberrypi.local --port 9876 
 
 import argparse
 import base64
+import binascii
 import hashlib
 import re
 import socket
@@ -37,7 +38,9 @@ LIMIT = 65536     # bytes one message may take
 
 OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 FOR_THE_APP = padding.PKCS1v15()  # what the shipped app's SecKeyDecrypt(.PKCS1) can decrypt
-PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z ]+)-----.*?-----END \1-----", re.S)
+# A PEM message ends at its first END line (docs/PROTOCOL.md, "Legacy reading"); a label that
+# differs from BEGIN's is then refused, not skipped over to a later END line.
+PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END ([A-Z0-9 ]{1,80})-----", re.S)
 
 # One key for the server's life (module state, as on the Pi).
 PRIVATE_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -52,9 +55,18 @@ def public_key_from_pem(pem):
     """An RSA public key from SPKI (`PUBLIC KEY`, algorithm rsaEncryption) or PKCS#1 (`RSA PUBLIC
     KEY`) PEM, read strictly: any line ends, strict base64, exactly one DER structure (OpenSSL's
     PEM reader would ignore bytes after it, and take RSA-PSS keys for encryption keys)."""
-    label = PEM_BLOCK.match(pem).group(1)
-    body = pem.split(b"-----")[2].replace(b"\r", b"").replace(b"\n", b"")  # line ends only: no other whitespace
-    der = base64.b64decode(body, validate=True)
+    match = PEM_BLOCK.match(pem)
+    label, body = match.group(1), match.group(2)
+    if match.group(3) != label:
+        raise Refused("BEGIN and END labels differ")
+    if body[:1] not in (b"\r", b"\n"):
+        raise Refused("no line end after the BEGIN line")
+    body = body.replace(b"\r", b"").replace(b"\n", b"")  # line ends only: any other byte is not base64
+    # Standard base64: a multiple of 4, at most two `=` and only at the end (b64decode alone
+    # would take `YWJj=` and ignore what follows padding).
+    if len(body) % 4:
+        raise Refused("base64 whose length is not a multiple of 4")
+    der = binascii.a2b_base64(body, strict_mode=True)
     if not one_der_structure(der):
         raise Refused("bytes after the key's DER structure")
     if label == b"PUBLIC KEY":
@@ -73,13 +85,35 @@ def public_key_from_pem(pem):
 
 
 def one_der_structure(der):
-    """True when `der` is one DER SEQUENCE and nothing after it."""
+    """True when `der` is one SEQUENCE and nothing after it. Lengths may be BER's (long form, or
+    indefinite up to the end-of-contents octets 00 00), as docs/PROTOCOL.md allows."""
     if len(der) < 2 or der[0] != 0x30:
         return False
-    if der[1] < 0x80:
-        return 2 + der[1] == len(der)
-    count = der[1] & 0x7F
-    return 2 + count + int.from_bytes(der[2:2 + count], "big") == len(der)
+    try:
+        return element_end(der, 0) == len(der)
+    except IndexError:
+        return False
+
+
+def element_end(der, offset, depth=0):
+    """Where the element starting at `offset` ends (IndexError: it does not, within `der`)."""
+    if depth > 16 or offset + 2 > len(der) or der[offset] & 0x1F == 0x1F:
+        raise IndexError("malformed element")
+    length, position = der[offset + 1], offset + 2
+    if length == 0x80:  # indefinite: elements up to 00 00
+        while der[position:position + 2] != b"\x00\x00":
+            if position >= len(der):
+                raise IndexError("no end-of-contents")
+            position = element_end(der, position, depth + 1)
+        return position + 2
+    if length & 0x80:
+        count = length & 0x7F
+        if not 1 <= count <= 4 or position + count > len(der):
+            raise IndexError("malformed length")
+        length, position = int.from_bytes(der[position:position + count], "big"), position + count
+    if position + length > len(der):
+        raise IndexError("element longer than the data")
+    return position + length
 
 
 class Refused(Exception):
