@@ -167,10 +167,19 @@ final class SecKeyECTests: XCTestCase {
             try writePEMs(try external(privateKey), curve: curve.pycaCurve, into: scratch, prefix: "app")
             let message = Data("the Pi checks what the phone signed \(UUID())".utf8)
             try scratch.write("message", message)
+            // The message's digests, from hashlib (one process for all five).
+            let digests = try python("""
+                import hashlib, sys
+                message = bytes.fromhex(sys.stdin.read())
+                print(" ".join(f"{name}={hashlib.new(name, message).hexdigest()}" for name in ("sha1", "sha224", "sha256", "sha384", "sha512")))
+                """, input: message.hex).split(separator: " ").reduce(into: [String: Data]()) { table, entry in
+                    let parts = entry.split(separator: "=")
+                    table[String(parts[0])] = Data(hex: String(parts[1]))
+                }
             for (algorithm, digest, isMessage, raw) in Self.signatureAlgorithms {
                 let label = "\(curve.bits) \(algorithm.rawValue)"
                 let digestName = try XCTUnwrap(digest)
-                let hashed = try scratch.openssl(["dgst", "-\(digestName)", "-binary", "message"])
+                let hashed = try XCTUnwrap(digests[digestName])
                 let input = isMessage ? message : hashed
                 XCTAssertTrue(SecKeyIsAlgorithmSupported(privateKey, .sign, algorithm), label)
                 XCTAssertTrue(SecKeyIsAlgorithmSupported(publicKey, .verify, algorithm), label)
@@ -236,21 +245,25 @@ final class SecKeyECTests: XCTestCase {
                 (.ecdhKeyExchangeCofactorX963SHA224, "SHA224"), (.ecdhKeyExchangeCofactorX963SHA256, "SHA256"),
                 (.ecdhKeyExchangeCofactorX963SHA384, "SHA384"), (.ecdhKeyExchangeCofactorX963SHA512, "SHA512"),
             ]
-            for (algorithm, hash) in kdfs {
+            // pyca derives every case in one process: lines of "hash size info-hex".
+            let cases = kdfs.flatMap { algorithm, hash in [(algorithm, hash, 32, sharedInfo), (algorithm, hash, 77, Data())] }
+            let references = try python("""
+                import sys
+                from cryptography.hazmat.primitives import hashes
+                from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
+                z, *lines = sys.stdin.read().split("\\n")
+                for line in lines:
+                    name, size, info = (line.split() + [""])[:3]
+                    print(X963KDF(getattr(hashes, name)(), int(size), bytes.fromhex(info) or None).derive(bytes.fromhex(z)).hex())
+                """, input: ([expected.hex] + cases.map { "\($0.1) \($0.2) \($0.3.hex)" }).joined(separator: "\n")).split(separator: "\n")
+            XCTAssertEqual(references.count, cases.count)
+            for ((algorithm, _, size, info), reference) in zip(cases, references) {
                 XCTAssertTrue(SecKeyIsAlgorithmSupported(ours, .keyExchange, algorithm))
-                for (size, info) in [(32, sharedInfo), (77, Data())] {
-                    let parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: size,
-                                                     kSecKeyKeyExchangeParameterSharedInfo as String: info]
-                    let derived = try XCTUnwrap(SecKeyCopyKeyExchangeResult(ours, algorithm, theirPublic, parameters as CFDictionary, &error) as Data?)
-                    let reference = try python("""
-                        import sys
-                        from cryptography.hazmat.primitives import hashes
-                        from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
-                        z, info = (bytes.fromhex(x) for x in sys.stdin.read().split(","))
-                        print(X963KDF(hashes.\(hash)(), \(size), info or None).derive(z).hex())
-                        """, input: expected.hex + "," + info.hex)
-                    XCTAssertEqual(derived.hex, reference, "\(curve.bits) \(algorithm.rawValue) \(size)")
-                }
+                let parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: size,
+                                                 kSecKeyKeyExchangeParameterSharedInfo as String: info]
+                let derived = try XCTUnwrap(SecKeyCopyKeyExchangeResult(ours, algorithm, theirPublic, parameters as CFDictionary, &error) as Data?)
+                XCTAssertEqual(derived.count, size)
+                XCTAssertEqual(derived.hex, String(reference), "\(curve.bits) \(algorithm.rawValue) \(size)")
             }
         }
     }
