@@ -29,6 +29,38 @@ extension _NISTCurve {
         if Self.self == _P384Curve.self { return .p384 }
         return .p521
     }
+
+    /// The field prime p, big-endian, the coordinate size (FIPS 186-4 §D.1.2).
+    static var fieldPrime: [UInt8] {
+        switch wireCurve {
+        case .p256: return [UInt8](Data(hexString: "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")!)
+        case .p384: return [UInt8](Data(hexString: "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                                                    + "feffffff0000000000000000ffffffff")!)
+        case .p521: return [0x01] + [UInt8](repeating: 0xff, count: 65)
+        }
+    }
+
+    /// p − y for a coordinate y < p (big-endian, same size).
+    static func negated(_ y: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: y.count)
+        var borrow = 0
+        for index in stride(from: y.count - 1, through: 0, by: -1) {
+            var difference = Int(fieldPrime[index]) - Int(y[index]) - borrow
+            borrow = difference < 0 ? 1 : 0
+            if difference < 0 { difference += 256 }
+            result[index] = UInt8(difference)
+        }
+        return result
+    }
+}
+
+/// The compact form (draft-jivsov-ecc-compact, as CryptoKit uses it): X alone, the point being the
+/// one of (X, y) and (X, p − y) whose y is the smaller. A key whose Y is the larger has none.
+func compactX<Curve: _NISTCurve>(of key: ECPublicKey, curve _: Curve.Type) -> Data? {
+    let size = Curve.wireCurve.coordinateByteCount
+    let point = [UInt8](key.x963Representation)
+    let y = Array(point[(1 + size)...])
+    return y.lexicographicallyPrecedes(Curve.negated(y)) || y == Curve.negated(y) ? Data(point[1...size]) : nil
 }
 
 public enum P256 {
@@ -113,6 +145,18 @@ public struct NISTPublicKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
         wrapped = try parsing(.bytes) { try ECPublicKey(x963Representation: data, curve: Curve.wireCurve) }
     }
 
+    /// X alone (the compact form): the point with the smaller of the two y for X.
+    public init<Bytes: ContiguousBytes>(compactRepresentation: Bytes) throws {
+        let data = contiguousData(compactRepresentation)
+        guard data.count == Curve.wireCurve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
+        let even = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x02]) + data, curve: Curve.wireCurve) }
+        if compactX(of: even, curve: Curve.self) != nil {
+            wrapped = even
+        } else {
+            wrapped = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x03]) + data, curve: Curve.wireCurve) }
+        }
+    }
+
     /// 02‖X or 03‖X (SEC 1 compressed).
     public init<Bytes: ContiguousBytes>(compressedRepresentation: Bytes) throws {
         let data = contiguousData(compressedRepresentation)
@@ -137,6 +181,8 @@ public struct NISTPublicKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
     public var rawRepresentation: Data { Data(wrapped.rawRepresentation) }
     public var x963Representation: Data { wrapped.x963Representation }
     public var compressedRepresentation: Data { wrapped.compressedRepresentation }
+    /// X alone when this key's y is the smaller of y and p − y; nil otherwise (as in CryptoKit).
+    public var compactRepresentation: Data? { compactX(of: wrapped, curve: Curve.self) }
     public var derRepresentation: Data { encodedOrTrap { try wrapped.derRepresentation } }
     public var pemRepresentation: String { encodedOrTrap { try wrapped.pemRepresentation } }
 }
@@ -145,11 +191,15 @@ public struct NISTPublicKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
 public struct NISTPrivateKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
     let wrapped: ECPrivateKey
 
-    /// A fresh key. `compactRepresentable` is accepted for Apple's signature; compact
-    /// representations are not provided (docs/APPLE-MODULES.md), so it changes nothing.
+    /// A fresh key; with `compactRepresentable` (the default, as in CryptoKit) one whose public key
+    /// has a compact representation (fresh keys are drawn until one has: half of them do).
     public init(compactRepresentable: Bool = true) {
         do {
-            wrapped = try ECPrivateKey(curve: Curve.wireCurve)
+            var key = try ECPrivateKey(curve: Curve.wireCurve)
+            while compactRepresentable && compactX(of: key.publicKey, curve: Curve.self) == nil {
+                key = try ECPrivateKey(curve: Curve.wireCurve)
+            }
+            wrapped = key
         } catch {
             // Generation fails only when OpenSSL cannot work at all; Apple's init cannot fail either.
             preconditionFailure("\(Curve.wireCurve.rawValue) key generation failed: \(error)")

@@ -71,6 +71,54 @@ final class NISTKnownAnswerTests: XCTestCase {
         XCTAssertFalse(P256.Signing.PrivateKey().publicKey.isValidSignature(zero, for: Data("x".utf8)))
     }
 
+    /// Compact representations: keys made compact-representable have one, it restores the same
+    /// key, and a key without one (its y is the larger) restored from its X is the other point
+    /// (X, p − y). pyca checks each restored point is on its curve, and Python's integers check
+    /// the choice of y, independently of the Swift arithmetic.
+    func testCompactRepresentation_isXWithTheSmallerY() throws {
+        var lines: [String] = []
+        for _ in 0..<3 {
+            let key = P256.Signing.PrivateKey()
+            let compact = try XCTUnwrap(key.publicKey.compactRepresentation)
+            XCTAssertEqual(compact.count, 32)
+            XCTAssertEqual(try P256.Signing.PublicKey(compactRepresentation: compact).x963Representation, key.publicKey.x963Representation)
+            lines.append("P256 \(key.publicKey.x963Representation.hex) same")
+            let p521 = P521.KeyAgreement.PrivateKey()
+            let p521Compact = try XCTUnwrap(p521.publicKey.compactRepresentation)
+            XCTAssertEqual(try P521.KeyAgreement.PublicKey(compactRepresentation: p521Compact).x963Representation, p521.publicKey.x963Representation)
+            lines.append("P521 \(p521.publicKey.x963Representation.hex) same")
+        }
+        var found = 0
+        for _ in 0..<64 where found < 3 {
+            let key = P384.Signing.PrivateKey(compactRepresentable: false).publicKey
+            guard key.compactRepresentation == nil else { continue }
+            found += 1
+            let restored = try P384.Signing.PublicKey(compactRepresentation: key.x963Representation.dropFirst().prefix(48))
+            XCTAssertNotEqual(restored.x963Representation, key.x963Representation)
+            XCTAssertEqual(restored.x963Representation.prefix(49), key.x963Representation.prefix(49), "the same X")
+            lines.append("P384 \(restored.x963Representation.hex) \(key.x963Representation.hex)")
+        }
+        XCTAssertEqual(found, 3, "about half of fresh keys have the larger y")
+        let script = """
+        import sys
+        from cryptography.hazmat.primitives.asymmetric import ec
+        curves = {"P256": ec.SECP256R1(), "P384": ec.SECP384R1(), "P521": ec.SECP521R1()}
+        primes = {"P256": 2**256 - 2**224 + 2**192 + 2**96 - 1, "P384": 2**384 - 2**128 - 2**96 + 2**32 - 1, "P521": 2**521 - 1}
+        for line in sys.stdin:
+            name, point, other = line.split()
+            raw = bytes.fromhex(point)
+            ec.EllipticCurvePublicKey.from_encoded_point(curves[name], raw)  # raises when off the curve
+            size = (len(raw) - 1) // 2
+            p, y = primes[name], int.from_bytes(raw[1 + size:], "big")
+            ok = y <= p - y
+            if other != "same":
+                ok = ok and int.from_bytes(bytes.fromhex(other)[1 + size:], "big") == p - y
+            print("ok" if ok else "bad " + line.strip())
+        """
+        XCTAssertEqual(try python(script, input: lines.joined(separator: "\n") + "\n").split(separator: "\n").map(String.init),
+                       Array(repeating: "ok", count: lines.count))
+    }
+
     /// RFC 7748 §6.1 (X25519) and RFC 8032 §7.1 test 1 (Ed25519: deterministic, so exact bytes).
     func testCurve25519_RFC7748AndRFC8032() throws {
         let alice = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Data(hex: "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
