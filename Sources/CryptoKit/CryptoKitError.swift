@@ -12,9 +12,9 @@ public enum CryptoKitError: Error, Equatable, Sendable {
     case incorrectParameterSize
     /// The tag did not verify: wrong key, nonce or associated data, or tampered bytes.
     case authenticationFailure
-    /// Key wrapping failed (AES key wrap is not provided here; see docs/APPLE-MODULES.md).
+    /// Key wrapping failed: the key to wrap is not whole 64-bit blocks, at least two (`AES.KeyWrap`).
     case wrapFailure
-    /// Key unwrapping failed.
+    /// Key unwrapping failed: a malformed wrapped key or a failed integrity check (wrong KEK, tampering).
     case unwrapFailure
     /// A parameter that is invalid for the operation.
     case invalidParameter

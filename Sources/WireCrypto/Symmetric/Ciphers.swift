@@ -27,6 +27,9 @@ final class FetchedCipher: @unchecked Sendable {
     static let aes192GCM = fetch("AES-192-GCM")
     static let aes256GCM = fetch("AES-256-GCM")
     static let chaCha20Poly1305 = fetch("ChaCha20-Poly1305")
+    static let aes128Wrap = fetch("AES-128-WRAP")
+    static let aes192Wrap = fetch("AES-192-WRAP")
+    static let aes256Wrap = fetch("AES-256-WRAP")
 }
 
 /// Owns one `EVP_CIPHER_CTX` for the length of `body`.
