@@ -127,6 +127,8 @@ extension SwiftPeer: PrimitivePeer {
     }
 
     public func hkdf(_ digest: Digest, ikm: Data, salt: Data, info: Data, length: Int) throws -> Data {
-        throw PeerFailure(.unsupported, "WireCrypto has no HKDF")
+        do { return Data(try HKDF.deriveKey(digest: digest, inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: length)) } catch {
+            throw ErrorEquivalence.failure(from: error)
+        }
     }
 }

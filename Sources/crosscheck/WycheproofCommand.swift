@@ -84,12 +84,23 @@ struct WycheproofCommand: ParsableCommand {
         return lines
     }
 
-    /// What each implementation did with `acceptable` vectors (they pass either way).
+    /// What each implementation did with `acceptable` vectors (they pass either way): one line per
+    /// vector, or per outcome where more than three vectors of a suite share it (ECDH files have
+    /// hundreds).
     static func acceptable(_ results: [CheckResult], ledger: WycheproofLedger) -> [String] {
         let acceptable = results.filter { $0.check.properties["result"] == "acceptable" }
         guard !acceptable.isEmpty else { return [] }
-        return ["Acceptable vectors (conformant either way), outcomes:"] + acceptable.map { result in
-            "  \(result.check.suite) \(result.check.name): \(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")"
+        var groups: [(key: String, results: [CheckResult])] = []
+        for result in acceptable {
+            let key = "\(result.check.suite)\u{0}\(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")"
+            if let index = groups.firstIndex(where: { $0.key == key }) { groups[index].results.append(result) } else { groups.append((key, [result])) }
+        }
+        return ["Acceptable vectors (conformant either way), outcomes:"] + groups.flatMap { group -> [String] in
+            let parts = group.key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
+            let (suite, outcome) = (parts[0], parts.count > 1 ? parts[1] : "")
+            guard group.results.count > 3 else { return group.results.map { "  \(suite) \($0.check.name): \(outcome)" } }
+            let ids = group.results.map { $0.check.properties["tcId"] ?? $0.check.name }
+            return ["  \(suite) \(group.results.count) vectors: \(outcome) (tcId \(ids.joined(separator: ", ")))"]
         }
     }
 }
