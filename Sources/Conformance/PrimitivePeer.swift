@@ -106,29 +106,62 @@ extension PythonPeer: PrimitivePeer {
 /// with MGF1 of the message hash and a salt as long as it; anything else is `Unsupported`.
 extension SwiftPeer: PrimitivePeer {
     public func verifySignature(_ signature: Data, message: Data, publicKey: Data, scheme: VerificationScheme) throws -> Bool {
-        let wire: RSASignatureScheme
-        switch scheme {
-        case let .rsaPKCS1v15(digest): wire = .pkcs1v15(digest)
-        case let .rsaPSS(digest, mgf1, salt):
-            guard mgf1 == digest, salt == digest.byteCount else {
-                throw PeerFailure(.unsupported, "WireCrypto's RSA-PSS is Apple's: MGF1 of the message hash and a \(digest.byteCount)-byte salt, not \(scheme)")
+        try mappedFailures {
+            switch scheme {
+            case let .rsaPKCS1v15(digest):
+                return try RSAPublicKey(importing: publicKey).verify(signature: signature, message: message, scheme: .pkcs1v15(digest))
+            case let .rsaPSS(digest, mgf1, salt):
+                guard mgf1 == digest, salt == digest.byteCount else {
+                    throw PeerFailure(.unsupported, "WireCrypto's RSA-PSS is Apple's: MGF1 of the message hash and a \(digest.byteCount)-byte salt, not \(scheme)")
+                }
+                return try RSAPublicKey(importing: publicKey).verify(signature: signature, message: message, scheme: .pss(digest))
+            case let .ecdsaDER(digest):
+                return try ECPublicKey(derRepresentation: publicKey).isValidSignature(signature, for: message, digest: digest)
+            case let .ecdsaP1363(digest):
+                let key = try ECPublicKey(derRepresentation: publicKey)
+                // r‖s that is not two in-range integers of the curve's size is no signature at all.
+                guard let der = try? ECDSASignatureEncoding.der(fromRaw: signature, curve: key.curve) else { return false }
+                return key.isValidSignature(der, for: message, digest: digest)
+            case .ed25519:
+                return try Ed25519PublicKey(derRepresentation: publicKey).isValidSignature(signature, for: message)
             }
-            wire = .pss(digest)
-        case .ecdsaDER, .ecdsaP1363, .ed25519:
-            throw PeerFailure(.unsupported, "WireCrypto has no \(scheme) verification")
         }
-        let key: RSAPublicKey
-        do { key = try RSAPublicKey(importing: publicKey) } catch { throw ErrorEquivalence.failure(from: error) }
-        return key.verify(signature: signature, message: message, scheme: wire)
     }
 
     public func agreeKey(_ curve: KeyAgreementCurve, privateKey: Data, publicKey: Data, encoding: PeerKeyEncoding) throws -> Data {
-        throw PeerFailure(.unsupported, "WireCrypto has no \(curve.rawValue) key agreement")
+        try mappedFailures {
+            guard let ecCurve = ECCurve(rawValue: curve.rawValue) else {
+                let theirs: X25519PublicKey
+                switch encoding {
+                case .raw: theirs = try X25519PublicKey(rawRepresentation: publicKey)
+                case .spkiDER: theirs = try X25519PublicKey(derRepresentation: publicKey)
+                case .x962: throw PeerFailure(.unsupported, "an X25519 key is 32 raw bytes or SPKI DER, not an X9.62 point")
+                }
+                return try X25519PrivateKey(rawRepresentation: privateKey).sharedSecret(with: theirs)
+            }
+            // The scalar as an integer (Wycheproof's may carry a sign byte or be short): K at the curve's size.
+            let scalar = privateKey.drop { $0 == 0 }
+            guard scalar.count <= ecCurve.coordinateByteCount else {
+                throw PeerFailure(.badKey, "a \(scalar.count)-byte scalar does not fit \(curve.rawValue)")
+            }
+            let ours = try ECPrivateKey(rawRepresentation: Data(count: ecCurve.coordinateByteCount - scalar.count) + scalar, curve: ecCurve)
+            let theirs: ECPublicKey
+            switch encoding {
+            case .spkiDER: theirs = try ECPublicKey(derRepresentation: publicKey)
+            case .x962 where publicKey.first == 0x02 || publicKey.first == 0x03:
+                theirs = try ECPublicKey(compressedRepresentation: publicKey, curve: ecCurve)
+            case .x962: theirs = try ECPublicKey(x963Representation: publicKey, curve: ecCurve)
+            case .raw: throw PeerFailure(.unsupported, "a \(curve.rawValue) key is SPKI DER or an X9.62 point, not raw bytes")
+            }
+            return try ours.sharedSecret(with: theirs)
+        }
     }
 
     public func hkdf(_ digest: Digest, ikm: Data, salt: Data, info: Data, length: Int) throws -> Data {
-        do { return Data(try HKDF.deriveKey(digest: digest, inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: length)) } catch {
-            throw ErrorEquivalence.failure(from: error)
-        }
+        try mappedFailures { Data(try HKDF.deriveKey(digest: digest, inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: length)) }
+    }
+
+    private func mappedFailures<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch { throw ErrorEquivalence.failure(from: error) }
     }
 }
