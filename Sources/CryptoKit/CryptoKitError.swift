@@ -19,3 +19,17 @@ public enum CryptoKitError: Error, Equatable, Sendable {
     /// A parameter that is invalid for the operation.
     case invalidParameter
 }
+
+/// CryptoKit's errors for DER and PEM that do not decode (key and signature representations). Only
+/// the cases this module throws are distinguished: DER it cannot read is `invalidASN1Object`, PEM
+/// it cannot read is `invalidPEMDocument` (Apple's parser names the exact fault in more cases).
+public enum CryptoKitASN1Error: Error, Equatable, Hashable, Sendable {
+    case invalidFieldIdentifier
+    case unexpectedFieldType
+    case invalidObjectIdentifier
+    case invalidASN1Object
+    case invalidASN1IntegerEncoding
+    case truncatedASN1Field
+    case unsupportedFieldLength
+    case invalidPEMDocument
+}

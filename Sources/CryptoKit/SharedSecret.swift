@@ -27,6 +27,17 @@ public struct SharedSecret: ContiguousBytes, Sendable {
     ) -> SymmetricKey {
         HKDF<H>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), salt: salt, info: sharedInfo, outputByteCount: outputByteCount)
     }
+
+    /// The ANSI X9.63 KDF (SEC 1 §3.6.1) with the secret as Z: hash(Z ‖ counter ‖ sharedInfo) for
+    /// counter = 1, 2, …, cut to `outputByteCount` bytes.
+    public func x963DerivedSymmetricKey<H: HashFunction, SI: DataProtocol>(
+        using hashFunction: H.Type, sharedInfo: SI, outputByteCount: Int
+    ) -> SymmetricKey {
+        let digest = wireDigest(of: H.self, for: "X9.63 KDF")
+        return derivedOrTrap("SharedSecret.x963DerivedSymmetricKey") {
+            [UInt8](try X963KDF.derive(secret: Data(bytes), sharedInfo: Data(sharedInfo), digest: digest, byteCount: outputByteCount))
+        }
+    }
 }
 
 extension SharedSecret: Hashable, CustomStringConvertible {

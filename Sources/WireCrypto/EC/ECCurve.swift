@@ -98,6 +98,12 @@ final class OSSLParams {
         return self
     }
 
+    /// A C int (e.g. HKDF's "mode").
+    func int(_ key: String, _ value: Int32) -> OSSLParams {
+        if OSSL_PARAM_BLD_push_int(builder, name(key), value) != 1 { failed = true }
+        return self
+    }
+
     /// A non-negative big-endian integer.
     func bigNumber(_ key: String, _ bigEndian: Data) -> OSSLParams {
         let number = bigEndian.withUnsafeBytes { BN_bin2bn($0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32($0.count), nil) }

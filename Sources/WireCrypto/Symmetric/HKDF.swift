@@ -49,27 +49,10 @@ public enum HKDF {
     ) throws -> [UInt8] {
         guard let context = EVP_KDF_CTX_new(FetchedKDF.hkdf.pointer) else { throw openSSLFailure("EVP_KDF_CTX_new(HKDF)") }
         defer { EVP_KDF_CTX_free(context) }
-        var modeValue = mode.rawValue
+        let params = try OSSLParams().string("digest", digest.rawValue).int("mode", mode.rawValue)
+            .octets("key", Data(key)).octets("salt", Data(salt)).octets("info", Data(info))
         var output = [UInt8](repeating: 0, count: length)
-        let status = withContiguousBytes(key) { keyBytes in
-            withContiguousBytes(salt) { saltBytes in
-                withContiguousBytes(info) { infoBytes in
-                    digest.rawValue.withCString { digestName in
-                        withUnsafeMutablePointer(to: &modeValue) { modePointer in
-                            var params = [
-                                OSSL_PARAM_construct_utf8_string(KDFParameter.digest, UnsafeMutablePointer(mutating: digestName), 0),
-                                OSSL_PARAM_construct_int(KDFParameter.mode, modePointer),
-                                KDFParameter.octets(KDFParameter.key, keyBytes),
-                                KDFParameter.octets(KDFParameter.salt, saltBytes),
-                                KDFParameter.octets(KDFParameter.info, infoBytes),
-                                OSSL_PARAM_construct_end(),
-                            ]
-                            return EVP_KDF_derive(context, &output, length, &params)
-                        }
-                    }
-                }
-            }
-        }
+        let status = try params.withParams { EVP_KDF_derive(context, &output, length, $0) }
         guard status == 1 else { throw openSSLFailure("EVP_KDF_derive(HKDF-\(digest.rawValue))") }
         return output
     }
@@ -91,27 +74,4 @@ final class FetchedKDF: @unchecked Sendable {
     }
 
     static let hkdf = fetch("HKDF")
-}
-
-/// `OSSL_PARAM` names for KDFs, from static storage: an `OSSL_PARAM` keeps the name's pointer, so
-/// it must outlive the call that builds the array (a Swift string's temporary C copy does not).
-enum KDFParameter {
-    static var digest: UnsafePointer<CChar> { name("digest") }
-    static var mode: UnsafePointer<CChar> { name("mode") }
-    static var key: UnsafePointer<CChar> { name("key") }
-    static var salt: UnsafePointer<CChar> { name("salt") }
-    static var info: UnsafePointer<CChar> { name("info") }
-
-    private static func name(_ text: StaticString) -> UnsafePointer<CChar> {
-        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
-    }
-
-    /// An octet-string parameter over `bytes`. An empty buffer may have no address; OpenSSL reads a
-    /// NULL octet string as a failure, so an empty one points at a static byte instead.
-    static func octets(_ name: UnsafePointer<CChar>, _ bytes: UnsafeRawBufferPointer) -> OSSL_PARAM {
-        let address = bytes.baseAddress ?? UnsafeRawPointer(emptyByte.utf8Start)
-        return OSSL_PARAM_construct_octet_string(name, UnsafeMutableRawPointer(mutating: address), bytes.count)
-    }
-
-    private static var emptyByte: StaticString { "\0" }
 }
