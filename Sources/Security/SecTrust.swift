@@ -48,10 +48,10 @@ public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ 
     certificate.x509.serialNumber as NSData
 }
 
-/// The certificate's public key (RSA only here; nil for other key types).
+/// The certificate's public key (RSA, or EC P-256/384/521; nil for other key types).
 @discardableResult
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
-    certificate.x509.rsaPublicKey.map { SecKey(.rsaPublic($0)) }
+    certificate.x509.rsaPublicKey.map { SecKey(.rsaPublic($0)) } ?? certificate.x509.ecPublicKey.map { SecKey(.ecPublic($0)) }
 }
 
 // MARK: - Policies

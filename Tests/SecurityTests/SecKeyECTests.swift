@@ -102,6 +102,28 @@ final class SecKeyECTests: XCTestCase {
         XCTAssertEqual(SecKeyGetBlockSize(key), 48)
     }
 
+    /// A server certificate with a P-256 key (what pinning code hashes): SecCertificateCopyKey and
+    /// SecTrustCopyKey give the EC key, whose X9.63 bytes are the point openssl prints.
+    func testECCertificate_copyKeyGivesTheECKey() throws {
+        let scratch = try Scratch()
+        try scratch.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem",
+                             "-out", "cert.pem", "-days", "30", "-subj", "/CN=localhost", "-outform", "PEM"])
+        try scratch.openssl(["x509", "-in", "cert.pem", "-outform", "DER", "-out", "cert.der"])
+        let text = String(decoding: try scratch.openssl(["ec", "-in", "key.pem", "-text", "-noout"]), as: UTF8.self)
+        let lines = text.components(separatedBy: "\n")
+        let start = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("pub:") })
+        let point = lines[(start + 1)...].prefix { $0.hasPrefix("    ") }.joined().filter { $0.isHexDigit }
+        let certificate = try XCTUnwrap(SecCertificateCreateWithData(nil, try scratch.read("cert.der") as CFData))
+        let key = try XCTUnwrap(SecCertificateCopyKey(certificate))
+        XCTAssertEqual(try external(key).hex, point)
+        let attributes = try XCTUnwrap(SecKeyCopyAttributes(key) as? [String: Any])
+        XCTAssertEqual(attributes[kSecAttrKeyType as String] as? String, kSecAttrKeyTypeECSECPrimeRandom as String)
+        XCTAssertEqual((attributes[kSecAttrKeySizeInBits as String] as? NSNumber)?.intValue, 256)
+        var trust: SecTrust?
+        XCTAssertEqual(SecTrustCreateWithCertificates(certificate, SecPolicyCreateBasicX509(), &trust), errSecSuccess)
+        XCTAssertEqual(try external(XCTUnwrap(SecTrustCopyKey(XCTUnwrap(trust)))).hex, point)
+    }
+
     func testMisuse_isAStatusNeverATrap() throws {
         let (privateKey, publicKey) = try makeKey(bits: 256)
         let rsa = try XCTUnwrap(SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 1024] as CFDictionary, nil))

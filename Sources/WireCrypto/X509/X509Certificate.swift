@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 internal import COpenSSL
+internal import COpenSSLShims
 
 /// Errors about certificates. (A type of its own: `WireCryptoError` is matched exhaustively elsewhere.)
 public enum X509Error: Error, Equatable, Sendable, CustomStringConvertible {
@@ -125,6 +126,16 @@ public final class X509Certificate: @unchecked Sendable {
         guard let key = X509_get_pubkey(pointer) else { return nil }
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else { EVP_PKEY_free(key); return nil }
         return RSAPublicKey(key: EVPKey(takingOwnershipOf: key))
+    }
+
+    /// The public key, when it is a P-256, P-384 or P-521 key (read from its SubjectPublicKeyInfo).
+    public var ecPublicKey: ECPublicKey? {
+        guard let key = X509_get0_pubkey(pointer), EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else { return nil }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        let length = i2d_PUBKEY(key, &out)
+        guard length > 0, let out else { OpenSSLError.drainQueue(); return nil }
+        defer { COpenSSLShims_OPENSSL_free(out) }
+        return try? ECPublicKey(derRepresentation: Data(bytes: out, count: Int(length)))
     }
 
     /// The public key's size in bits and whether it is RSA (the checks Apple applies to key sizes).
