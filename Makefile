@@ -191,12 +191,28 @@ wycheproof-unseen: deps
 	rm -rf reports/wycheproof-unseen && $(PYTHON) scripts/wycheproof_unseen.py reports/wycheproof-unseen
 	$(DEBUG_BIN) wycheproof --impl both --quiet --junit reports/wycheproof-unseen.xml reports/wycheproof-unseen/*.json
 
-# Refresh the vendored Wycheproof subset (with its README and LICENSE) from ../shared/wycheproof.
+# Refresh the vendored Wycheproof subset (with its LICENSE; the README is kept here, as it lists
+# every vendored file) from ../shared/wycheproof,
+# and the signature, ECDH/X25519 and HKDF files (Vectors/wycheproof/README.md) from a checkout of
+# github.com/C2SP/wycheproof at the README's commit: make vendor-wycheproof WYCHEPROOF_CHECKOUT=DIR.
 WYCHEPROOF_SOURCE ?= ../shared/wycheproof
+WYCHEPROOF_CHECKOUT ?=
+WYCHEPROOF_FILES = ecdsa_secp256r1_sha256_test ecdsa_secp384r1_sha384_test ecdsa_secp521r1_sha512_test \
+	ecdsa_secp256r1_sha256_p1363_test ecdsa_secp384r1_sha384_p1363_test ecdsa_secp521r1_sha512_p1363_test \
+	ecdh_secp256r1_test ecdh_secp384r1_test ecdh_secp521r1_test ecdh_secp256r1_ecpoint_test x25519_test ed25519_test \
+	hkdf_sha1_test hkdf_sha256_test hkdf_sha384_test hkdf_sha512_test rsa_signature_2048_sha256_test \
+	rsa_pss_2048_sha256_mgf1_32_test
+WYCHEPROOF_SCHEMAS = ecdsa_verify_schema_v1 ecdsa_p1363_verify_schema_v1 ecdh_test_schema_v1 ecdh_ecpoint_test_schema_v1 \
+	xdh_comp_schema_v1 eddsa_verify_schema_v1 hkdf_test_schema_v1 rsassa_pkcs1_verify_schema_v1 rsassa_pss_verify_schema_v1 \
+	common ecdsa_common rsa_common signatures_common json_web_crypto_common
 vendor-wycheproof:
 	mkdir -p Vectors/wycheproof/schemas
-	cp $(WYCHEPROOF_SOURCE)/*_test.json $(WYCHEPROOF_SOURCE)/README.md $(WYCHEPROOF_SOURCE)/LICENSE Vectors/wycheproof/
+	cp $(WYCHEPROOF_SOURCE)/*_test.json $(WYCHEPROOF_SOURCE)/LICENSE Vectors/wycheproof/
 	cp $(WYCHEPROOF_SOURCE)/*_schema_v1.json Vectors/wycheproof/schemas/
+	@if [ -n "$(WYCHEPROOF_CHECKOUT)" ]; then \
+	  for f in $(WYCHEPROOF_FILES); do cp $(WYCHEPROOF_CHECKOUT)/testvectors_v1/$$f.json Vectors/wycheproof/ || exit 1; done; \
+	  for s in $(WYCHEPROOF_SCHEMAS); do cp $(WYCHEPROOF_CHECKOUT)/schemas/$$s.json Vectors/wycheproof/schemas/ || exit 1; done; \
+	else echo "vendor-wycheproof: WYCHEPROOF_CHECKOUT not set; the signature, ECDH and HKDF files were left as they are"; fi
 	chmod -R u+w Vectors/wycheproof
 
 bench: deps

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import cryptography
 from cryptography.hazmat.backends import default_backend
 
-from . import aead, aes_cbc, aes_https, rsa_cipher, rsa_keys, sessions
+from . import aead, aes_cbc, aes_https, primitives, rsa_cipher, rsa_keys, sessions
 from .checks import Fields
 from .errors import CryptoFailure, ErrorKind
 
@@ -187,6 +187,27 @@ def _symkey_serialize(a: Fields) -> str:
 @_op("symkey.parse", "text")
 def _symkey_parse(a: Fields) -> bytes:
     return aead.parse_symkey(a.req("text", str))
+
+
+# ---- signature verification, key agreement, HKDF (primitives.py; the Wycheproof families) --------
+
+
+# `key`: SPKI DER. `hash`, `mgf1_hash`: OpenSSL digest names; `salt_length` for rsa-pss only.
+@_op("sig.verify", "scheme", "key", "message", "signature", "hash", "mgf1_hash", "salt_length")
+def _sig_verify(a: Fields) -> bool:
+    return primitives.verify(a.req("scheme", str), a.req("key", bytes), a.req("message", bytes), a.req("signature", bytes),
+                             a.opt("hash", str), a.opt("mgf1_hash", str), a.opt("salt_length", int))
+
+
+@_op("kex.agree", "curve", "private", "public", "encoding")
+def _kex_agree(a: Fields) -> bytes:
+    return primitives.agree(a.req("curve", str), a.req("private", bytes), a.req("public", bytes), a.req("encoding", str))
+
+
+@_op("hkdf.derive", "hash", "ikm", "salt", "info", "length")
+def _hkdf_derive(a: Fields) -> bytes:
+    return primitives.hkdf(a.req("hash", str), a.req("ikm", bytes), a.opt("salt", bytes), a.opt("info", bytes),
+                           a.req("length", int))
 
 
 # ---- sessions: rsa-socket machines and aes-https servers kept between calls (sessions.py) ------------

@@ -243,6 +243,10 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "symkey.generate": {"bits": 128},
         "symkey.serialize": {"key": KEY16},
         "symkey.parse": {"text": base64.b64encode(KEY16).decode()},
+        "sig.verify": {"scheme": "rsa-pss", "key": p["pub"], "message": b"m", "signature": bytes(128), "hash": "SHA256",
+                       "mgf1_hash": "SHA1", "salt_length": 20},
+        "kex.agree": {"curve": "X25519", "private": bytes(range(32)), "public": bytes([9]) + bytes(31), "encoding": "raw"},
+        "hkdf.derive": {"hash": "SHA256", "ikm": b"k", "salt": b"s", "info": b"i", "length": 42},
         # sessions (sessions.py): each needing one gets a session of its own
         "session.open": {"role": "rsa-socket.server", "config": _rsa_server(p)},
         "session.receive": {"session": ok("session.open", {"role": "rsa-socket.server", "config": _rsa_server(p)})[

@@ -11,7 +11,7 @@ public enum VectorSuites {
     public static let vectorsName = "vectors"
     public static let vectorsSummary = "Vectors/openssl/: the CLI's keys and ciphertexts into both implementations, theirs into openssl pkeyutl"
     public static let wycheproofName = "wycheproof"
-    public static let wycheproofSummary = "the vendored Wycheproof files (RSA PKCS#1/OAEP, AES-GCM, ChaCha20-Poly1305, AES-CBC) on both implementations"
+    public static let wycheproofSummary = "the vendored Wycheproof files (RSA PKCS#1/OAEP, AES-GCM, ChaCha20-Poly1305, AES-CBC; RSA, ECDSA and Ed25519 signatures, ECDH, X25519, HKDF) on both implementations"
 
     /// `crosscheck run --suite vectors`: the committed `Vectors/openssl/` against both implementations and the CLI.
     public static func vectors(_ context: SuiteContext) -> [Check] {

@@ -14,6 +14,12 @@ import WireCrypto
 /// (longer AES-GCM nonces); a vector no Apple API can express (a shorter nonce, a tag other than
 /// 128 bits) is skipped with the reason, never passed; so is one an implementation answers
 /// `Unsupported` (pyca takes AES-GCM nonces of at most 128 bytes).
+///
+/// Signature files (RSA PKCS#1 v1.5 and PSS, ECDSA DER and P1363, Ed25519): a `valid` signature
+/// must verify, an `invalid` one must not. Key agreement (ECDH, X25519) and HKDF files: a `valid`
+/// vector must give exactly `shared` or `okm`, an `invalid` one must be refused. `acceptable`
+/// passes either way, but bytes it gives must be the expected ones. These run through each
+/// implementation's `PrimitivePeer` calls.
 public enum WycheproofChecks {
     /// Flags whose vectors must all fail the same way on an implementation (the notes ask for it:
     /// different answers for different bad paddings are a Bleichenbacher or Manger oracle).
@@ -100,7 +106,7 @@ public enum WycheproofChecks {
             return VectorOutcome(verdict: .skipped(reason: plan.skipReason ?? "not runnable"), ledgerText: "skipped")
         }
         let observed = Observation(peer) { try run.open(peer) }
-        let seen = observed.classified(expected: test.msg)
+        let seen = observed.classified(expected: run.expected, output: run.output)
         let what = "\(plan.fileName) tcId \(test.tcId) (\(test.result.rawValue)\(test.flags.isEmpty ? "" : ", " + test.flags.joined(separator: ", ")))"
         if case let .refused(failure) = observed {
             if failure.kind == .unsupported {
@@ -113,6 +119,7 @@ public enum WycheproofChecks {
             }
         }
         let context = "comment: \(test.comment)"
+        if run.output != .plaintext { return try derivationOutcome(run, test, observed, what: what, context: context, peer: peer, seen: seen) }
         switch (test.result, observed) {
         case (.valid, .plaintext(let plaintext)) where plaintext == test.msg:
             if let seal = run.seal {
@@ -141,6 +148,35 @@ public enum WycheproofChecks {
         case (.acceptable, _):
             return VectorOutcome(verdict: .passed, ledgerText: seen)
         }
+    }
+
+    /// Verifications and derivations: a valid vector must verify, or give exactly the expected bytes;
+    /// an invalid one must be refused; an acceptable one may be either, but bytes it gives must be
+    /// the expected ones (a wrong shared secret is never conformant).
+    static func derivationOutcome(_ run: VectorPlan.Run, _ test: WycheproofFile.Test, _ observed: Observation,
+                                  what: String, context: String, peer: CryptoPeer, seen: String) throws -> VectorOutcome {
+        let noun = run.output.noun
+        switch (test.result, observed) {
+        case (_, .plaintext(let bytes)) where bytes != run.expected:
+            throw CheckFailure("\(what): \(test.result.rawValue), but \(peer.name) derived other bytes than the vector's \(noun)",
+                               details: "\(context)\nexpected: \(Expect.preview(run.expected))\nactual:   \(Expect.preview(bytes))")
+        case (.valid, .refused(let failure)):
+            throw CheckFailure("\(what): valid, but \(peer.name) refused it with \(failure.kind.rawValue): \(failure.detail)", details: context)
+        case (.invalid, .plaintext):
+            let accepted = run.output == .verification ? "verified the signature" : "derived the vector's \(noun) from it"
+            throw CheckFailure("\(what): invalid, but \(peer.name) \(accepted)", details: context)
+        case (.valid, .plaintext), (.invalid, .refused), (.acceptable, _):
+            return VectorOutcome(verdict: .passed, ledgerText: seen)
+        }
+    }
+
+    /// The implementation's signature verification, key agreement and HKDF; a peer without them
+    /// (a planted one) skips those vectors.
+    static func primitives(_ peer: CryptoPeer) throws -> PrimitivePeer {
+        guard let primitives = peer as? PrimitivePeer else {
+            throw PeerFailure(.unsupported, "\(peer.name) offers no signature verification, key agreement or HKDF")
+        }
+        return primitives
     }
 
     /// Every flagged vector must be refused, all with the same kind and the same text.
@@ -214,8 +250,16 @@ enum Observation {
         }
     }
 
-    /// error / real plaintext / synthetic plaintext, as a report line.
-    func classified(expected: Data?) -> String {
+    /// error / real plaintext / synthetic plaintext (verified / not verified; the expected bytes or
+    /// others), as a report line.
+    func classified(expected: Data?, output: VectorPlan.Output = .plaintext) -> String {
+        switch (self, output) {
+        case (.plaintext, .verification): return "verified"
+        case let (.refused(failure), .verification) where failure.kind == .authFailed: return "not verified"
+        case let (.plaintext(bytes), .derived(noun)):
+            return bytes == expected ? "\(noun) (\(bytes.count) bytes, as expected)" : "other bytes (\(bytes.count), not the \(noun))"
+        default: break
+        }
         switch self {
         case let .refused(failure): return "error \(failure.kind.rawValue) (\(failure.detail))"
         case let .plaintext(bytes) where expected == bytes: return "real plaintext (\(bytes.count) bytes, = msg)"
@@ -228,11 +272,36 @@ enum Observation {
 /// How one vector runs on any implementation, or why it cannot.
 struct VectorPlan: Sendable {
     struct Run: Sendable {
-        /// Decrypt or open the vector's ciphertext.
+        /// Decrypt or open the vector's ciphertext; or verify its signature (empty bytes when it
+        /// verifies, `AuthFailed` when not); or derive its shared secret or okm.
         let open: @Sendable (CryptoPeer) throws -> Data
         /// For valid vectors of deterministic ciphers: encrypt `msg`; must give `sealed`.
         let seal: (@Sendable (CryptoPeer) throws -> Data)?
         let sealed: Data
+        /// What `open` must give for a valid vector: `msg`, nothing, the shared secret or okm.
+        let expected: Data
+        let output: Output
+
+        init(open: @escaping @Sendable (CryptoPeer) throws -> Data, seal: (@Sendable (CryptoPeer) throws -> Data)?, sealed: Data,
+             expected: Data, output: Output = .plaintext) {
+            self.open = open; self.seal = seal; self.sealed = sealed; self.expected = expected; self.output = output
+        }
+    }
+
+    /// What a run returns.
+    enum Output: Sendable, Equatable {
+        case plaintext
+        case verification
+        /// Bytes derived from the vector's keys: "shared secret", "okm".
+        case derived(String)
+
+        var noun: String {
+            switch self {
+            case .plaintext: return "msg"
+            case .verification: return "signature"
+            case let .derived(noun): return noun
+            }
+        }
     }
 
     let fileName: String
@@ -269,7 +338,7 @@ struct VectorPlan: Sendable {
             if let padding {
                 let (key, ciphertext) = (rsa.privateKeyPKCS8, test.ct)
                 run = Run(open: { try $0.rsaDecrypt(privateKey: key, passphrase: nil, padding: padding, ciphertext: ciphertext) },
-                          seal: nil, sealed: Data())
+                          seal: nil, sealed: Data(), expected: test.msg)
             }
         case let .aead(aead):
             profile = "sealed"
@@ -299,7 +368,7 @@ struct VectorPlan: Sendable {
                     let seal: @Sendable (CryptoPeer) throws -> Data = { peer in
                         try peer.aeadSeal(algorithm, key: key, plaintext: msg, nonce: nonce, aad: aad)
                     }
-                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: combined)
+                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: combined, expected: msg)
                 } else {
                     // The separate parts: a nonce longer than 96 bits.
                     let parts = AEADParts(ciphertext: test.ct, tag: test.tag)
@@ -310,7 +379,7 @@ struct VectorPlan: Sendable {
                         let sealed = try peer.aeadSealParts(algorithm, key: key, nonce: nonce, plaintext: msg, aad: aad)
                         return sealed.ciphertext + sealed.tag
                     }
-                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: test.ct + test.tag)
+                    run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: test.ct + test.tag, expected: msg)
                 }
             }
         case let .indCPA(cpa):
@@ -327,12 +396,66 @@ struct VectorPlan: Sendable {
                 let (key, iv, msg, ciphertext) = (test.key, test.iv, test.msg, test.ct)
                 let open: @Sendable (CryptoPeer) throws -> Data = { peer in try peer.cbcDecrypt(key: key, iv: iv, ciphertext: ciphertext) }
                 let seal: @Sendable (CryptoPeer) throws -> Data = { peer in try peer.cbcEncrypt(key: key, iv: iv, plaintext: msg) }
-                run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: ciphertext)
+                run = Run(open: open, seal: test.result == .valid ? seal : nil, sealed: ciphertext, expected: msg)
+            }
+        case let .signature(signature):
+            profile = "signatures"
+            let resolved = Self.verificationScheme(signature)
+            reason = resolved.reason
+            if let scheme = resolved.scheme {
+                let (sig, msg, key) = (test.sig, test.msg, signature.publicKeyDER)
+                run = Run(open: { peer in
+                    guard try WycheproofChecks.primitives(peer).verifySignature(sig, message: msg, publicKey: key, scheme: scheme) else {
+                        throw PeerFailure(.authFailed, "the signature does not verify")
+                    }
+                    return Data()
+                }, seal: nil, sealed: Data(), expected: Data(), output: .verification)
+            }
+        case let .keyAgreement(agreement):
+            profile = "key-agreement"
+            if let curve = KeyAgreementCurve(wycheproofName: agreement.curve) {
+                let (ours, theirs, encoding) = (test.privateKey, test.publicKey, agreement.encoding)
+                run = Run(open: { try WycheproofChecks.primitives($0).agreeKey(curve, privateKey: ours, publicKey: theirs, encoding: encoding) },
+                          seal: nil, sealed: Data(), expected: test.shared, output: .derived("shared secret"))
+            } else {
+                reason = "curve not implemented: \(agreement.curve); P-256, P-384, P-521 and X25519 only (what Apple's modules offer)"
+            }
+        case .hkdf:
+            profile = "key-derivation"
+            let hashName = file.algorithm.hasPrefix("HKDF-") ? String(file.algorithm.dropFirst(5)) : file.algorithm
+            if let digest = Digest(name: hashName) {
+                let (ikm, salt, info, size) = (test.ikm, test.salt, test.info, test.size)
+                run = Run(open: { try WycheproofChecks.primitives($0).hkdf(digest, ikm: ikm, salt: salt, info: info, length: size) },
+                          seal: nil, sealed: Data(), expected: test.okm, output: .derived("okm"))
+            } else {
+                reason = "HKDF hash not offered: \(file.algorithm)"
             }
         }
         self.weaknesses = weaknesses
         self.run = reason == nil ? run : nil
         self.skipReason = reason
+    }
+
+    /// The scheme a signature group names, or why no implementation here can run it.
+    static func verificationScheme(_ group: WycheproofFile.SignatureGroup) -> (scheme: VerificationScheme?, reason: String?) {
+        if group.schema == .eddsaVerify {
+            return group.curve == "edwards25519" ? (.ed25519, nil) : (nil, "EdDSA curve not implemented: \(group.curve ?? "none"); Ed25519 only")
+        }
+        if let curve = group.curve, !["secp256r1", "secp384r1", "secp521r1"].contains(curve) {
+            return (nil, "curve not implemented: \(curve); P-256, P-384 and P-521 only (what Apple's modules offer)")
+        }
+        guard let sha = group.sha, let digest = Digest(name: sha) else {
+            return (nil, "hash not offered: \(group.sha ?? "none"); SHA-1, SHA-224, SHA-256, SHA-384, SHA-512, SHA-512/224 and SHA-512/256")
+        }
+        switch group.schema {
+        case .rsassaPKCS1Verify: return (.rsaPKCS1v15(digest), nil)
+        case .rsassaPSSVerify:
+            guard let pss = group.pss, pss.mgf == "MGF1" else { return (nil, "mask generation function not MGF1: \(group.pss?.mgf ?? "none")") }
+            guard let mgf1 = Digest(name: pss.mgfSha) else { return (nil, "hash not offered: MGF1 with \(pss.mgfSha)") }
+            return (.rsaPSS(digest, mgf1: mgf1, saltLength: pss.saltLength), nil)
+        case .ecdsaP1363Verify: return (.ecdsaP1363(digest), nil)
+        default: return (.ecdsaDER(digest), nil)
+        }
     }
 }
 

@@ -13,6 +13,34 @@ public struct WycheproofFile: Sendable {
         case rsaesOAEPDecrypt = "rsaes_oaep_decrypt_schema_v1.json"
         case aead = "aead_test_schema_v1.json"
         case indCPA = "ind_cpa_test_schema_v1.json"
+        case ecdsaVerify = "ecdsa_verify_schema_v1.json"
+        case ecdsaP1363Verify = "ecdsa_p1363_verify_schema_v1.json"
+        case eddsaVerify = "eddsa_verify_schema_v1.json"
+        case rsassaPKCS1Verify = "rsassa_pkcs1_verify_schema_v1.json"
+        case rsassaPSSVerify = "rsassa_pss_verify_schema_v1.json"
+        case ecdh = "ecdh_test_schema_v1.json"
+        case ecdhECPoint = "ecdh_ecpoint_test_schema_v1.json"
+        case xdh = "xdh_comp_schema_v1.json"
+        case hkdf = "hkdf_test_schema_v1.json"
+
+        /// The group `type` each schema's groups carry.
+        var groupType: String {
+            switch self {
+            case .rsaesPKCS1Decrypt: return "RsaesPkcs1Decrypt"
+            case .rsaesOAEPDecrypt: return "RsaesOaepDecrypt"
+            case .aead: return "AeadTest"
+            case .indCPA: return "IndCpaTest"
+            case .ecdsaVerify: return "EcdsaVerify"
+            case .ecdsaP1363Verify: return "EcdsaP1363Verify"
+            case .eddsaVerify: return "EddsaVerify"
+            case .rsassaPKCS1Verify: return "RsassaPkcs1Verify"
+            case .rsassaPSSVerify: return "RsassaPssVerify"
+            case .ecdh: return "EcdhTest"
+            case .ecdhECPoint: return "EcdhEcpointTest"
+            case .xdh: return "XdhComp"
+            case .hkdf: return "HkdfTest"
+            }
+        }
     }
 
     /// The file name, e.g. `rsa_pkcs1_2048_test.json`.
@@ -99,18 +127,36 @@ public struct WycheproofFile: Sendable {
         public let iv: Data
         public let aad: Data
         public let tag: Data
+        /// Signature files: the signature of `msg`.
+        public let sig: Data
+        /// Key agreement files: the peer's public key (`public`), ours (`private`), the secret (`shared`).
+        public let publicKey: Data
+        public let privateKey: Data
+        public let shared: Data
+        /// HKDF files: input keying material, salt, info, output size in bytes, output.
+        public let ikm: Data
+        public let salt: Data
+        public let info: Data
+        public let size: Int
+        public let okm: Data
     }
 
     public enum Group: Sendable {
         case rsa(RSAGroup)
         case aead(AEADGroup)
         case indCPA(IndCPAGroup)
+        case signature(SignatureGroup)
+        case keyAgreement(KeyAgreementGroup)
+        case hkdf(HKDFGroup)
 
         public var tests: [Test] {
             switch self {
             case let .rsa(group): return group.tests
             case let .aead(group): return group.tests
             case let .indCPA(group): return group.tests
+            case let .signature(group): return group.tests
+            case let .keyAgreement(group): return group.tests
+            case let .hkdf(group): return group.tests
             }
         }
     }
@@ -138,6 +184,34 @@ public struct WycheproofFile: Sendable {
     public struct IndCPAGroup: Sendable {
         public let keySize: Int
         public let ivSize: Int
+        public let tests: [Test]
+    }
+
+    /// A signature verification group: one public key, its hash (and PSS parameters), as the file
+    /// spells them ("SHA-256", "MGF1"); which scheme follows from the file's schema.
+    public struct SignatureGroup: Sendable {
+        public let schema: Schema
+        /// SubjectPublicKeyInfo DER (`publicKeyDer`).
+        public let publicKeyDER: Data
+        /// EC: the curve ("secp256r1"); Ed25519: "edwards25519"; RSA: nil.
+        public let curve: String?
+        /// EC: 04‖X‖Y; Ed25519: its 32 bytes; RSA: empty.
+        public let publicKeyRaw: Data
+        public let sha: String?
+        public let pss: (mgf: String, mgfSha: String, saltLength: Int)?
+        public let tests: [Test]
+    }
+
+    /// An ECDH or XDH group: the curve, and how each test's `public` is encoded.
+    public struct KeyAgreementGroup: Sendable {
+        public let curve: String
+        public let encoding: PeerKeyEncoding
+        public let tests: [Test]
+    }
+
+    /// An HKDF group; the hash is the file's algorithm ("HKDF-SHA-256").
+    public struct HKDFGroup: Sendable {
+        public let keySize: Int
         public let tests: [Test]
     }
 }
@@ -210,9 +284,19 @@ extension WycheproofFile {
                     decoded.append(.rsa(group))
                 case .aead: decoded.append(.aead(try groups.decode(AEADGroupDecoder.self).group))
                 case .indCPA: decoded.append(.indCPA(try groups.decode(IndCPAGroupDecoder.self).group))
+                case .ecdsaVerify, .ecdsaP1363Verify, .eddsaVerify, .rsassaPKCS1Verify, .rsassaPSSVerify:
+                    decoded.append(.signature(try groups.decode(SignatureGroupDecoder.self).group(schema, at: Self.groupPath(groups))))
+                case .ecdh, .ecdhECPoint, .xdh:
+                    decoded.append(.keyAgreement(try groups.decode(KeyAgreementGroupDecoder.self).group(schema, at: Self.groupPath(groups))))
+                case .hkdf: decoded.append(.hkdf(try groups.decode(HKDFGroupDecoder.self).group))
                 }
             }
             testGroups = decoded
+        }
+
+        /// Where the group just decoded sits, for a complaint about it.
+        private static func groupPath(_ groups: UnkeyedDecodingContainer) -> [CodingKey] {
+            [Keys.testGroups, AnyJSONKey(intValue: groups.currentIndex - 1)!]
         }
     }
 
@@ -296,12 +380,121 @@ extension WycheproofFile {
         }
     }
 
+    /// Signature groups of every schema: the union of their fields; `group(_:)` checks each
+    /// schema's required ones and refuses fields of another schema.
+    struct SignatureGroupDecoder: Decodable {
+        let type: String
+        let publicKeyDER: Data
+        let publicKey: PublicKeyFields
+        let present: Set<String>
+        let sha: String?, mgf: String?, mgfSha: String?, sLen: Int?
+        let tests: [Test]
+        enum Keys: String, CodingKey, CaseIterable {
+            case type, source, publicKey, publicKeyDer, publicKeyPem, publicKeyJwk, publicKeyAsn, keyJwk, keySize, sha, mgf, mgfSha, sLen, tests
+        }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(Keys.self)
+            type = try c.decode(String.self, forKey: .type)
+            _ = try c.decode(Source.self, forKey: .source)
+            present = Set(c.allKeys.map(\.stringValue))
+            publicKeyDER = try c.decodeHex(.publicKeyDer)
+            publicKey = try c.decode(PublicKeyFields.self, forKey: .publicKey)
+            _ = try c.decode(String.self, forKey: .publicKeyPem)
+            _ = try c.decodeIfPresent([String: String].self, forKey: .publicKeyJwk)
+            _ = try c.decodeIfPresent([String: String].self, forKey: .keyJwk)
+            if c.contains(.publicKeyAsn) { _ = try c.decodeHex(.publicKeyAsn) }
+            _ = try c.decodeIfPresent(Int.self, forKey: .keySize)
+            sha = try c.decodeIfPresent(String.self, forKey: .sha)
+            mgf = try c.decodeIfPresent(String.self, forKey: .mgf)
+            mgfSha = try c.decodeIfPresent(String.self, forKey: .mgfSha)
+            sLen = try c.decodeIfPresent(Int.self, forKey: .sLen)
+            tests = try c.decode([TestDecoder<SignatureTestKeys>].self, forKey: .tests).map(\.test)
+        }
+
+        func group(_ schema: Schema, at path: [CodingKey]) throws -> SignatureGroup {
+            func refuse(_ reason: String) -> DecodingError { .dataCorrupted(.init(codingPath: path, debugDescription: reason)) }
+            guard type == schema.groupType else { throw refuse("group type '\(type)' where the schema has '\(schema.groupType)'") }
+            let pssFields: Set<String> = ["mgf", "mgfSha", "sLen"]
+            switch schema {
+            case .rsassaPSSVerify:
+                guard let mgf, let mgfSha, let sLen, sha != nil else { throw refuse("an RSA-PSS group needs sha, mgf, mgfSha and sLen") }
+                return SignatureGroup(schema: schema, publicKeyDER: publicKeyDER, curve: nil, publicKeyRaw: Data(), sha: sha,
+                                      pss: (mgf, mgfSha, sLen), tests: tests)
+            case .rsassaPKCS1Verify:
+                guard sha != nil, present.isDisjoint(with: pssFields) else { throw refuse("a PKCS#1 v1.5 group has sha and no PSS parameters") }
+                return SignatureGroup(schema: schema, publicKeyDER: publicKeyDER, curve: nil, publicKeyRaw: Data(), sha: sha, pss: nil, tests: tests)
+            case .eddsaVerify:
+                guard sha == nil, present.isDisjoint(with: pssFields), let curve = publicKey.curve else {
+                    throw refuse("an EdDSA group has a curve, no hash and no PSS parameters")
+                }
+                return SignatureGroup(schema: schema, publicKeyDER: publicKeyDER, curve: curve, publicKeyRaw: publicKey.raw, sha: nil, pss: nil, tests: tests)
+            default:
+                guard sha != nil, present.isDisjoint(with: pssFields), let curve = publicKey.curve else {
+                    throw refuse("an ECDSA group has sha, a curve and no PSS parameters")
+                }
+                return SignatureGroup(schema: schema, publicKeyDER: publicKeyDER, curve: curve, publicKeyRaw: publicKey.raw, sha: sha, pss: nil, tests: tests)
+            }
+        }
+    }
+
+    /// `publicKey` of a signature group: EC (curve, point), EdDSA (curve, pk) or RSA (modulus, exponent).
+    struct PublicKeyFields: Decodable {
+        let curve: String?
+        let raw: Data
+        enum Keys: String, CodingKey, CaseIterable { case type, curve, keySize, uncompressed, wx, wy, pk, modulus, publicExponent }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(Keys.self)
+            _ = try c.decodeIfPresent(String.self, forKey: .type)
+            _ = try c.decodeIfPresent(Int.self, forKey: .keySize)
+            curve = try c.decodeIfPresent(String.self, forKey: .curve)
+            for key in [Keys.wx, .wy, .modulus, .publicExponent] where c.contains(key) { _ = try c.decodeHex(key) }
+            raw = c.contains(.uncompressed) ? try c.decodeHex(.uncompressed) : c.contains(.pk) ? try c.decodeHex(.pk) : Data()
+        }
+    }
+
+    struct KeyAgreementGroupDecoder: Decodable {
+        let type: String, curve: String, encoding: String?
+        let tests: [Test]
+        enum Keys: String, CodingKey, CaseIterable { case type, source, curve, encoding, tests }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(Keys.self)
+            type = try c.decode(String.self, forKey: .type)
+            _ = try c.decode(Source.self, forKey: .source)
+            curve = try c.decode(String.self, forKey: .curve)
+            encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
+            tests = try c.decode([TestDecoder<KeyAgreementTestKeys>].self, forKey: .tests).map(\.test)
+        }
+
+        func group(_ schema: Schema, at path: [CodingKey]) throws -> KeyAgreementGroup {
+            func refuse(_ reason: String) -> DecodingError { .dataCorrupted(.init(codingPath: path, debugDescription: reason)) }
+            guard type == schema.groupType else { throw refuse("group type '\(type)' where the schema has '\(schema.groupType)'") }
+            let expected: (String?, PeerKeyEncoding) = schema == .ecdh ? ("asn", .spkiDER) : schema == .ecdhECPoint ? ("ecpoint", .x962) : (nil, .raw)
+            guard encoding == expected.0 else { throw refuse("encoding '\(encoding ?? "none")' in a \(type) group (expected \(expected.0 ?? "none"))") }
+            return KeyAgreementGroup(curve: curve, encoding: expected.1, tests: tests)
+        }
+    }
+
+    struct HKDFGroupDecoder: Decodable {
+        let group: HKDFGroup
+        enum Keys: String, CodingKey, CaseIterable { case type, source, keySize, tests }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(Keys.self)
+            try c.expectType("HkdfTest")
+            _ = try c.decode(Source.self, forKey: .source)
+            group = HKDFGroup(keySize: try c.decode(Int.self, forKey: .keySize),
+                              tests: try c.decode([TestDecoder<HKDFTestKeys>].self, forKey: .tests).map(\.test))
+        }
+    }
+
     /// The fields a test vector of each schema has: all of them required, no others allowed.
     protocol TestKeys: CodingKey, CaseIterable {}
     enum PKCS1TestKeys: String, TestKeys { case tcId, comment, flags, msg, ct, result }
     enum OAEPTestKeys: String, TestKeys { case tcId, comment, flags, msg, ct, label, result }
     enum AEADTestKeys: String, TestKeys { case tcId, comment, flags, key, iv, aad, msg, ct, tag, result }
     enum IndCPATestKeys: String, TestKeys { case tcId, comment, flags, key, iv, msg, ct, result }
+    enum SignatureTestKeys: String, TestKeys { case tcId, comment, flags, msg, sig, result }
+    enum KeyAgreementTestKeys: String, TestKeys { case tcId, comment, flags, `public`, `private`, shared, result }
+    enum HKDFTestKeys: String, TestKeys { case tcId, comment, flags, ikm, salt, info, size, okm, result }
 
     struct TestDecoder<Keys: TestKeys>: Decodable {
         let test: Test
@@ -323,7 +516,10 @@ extension WycheproofFile {
                 test = Test(tcId: tcId, comment: try c.decode(String.self, forKey: Keys(stringValue: "comment")!),
                             flags: try c.decode([String].self, forKey: Keys(stringValue: "flags")!), result: result,
                             msg: try hex("msg"), ct: try hex("ct"), label: try hex("label"), key: try hex("key"),
-                            iv: try hex("iv"), aad: try hex("aad"), tag: try hex("tag"))
+                            iv: try hex("iv"), aad: try hex("aad"), tag: try hex("tag"), sig: try hex("sig"),
+                            publicKey: try hex("public"), privateKey: try hex("private"), shared: try hex("shared"),
+                            ikm: try hex("ikm"), salt: try hex("salt"), info: try hex("info"),
+                            size: try Keys(stringValue: "size").map { try c.decode(Int.self, forKey: $0) } ?? 0, okm: try hex("okm"))
             } catch let error as DecodingError {
                 throw error.annotated("tcId \(tcId)")
             }

@@ -5,17 +5,20 @@ import Vectors
 import Reports
 import WireCrypto
 
-/// `crosscheck wycheproof FILE...`: any Wycheproof file of the four schemas, on either or both
-/// implementations.
+/// `crosscheck wycheproof FILE...`: any Wycheproof file of the schemas `WycheproofFile` reads, on
+/// either or both implementations.
 struct WycheproofCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        name: "wycheproof", abstract: "Run Wycheproof test-vector files (RSA PKCS#1/OAEP decryption, AEAD, IND-CPA) against the implementations.",
+        name: "wycheproof", abstract: "Run Wycheproof test-vector files (RSA PKCS#1/OAEP decryption, AEAD, IND-CPA, signatures, ECDH/X25519, HKDF) against the implementations.",
         synopsis: ["[--impl swift|python|both] [--junit PATH] [--quiet] FILE..."],
         discussion: """
         Runs every vector of each FILE, of the Wycheproof schemas
           \(WycheproofFile.Schema.allCases.map { $0.rawValue.replacingOccurrences(of: ".json", with: "") }.joined(separator: "\n  ")).
         valid vectors must decrypt to msg (and, for deterministic ciphers, encrypt back to ct); invalid ones
-        must fail and release nothing; acceptable ones pass either way, their outcome recorded. Vectors the
+        must fail and release nothing; acceptable ones pass either way, their outcome recorded. Signatures:
+        valid ones must verify, invalid ones must not. ECDH, X25519 and HKDF: valid vectors must give exactly
+        the shared secret or okm, invalid ones must be refused, and an acceptable one that gives bytes must
+        give those. Vectors the
         implementations or the CryptoKit combined format cannot express (an IV other than 96 bits, a tag
         other than 128 bits, an unknown hash) are skipped with the reason. Files flagging InvalidPkcs1Padding
         or InvalidOaepPadding also get an oracle check: every such vector must fail the same way.
@@ -81,12 +84,23 @@ struct WycheproofCommand: ParsableCommand {
         return lines
     }
 
-    /// What each implementation did with `acceptable` vectors (they pass either way).
+    /// What each implementation did with `acceptable` vectors (they pass either way): one line per
+    /// vector, or per outcome where more than three vectors of a suite share it (ECDH files have
+    /// hundreds).
     static func acceptable(_ results: [CheckResult], ledger: WycheproofLedger) -> [String] {
         let acceptable = results.filter { $0.check.properties["result"] == "acceptable" }
         guard !acceptable.isEmpty else { return [] }
-        return ["Acceptable vectors (conformant either way), outcomes:"] + acceptable.map { result in
-            "  \(result.check.suite) \(result.check.name): \(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")"
+        var groups: [(key: String, results: [CheckResult])] = []
+        for result in acceptable {
+            let key = "\(result.check.suite)\u{0}\(ledger.outcome(suite: result.check.suite, name: result.check.name) ?? "not run")"
+            if let index = groups.firstIndex(where: { $0.key == key }) { groups[index].results.append(result) } else { groups.append((key, [result])) }
+        }
+        return ["Acceptable vectors (conformant either way), outcomes:"] + groups.flatMap { group -> [String] in
+            let parts = group.key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
+            let (suite, outcome) = (parts[0], parts.count > 1 ? parts[1] : "")
+            guard group.results.count > 3 else { return group.results.map { "  \(suite) \($0.check.name): \(outcome)" } }
+            let ids = group.results.map { $0.check.properties["tcId"] ?? $0.check.name }
+            return ["  \(suite) \(group.results.count) vectors: \(outcome) (tcId \(ids.joined(separator: ", ")))"]
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import Conformance
 @testable import Vectors
+import WireCrypto
 
 /// The strict Wycheproof loader: the vendored files load completely; anything it does not
 /// understand throws, naming the file, the place and the tcId.
@@ -16,6 +17,24 @@ final class WycheproofLoaderTests: XCTestCase {
             "rsa_oaep_2048_sha1_mgf1sha1_test.json": (.rsaesOAEPDecrypt, 36, 1),
             "rsa_oaep_2048_sha256_mgf1sha256_test.json": (.rsaesOAEPDecrypt, 37, 1),
             "rsa_pkcs1_2048_test.json": (.rsaesPKCS1Decrypt, 67, 33),
+            "ecdh_secp256r1_ecpoint_test.json": (.ecdhECPoint, 355, 1),
+            "ecdh_secp256r1_test.json": (.ecdh, 612, 1),
+            "ecdh_secp384r1_test.json": (.ecdh, 1047, 1),
+            "ecdh_secp521r1_test.json": (.ecdh, 916, 1),
+            "ecdsa_secp256r1_sha256_p1363_test.json": (.ecdsaP1363Verify, 262, 112),
+            "ecdsa_secp256r1_sha256_test.json": (.ecdsaVerify, 484, 113),
+            "ecdsa_secp384r1_sha384_p1363_test.json": (.ecdsaP1363Verify, 280, 104),
+            "ecdsa_secp384r1_sha384_test.json": (.ecdsaVerify, 504, 105),
+            "ecdsa_secp521r1_sha512_p1363_test.json": (.ecdsaP1363Verify, 318, 107),
+            "ecdsa_secp521r1_sha512_test.json": (.ecdsaVerify, 542, 108),
+            "ed25519_test.json": (.eddsaVerify, 151, 78),
+            "hkdf_sha1_test.json": (.hkdf, 87, 6),
+            "hkdf_sha256_test.json": (.hkdf, 86, 5),
+            "hkdf_sha384_test.json": (.hkdf, 83, 4),
+            "hkdf_sha512_test.json": (.hkdf, 83, 4),
+            "rsa_pss_2048_sha256_mgf1_32_test.json": (.rsassaPSSVerify, 108, 1),
+            "rsa_signature_2048_sha256_test.json": (.rsassaPKCS1Verify, 259, 3),
+            "x25519_test.json": (.xdh, 518, 1),
         ]
         let urls = try VectorSuites.wycheproofTestFiles(in: Self.directory)
         XCTAssertEqual(urls.map(\.lastPathComponent), expected.keys.sorted())
@@ -51,6 +70,50 @@ final class WycheproofLoaderTests: XCTestCase {
         let labelled = file.tests.filter { $0.flags.contains("EncryptionWithLabel") }
         XCTAssertEqual(labelled.count, 8)
         XCTAssertTrue(labelled.allSatisfy { !$0.label.isEmpty })
+    }
+
+    func testVendoredSignatureAndAgreementFiles_decodeKeysAndParameters() throws {
+        let ecdsa = try WycheproofFile.load(contentsOf: Self.directory.appendingPathComponent("ecdsa_secp256r1_sha256_p1363_test.json"))
+        guard case let .signature(group)? = ecdsa.groups.first else { return XCTFail("expected a signature group") }
+        XCTAssertEqual(group.curve, "secp256r1")
+        XCTAssertEqual(group.sha, "SHA-256")
+        XCTAssertNil(group.pss)
+        XCTAssertEqual(group.publicKeyRaw.count, 65)
+        XCTAssertEqual(group.publicKeyDER.suffix(65), group.publicKeyRaw, "the SPKI carries the same point")
+        XCTAssertEqual(ecdsa.tests.first?.sig.count, 64)
+        let pss = try WycheproofFile.load(contentsOf: Self.directory.appendingPathComponent("rsa_pss_2048_sha256_mgf1_32_test.json"))
+        guard case let .signature(pssGroup)? = pss.groups.first, let parameters = pssGroup.pss else { return XCTFail("expected a PSS group") }
+        XCTAssertEqual([parameters.mgf, parameters.mgfSha], ["MGF1", "SHA-256"])
+        XCTAssertEqual(parameters.saltLength, 32)
+        let ecdh = try WycheproofFile.load(contentsOf: Self.directory.appendingPathComponent("ecdh_secp256r1_ecpoint_test.json"))
+        guard case let .keyAgreement(agreement)? = ecdh.groups.first else { return XCTFail("expected a key agreement group") }
+        XCTAssertEqual(agreement.curve, "secp256r1")
+        XCTAssertEqual(agreement.encoding, .x962)
+        let tc1 = try XCTUnwrap(ecdh.tests.first { $0.tcId == 1 })
+        XCTAssertEqual(tc1.publicKey.first, 0x04)
+        XCTAssertEqual(tc1.shared.hexString, "53020d908b0219328b658b525f26780e3ae12bcd952bb25a93bc0895e1714285")
+        let hkdf = try WycheproofFile.load(contentsOf: Self.directory.appendingPathComponent("hkdf_sha256_test.json"))
+        let rfc = try XCTUnwrap(hkdf.tests.first { $0.tcId == 1 })
+        XCTAssertEqual(rfc.size, 42)
+        XCTAssertEqual(rfc.okm.count, 42)
+        XCTAssertEqual(rfc.salt.hexString, "000102030405060708090a0b0c")
+    }
+
+    func testSignatureAndAgreementGroups_fieldsOfAnotherSchemaAreRefused() throws {
+        let data = try Data(contentsOf: Self.directory.appendingPathComponent("rsa_signature_2048_sha256_test.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var groups = try XCTUnwrap(json["testGroups"] as? [[String: Any]])
+        groups[1]["sLen"] = 32  // a PSS parameter in a PKCS#1 v1.5 group
+        json["testGroups"] = groups
+        let error = refusal(try JSONSerialization.data(withJSONObject: json))
+        XCTAssertEqual(error?.place, "testGroups[1]")
+        XCTAssertEqual(error?.reason, "a PKCS#1 v1.5 group has sha and no PSS parameters")
+        let x25519 = try Data(contentsOf: Self.directory.appendingPathComponent("x25519_test.json"))
+        var xdh = try XCTUnwrap(JSONSerialization.jsonObject(with: x25519) as? [String: Any])
+        var xdhGroups = try XCTUnwrap(xdh["testGroups"] as? [[String: Any]])
+        xdhGroups[0]["encoding"] = "asn"
+        xdh["testGroups"] = xdhGroups
+        XCTAssertEqual(refusal(try JSONSerialization.data(withJSONObject: xdh))?.reason, "encoding 'asn' in a XdhComp group (expected none)")
     }
 
     // MARK: strictness, on a minimal file built here
@@ -122,9 +185,9 @@ final class WycheproofLoaderTests: XCTestCase {
     }
 
     func testUnknownSchema_throws() {
-        let error = refusal(Self.oaepFile(schema: "rsassa_pss_verify_schema_v1.json"))
+        let error = refusal(Self.oaepFile(schema: "mac_test_schema_v1.json"))
         XCTAssertEqual(error?.place, "schema")
-        XCTAssertTrue(error?.reason.hasPrefix("schema 'rsassa_pss_verify_schema_v1.json' is not one crosscheck runs") ?? false)
+        XCTAssertTrue(error?.reason.hasPrefix("schema 'mac_test_schema_v1.json' is not one crosscheck runs") ?? false)
     }
 
     func testSchemaNameWithoutJSONSuffix_isTheSameSchema() throws {

@@ -23,12 +23,13 @@ final class WycheproofSuiteTests: XCTestCase {
         let urls = try VectorSuites.wycheproofTestFiles(in: Self.directory)
         let results = run(WycheproofChecks.checks(files: urls, peers: [SwiftPeer(), try pythonPeer()]))
         XCTAssertEqual(results.filter(\.failed).map { "\($0.check.fullName): \($0.message)" }, [])
-        XCTAssertEqual(results.count, 2 * 997 + 3 * 2 + 3)  // every vector twice, an oracle check per RSA file and implementation, 3 comparisons
+        XCTAssertEqual(results.count, 2 * 7692 + 3 * 2 + 3)  // every vector twice, an oracle check per RSA file and implementation, 3 comparisons
         var skipped: [String: Int] = [:]
         for result in results { if case .skipped = result.outcome { skipped[result.check.suite, default: 0] += 1 } }
         // AES-GCM: nonces under 96 bits (43) no Apple API takes; pyca also cannot take the three of 257 bytes.
-        XCTAssertEqual(skipped, ["wycheproof.aes_gcm_test.swift": 43, "wycheproof.aes_gcm_test.python": 46,
-                                 "wycheproof.chacha20_poly1305_test.swift": 9, "wycheproof.chacha20_poly1305_test.python": 9])
+        let expected = ["wycheproof.aes_gcm_test.swift": 43, "wycheproof.aes_gcm_test.python": 46,
+                        "wycheproof.chacha20_poly1305_test.swift": 9, "wycheproof.chacha20_poly1305_test.python": 9]
+        XCTAssertEqual(skipped, expected)
         let tc9 = try XCTUnwrap(results.first { $0.check.suite == "wycheproof.rsa_pkcs1_2048_test.python" && $0.check.name == "rsa_pkcs1_2048_test.tc9" })
         XCTAssertEqual(tc9.check.classname, "crosscheck.rsa-socket.wycheproof_to_python")
         XCTAssertEqual(tc9.check.properties["flags"], "InvalidPkcs1Padding")
@@ -223,6 +224,114 @@ final class WycheproofSuiteTests: XCTestCase {
         XCTAssertTrue(message.hasSuffix("numberOfTests: says 5 but the file holds 1 tests (truncated or edited?)"), message)
         guard case let .error(absent, _) = results[1].outcome else { return XCTFail() }
         XCTAssertTrue(absent.contains("absent_test.json: cannot read"), absent)
+    }
+}
+
+/// Signatures, key agreement and HKDF: planted flaws fail exactly the vectors they should.
+final class WycheproofPrimitivesTests: XCTestCase {
+    func file(_ name: String) throws -> WycheproofFile {
+        try WycheproofFile.load(contentsOf: WycheproofSuiteTests.directory.appendingPathComponent(name))
+    }
+
+    func testPlantedVerifierThatAcceptsEverySignature_failsEveryInvalidVectorAndNothingElse() throws {
+        let peer = PlantedPrimitives(real: SwiftPeer(), verify: { _, _, _, _, _ in true })
+        let file = try file("rsa_signature_2048_sha256_test.json")
+        let results = Runner().run(WycheproofChecks.checks(for: file, peers: [peer]))
+        let invalid = Set(file.tests.filter { $0.result == .invalid }.map { "rsa_signature_2048_sha256_test.tc\($0.tcId)" })
+        XCTAssertEqual(invalid.count, 249)
+        XCTAssertEqual(Set(results.filter(\.failed).map(\.check.name)), invalid)
+        let tc9 = try XCTUnwrap(results.first { $0.check.name == "rsa_signature_2048_sha256_test.tc9" })
+        XCTAssertTrue(tc9.message.hasSuffix("invalid, but swift verified the signature"), tc9.message)
+        XCTAssertEqual(tc9.check.classname, "crosscheck.signatures.wycheproof_to_swift")
+    }
+
+    func testPlantedVerifierThatRefusesPSS_failsTheValidVectors() throws {
+        let peer = PlantedPrimitives(real: SwiftPeer(), verify: { _, _, _, _, _ in false })
+        let results = Runner().run(WycheproofChecks.checks(for: try file("rsa_pss_2048_sha256_mgf1_32_test.json"), peers: [peer]))
+        XCTAssertEqual(results.filter(\.failed).count, 63)
+        XCTAssertTrue(results.filter(\.failed).allSatisfy { $0.check.properties["result"] == "valid" })
+        XCTAssertTrue(results.first(where: \.failed)?.message.contains("valid, but swift refused it with AuthFailed: the signature does not verify") ?? false)
+    }
+
+    func testPlantedKeyAgreementWithAWrongSecret_failsValidAndAcceptableVectorsItAnswers() throws {
+        // Flips a bit of every secret pyca derives; refusals stay refusals.
+        let python = try pythonPeer()
+        let peer = PlantedPrimitives(real: python, agree: { real, curve, ours, theirs, encoding in
+            var secret = try real.agreeKey(curve, privateKey: ours, publicKey: theirs, encoding: encoding)
+            secret[secret.startIndex] ^= 1
+            return secret
+        })
+        let file = try file("x25519_test.json")
+        let results = Runner().run(WycheproofChecks.checks(for: file, peers: [peer]))
+        let zeroSecrets = file.tests.filter { $0.shared == Data(count: 32) }
+        XCTAssertEqual(zeroSecrets.count, 31)
+        XCTAssertTrue(zeroSecrets.allSatisfy { $0.result == .acceptable })
+        XCTAssertEqual(results.filter(\.failed).count, 518 - zeroSecrets.count, "pyca refuses the all-zero secrets; every other one is now wrong")
+        let acceptable = try XCTUnwrap(results.first { $0.failed && $0.check.properties["result"] == "acceptable" })
+        XCTAssertTrue(acceptable.message.contains("acceptable, but python derived other bytes than the vector's shared secret"), acceptable.message)
+    }
+
+    func testPlantedHKDFThatDropsTheSalt_failsExactlyTheSaltedValidVectors() throws {
+        let peer = PlantedPrimitives(real: SwiftPeer(), hkdf: { real, digest, ikm, _, info, length in
+            try real.hkdf(digest, ikm: ikm, salt: Data(), info: info, length: length)
+        })
+        let file = try file("hkdf_sha256_test.json")
+        let results = Runner().run(WycheproofChecks.checks(for: file, peers: [peer]))
+        // A salt of HashLen zeros is the empty salt (RFC 5869 §2.2): tcId 77 passes even so.
+        let salted = Set(file.tests.filter { !$0.salt.isEmpty && $0.salt != Data(count: 32) && $0.result == .valid }.map { "hkdf_sha256_test.tc\($0.tcId)" })
+        XCTAssertEqual(salted.count, 59)
+        XCTAssertEqual(Set(results.filter(\.failed).map(\.check.name)), salted)
+    }
+
+    func testAPeerWithoutPrimitives_skipsThoseVectorsSayingSo() throws {
+        let results = Runner().run(WycheproofChecks.checks(for: try file("hkdf_sha1_test.json"), peers: [PlantedPeer(cbcDecrypt: { _, _, _, _ in Data() })]))
+        XCTAssertEqual(results.count, 87)
+        XCTAssertTrue(results.allSatisfy { $0.outcome == .skipped(reason: "swift does not support this parameter set: swift offers no signature verification, key agreement or HKDF") })
+    }
+
+    func testSwiftAndPython_agreeOnHKDFOutputsOfEveryLength() throws {
+        let (swift, python) = (SwiftPeer(), try pythonPeer())
+        for digest in [Digest.sha1, .sha256, .sha384, .sha512] {
+            for length in [1, digest.byteCount, 255 * digest.byteCount] {
+                XCTAssertEqual(try swift.hkdf(digest, ikm: Data("ikm".utf8), salt: Data(), info: Data("i".utf8), length: length),
+                               try python.hkdf(digest, ikm: Data("ikm".utf8), salt: Data(), info: Data("i".utf8), length: length))
+            }
+            for peer in [swift as PrimitivePeer, python] {
+                XCTAssertThrowsError(try peer.hkdf(digest, ikm: Data("ikm".utf8), salt: Data(), info: Data(), length: 255 * digest.byteCount + 1)) {
+                    XCTAssertEqual(($0 as? PeerFailure)?.kind, .badLength, peer.name)
+                }
+            }
+        }
+    }
+}
+
+/// A real peer with signature verification, key agreement or HKDF replaced: deliberately wrong.
+struct PlantedPrimitives: DelegatingPeer, PrimitivePeer {
+    typealias Verify = @Sendable (PrimitivePeer, Data, Data, Data, VerificationScheme) throws -> Bool
+    typealias Agree = @Sendable (PrimitivePeer, KeyAgreementCurve, Data, Data, PeerKeyEncoding) throws -> Data
+    typealias Derive = @Sendable (PrimitivePeer, Digest, Data, Data, Data, Int) throws -> Data
+    let real: CryptoPeer
+    var verify: Verify?
+    var agree: Agree?
+    var derive: Derive?
+
+    init(real: CryptoPeer & PrimitivePeer, verify: Verify? = nil, agree: Agree? = nil, hkdf: Derive? = nil) {
+        self.real = real; self.verify = verify; self.agree = agree; self.derive = hkdf
+    }
+
+    private var primitives: PrimitivePeer { real as! PrimitivePeer }
+
+    func verifySignature(_ signature: Data, message: Data, publicKey: Data, scheme: VerificationScheme) throws -> Bool {
+        guard let verify else { return try primitives.verifySignature(signature, message: message, publicKey: publicKey, scheme: scheme) }
+        return try verify(primitives, signature, message, publicKey, scheme)
+    }
+    func agreeKey(_ curve: KeyAgreementCurve, privateKey: Data, publicKey: Data, encoding: PeerKeyEncoding) throws -> Data {
+        guard let agree else { return try primitives.agreeKey(curve, privateKey: privateKey, publicKey: publicKey, encoding: encoding) }
+        return try agree(primitives, curve, privateKey, publicKey, encoding)
+    }
+    func hkdf(_ digest: Digest, ikm: Data, salt: Data, info: Data, length: Int) throws -> Data {
+        guard let derive else { return try primitives.hkdf(digest, ikm: ikm, salt: salt, info: info, length: length) }
+        return try derive(primitives, digest, ikm, salt, info, length)
     }
 }
 

@@ -12,9 +12,8 @@ extension ECPrivateKey {
     /// to its leftmost bits (X9.62 §7.3), as every implementation does.
     public func signature(forDigest digest: Data) throws -> Data {
         guard !digest.isEmpty else { throw WireCryptoError.invalidLength(what: "ECDSA digest", length: 0, expected: "at least 1 byte") }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
+        guard let context = key.signingContext() else { throw openSSLFailure("EVP_PKEY_sign_init") }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_sign_init(context) == 1 else { throw openSSLFailure("EVP_PKEY_sign_init") }
         var length = 0
         guard EVP_PKEY_sign(context, nil, &length, nil, digest.count) == 1 else { throw openSSLFailure("EVP_PKEY_sign(size)") }
         var signature = [UInt8](repeating: 0, count: length)

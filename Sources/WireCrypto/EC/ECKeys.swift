@@ -237,6 +237,12 @@ private func uncompressed(_ point: OpaquePointer, group: OpaquePointer, curve: E
 
 /// The named curve of a decoded key; explicit parameters and other curves are refused.
 private func namedCurve(of key: EVPKey, format: String) throws -> ECCurve {
+    // OpenSSL names explicit parameters after the curve they resemble even with a missing or wrong
+    // cofactor (Wycheproof ecdh_secp256r1_test tcId 359, 361); only a named-curve OID is taken, as
+    // CryptoKit's derRepresentation takes only that.
+    guard stringParameter(key, "encoding") != "explicit" else {
+        throw WireCryptoError.malformedECKey(curve: "P-256/384/521", format: format, reason: "explicit curve parameters, not a named curve")
+    }
     guard let name = stringParameter(key, "group"), let curve = ECCurve(groupName: name) else {
         throw WireCryptoError.malformedECKey(curve: "P-256/384/521", format: format,
                                              reason: "the key is not on a named P-256, P-384 or P-521 curve (\(stringParameter(key, "group") ?? "explicit parameters"))")
