@@ -131,31 +131,11 @@ final class AppShapeChecksTests: XCTestCase {
         XCTAssertTrue(message(results, "no-other-derivation-opens").hasPrefix("control: "))
     }
 
-    // MARK: password store
-
-    static let passwordChecks = ["save-and-read.ascii", "save-and-read.non-ascii", "save-and-read.200-characters", "update-replaces", "delete-removes",
-                                 "save-over-existing-replaces", "read-of-an-account-never-saved", "delete-of-an-account-never-saved",
-                                 "accounts-are-kept-apart"].map { "password.generic.\($0)" }
-
-    func testTextbookPasswordStore_passesEveryCheck() throws {
-        let results = try runAppChecks([TextbookPasswordStore()])
-        XCTAssertEqual(results.map { String($0.check.name.dropFirst("textbook-password-store.".count)) }, Self.passwordChecks)
-        XCTAssertEqual(Set(results.map(\.check.classname)), ["crosscheck.keychain.app_to_app"])
-        XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
-    }
-
-    func testUpdateThatDoesNothing_failsTheUpdateChecks() throws {
-        let results = try runAppChecks([NoOpUpdatePasswordStore()])
-        // Its save over an existing account updates on errSecDuplicateItem, through the same broken update.
-        XCTAssertEqual(failed(results), ["password.generic.update-replaces", "password.generic.save-over-existing-replaces"])
-        XCTAssertTrue(message(results, "update-replaces").contains("read back the old password after updatePassword: its update did nothing"))
-    }
-
     // MARK: the same through the host protocol
 
     func testEveryShapeThroughTheHostProtocol_sameVerdictsAsInProcess() throws {
         let makers: [() -> AppUnderTest] = [{ KeptKeySealer() }, { KeyPerCallSealer() }, { TextbookSigner() }, { WrongBytesSigner() },
-                                           { OpenSSLX25519Agreement() }, { WrongKDFAgreement() }, { TextbookPasswordStore() }, { NoOpUpdatePasswordStore() }]
+                                           { OpenSSLX25519Agreement() }, { WrongKDFAgreement() }]
         for make in makers {
             let direct = try runAppChecks([make()])
             let hosted = try HostedApp(launch: { HostChannel.inProcess(make()) })

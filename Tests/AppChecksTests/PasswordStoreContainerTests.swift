@@ -26,10 +26,15 @@ final class PasswordStoreContainerTests: XCTestCase {
         return Dictionary(uniqueKeysWithValues: results.map { (String($0.check.name.dropFirst("\(app.identifier).key-storage.".count)), $0) })
     }
 
+    static let checks = ["save-and-read.ascii", "save-and-read.non-ascii", "save-and-read.200-characters", "update-replaces", "delete-removes",
+                         "save-over-existing-replaces", "read-of-an-account-never-saved", "delete-of-an-account-never-saved",
+                         "accounts-are-kept-apart"].map { "password.generic.\($0)" }
+
     func testKeychainPasswords_passEveryCheck_andTheAuditFindsThemInTheKeychainOnly() throws {
         let (app, _) = try hosted("textbook-password-store")
         let results = try runAppChecks([app])
-        XCTAssertEqual(results.count, 9)
+        XCTAssertEqual(results.map { String($0.check.name.dropFirst("textbook-password-store.".count)) }, Self.checks)
+        XCTAssertEqual(Set(results.map(\.check.classname)), ["crosscheck.keychain.app_to_app"])
         XCTAssertEqual(results.filter { $0.verdict != "passed" }.map { "\($0.check.name): \($0.message)" }, [])
         let audit = try audit(app)
         XCTAssertEqual(audit.mapValues(\.verdict), ["user-defaults": "passed", "files": "passed", "console": "passed",
@@ -39,6 +44,16 @@ final class PasswordStoreContainerTests: XCTestCase {
         XCTAssertEqual(item.itemClass, "kSecClassGenericPassword")
         XCTAssertEqual(item.accessible, "kSecAttrAccessibleWhenUnlockedThisDeviceOnly")
         XCTAssertTrue(String(decoding: item.value ?? Data(), as: UTF8.self).hasPrefix("crosscheck-audit-"))
+    }
+
+    func testUpdateThatDoesNothing_failsTheUpdateChecks() throws {
+        let (app, _) = try hosted("planted-update-does-nothing")
+        let results = try runAppChecks([app])
+        let failed = Set(results.filter { $0.verdict == "failed" }.map { String($0.check.name.dropFirst("planted-update-does-nothing.".count)) })
+        // Its save over an existing account updates on errSecDuplicateItem, through the same broken update.
+        XCTAssertEqual(failed, ["password.generic.update-replaces", "password.generic.save-over-existing-replaces"])
+        let message = results.first { $0.check.name.hasSuffix("update-replaces") }?.message ?? ""
+        XCTAssertTrue(message.contains("read back the old password after updatePassword: its update did nothing"), message)
     }
 
     func testPasswordsInUserDefaults_failTheKeychainRecord_andTheAuditSaysWhere() throws {

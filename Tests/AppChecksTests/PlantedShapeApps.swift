@@ -1,5 +1,5 @@
-// Apps of the shapes real app code has (a key kept inside, a signer, a key agreement with the Pi,
-// a keychain password store), written for these tests against Apple's API (crosscheck's CryptoKit,
+// Apps of the shapes real app code has (a key kept inside, a signer, a key agreement with the Pi;
+// the password stores are in Tests/PlantedStorageApps, each in a container of its own), written for these tests against Apple's API (crosscheck's CryptoKit,
 // Security and CommonCrypto) as a team would: one by the book per shape, and planted flaws, each
 // of which must fail the checks named for it and nothing else. Deliberately wrong where marked PLANTED.
 import Foundation
@@ -241,79 +241,4 @@ class OpenSSLX25519Agreement: AppUnderTest, KeyAgreementSealing {
 final class WrongKDFAgreement: OpenSSLX25519Agreement {
     init() { super.init(identifier: "planted-wrong-kdf", summary: "tests: HKDF without the salt and info it declares (PLANTED)") }
     override func derive(_ secret: Data) -> Data { Self.hkdf(secret, salt: Data(), info: Data(), length: 32) }
-}
-
-// MARK: a keychain password store
-
-/// By the book: a generic password per account (kSecAttrService + kSecAttrAccount), saved with
-/// SecItemAdd, replaced with SecItemUpdate on errSecDuplicateItem, nil for errSecItemNotFound.
-class TextbookPasswordStore: AppUnderTest, PasswordStore {
-    let identifier: String
-    let summary: String
-    let passwordItemClass = "generic"
-    let passwordOnDuplicate = "replaces"
-    let passwordOnMissing = "nil"
-    let keychain = InMemoryKeychain()
-    let service = "com.example.door"
-
-    init(identifier: String = "textbook-password-store", summary: String = "tests: SecItem* generic passwords (by the book)") {
-        self.identifier = identifier
-        self.summary = summary
-    }
-
-    func query(_ account: String) -> [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
-    }
-
-    func savePassword(_ password: String, account: String) throws {
-        try InMemoryKeychain.withKeychain(keychain) {
-            var add = query(account)
-            add[kSecValueData as String] = Data(password.utf8)
-            add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-            let status = SecItemAdd(add as CFDictionary, nil)
-            if status == errSecDuplicateItem { return try updatePassword(password, account: account) }
-            guard status == errSecSuccess else { throw AppFailure("save", "SecItemAdd returned \(status)") }
-        }
-    }
-
-    func readPassword(account: String) throws -> String? {
-        try InMemoryKeychain.withKeychain(keychain) {
-            var search = query(account)
-            search[kSecReturnData as String] = kCFBooleanTrue
-            search[kSecMatchLimit as String] = kSecMatchLimitOne
-            var item: CFTypeRef?
-            let status = SecItemCopyMatching(search as CFDictionary, &item)
-            if status == errSecItemNotFound { return nil }
-            guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-
-    func updatePassword(_ password: String, account: String) throws {
-        try InMemoryKeychain.withKeychain(keychain) {
-            let status = SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: Data(password.utf8)] as CFDictionary)
-            guard status == errSecSuccess else { throw AppFailure("update", "SecItemUpdate returned \(status)") }
-        }
-    }
-
-    func deletePassword(account: String) throws {
-        try InMemoryKeychain.withKeychain(keychain) {
-            let status = SecItemDelete(query(account) as CFDictionary)
-            guard status == errSecSuccess || status == errSecItemNotFound else { throw AppFailure("delete", "SecItemDelete returned \(status)") }
-        }
-    }
-}
-
-/// PLANTED: update's query names another service, so SecItemUpdate matches nothing, and the
-/// errSecItemNotFound it returns is ignored.
-final class NoOpUpdatePasswordStore: TextbookPasswordStore {
-    init() { super.init(identifier: "planted-update-does-nothing", summary: "tests: an update that matches no item (PLANTED)") }
-
-    override func updatePassword(_ password: String, account: String) throws {
-        InMemoryKeychain.withKeychain(keychain) {
-            var wrong = query(account)
-            wrong[kSecAttrService as String] = "com.example.door.settings"
-            _ = SecItemUpdate(wrong as CFDictionary, [kSecValueData as String: Data(password.utf8)] as CFDictionary)
-        }
-    }
 }

@@ -159,6 +159,16 @@ class KeychainPasswords: AppUnderTest, PasswordStore {
     }
 }
 
+/// PLANTED: update's query names another service, so SecItemUpdate matches nothing, and the
+/// errSecItemNotFound it returns is ignored.
+final class UpdateDoesNothingPasswords: KeychainPasswords {
+    override func updatePassword(_ password: String, account: String) throws {
+        var wrong = query(account)
+        wrong[kSecAttrService as String] = "com.example.door.settings"
+        _ = SecItemUpdate(wrong as CFDictionary, [kSecValueData as String: Data(password.utf8)] as CFDictionary)
+    }
+}
+
 /// PLANTED: says it keeps generic passwords in the keychain, keeps them in UserDefaults.
 final class DefaultsPasswords: KeychainPasswords {
     override func savePassword(_ password: String, account: String) throws { UserDefaults.standard.set(password, forKey: "password.\(account)") }
@@ -176,6 +186,7 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-always": { AlwaysStorage("planted-always", "tests: keychain Always (PLANTED)") },
     "planted-untagged-permanent-key": { UntaggedPermanentKey() },
     "textbook-password-store": { KeychainPasswords("textbook-password-store", "tests: generic passwords in the keychain, WhenUnlockedThisDeviceOnly") },
+    "planted-update-does-nothing": { UpdateDoesNothingPasswords("planted-update-does-nothing", "tests: an update that matches no item (PLANTED)") },
     "planted-password-in-defaults": { DefaultsPasswords("planted-password-in-defaults", "tests: passwords in UserDefaults, declared as the keychain (PLANTED)") },
 ]
 
