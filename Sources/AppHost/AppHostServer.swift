@@ -27,7 +27,9 @@ public enum AppHostServer {
         let reader = LineReader(input)
         while let line = reader.next() {
             if line.isEmpty { continue }
-            guard write(answer(line, app: app), to: output) else { return }
+            let reply = answer(line, app: app)
+            fflush(nil)  // what the app printed meanwhile reaches its console log before crosscheck reads it for the failure
+            guard write(reply, to: output) else { return }
         }
     }
 

@@ -90,6 +90,14 @@ final class AppShapeChecksTests: XCTestCase {
         }
     }
 
+    func testECDSAP256_derAndRaw_withAnX963Key_passEveryCheck() throws {
+        for app in [OpenSSLECDSASigner(), OpenSSLECDSASigner(raw: true)] {
+            let results = try runAppChecks([app])
+            XCTAssertEqual(results.count, 7)
+            XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
+        }
+    }
+
     static let verifications = ["len0", "len1", "len100", "len65536"].map { "signature.rsa-pkcs1v15-sha256.\($0).python-verifies" }
         + ["signature.rsa-pkcs1v15-sha256.python-refuses-another-message", "signature.rsa-pkcs1v15-sha256.openssl-dgst-verifies"]
 
@@ -119,6 +127,13 @@ final class AppShapeChecksTests: XCTestCase {
     func testX25519HKDF_pythonDerivesTheSameKeyAndOpens() throws {
         let results = try runAppChecks([OpenSSLX25519Agreement()])
         XCTAssertEqual(Set(results.map { String($0.check.name.dropFirst("textbook-x25519-hkdf.".count)) }), Set(Self.agreement))
+        XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
+    }
+
+    func testP256X963_pythonDerivesTheSameKeyAndOpens() throws {
+        let results = try runAppChecks([OpenSSLP256X963Agreement()])
+        XCTAssertEqual(Set(results.map { String($0.check.name.dropFirst("textbook-p256-x963.".count)) }),
+                       Set(Self.agreement.map { $0.replacingOccurrences(of: "x25519.hkdf-sha256", with: "p256.x963-sha256") }))
         XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
     }
 

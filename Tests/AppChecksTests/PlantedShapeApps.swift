@@ -242,3 +242,78 @@ final class WrongKDFAgreement: OpenSSLX25519Agreement {
     init() { super.init(identifier: "planted-wrong-kdf", summary: "tests: HKDF without the salt and info it declares (PLANTED)") }
     override func derive(_ secret: Data) -> Data { Self.hkdf(secret, salt: Data(), info: Data(), length: 32) }
 }
+
+// MARK: EC stand-ins (the openssl command), until Security and CryptoKit have EC keys
+
+/// ECDSA P-256 with the `openssl` command (a stand-in for SecKeyCreateSignature with
+/// ecdsaSignatureMessageX962SHA256, or CryptoKit's P256.Signing): the public key exported as X9.63
+/// (04 ‖ X ‖ Y, as SecKeyCopyExternalRepresentation does), the signature as DER or, `raw`, as
+/// r ‖ s (CryptoKit's rawRepresentation), taken apart from the DER here.
+final class OpenSSLECDSASigner: AppUnderTest, MessageSigning {
+    let identifier: String
+    let summary = "tests: ECDSA P-256 (openssl) with an X9.63 public key (by the book)"
+    let signatureAlgorithm: String
+    let folder = try! TestSupport.Scratch()
+    let raw: Bool
+
+    init(raw: Bool = false) {
+        self.raw = raw
+        identifier = raw ? "textbook-ecdsa-raw" : "textbook-ecdsa"
+        signatureAlgorithm = raw ? "ecdsa-p256-sha256-raw" : "ecdsa-p256-sha256"
+        _ = try! folder.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", folder.path("key.pem")])
+    }
+
+    func sign(_ message: Data) throws -> Data {
+        try folder.write("message.bin", message)
+        let der = try folder.openssl(["dgst", "-sha256", "-sign", folder.path("key.pem"), folder.path("message.bin")])
+        return raw ? try Self.rawSignature(der) : der
+    }
+
+    func publicKey() throws -> Data { try folder.openssl(["pkey", "-in", folder.path("key.pem"), "-pubout", "-outform", "DER"]).suffix(65) }
+
+    /// SEQUENCE { INTEGER r, INTEGER s } → r ‖ s, 32 bytes each.
+    static func rawSignature(_ der: Data) throws -> Data {
+        let bytes = [UInt8](der)
+        func integer(at index: Int) throws -> (value: [UInt8], next: Int) {
+            guard index + 2 <= bytes.count, bytes[index] == 0x02 else { throw AppFailure("sign", "not a DER ECDSA signature") }
+            let length = Int(bytes[index + 1]), start = index + 2
+            guard start + length <= bytes.count else { throw AppFailure("sign", "a short DER integer") }
+            let value = Array(bytes[start..<start + length].drop { $0 == 0 })
+            guard value.count <= 32 else { throw AppFailure("sign", "an integer over 32 bytes") }
+            return ([UInt8](repeating: 0, count: 32 - value.count) + value, start + length)
+        }
+        guard bytes.count > 2, bytes[0] == 0x30 else { throw AppFailure("sign", "not a DER ECDSA signature") }
+        let r = try integer(at: 2), s = try integer(at: r.next)
+        return Data(r.value + s.value)
+    }
+}
+
+/// ECDH P-256 with the `openssl` command and the X9.63 KDF written from ANSI X9.63 (SHA-256 of
+/// secret ‖ counter ‖ shared info) over CryptoKit's SHA256, sealing with ChaChaPoly: the shape of
+/// SecKeyCopyKeyExchangeResult with ecdhKeyExchangeStandardX963SHA256, or CryptoKit's
+/// x963DerivedSymmetricKey. Public keys cross as X9.63.
+final class OpenSSLP256X963Agreement: AppUnderTest, KeyAgreementSealing {
+    let identifier = "textbook-p256-x963"
+    let summary = "tests: ECDH P-256 (openssl) + X9.63 KDF (ANSI X9.63) + ChaChaPoly (by the book)"
+    let keyAgreementScheme = KeyAgreementScheme(curve: "p256", publicKeyFormat: "x963", kdf: "x963-sha256", salt: Data(),
+                                                sharedInfo: Data("door v1".utf8), keyLength: 32, cipher: "chachapoly")
+    let folder = try! TestSupport.Scratch()
+    static let spkiPrefix = Data([0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce,
+                                  0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00])
+
+    init() { _ = try! folder.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", folder.path("app.pem")]) }
+
+    func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data) {
+        guard piPublicKey.count == 65, piPublicKey.first == 0x04 else { throw AppFailure("agree", "not an X9.63 P-256 key") }
+        try folder.write("pi.der", Self.spkiPrefix + piPublicKey)
+        let secret = try folder.openssl(["pkeyutl", "-derive", "-inkey", folder.path("app.pem"), "-peerkey", folder.path("pi.der"), "-peerform", "DER"])
+        var key = Data(), counter: UInt32 = 1
+        while key.count < 32 {
+            key += Data(SHA256.hash(data: secret + withUnsafeBytes(of: counter.bigEndian) { Data($0) } + keyAgreementScheme.sharedInfo))
+            counter += 1
+        }
+        let box = try ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key.prefix(32))).combined
+        let publicKey = try folder.openssl(["pkey", "-in", folder.path("app.pem"), "-pubout", "-outform", "DER"]).suffix(65)
+        return (Data(publicKey), box)
+    }
+}
