@@ -126,7 +126,7 @@ enum AppWithinChecks {
             }
         }
         within.add("sealed", "self-sealed.format") {
-            let shapes = try [0, 1, 33].map { length -> (Int, Int, BoxShape) in
+            let shapes = try [1, 17, 33].map { length -> (Int, Int, BoxShape) in
                 let box = try selfSeal(app, text(context, length, for: "\(id).self-sealed.format\(length)"))
                 return (length, box.count, BoxShape(box, plaintextLength: length))
             }

@@ -67,13 +67,23 @@ final class AppShapeChecksTests: XCTestCase {
                       message(results, "rejects-flipped-first-byte"))
         let format = try XCTUnwrap(results.first { $0.check.name.hasSuffix("self-sealed.format") })
         XCTAssertEqual(format.verdict, "skipped")
-        XCTAssertEqual(format.message, "format: not a CryptoKit combined box (32 bytes for 0, 32 bytes for 1, 64 bytes for 33 bytes of plaintext)")
+        XCTAssertEqual(format.message, "format: not a CryptoKit combined box (32 bytes for 1, 48 bytes for 17, 64 bytes for 33 bytes of plaintext)")
     }
 
-    func testKeptKeyAsRawBoxes_formatPasses_andUndeclaredIsReportedAsCombined() throws {
-        // KeyPerSealSealer's boxes are raw ChaChaPoly combined boxes; KeptKeySealer's are base64 (both pass above).
-        let raw = try runAppChecks([KeyPerSealSealer()]).first { $0.check.name.hasSuffix("self-sealed.format") }
-        XCTAssertEqual(raw?.verdict, "passed")
+    func testFormat_rawBoxesPass_andUndeclaredBase64BoxesAreReportedAsCombined() throws {
+        // KeyPerSealSealer's boxes are raw ChaChaPoly combined boxes.
+        XCTAssertEqual(try runAppChecks([KeyPerSealSealer()]).first { $0.check.name.hasSuffix("self-sealed.format") }?.verdict, "passed")
+        // KeptKeySealer's base64 boxes behind an adapter that does not say what they are.
+        final class Undeclared: AppUnderTest, SelfContainedSealing {
+            let identifier = "undeclared-box", summary = "tests: KeptKeySealer, boxAlgorithm not given", boxAlgorithm = ""
+            let sealer = KeptKeySealer()
+            func seal(_ plaintext: Data) throws -> Data { try sealer.seal(plaintext) }
+            func open(_ box: Data) throws -> Data { try sealer.open(box) }
+        }
+        let format = try XCTUnwrap(try runAppChecks([Undeclared()]).first { $0.check.name.hasSuffix("self-sealed.format") })
+        XCTAssertEqual(format.verdict, "skipped")
+        XCTAssertEqual(format.message, "format: a CryptoKit combined box (12-byte nonce ‖ ciphertext ‖ 16-byte tag) as base64 text "
+                       + "(40 bytes for 1, 60 bytes for 17, 84 bytes for 33 bytes of plaintext); declare boxAlgorithm aes-gcm or chachapoly to have it checked as one")
     }
 
     // MARK: signing

@@ -7,6 +7,9 @@ import XCTest
 /// directory, so their packages (reports/app-build/<hash>/) build incrementally on later runs.
 final class AppCLITests: XCTestCase {
     static let example = CrosscheckBinary.root.appendingPathComponent("examples/seed004-app")
+    /// The planted apps take turns in one folder, so they share one package: after the first, a
+    /// build recompiles only the app's own files, not crosscheck's modules.
+    static let plantedFolder = "planted-app"
 
     /// A fresh copy of `files` in a folder of this name under the temporary directory.
     func appFolder(_ name: String, _ files: [String: String]) throws -> URL {
@@ -70,7 +73,7 @@ final class AppCLITests: XCTestCase {
 
     /// An app a team could write, with one flaw planted: every file sealed under the same nonce.
     func testPlantedBrokenApp_failsTheNamedCheck() throws {
-        let folder = try appFolder("planted-fixed-nonce", [
+        let folder = try appFolder(Self.plantedFolder, [
             "Sealer.swift": """
                 import Foundation
                 import CryptoKit
@@ -112,7 +115,7 @@ final class AppCLITests: XCTestCase {
     /// `SymmetricKey(size: .bits256)` afresh on every call, so nothing it seals can be opened. The
     /// adapter only maps its strings onto SelfContainedSealing; the checks catch it end to end.
     func testKeyMadePerCall_isCaughtEndToEnd() throws {
-        let folder = try appFolder("key-per-call-helper", [
+        let folder = try appFolder(Self.plantedFolder, [
             "EncryptionHelper.swift": """
                 import Foundation
                 import CryptoKit
