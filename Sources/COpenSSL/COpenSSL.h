@@ -13,3 +13,6 @@
 #include <openssl/decoder.h>
 #include <openssl/encoder.h>
 #include <openssl/opensslv.h>
+#include <openssl/ec.h>
+#include <openssl/kdf.h>
+#include <openssl/param_build.h>
