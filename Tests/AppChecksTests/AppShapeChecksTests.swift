@@ -108,6 +108,14 @@ final class AppShapeChecksTests: XCTestCase {
         }
     }
 
+    func testAppleECSigners_SecKeyDERAndCryptoKitRaw_passEveryCheck() throws {
+        for app in [SecKeyECDSASigner(), CryptoKitP256Signer()] as [AppUnderTest & MessageSigning] {
+            let results = try runAppChecks([app])
+            XCTAssertEqual(results.count, 7, app.identifier)
+            XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
+        }
+    }
+
     static let verifications = ["len0", "len1", "len100", "len65536"].map { "signature.rsa-pkcs1v15-sha256.\($0).python-verifies" }
         + ["signature.rsa-pkcs1v15-sha256.python-refuses-another-message", "signature.rsa-pkcs1v15-sha256.openssl-dgst-verifies"]
 
@@ -147,6 +155,22 @@ final class AppShapeChecksTests: XCTestCase {
         XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
     }
 
+    func testAppleKeyAgreements_CryptoKitAndSecKey_pythonDerivesTheSameKeyAndOpens() throws {
+        let apps: [AppUnderTest & KeyAgreementSealing] = [CryptoKitP256Agreement(), CryptoKitX25519Agreement(), SecKeyECDHAgreement()]
+        for app in apps {
+            let results = try runAppChecks([app])
+            XCTAssertEqual(results.count, 4, app.identifier)
+            XCTAssertEqual(failed(results), [], results.map(\.message).joined(separator: "\n"))
+        }
+    }
+
+    func testX963WhereHKDFIsDeclared_failsNamingX963() throws {
+        let results = try runAppChecks([X963InsteadOfHKDFAgreement()])
+        XCTAssertEqual(failed(results).count, 4)
+        let opens = message(results, "len1027.python-opens")
+        XCTAssertTrue(opens.contains("the box opens under x963-sha256 with the declared salt and info instead"), opens)
+    }
+
     func testWrongKDF_failsNamingTheDerivationThatOpens() throws {
         let results = try runAppChecks([WrongKDFAgreement()])
         XCTAssertEqual(failed(results), Set(Self.agreement))
@@ -160,7 +184,8 @@ final class AppShapeChecksTests: XCTestCase {
 
     func testEveryShapeThroughTheHostProtocol_sameVerdictsAsInProcess() throws {
         let makers: [() -> AppUnderTest] = [{ KeptKeySealer() }, { KeyPerCallSealer() }, { TextbookSigner() }, { WrongBytesSigner() },
-                                           { OpenSSLX25519Agreement() }, { WrongKDFAgreement() }]
+                                           { OpenSSLX25519Agreement() }, { WrongKDFAgreement() }, { SecKeyECDSASigner() }, { CryptoKitP256Signer() },
+                                           { CryptoKitP256Agreement() }, { X963InsteadOfHKDFAgreement() }, { SecKeyECDHAgreement() }]
         for make in makers {
             let direct = try runAppChecks([make()])
             let hosted = try HostedApp(launch: { HostChannel.inProcess(make()) })

@@ -187,9 +187,9 @@ final class KeyPairPerCallSigner: AppUnderTest, MessageSigning {
 
 // MARK: a key agreed with the Pi
 
-/// X25519 with the `openssl` command (a stand-in for CryptoKit's Curve25519.KeyAgreement until the
-/// EC modules land) and HKDF-SHA256 written from RFC 5869 over CryptoKit's HMAC: nothing of it is
-/// pyca's, which judges it. The key pair is made once; the box is CryptoKit's AES.GCM.
+/// X25519 with the `openssl` command (where CryptoKit's Curve25519.KeyAgreement would be) and
+/// HKDF-SHA256 written from RFC 5869 over CryptoKit's HMAC: no EC of crosscheck's own and nothing
+/// of pyca's, which judges it. The key pair is made once; the box is CryptoKit's AES.GCM.
 class OpenSSLX25519Agreement: AppUnderTest, KeyAgreementSealing {
     let identifier: String
     let summary: String
@@ -243,10 +243,10 @@ final class WrongKDFAgreement: OpenSSLX25519Agreement {
     override func derive(_ secret: Data) -> Data { Self.hkdf(secret, salt: Data(), info: Data(), length: 32) }
 }
 
-// MARK: EC stand-ins (the openssl command), until Security and CryptoKit have EC keys
+// MARK: EC on the openssl command: apps whose EC is neither crosscheck's (WireCrypto) nor pyca's
 
-/// ECDSA P-256 with the `openssl` command (a stand-in for SecKeyCreateSignature with
-/// ecdsaSignatureMessageX962SHA256, or CryptoKit's P256.Signing): the public key exported as X9.63
+/// ECDSA P-256 with the `openssl` command (where SecKeyCreateSignature with
+/// ecdsaSignatureMessageX962SHA256, or CryptoKit's P256.Signing, would be): the public key exported as X9.63
 /// (04 ‖ X ‖ Y, as SecKeyCopyExternalRepresentation does), the signature as DER or, `raw`, as
 /// r ‖ s (CryptoKit's rawRepresentation), taken apart from the DER here.
 final class OpenSSLECDSASigner: AppUnderTest, MessageSigning {
@@ -315,5 +315,127 @@ final class OpenSSLP256X963Agreement: AppUnderTest, KeyAgreementSealing {
         let box = try ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key.prefix(32))).combined
         let publicKey = try folder.openssl(["pkey", "-in", folder.path("app.pem"), "-pubout", "-outform", "DER"]).suffix(65)
         return (Data(publicKey), box)
+    }
+}
+
+// MARK: EC with Apple's API (Security's SecKey EC, CryptoKit's P256 and Curve25519)
+
+/// By the book: a P-256 SecKey, SecKeyCreateSignature with ecdsaSignatureMessageX962SHA256 (DER),
+/// the public key as SecKey's external representation (X9.63).
+final class SecKeyECDSASigner: AppUnderTest, MessageSigning {
+    let identifier = "textbook-seckey-ecdsa"
+    let summary = "tests: ECDSA P-256 with SecKey (by the book)"
+    let signatureAlgorithm = "ecdsa-p256-sha256"
+    let privateKey: SecKey
+
+    init() {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+        privateKey = SecKeyCreateRandomKey(attributes as CFDictionary, nil)!
+    }
+
+    func sign(_ message: Data) throws -> Data {
+        var error: Unmanaged<CFError>?
+        guard let signature = SecKeyCreateSignature(privateKey, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data? else {
+            throw AppFailure("sign", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return signature
+    }
+
+    func publicKey() throws -> Data {
+        var error: Unmanaged<CFError>?
+        guard let publicKey = SecKeyCopyPublicKey(privateKey), let data = SecKeyCopyExternalRepresentation(publicKey, &error) as Data? else {
+            throw AppFailure("export", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return data
+    }
+}
+
+/// By the book: CryptoKit's P256.Signing, the signature's rawRepresentation (r ‖ s), the key's rawRepresentation (X ‖ Y).
+final class CryptoKitP256Signer: AppUnderTest, MessageSigning {
+    let identifier = "textbook-cryptokit-p256"
+    let summary = "tests: P256.Signing with raw signatures and keys (by the book)"
+    let signatureAlgorithm = "ecdsa-p256-sha256-raw"
+    let key = P256.Signing.PrivateKey()
+
+    func sign(_ message: Data) throws -> Data { try key.signature(for: message).rawRepresentation }
+    func publicKey() throws -> Data { key.publicKey.rawRepresentation }
+}
+
+/// By the book: CryptoKit's P256.KeyAgreement, the Pi's key as X9.63, hkdfDerivedSymmetricKey, AES.GCM.
+class CryptoKitP256Agreement: AppUnderTest, KeyAgreementSealing {
+    let identifier: String
+    let summary: String
+    let keyAgreementScheme = KeyAgreementScheme(curve: "p256", publicKeyFormat: "x963", kdf: "hkdf-sha256", salt: Data("crosscheck salt".utf8),
+                                                sharedInfo: Data("door v1".utf8), keyLength: 32, cipher: "aes-gcm")
+    let key = P256.KeyAgreement.PrivateKey()
+
+    init(identifier: String = "textbook-cryptokit-p256-hkdf", summary: String = "tests: P256.KeyAgreement + hkdfDerivedSymmetricKey + AES.GCM (by the book)") {
+        self.identifier = identifier
+        self.summary = summary
+    }
+
+    func derive(_ secret: SharedSecret) -> SymmetricKey {
+        secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: keyAgreementScheme.salt, sharedInfo: keyAgreementScheme.sharedInfo, outputByteCount: 32)
+    }
+
+    func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data) {
+        let pi = try P256.KeyAgreement.PublicKey(x963Representation: piPublicKey)
+        let secret = try key.sharedSecretFromKeyAgreement(with: pi)
+        guard let box = try AES.GCM.seal(plaintext, using: derive(secret)).combined else { throw AppFailure("seal", "no combined box") }
+        return (key.publicKey.x963Representation, box)
+    }
+}
+
+/// PLANTED: declares HKDF, derives with X9.63 (the two SharedSecret methods side by side in CryptoKit).
+final class X963InsteadOfHKDFAgreement: CryptoKitP256Agreement {
+    init() { super.init(identifier: "planted-x963-for-hkdf", summary: "tests: x963DerivedSymmetricKey where HKDF is declared (PLANTED)") }
+    override func derive(_ secret: SharedSecret) -> SymmetricKey {
+        secret.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: keyAgreementScheme.sharedInfo, outputByteCount: 32)
+    }
+}
+
+/// By the book: CryptoKit's Curve25519.KeyAgreement, x963DerivedSymmetricKey, ChaChaPoly.
+final class CryptoKitX25519Agreement: AppUnderTest, KeyAgreementSealing {
+    let identifier = "textbook-cryptokit-x25519-x963"
+    let summary = "tests: Curve25519.KeyAgreement + x963DerivedSymmetricKey + ChaChaPoly (by the book)"
+    let keyAgreementScheme = KeyAgreementScheme(curve: "x25519", publicKeyFormat: "raw", kdf: "x963-sha256", salt: Data(),
+                                                sharedInfo: Data("door v1".utf8), keyLength: 32, cipher: "chachapoly")
+    let key = Curve25519.KeyAgreement.PrivateKey()
+
+    func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data) {
+        let secret = try key.sharedSecretFromKeyAgreement(with: Curve25519.KeyAgreement.PublicKey(rawRepresentation: piPublicKey))
+        let derived = secret.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: keyAgreementScheme.sharedInfo, outputByteCount: 32)
+        return (key.publicKey.rawRepresentation, try ChaChaPoly.seal(plaintext, using: derived).combined)
+    }
+}
+
+/// By the book: SecKeyCopyKeyExchangeResult with ecdhKeyExchangeStandardX963SHA256 (the Pi's key
+/// from its X9.63 bytes with SecKeyCreateWithData), AES.GCM with a 16-byte key.
+final class SecKeyECDHAgreement: AppUnderTest, KeyAgreementSealing {
+    let identifier = "textbook-seckey-ecdh-x963"
+    let summary = "tests: SecKeyCopyKeyExchangeResult, ECDH X9.63 SHA-256 (by the book)"
+    let keyAgreementScheme = KeyAgreementScheme(curve: "p256", publicKeyFormat: "x963", kdf: "x963-sha256", salt: Data(),
+                                                sharedInfo: Data("door v1".utf8), keyLength: 16, cipher: "aes-gcm")
+    let privateKey: SecKey
+
+    init() {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+        privateKey = SecKeyCreateRandomKey(attributes as CFDictionary, nil)!
+    }
+
+    func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data) {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        guard let pi = SecKeyCreateWithData(piPublicKey as CFData, attributes as CFDictionary, &error) else {
+            throw AppFailure("pi key", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        let parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: 16,
+                                         kSecKeyKeyExchangeParameterSharedInfo as String: keyAgreementScheme.sharedInfo]
+        guard let key = SecKeyCopyKeyExchangeResult(privateKey, .ecdhKeyExchangeStandardX963SHA256, pi, parameters as CFDictionary, &error) as Data?,
+              let publicKey = SecKeyCopyPublicKey(privateKey), let exported = SecKeyCopyExternalRepresentation(publicKey, &error) as Data? else {
+            throw AppFailure("agree", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        guard let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: key)).combined else { throw AppFailure("seal", "no combined box") }
+        return (exported, box)
     }
 }
