@@ -14,9 +14,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import ec, x25519
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
-from . import signatures
+from . import ec_interop, signatures
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 CURVES = ("p256", "p384", "p521", "x25519")
@@ -74,9 +73,9 @@ def shared_secret(curve: str, private_pkcs8: bytes, peer_public: bytes) -> bytes
         return private.exchange(peer)
     if not isinstance(private, ec.EllipticCurvePrivateKey) or private.curve.name != signatures.CURVES[curve]().name:
         raise CryptoFailure(ErrorKind.BAD_KEY, f"the private key is not a {curve} key")
-    if not isinstance(peer, ec.EllipticCurvePublicKey) or peer.curve.name != private.curve.name:
+    if not isinstance(peer, ec.EllipticCurvePublicKey):
         raise CryptoFailure(ErrorKind.BAD_KEY, f"the peer's key is not a {curve} key")
-    return private.exchange(ec.ECDH(), peer)
+    return ec_interop.ecdh(private, peer)
 
 
 def derive(curve: str, private_pkcs8: bytes, peer_public: bytes, kdf: str, salt: bytes, info: bytes, length: int) -> bytes:
@@ -93,4 +92,4 @@ def derive(curve: str, private_pkcs8: bytes, peer_public: bytes, kdf: str, salt:
     if name == "hkdf":
         # CryptoKit: an empty salt is HKDF's default (a string of zeros), as RFC 5869 says.
         return HKDF(algorithm, length, salt or None, info).derive(secret)
-    return X963KDF(algorithm, length, info or None).derive(secret)
+    return ec_interop.x963_kdf(hash_name.upper(), secret, info, length)
