@@ -132,7 +132,7 @@ let package = Package(
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
-                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto"],
+                                                          "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto", "TestSupport"],
                     swiftSettings: swift5),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import cryptography
 from cryptography.hazmat.backends import default_backend
 
-from . import aead, aes_cbc, aes_https, primitives, rsa_cipher, rsa_keys, sessions
+from . import aead, aes_cbc, aes_https, key_agreement, primitives, rsa_cipher, rsa_keys, sessions, signatures
 from .checks import Fields
 from .errors import CryptoFailure, ErrorKind
 
@@ -208,6 +208,31 @@ def _kex_agree(a: Fields) -> bytes:
 def _hkdf_derive(a: Fields) -> bytes:
     return primitives.hkdf(a.req("hash", str), a.req("ikm", bytes), a.opt("salt", bytes), a.opt("info", bytes),
                            a.req("length", int))
+# ---- what an app under test signs and agrees (signatures.py, key_agreement.py) --------------------
+
+
+@_op("signature.verify", "alg", "public_key", "message", "signature")
+def _signature_verify(a: Fields) -> bool:
+    return signatures.verify(a.req("alg", str), a.req("public_key", bytes), a.req("message", bytes), a.req("signature", bytes))
+
+
+@_op("signature.openssl_inputs", "alg", "public_key", "signature")
+def _signature_openssl_inputs(a: Fields) -> dict[str, bytes]:
+    alg = a.req("alg", str)
+    curve = alg.split("-")[1] if alg.startswith("ecdsa-") else None
+    return {"public_pem": signatures.public_pem(a.req("public_key", bytes), curve),
+            "signature_der": signatures.der_signature(alg, a.req("signature", bytes))}
+
+
+@_op("agreement.generate", "curve", "format")
+def _agreement_generate(a: Fields) -> dict[str, bytes]:
+    return key_agreement.generate(a.req("curve", str), a.req("format", str))
+
+
+@_op("agreement.derive", "curve", "private_key", "peer_public_key", "kdf", "salt", "info", "length")
+def _agreement_derive(a: Fields) -> bytes:
+    return key_agreement.derive(a.req("curve", str), a.req("private_key", bytes), a.req("peer_public_key", bytes), a.req("kdf", str),
+                                a.opt("salt", bytes, b""), a.opt("info", bytes, b""), a.req("length", int))
 
 
 # ---- sessions: rsa-socket machines and aes-https servers kept between calls (sessions.py) ------------

@@ -247,6 +247,13 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
                        "mgf1_hash": "SHA1", "salt_length": 20},
         "kex.agree": {"curve": "X25519", "private": bytes(range(32)), "public": bytes([9]) + bytes(31), "encoding": "raw"},
         "hkdf.derive": {"hash": "SHA256", "ikm": b"k", "salt": b"s", "info": b"i", "length": 42},
+        # what an app under test signs and agrees (signatures.py, key_agreement.py)
+        "signature.verify": {"alg": "rsa-pkcs1v15-sha256", "public_key": p["pub"], "message": b"m", "signature": bytes(128)},
+        "signature.openssl_inputs": {"alg": "rsa-pss-sha256", "public_key": p["pub"], "signature": bytes(128)},
+        "agreement.generate": {"curve": "x25519", "format": "raw"},
+        "agreement.derive": {"curve": "p256", "private_key": ok("agreement.generate", {"curve": "p256", "format": "der"})["private"],
+                             "peer_public_key": ok("agreement.generate", {"curve": "p256", "format": "x963"})["public"],
+                             "kdf": "x963-sha256", "salt": b"", "info": b"i", "length": 16},
         # sessions (sessions.py): each needing one gets a session of its own
         "session.open": {"role": "rsa-socket.server", "config": _rsa_server(p)},
         "session.receive": {"session": ok("session.open", {"role": "rsa-socket.server", "config": _rsa_server(p)})[

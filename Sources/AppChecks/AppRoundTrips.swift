@@ -19,7 +19,12 @@ enum AppRoundTrips {
         addOwnKeyRSA(context, app, &toPython)
         addRSASocketClient(context, app, &fromPython)
         addEnvelopes(context, app, &toPython, &fromPython)
-        return toPython.checks + fromPython.checks
+        AppKeyPairChecks.addSigning(context, app, &toPython)
+        AppKeyPairChecks.addKeyAgreement(context, app, &toPython)
+        var within = Lists(suite: AppWithinChecks.suite, relation: AppWithinChecks.relation, app: app)
+        AppWithinChecks.addSelfContainedSealing(context, app, &within)
+        AppWithinChecks.addPasswordStore(context, app, &within)
+        return toPython.checks + fromPython.checks + within.checks
     }
 
     // MARK: AEAD combined boxes (seed 003)

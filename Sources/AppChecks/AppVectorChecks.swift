@@ -105,6 +105,7 @@ enum AppVectorChecks {
                 }
             }
         }
+        AppKeyPairChecks.addOpenSSLSigning(context, app, &toCLI, openssl: openssl)
         return fromCLI.checks + toCLI.checks
     }
 

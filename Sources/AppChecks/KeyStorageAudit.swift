@@ -95,6 +95,10 @@ public enum KeyStorageAudit {
             if app.has(RSAOwnKeyEncryption.self) {
                 try attempt { _ = try app.with(RSAOwnKeyEncryption.self) { try $0.encryptWithNewKey(Data("crosscheck key-storage audit".utf8)) } }
             }
+            if app.has(PasswordStore.self) {
+                let password = "crosscheck-audit-" + context.bytes(12, for: "\(id).audit.password").hexString
+                try attempt { try app.with(PasswordStore.self) { try $0.savePassword(password, account: "crosscheck.audit@example.com") } }
+            }
             if let fixed = app.read(AEADSealing.self, \.fixedPlaintext) {
                 let key = context.bytes(32, for: "\(id).audit.aead")
                 try attempt { _ = try app.with(AEADSealing.self) { try $0.seal(fixed ?? Data("crosscheck key-storage audit".utf8), key: key) } }

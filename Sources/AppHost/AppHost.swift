@@ -9,7 +9,10 @@
 //
 // The protocol (version 1), one JSON object per line each way, bytes as standard base64:
 //   host → crosscheck, first:  {"hello": {"protocol": 1, "identifier", "summary", "capabilities": [...],
-//                                          "rsaPadding"?, "aeadAlgorithm"?, "fixedPlaintext"?, "keyDerivation"?}}
+//                                          "rsaPadding"?, "aeadAlgorithm"?, "fixedPlaintext"?, "keyDerivation"?,
+//                                          "boxAlgorithm"?, "signatureAlgorithm"?, "keyAgreement"? ({"curve",
+//                                          "publicKeyFormat", "kdf", "salt", "sharedInfo", "keyLength", "cipher"}),
+//                                          "passwordStore"? ({"itemClass", "onDuplicate", "onMissing"})}}
 //   crosscheck → host:         {"id": N, "op": "aead.seal", "args": {...}}
 //   host → crosscheck:         {"id": N, "ok": {...}}                       the app answered
 //                              {"id": N, "failure": {"operation", "detail"}}  the app refused (threw)
@@ -53,6 +56,24 @@ public enum HostOp: String, CaseIterable, Sendable {
     case envelopeResponseObject = "envelope.response-object"
     /// {"chain" ([base64]), "host", "pin"} → {"accepted"}
     case pinningEvaluate = "pinning.evaluate"
+    /// {"plaintext"} → {"data"}
+    case selfSeal = "self-sealing.seal"
+    /// {"box"} → {"data"}
+    case selfOpen = "self-sealing.open"
+    /// {"message"} → {"data"}
+    case signingSign = "signing.sign"
+    /// → {"data"}
+    case signingPublicKey = "signing.public-key"
+    /// {"piPublicKey", "plaintext"} → {"publicKey", "box"}
+    case keyAgreementSeal = "key-agreement.agree-and-seal"
+    /// {"password", "account"} → {}
+    case passwordSave = "password.save"
+    /// {"account"} → {"password"?} (absent: the app read nil)
+    case passwordRead = "password.read"
+    /// {"password", "account"} → {}
+    case passwordUpdate = "password.update"
+    /// {"account"} → {}
+    case passwordDelete = "password.delete"
     /// → {"keychain" ([item]), "exportedPrivateKeys" ([base64])}; the host writes its defaults to
     /// disk first. An item: {"class", "requested" ({name: value}), "accessible", "value"?,
     /// "generatedPermanentKey", "privateKey"}. Served for every app (the key-storage audit).
@@ -69,6 +90,10 @@ public enum HostOp: String, CaseIterable, Sendable {
         case .fileCurrentKey, .fileSeal, .fileOpen: return "FileSealing"
         case .envelopeRequestBody, .envelopeResponseObject: return "AESEnvelopeClient"
         case .pinningEvaluate: return "CertificatePinning"
+        case .selfSeal, .selfOpen: return "SelfContainedSealing"
+        case .signingSign, .signingPublicKey: return "MessageSigning"
+        case .keyAgreementSeal: return "KeyAgreementSealing"
+        case .passwordSave, .passwordRead, .passwordUpdate, .passwordDelete: return "PasswordStore"
         case .storageFacts: return "KeyStorageInspection"
         }
     }

@@ -27,7 +27,9 @@ public enum AppHostServer {
         let reader = LineReader(input)
         while let line = reader.next() {
             if line.isEmpty { continue }
-            guard write(answer(line, app: app), to: output) else { return }
+            let reply = answer(line, app: app)
+            fflush(nil)  // what the app printed meanwhile reaches its console log before crosscheck reads it for the failure
+            guard write(reply, to: output) else { return }
         }
     }
 
@@ -47,6 +49,17 @@ public enum AppHostServer {
             if let fixed = sealing.fixedPlaintext { hello["fixedPlaintext"] = fixed.base64EncodedString() }
         }
         if let envelope = app.capability(AESEnvelopeClient.self) { hello["keyDerivation"] = envelope.keyDerivation }
+        if let sealing = app.capability(SelfContainedSealing.self) { hello["boxAlgorithm"] = sealing.boxAlgorithm }
+        if let signing = app.capability(MessageSigning.self) { hello["signatureAlgorithm"] = signing.signatureAlgorithm }
+        if let agreement = app.capability(KeyAgreementSealing.self) {
+            let scheme = agreement.keyAgreementScheme
+            hello["keyAgreement"] = ["curve": scheme.curve, "publicKeyFormat": scheme.publicKeyFormat, "kdf": scheme.kdf,
+                                     "salt": scheme.salt.base64EncodedString(), "sharedInfo": scheme.sharedInfo.base64EncodedString(),
+                                     "keyLength": scheme.keyLength, "cipher": scheme.cipher]
+        }
+        if let store = app.capability(PasswordStore.self) {
+            hello["passwordStore"] = ["itemClass": store.passwordItemClass, "onDuplicate": store.passwordOnDuplicate, "onMissing": store.passwordOnMissing]
+        }
         return hello
     }
 
@@ -124,6 +137,29 @@ public enum AppHostServer {
             let accepted = try adopted(app, CertificatePinning.self, op).evaluateServerTrust(
                 chainDER: try args.bytesList("chain"), host: try args.string("host"), pinnedCertificateDER: try args.bytes("pin"))
             return ["accepted": accepted]
+        case .selfSeal:
+            return data(try adopted(app, SelfContainedSealing.self, op).seal(try args.bytes("plaintext")))
+        case .selfOpen:
+            return data(try adopted(app, SelfContainedSealing.self, op).open(try args.bytes("box")))
+        case .signingSign:
+            return data(try adopted(app, MessageSigning.self, op).sign(try args.bytes("message")))
+        case .signingPublicKey:
+            return data(try adopted(app, MessageSigning.self, op).publicKey())
+        case .keyAgreementSeal:
+            let (publicKey, box) = try adopted(app, KeyAgreementSealing.self, op).agreeAndSeal(piPublicKey: try args.bytes("piPublicKey"),
+                                                                                               plaintext: try args.bytes("plaintext"))
+            return ["publicKey": publicKey.base64EncodedString(), "box": box.base64EncodedString()]
+        case .passwordSave:
+            try adopted(app, PasswordStore.self, op).savePassword(try args.string("password"), account: try args.string("account"))
+            return [:]
+        case .passwordRead:
+            return try adopted(app, PasswordStore.self, op).readPassword(account: try args.string("account")).map { ["password": $0] } ?? [:]
+        case .passwordUpdate:
+            try adopted(app, PasswordStore.self, op).updatePassword(try args.string("password"), account: try args.string("account"))
+            return [:]
+        case .passwordDelete:
+            try adopted(app, PasswordStore.self, op).deletePassword(account: try args.string("account"))
+            return [:]
         case .storageFacts:
             return storageFacts()
         }

@@ -9,7 +9,8 @@ import AppUnderTest
 /// Launched in a container (`container`), it also answers as `KeyStorageInspection`, recording
 /// every key that crosses between crosscheck and the app for the key-storage audit.
 public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
-    FileSealing, AESEnvelopeClient, CertificatePinning, KeyStorageInspection, @unchecked Sendable {
+    FileSealing, AESEnvelopeClient, CertificatePinning, SelfContainedSealing, MessageSigning, KeyAgreementSealing, PasswordStore, KeyStorageInspection,
+    @unchecked Sendable {
     public let identifier: String
     public let summary: String
     /// The capability protocols the app adopts, as its host said.
@@ -18,6 +19,12 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     public let aeadAlgorithm: String
     public let fixedPlaintext: Data?
     public let keyDerivation: String
+    public let boxAlgorithm: String
+    public let signatureAlgorithm: String
+    public let keyAgreementScheme: KeyAgreementScheme
+    public let passwordItemClass: String
+    public let passwordOnDuplicate: String
+    public let passwordOnMissing: String
     public let maximumRestarts: Int
     /// How long one request may take (a session gets more: see `runSession`).
     public let requestTimeout: TimeInterval
@@ -53,6 +60,10 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         aeadAlgorithm = hello.aeadAlgorithm
         fixedPlaintext = hello.fixedPlaintext
         keyDerivation = hello.keyDerivation
+        boxAlgorithm = hello.boxAlgorithm
+        signatureAlgorithm = hello.signatureAlgorithm
+        keyAgreementScheme = hello.keyAgreementScheme
+        (passwordItemClass, passwordOnDuplicate, passwordOnMissing) = hello.passwordStore
         self.channel = channel
     }
 
@@ -77,6 +88,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
             ("RSAOwnKeyEncryption", (any RSAOwnKeyEncryption).self), ("SymmetricKeyStorage", (any SymmetricKeyStorage).self),
             ("AEADSealing", (any AEADSealing).self), ("FileSealing", (any FileSealing).self),
             ("AESEnvelopeClient", (any AESEnvelopeClient).self), ("CertificatePinning", (any CertificatePinning).self),
+            ("SelfContainedSealing", (any SelfContainedSealing).self), ("MessageSigning", (any MessageSigning).self),
+            ("KeyAgreementSealing", (any KeyAgreementSealing).self), ("PasswordStore", (any PasswordStore).self),
         ]
         return known.first { ObjectIdentifier($0.1) == ObjectIdentifier(type) }?.0
     }
@@ -149,6 +162,40 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     public func evaluateServerTrust(chainDER: [Data], host: String, pinnedCertificateDER: Data) throws -> Bool {
         try request(.pinningEvaluate, ["chain": chainDER.map { $0.base64EncodedString() }, "host": host,
                                        "pin": pinnedCertificateDER.base64EncodedString()]).bool("accepted")
+    }
+
+    public func seal(_ plaintext: Data) throws -> Data { try request(.selfSeal, ["plaintext": plaintext.base64EncodedString()]).bytes("data") }
+
+    public func open(_ box: Data) throws -> Data { try request(.selfOpen, ["box": box.base64EncodedString()]).bytes("data") }
+
+    public func sign(_ message: Data) throws -> Data { try request(.signingSign, ["message": message.base64EncodedString()]).bytes("data") }
+
+    public func publicKey() throws -> Data { try request(.signingPublicKey, [:]).bytes("data") }
+
+    public func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data) {
+        let answer = try request(.keyAgreementSeal, ["piPublicKey": piPublicKey.base64EncodedString(), "plaintext": plaintext.base64EncodedString()])
+        return (try answer.bytes("publicKey"), try answer.bytes("box"))
+    }
+
+    public func savePassword(_ password: String, account: String) throws {
+        _ = try request(.passwordSave, ["password": recordPassword(password, "password.save"), "account": account])
+    }
+
+    public func readPassword(account: String) throws -> String? {
+        let answer = try request(.passwordRead, ["account": account])
+        return answer.raw["password"] == nil ? nil : try answer.string("password")
+    }
+
+    public func updatePassword(_ password: String, account: String) throws {
+        _ = try request(.passwordUpdate, ["password": recordPassword(password, "password.update"), "account": account])
+    }
+
+    public func deletePassword(account: String) throws { _ = try request(.passwordDelete, ["account": account]) }
+
+    /// A password is looked for by the key-storage audit as a key is.
+    private func recordPassword(_ password: String, _ op: String) -> String {
+        record(Data(password.utf8), "the password crosscheck gave the app to keep (\(op))")
+        return password
     }
 
     // MARK: key storage
@@ -254,6 +301,9 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         let capabilities: [String]
         let rsaPadding, aeadAlgorithm, keyDerivation: String
         let fixedPlaintext: Data?
+        var boxAlgorithm = "", signatureAlgorithm = ""
+        var keyAgreementScheme = KeyAgreementScheme(curve: "", publicKeyFormat: "", kdf: "", salt: Data(), sharedInfo: Data(), keyLength: 0, cipher: "")
+        var passwordStore = ("", "", "")
     }
 
     static func readHello(_ channel: HostChannel, timeout: TimeInterval) throws -> Hello {
@@ -276,9 +326,24 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                 throw fail("the app's hello lacks its identifier, summary or capabilities")
             }
             let fixed = (hello["fixedPlaintext"] as? String).flatMap { Data(base64Encoded: $0) }
-            return Hello(identifier: identifier, summary: summary, capabilities: capabilities, rsaPadding: hello["rsaPadding"] as? String ?? "",
-                         aeadAlgorithm: hello["aeadAlgorithm"] as? String ?? "", keyDerivation: hello["keyDerivation"] as? String ?? "",
-                         fixedPlaintext: fixed)
+            var read = Hello(identifier: identifier, summary: summary, capabilities: capabilities, rsaPadding: hello["rsaPadding"] as? String ?? "",
+                             aeadAlgorithm: hello["aeadAlgorithm"] as? String ?? "", keyDerivation: hello["keyDerivation"] as? String ?? "",
+                             fixedPlaintext: fixed)
+            read.boxAlgorithm = hello["boxAlgorithm"] as? String ?? ""
+            read.signatureAlgorithm = hello["signatureAlgorithm"] as? String ?? ""
+            if let scheme = hello["keyAgreement"] as? [String: Any] {
+                let fields = HostFields(raw: scheme, what: "the hello's keyAgreement")
+                do {
+                    read.keyAgreementScheme = KeyAgreementScheme(curve: try fields.string("curve"), publicKeyFormat: try fields.string("publicKeyFormat"),
+                                                                 kdf: try fields.string("kdf"), salt: try fields.bytes("salt"),
+                                                                 sharedInfo: try fields.bytes("sharedInfo"), keyLength: try fields.int("keyLength"),
+                                                                 cipher: try fields.string("cipher"))
+                } catch { throw fail("\(error)") }
+            }
+            if let store = hello["passwordStore"] as? [String: Any] {
+                read.passwordStore = (store["itemClass"] as? String ?? "", store["onDuplicate"] as? String ?? "", store["onMissing"] as? String ?? "")
+            }
+            return read
         }
     }
 }

@@ -115,6 +115,89 @@ public protocol CertificatePinning {
     func evaluateServerTrust(chainDER: [Data], host: String, pinnedCertificateDER: Data) throws -> Bool
 }
 
+/// Sealing and opening with a key the app keeps inside (none crosses): the shape of a helper with
+/// `encrypt(_:)`/`decrypt(_:)` and its key in a property, the keychain or a static. crosscheck
+/// cannot open these boxes itself; it checks what can be checked without the key: the app opens
+/// what it sealed, also after later calls (a key made afresh per call cannot), two seals differ,
+/// a tampered box is refused, and the box has a known shape.
+public protocol SelfContainedSealing {
+    /// "aes-gcm" or "chachapoly" when the app seals CryptoKit combined boxes (nonce ‖ ciphertext ‖
+    /// tag, raw or as base64 text); "" when it seals something else (the checks then say what the
+    /// box looks like).
+    var boxAlgorithm: String { get }
+    /// Seals `plaintext` (crosscheck passes UTF-8 text, as such helpers take strings) and returns
+    /// the box as the app hands it out (bytes, or base64 text as UTF-8).
+    func seal(_ plaintext: Data) throws -> Data
+    func open(_ box: Data) throws -> Data
+}
+
+/// Signing messages with a key pair the app keeps, and handing out its public key: PythonRef and
+/// `openssl dgst -verify` must verify the signatures with that key.
+public protocol MessageSigning {
+    /// docs/PROTOCOL.md's names: "rsa-pkcs1v15-sha256" (SecKey's rsaSignatureMessagePKCS1v15SHA256;
+    /// also -sha1, -sha224, -sha384, -sha512), "rsa-pss-sha256" (rsaSignatureMessagePSSSHA256,
+    /// salt as long as the digest), "ecdsa-p256-sha256" (X9.62 DER, SecKey's
+    /// ecdsaSignatureMessageX962SHA256 and CryptoKit's derRepresentation), "ecdsa-p256-sha256-raw"
+    /// (r ‖ s, CryptoKit's rawRepresentation); p384-sha384 and p521-sha512 likewise.
+    var signatureAlgorithm: String { get }
+    func sign(_ message: Data) throws -> Data
+    /// The public key as the app exports it: X9.63 (`04 ‖ X ‖ Y`, SecKey's external representation
+    /// and CryptoKit's x963Representation), raw `X ‖ Y`, PKCS#1 RSAPublicKey DER, SubjectPublicKeyInfo
+    /// DER, or PEM.
+    func publicKey() throws -> Data
+}
+
+/// How an app agrees a key with the Pi: the curve, the key derivation and the sealing it uses.
+public struct KeyAgreementScheme: Equatable, Sendable {
+    /// "p256", "p384", "p521" or "x25519".
+    public var curve: String
+    /// How the app reads the Pi's public key and writes its own: "x963" (`04 ‖ X ‖ Y`), "raw"
+    /// (CryptoKit's rawRepresentation: `X ‖ Y`, or X25519's 32 bytes), "der" (SubjectPublicKeyInfo)
+    /// or "pem".
+    public var publicKeyFormat: String
+    /// "hkdf-sha256" (SharedSecret.hkdfDerivedSymmetricKey, also -sha384, -sha512) or "x963-sha256"
+    /// (x963DerivedSymmetricKey, SecKeyCopyKeyExchangeResult's ecdhKeyExchangeStandardX963SHA256).
+    public var kdf: String
+    /// HKDF's salt (empty for X9.63).
+    public var salt: Data
+    /// HKDF's info, X9.63's sharedInfo.
+    public var sharedInfo: Data
+    /// The derived key's length in bytes (16, 24 or 32).
+    public var keyLength: Int
+    /// The box sealed with the derived key: "aes-gcm" or "chachapoly", a CryptoKit combined box.
+    public var cipher: String
+
+    public init(curve: String, publicKeyFormat: String, kdf: String, salt: Data, sharedInfo: Data, keyLength: Int, cipher: String) {
+        self.curve = curve; self.publicKeyFormat = publicKeyFormat; self.kdf = kdf; self.salt = salt
+        self.sharedInfo = sharedInfo; self.keyLength = keyLength; self.cipher = cipher
+    }
+}
+
+/// Agreeing a key with the Pi (ECDH or X25519) and sealing with it: given the Pi's public key, the
+/// app returns its own public key and a box sealed under the key it derived; PythonRef derives the
+/// same key with the Pi's private key and must open the box.
+public protocol KeyAgreementSealing {
+    var keyAgreementScheme: KeyAgreementScheme { get }
+    func agreeAndSeal(piPublicKey: Data, plaintext: Data) throws -> (publicKey: Data, box: Data)
+}
+
+/// A password kept in the keychain through the app's own SecItem* code (save, read, update,
+/// delete by account), as login helpers and keychain wrappers do.
+public protocol PasswordStore {
+    /// "generic" (kSecClassGenericPassword) or "internet" (kSecClassInternetPassword).
+    var passwordItemClass: String { get }
+    /// What saving over an account that has a password does, as the app documents it: "replaces"
+    /// (it updates on errSecDuplicateItem, or deletes first) or "fails" (errSecDuplicateItem is an error).
+    var passwordOnDuplicate: String { get }
+    /// What reading or deleting an account without a password does: "nil" (read gives nil, delete
+    /// succeeds: errSecItemNotFound is no error) or "fails" (both throw).
+    var passwordOnMissing: String { get }
+    func savePassword(_ password: String, account: String) throws
+    func readPassword(account: String) throws -> String?
+    func updatePassword(_ password: String, account: String) throws
+    func deletePassword(account: String) throws
+}
+
 extension AppUnderTest {
     /// The capability protocols this app adopts, for reports.
     public var capabilityNames: [String] {
@@ -127,6 +210,10 @@ extension AppUnderTest {
         if capability(FileSealing.self) != nil { names.append("FileSealing") }
         if capability(AESEnvelopeClient.self) != nil { names.append("AESEnvelopeClient") }
         if capability(CertificatePinning.self) != nil { names.append("CertificatePinning") }
+        if capability(SelfContainedSealing.self) != nil { names.append("SelfContainedSealing") }
+        if capability(MessageSigning.self) != nil { names.append("MessageSigning") }
+        if capability(KeyAgreementSealing.self) != nil { names.append("KeyAgreementSealing") }
+        if capability(PasswordStore.self) != nil { names.append("PasswordStore") }
         return names
     }
 }

@@ -7,6 +7,9 @@ import XCTest
 /// directory, so their packages (reports/app-build/<hash>/) build incrementally on later runs.
 final class AppCLITests: XCTestCase {
     static let example = CrosscheckBinary.root.appendingPathComponent("examples/seed004-app")
+    /// The planted apps take turns in one folder, so they share one package: after the first, a
+    /// build recompiles only the app's own files, not crosscheck's modules.
+    static let plantedFolder = "planted-app"
 
     /// A fresh copy of `files` in a folder of this name under the temporary directory.
     func appFolder(_ name: String, _ files: [String: String]) throws -> URL {
@@ -70,7 +73,7 @@ final class AppCLITests: XCTestCase {
 
     /// An app a team could write, with one flaw planted: every file sealed under the same nonce.
     func testPlantedBrokenApp_failsTheNamedCheck() throws {
-        let folder = try appFolder("planted-fixed-nonce", [
+        let folder = try appFolder(Self.plantedFolder, [
             "Sealer.swift": """
                 import Foundation
                 import CryptoKit
@@ -106,6 +109,85 @@ final class AppCLITests: XCTestCase {
         XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_python"), [4, 3, 1, 0, 0], outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("FAIL  crosscheck.sealed.app_to_python.planted-fixed-nonce-files.file.fresh-nonce-per-seal: "
                                               + "planted-fixed-nonce-files sealed the same file twice with the same nonce 000000000000000000000000"), outcome.stdout)
+    }
+
+    /// The real-world shape issue 19 met in public code: a helper whose static encrypt/decrypt make
+    /// `SymmetricKey(size: .bits256)` afresh on every call, so nothing it seals can be opened. The
+    /// adapter only maps its strings onto SelfContainedSealing; the checks catch it end to end.
+    func testKeyMadePerCall_isCaughtEndToEnd() throws {
+        let folder = try appFolder(Self.plantedFolder, [
+            "EncryptionHelper.swift": """
+                import Foundation
+                import CryptoKit
+
+                class EncryptionHelper {
+                    static func encrypt(_ string: String) -> String? {
+                        let key = SymmetricKey(size: .bits256)
+                        guard let data = string.data(using: .utf8) else { return nil }
+                        do {
+                            let sealedBox = try AES.GCM.seal(data, using: key)
+                            return sealedBox.combined?.base64EncodedString()
+                        } catch {
+                            print("Encryption failed: \\(error)")
+                            return nil
+                        }
+                    }
+
+                    static func decrypt(_ string: String) -> String? {
+                        let key = SymmetricKey(size: .bits256)
+                        guard let data = Data(base64Encoded: string) else { return nil }
+                        do {
+                            let sealedBox = try AES.GCM.SealedBox(combined: data)
+                            let decrypted = try AES.GCM.open(sealedBox, using: key)
+                            return String(data: decrypted, encoding: .utf8)
+                        } catch {
+                            print("Decryption failed: \\(error)")
+                            return nil
+                        }
+                    }
+                }
+                """,
+            "Adapter.swift": """
+                import Foundation
+                import AppUnderTest
+
+                final class HelperAdapter: AppUnderTest, SelfContainedSealing {
+                    let identifier = "key-per-call-helper"
+                    let summary = "EncryptionHelper: static encrypt/decrypt of strings with AES.GCM"
+                    let boxAlgorithm = "aes-gcm"
+                    func seal(_ plaintext: Data) throws -> Data {
+                        guard let text = String(data: plaintext, encoding: .utf8), let box = EncryptionHelper.encrypt(text) else {
+                            throw AppFailure("encrypt", "EncryptionHelper.encrypt returned nil")
+                        }
+                        return Data(box.utf8)
+                    }
+                    func open(_ box: Data) throws -> Data {
+                        guard let text = EncryptionHelper.decrypt(String(decoding: box, as: UTF8.self)) else {
+                            throw AppFailure("decrypt", "EncryptionHelper.decrypt returned nil")
+                        }
+                        return Data(text.utf8)
+                    }
+                }
+
+                func makeAppUnderTest() -> AppUnderTest { HelperAdapter() }
+                """,
+        ])
+        let report = try makeTemporaryDirectory().appendingPathComponent("helper.xml")
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--filter", "key-per-call-helper", "--junit", report.path])
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the app under test is key-per-call-helper (SelfContainedSealing)"), outcome.stderr)
+        // Every open fails, the fresh-nonce and format checks pass: 5 + 1 + 4 of 12.
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_app"), [12, 2, 10, 0, 0], outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("FAIL  crosscheck.sealed.app_to_app.key-per-call-helper.self-sealed.earlier-box-opens-after-later-calls: "
+                                              + "key-per-call-helper could not open a box it sealed three seals earlier (decrypt: EncryptionHelper.decrypt returned nil): "
+                                              + "its key does not outlive the call that sealed"), outcome.stdout)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("its key does not outlive the call that sealed; an app that makes its key inside each call "
+                                   + "(SymmetricKey(size: .bits256) in its seal or open function) can never open what it sealed"), xml)
+        XCTAssertTrue(xml.contains(#"<testcase name="key-per-call-helper.self-sealed.len31.seal-then-open" classname="crosscheck.sealed.app_to_app""#), xml)
+        // What the helper printed (CryptoKit's authenticationFailure) is in the failure's body.
+        XCTAssertTrue(xml.contains("Decryption failed: authenticationFailure"), xml)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
     }
 
     func testSeedAppByName_andUsageErrors() throws {

@@ -115,6 +115,68 @@ final class UntaggedPermanentKey: AppUnderTest, RSAOwnKeyEncryption {
     }
 }
 
+/// A password per account as a generic password (kSecAttrService + kSecAttrAccount), by the book:
+/// WhenUnlockedThisDeviceOnly, SecItemUpdate on errSecDuplicateItem, nil for errSecItemNotFound.
+class KeychainPasswords: AppUnderTest, PasswordStore {
+    let identifier: String
+    let summary: String
+    let passwordItemClass = "generic"
+    let passwordOnDuplicate = "replaces"
+    let passwordOnMissing = "nil"
+    init(_ identifier: String, _ summary: String) { self.identifier = identifier; self.summary = summary }
+
+    func query(_ account: String) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "com.example.door", kSecAttrAccount as String: account]
+    }
+
+    func savePassword(_ password: String, account: String) throws {
+        var add = query(account)
+        add[kSecValueData as String] = Data(password.utf8)
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        let status = SecItemAdd(add as CFDictionary, nil)
+        if status == errSecDuplicateItem { return try updatePassword(password, account: account) }
+        guard status == errSecSuccess else { throw AppFailure("save", "SecItemAdd returned \(status)") }
+    }
+
+    func readPassword(account: String) throws -> String? {
+        var search = query(account)
+        search[kSecReturnData as String] = kCFBooleanTrue
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(search as CFDictionary, &item)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func updatePassword(_ password: String, account: String) throws {
+        let status = SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: Data(password.utf8)] as CFDictionary)
+        guard status == errSecSuccess else { throw AppFailure("update", "SecItemUpdate returned \(status)") }
+    }
+
+    func deletePassword(account: String) throws {
+        let status = SecItemDelete(query(account) as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw AppFailure("delete", "SecItemDelete returned \(status)") }
+    }
+}
+
+/// PLANTED: update's query names another service, so SecItemUpdate matches nothing, and the
+/// errSecItemNotFound it returns is ignored.
+final class UpdateDoesNothingPasswords: KeychainPasswords {
+    override func updatePassword(_ password: String, account: String) throws {
+        var wrong = query(account)
+        wrong[kSecAttrService as String] = "com.example.door.settings"
+        _ = SecItemUpdate(wrong as CFDictionary, [kSecValueData as String: Data(password.utf8)] as CFDictionary)
+    }
+}
+
+/// PLANTED: says it keeps generic passwords in the keychain, keeps them in UserDefaults.
+final class DefaultsPasswords: KeychainPasswords {
+    override func savePassword(_ password: String, account: String) throws { UserDefaults.standard.set(password, forKey: "password.\(account)") }
+    override func readPassword(account: String) throws -> String? { UserDefaults.standard.string(forKey: "password.\(account)") }
+    override func updatePassword(_ password: String, account: String) throws { try savePassword(password, account: account) }
+    override func deletePassword(account: String) throws { UserDefaults.standard.removeObject(forKey: "password.\(account)") }
+}
+
 let apps: [String: () -> AppUnderTest] = [
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
@@ -123,6 +185,9 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-after-first-unlock": { AfterFirstUnlockStorage("planted-after-first-unlock", "tests: keychain AfterFirstUnlock (PLANTED)") },
     "planted-always": { AlwaysStorage("planted-always", "tests: keychain Always (PLANTED)") },
     "planted-untagged-permanent-key": { UntaggedPermanentKey() },
+    "textbook-password-store": { KeychainPasswords("textbook-password-store", "tests: generic passwords in the keychain, WhenUnlockedThisDeviceOnly") },
+    "planted-update-does-nothing": { UpdateDoesNothingPasswords("planted-update-does-nothing", "tests: an update that matches no item (PLANTED)") },
+    "planted-password-in-defaults": { DefaultsPasswords("planted-password-in-defaults", "tests: passwords in UserDefaults, declared as the keychain (PLANTED)") },
 ]
 
 guard CommandLine.arguments.count == 2, let make = apps[CommandLine.arguments[1]] else {
