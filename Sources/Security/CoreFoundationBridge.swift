@@ -23,11 +23,13 @@ public typealias CFTypeID = UInt
 public typealias CFIndex = Int
 public typealias CFErrorDomain = CFString
 
-/// CF's allocator; only the default (nil) exists here, which is what app code passes.
+/// CF's allocator; the default (nil) and kCFAllocatorNull exist here, which is what app code passes.
 public final class CFAllocator: @unchecked Sendable {
-    private init() {}
+    fileprivate init() {}
 }
 public let kCFAllocatorDefault: CFAllocator? = nil
+/// The allocator that does nothing: passed as a deallocator, it means "do not free these bytes".
+public let kCFAllocatorNull: CFAllocator! = CFAllocator()
 
 // Implicitly unwrapped, as Swift imports them on iOS (`kSecReturnData: kCFBooleanTrue!` is what tutorials write).
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
