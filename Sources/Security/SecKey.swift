@@ -303,6 +303,7 @@ func rsaEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data) 
 /// RSA decryption with a private key. Like iOS, a ciphertext shorter than the modulus is read as a
 /// big-endian number (leading zero bytes restored); a longer one, and every padding failure, is errSecParam.
 func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data) -> Result<Data, SecFailure> {
+    if let denied = authorizeUse(of: key) { return .failure(denied) }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
     if algorithm.isKnownButUnimplemented {
         return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))

@@ -74,6 +74,7 @@ func signatureSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algor
 @discardableResult
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    if let denied = authorizeUse(of: key) { report(denied.status, denied.message, to: error); return nil }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
     guard let (scheme, hashesMessage) = algorithm.rsaSignature, case let .rsaPrivate(privateKey) = key.material,
           scheme.fits(modulusBytes: key.blockSize) else {
