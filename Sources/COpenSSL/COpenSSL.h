@@ -13,3 +13,5 @@
 #include <openssl/decoder.h>
 #include <openssl/encoder.h>
 #include <openssl/opensslv.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>

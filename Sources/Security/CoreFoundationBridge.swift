@@ -75,6 +75,7 @@ public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
     case is SecPolicy: return TypeIDs.policy
     case is SecTrust: return TypeIDs.trust
     case is SecAccessControl: return TypeIDs.accessControl
+    case is SecIdentity: return TypeIDs.identity
     case is NSArray: return TypeIDs.array
     case is NSDictionary: return TypeIDs.dictionary
     case is NSData: return TypeIDs.data
