@@ -57,6 +57,12 @@ public enum HostOp: String, CaseIterable, Sendable {
     /// disk first. An item: {"class", "requested" ({name: value}), "accessible", "value"?,
     /// "generatedPermanentKey", "privateKey"}. Served for every app (the key-storage audit).
     case storageFacts = "host.storage-facts"
+    /// → {"flags" ([String])}
+    case protectedDeclared = "protected-secret.declared"
+    /// {"secret", "name"} → {}
+    case protectedStore = "protected-secret.store"
+    /// {"name", "user"?} → {"data"}; the host's simulated user answers as "user" says for this read.
+    case protectedRead = "protected-secret.read"
 
     /// The capability protocol the op belongs to.
     public var capability: String {
@@ -70,6 +76,7 @@ public enum HostOp: String, CaseIterable, Sendable {
         case .envelopeRequestBody, .envelopeResponseObject: return "AESEnvelopeClient"
         case .pinningEvaluate: return "CertificatePinning"
         case .storageFacts: return "KeyStorageInspection"
+        case .protectedDeclared, .protectedStore, .protectedRead: return "ProtectedSecretStorage"
         }
     }
 }
