@@ -53,6 +53,22 @@ final class AccessControlAuditTests: XCTestCase {
                        "the app declares biometryCurrentSet|or|devicePasscode but handed out its secret when the user canceled the prompt (errSecUserCanceled)")
     }
 
+    /// The key-storage audit names an item's access control with its flags: here the protection
+    /// under the flags is one that goes into backups.
+    func testKeyStorageAudit_reportsTheItemWithItsAccessControl() throws {
+        let app = try hosted("planted-protected-after-first-unlock")
+        let subject = AppSubject(app)
+        let context = try suiteContext()
+        let results = Runner().run(AccessControlAudit.checks(context, apps: [subject]) + KeyStorageAudit.checks(context, apps: [subject]))
+        let verdicts = Dictionary(uniqueKeysWithValues: results.map { ($0.check.name.components(separatedBy: ".").suffix(2).joined(separator: "."), $0.verdict) })
+        XCTAssertEqual(verdicts["access-control.declared-flags"], "passed")
+        XCTAssertEqual(verdicts["access-control.user-refusal"], "passed")
+        XCTAssertEqual(verdicts["key-storage.keychain-accessibility"], "skipped")
+        let finding = results.first { $0.check.name.hasSuffix("keychain-accessibility") }?.message ?? ""
+        XCTAssertTrue(finding.contains("the kSecClassGenericPassword item service \"planted\", account \"crosscheck.audit.access-control\" "
+                                       + "(kSecAttrAccessControl kSecAttrAccessibleAfterFirstUnlock, biometryCurrentSet|devicePasscode|or): stored as kSecAttrAccessibleAfterFirstUnlock"), finding)
+    }
+
     /// `--app-user cancel` as crosscheck run passes it: the app's own reads (no per-read choice)
     /// get errSecUserCanceled, and the host reports who answers; absent gives errSecAuthFailed.
     func testAppUserFromTheEnvironment_answersTheAppsOwnReads() throws {

@@ -121,7 +121,10 @@ class ProtectedStorage: AppUnderTest, ProtectedSecretStorage {
     let identifier: String
     let summary: String
     let declaredAccessControl = ["biometryCurrentSet", "or", "devicePasscode"]
-    init(_ identifier: String, _ summary: String) { self.identifier = identifier; self.summary = summary }
+    let protection: CFString
+    init(_ identifier: String, _ summary: String, protection: CFString = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) {
+        self.identifier = identifier; self.summary = summary; self.protection = protection
+    }
 
     func query(_ name: String) -> [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "planted", kSecAttrAccount as String: name]
@@ -130,7 +133,7 @@ class ProtectedStorage: AppUnderTest, ProtectedSecretStorage {
     func storeProtectedSecret(_ secret: Data, name: String) throws {
         SecItemDelete(query(name) as CFDictionary)
         var error: Unmanaged<CFError>?
-        guard let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+        guard let control = SecAccessControlCreateWithFlags(nil, protection,
                                                             [.biometryCurrentSet, .or, .devicePasscode], &error) else {
             throw AppFailure("store", "SecAccessControlCreateWithFlags: \(String(describing: error?.takeRetainedValue()))")
         }
@@ -182,6 +185,9 @@ final class CancelFallbackStorage: ProtectedStorage {
 let apps: [String: () -> AppUnderTest] = [
     "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
     "planted-flag-ignored": { FlagIgnoredStorage("planted-flag-ignored", "tests: declares biometryCurrentSet|or|devicePasscode, stores without kSecAttrAccessControl (PLANTED)") },
+    "planted-protected-after-first-unlock": {
+        ProtectedStorage("planted-protected-after-first-unlock", "tests: behind biometry or passcode, but AfterFirstUnlock (PLANTED)", protection: kSecAttrAccessibleAfterFirstUnlock)
+    },
     "planted-cancel-fallback": { CancelFallbackStorage("planted-cancel-fallback", "tests: hands out a kept copy when the user cancels (PLANTED)") },
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
