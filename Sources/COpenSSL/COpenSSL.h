@@ -13,5 +13,8 @@
 #include <openssl/decoder.h>
 #include <openssl/encoder.h>
 #include <openssl/opensslv.h>
+#include <openssl/ec.h>
+#include <openssl/kdf.h>
+#include <openssl/param_build.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>

@@ -15,10 +15,10 @@ public enum ErrorEquivalence {
 
     public static func kind(of error: WireCryptoError) -> FailureKind {
         switch error {
-        case .malformedKey, .wrongPassphrase, .incorrectKeySize: return .badKey
+        case .malformedKey, .wrongPassphrase, .incorrectKeySize, .malformedECKey, .curveMismatch, .keyAgreementFailed: return .badKey
         case .plaintextTooLong: return .tooLong
         case .decryptionFailed: return .decryptFailed
-        case .invalidLength, .incorrectParameterSize: return .badLength
+        case .invalidLength, .incorrectParameterSize, .malformedSignature: return .badLength
         case .badPadding: return .badPadding
         case .authenticationFailure: return .authFailed
         case .keyDerivation: return .keyDerivation

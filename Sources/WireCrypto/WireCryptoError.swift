@@ -29,6 +29,14 @@ public enum WireCryptoError: Error, Equatable, Sendable {
     case malformedEnvelope(reason: String)
     /// A name (padding, digest, format) that crosscheck does not know.
     case unsupported(String)
+    /// Bytes that are not a usable elliptic-curve key (P-256/384/521, X25519, Ed25519) in `format`.
+    case malformedECKey(curve: String, format: String, reason: String)
+    /// Two keys, or a key and a signature, of different curves used together.
+    case curveMismatch(expected: String, actual: String)
+    /// An ECDSA signature that is not the DER or raw r‖s encoding it was said to be.
+    case malformedSignature(encoding: String, reason: String)
+    /// ECDH or X25519 produced no usable secret (a low-order peer key, or the identity point).
+    case keyAgreementFailed(reason: String)
 }
 
 /// CryptoKit's error type name, for code written against CryptoKit.
@@ -65,6 +73,27 @@ extension WireCryptoError: CustomStringConvertible {
             return "malformed envelope: \(reason)"
         case let .unsupported(what):
             return "unsupported: \(what)"
+        case let .malformedECKey(curve, format, reason):
+            return "not a usable \(curve) key in \(format): \(reason). \(Self.ecFormats(curve))"
+        case let .curveMismatch(expected, actual):
+            return "the key is on \(actual) but \(expected) is needed: use keys (and signatures) of one curve together"
+        case let .malformedSignature(encoding, reason):
+            return "not an ECDSA signature in \(encoding): \(reason) (DER is SEQUENCE { INTEGER r, INTEGER s }; raw is r‖s, each the curve's coordinate size)"
+        case let .keyAgreementFailed(reason):
+            return "key agreement failed: \(reason); the peer's public key must be a valid point of the same curve"
+        }
+    }
+}
+
+extension WireCryptoError {
+    /// What a key of `curve` may look like, for the message of `.malformedECKey`.
+    static func ecFormats(_ curve: String) -> String {
+        switch curve {
+        case "X25519", "Ed25519":
+            return "Accepted: 32 raw bytes, SubjectPublicKeyInfo / PKCS#8 DER, or PEM 'PUBLIC KEY' / 'PRIVATE KEY'."
+        default:
+            return "Accepted: X9.63 (04‖X‖Y public, 04‖X‖Y‖K private), a compressed point (02/03‖X), raw X‖Y or K, "
+                + "SubjectPublicKeyInfo, PKCS#8 or SEC1 DER, or PEM 'PUBLIC KEY', 'PRIVATE KEY', 'EC PRIVATE KEY'."
         }
     }
 }

@@ -401,7 +401,7 @@ private func firstInnerTag(of der: Data) -> UInt8? {
     return header < bytes.count ? bytes[header] : nil
 }
 
-fileprivate func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
+func encodeKey(_ key: EVPKey, selection: Int32, output: String, structure: String,
                        passphrase: Data? = nil) throws -> Data {
     // OpenSSL 3.0 keeps the output-type and structure pointers (it does not copy them), so the
     // C strings must outlive the whole encode, not just the constructor call.
