@@ -65,18 +65,22 @@ public func SecKeyRawSign(_ key: SecKey, _ padding: SecPadding, _ dataToSign: Un
 public func SecKeyRawVerify(_ key: SecKey, _ padding: SecPadding, _ signedData: UnsafePointer<UInt8>, _ signedDataLen: Int,
                             _ sig: UnsafePointer<UInt8>, _ sigLen: Int) -> OSStatus {
     guard let input = RawSignatureInput(padding) else { return errSecParam }
+    let publicKey: RSAPublicKey
+    if case let .rsaPublic(key) = key.material { publicKey = key } else if case let .rsaPrivate(key) = key.material { publicKey = key.publicKey } else {
+        return errSecParam  // RSA keys only here
+    }
     let data = Data(bytes: signedData, count: signedDataLen)
     let signature = Data(bytes: sig, count: sigLen)
     let valid: Bool
     switch input {
     case let .digest(digest):
         guard data.count == digest.byteCount else { return errSecParam }
-        valid = key.publicKey.verify(signature: signature, digest: data, scheme: .pkcs1v15(digest))
+        valid = publicKey.verify(signature: signature, digest: data, scheme: .pkcs1v15(digest))
     case .unhashedPKCS1:
-        valid = key.publicKey.verifyPKCS1v15Unhashed(signature: signature, data: data)
+        valid = publicKey.verifyPKCS1v15Unhashed(signature: signature, data: data)
     case .rawBlock:
         guard data.count <= key.blockSize else { return errSecParam }
-        valid = key.publicKey._WEAK_AND_INSECURE_verifyRawBlock(signature: signature, block: Data(count: key.blockSize - data.count) + data)
+        valid = publicKey._WEAK_AND_INSECURE_verifyRawBlock(signature: signature, block: Data(count: key.blockSize - data.count) + data)
     }
     return valid ? errSecSuccess : errSSLCrypto
 }
