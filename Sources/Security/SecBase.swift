@@ -21,6 +21,7 @@ public let errSecBufferTooSmall: OSStatus = -25301
 public let errSecDataTooLarge: OSStatus = -25302
 public let errSecNoSuchAttr: OSStatus = -25303
 public let errSecNoSuchClass: OSStatus = -25306
+public let errSecKeySizeNotAllowed: OSStatus = -25311
 public let errSecInteractionNotAllowed: OSStatus = -25308
 public let errSecDecode: OSStatus = -26275
 public let errSecMissingEntitlement: OSStatus = -34018
@@ -47,6 +48,7 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecItemNotFound: text = "The specified item could not be found in the keychain."
     case errSecNoSuchAttr: text = "The specified attribute does not exist."
     case errSecDecode: text = "Unable to decode the provided data."
+    case errSecKeySizeNotAllowed: text = "The key size is not allowed."
     case errSecNotTrusted: text = "The trust policy was not trusted."
     case errSecCertificateExpired: text = "An expired certificate was detected."
     case errSecCertificateNotValidYet: text = "The certificate is not yet valid."

@@ -219,7 +219,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
 
     static func derivedAttributes(of key: SecKey) -> [String: Value] {
         [
-            kSecAttrKeyType as String: .string(kSecAttrKeyTypeRSA as String),
+            kSecAttrKeyType as String: .string((key.isEC ? kSecAttrKeyTypeECSECPrimeRandom : kSecAttrKeyTypeRSA) as String),
             kSecAttrKeyClass as String: .string((key.isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic) as String),
             kSecAttrKeySizeInBits as String: .number(key.bits),
             kSecAttrEffectiveKeySize as String: .number(key.bits),

@@ -1,12 +1,14 @@
 import Foundation
 internal import WireCrypto
 
-/// A key, as Security's `SecKey`: an RSA private key (with its public half) or an RSA public key,
-/// held by WireCrypto's OpenSSL owners. Other key types (EC, symmetric) are not provided here.
+/// A key, as Security's `SecKey`: an RSA or EC (P-256/384/521, SecKeyEC.swift) private key (with
+/// its public half) or public key, held by WireCrypto's OpenSSL owners. Symmetric keys are not provided.
 public final class SecKey: CustomStringConvertible, @unchecked Sendable {
     enum Material {
         case rsaPrivate(RSAPrivateKey)
         case rsaPublic(RSAPublicKey)
+        case ecPrivate(ECPrivateKey)
+        case ecPublic(ECPublicKey)
     }
 
     let material: Material
@@ -18,33 +20,45 @@ public final class SecKey: CustomStringConvertible, @unchecked Sendable {
         self.extraAttributes = attributes
     }
 
-    var isPrivate: Bool { if case .rsaPrivate = material { return true } else { return false } }
-
-    var publicKey: RSAPublicKey {
+    var isPrivate: Bool {
         switch material {
-        case let .rsaPrivate(key): return key.publicKey
-        case let .rsaPublic(key): return key
+        case .rsaPrivate, .ecPrivate: return true
+        case .rsaPublic, .ecPublic: return false
         }
     }
 
-    var bits: Int { publicKey.bits }
-    var blockSize: Int { publicKey.modulusByteCount }
+    /// The public half of an RSA key, nil for EC keys (`ecPublicKey`).
+    var publicKey: RSAPublicKey? {
+        switch material {
+        case let .rsaPrivate(key): return key.publicKey
+        case let .rsaPublic(key): return key
+        case .ecPrivate, .ecPublic: return nil
+        }
+    }
 
-    /// iOS's external representation: bare PKCS#1 RSAPublicKey or RSAPrivateKey DER.
+    var bits: Int { ecCurve?.bits ?? publicKey?.bits ?? 0 }
+    /// RSA: the modulus bytes; EC: the coordinate bytes (SecECKey.c's `ccec_ctx_size`).
+    var blockSize: Int { ecCurve?.coordinateByteCount ?? publicKey?.modulusByteCount ?? 0 }
+
+    /// iOS's external representation: bare PKCS#1 RSAPublicKey or RSAPrivateKey DER; X9.63 for EC.
     func externalRepresentation() throws -> Data {
         switch material {
+        case let .ecPublic(key): return key.x963Representation
+        case let .ecPrivate(key): return key.x963Representation
         case let .rsaPublic(key): return try key.exported(.pkcs1DER)
         case let .rsaPrivate(key): return try PEM.body(of: key.exported(.pkcs1PEM), label: "RSA PRIVATE KEY")
         }
     }
 
-    /// kSecAttrApplicationLabel for RSA keys on iOS: the SHA-1 of the public key's PKCS#1 DER.
+    /// kSecAttrApplicationLabel on iOS: the SHA-1 of the public key's PKCS#1 DER (RSA) or X9.63 bytes (EC).
     var applicationLabel: Data {
-        (try? publicKey.exported(.pkcs1DER)).map { WireCrypto.Digest.sha1.hash($0) } ?? Data()
+        if let ecPublicKey { return WireCrypto.Digest.sha1.hash(ecPublicKey.x963Representation) }
+        return (try? publicKey?.exported(.pkcs1DER)).flatMap { $0 }.map { WireCrypto.Digest.sha1.hash($0) } ?? Data()
     }
 
     public var description: String {
-        "<SecKeyRef algorithm id: 1, key type: \(isPrivate ? "RSAPrivateKey" : "RSAPublicKey"), block size: \(bits) bits>"
+        if isEC { return ecDescription }
+        return "<SecKeyRef algorithm id: 1, key type: \(isPrivate ? "RSAPrivateKey" : "RSAPublicKey"), block size: \(bits) bits>"
     }
 }
 
@@ -170,18 +184,28 @@ func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, p
     guard let type = stringOrNumberAttribute(top[kSecAttrKeyType as String]) else {
         return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing (use kSecAttrKeyTypeRSA)"))
     }
-    guard type == kSecAttrKeyTypeRSA as String else {
-        return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only kSecAttrKeyTypeRSA"))
-    }
-    guard let bits = integerAttribute(top[kSecAttrKeySizeInBits as String]) else {
-        return .failure(SecFailure(errSecParam, "kSecAttrKeySizeInBits is missing"))
-    }
-    guard (1024...4096).contains(bits), bits % 8 == 0 else {
-        return .failure(SecFailure(errSecParam, "RSA key size \(bits) bits: use a multiple of 8 from 1024 to 4096"))
-    }
-    let privateKey: RSAPrivateKey
-    do { privateKey = try RSAPrivateKey(bits: bits) } catch {
-        return .failure(SecFailure(errSecInternalComponent, "RSA key generation failed: \(error)"))
+    let materials: (privateKey: SecKey.Material, publicKey: SecKey.Material)
+    if isECKeyType(type) {
+        switch generateECKeyPair(bits: integerAttribute(top[kSecAttrKeySizeInBits as String])) {  // SecKeyEC.swift
+        case let .success(pair): materials = pair
+        case let .failure(failure): return .failure(failure)
+        }
+    } else {
+        guard type == kSecAttrKeyTypeRSA as String else {
+            return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only kSecAttrKeyTypeRSA and kSecAttrKeyTypeECSECPrimeRandom"))
+        }
+        guard let bits = integerAttribute(top[kSecAttrKeySizeInBits as String]) else {
+            return .failure(SecFailure(errSecParam, "kSecAttrKeySizeInBits is missing"))
+        }
+        guard (1024...4096).contains(bits), bits % 8 == 0 else {
+            return .failure(SecFailure(errSecParam, "RSA key size \(bits) bits: use a multiple of 8 from 1024 to 4096"))
+        }
+        do {
+            let privateKey = try RSAPrivateKey(bits: bits)
+            materials = (.rsaPrivate(privateKey), .rsaPublic(privateKey.publicKey))
+        } catch {
+            return .failure(SecFailure(errSecInternalComponent, "RSA key generation failed: \(error)"))
+        }
     }
     func attributes(_ perKeyName: CFString) -> [String: Any] {
         var merged = top.filter { ![kSecPrivateKeyAttrs as String, kSecPublicKeyAttrs as String, kSecAttrKeyType as String,
@@ -191,8 +215,8 @@ func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, p
     }
     let privateAttributes = attributes(kSecPrivateKeyAttrs)
     let publicAttributes = attributes(kSecPublicKeyAttrs)
-    let secPrivate = SecKey(.rsaPrivate(privateKey), attributes: privateAttributes)
-    let secPublic = SecKey(.rsaPublic(privateKey.publicKey), attributes: publicAttributes)
+    let secPrivate = SecKey(materials.privateKey, attributes: privateAttributes)
+    let secPublic = SecKey(materials.publicKey, attributes: publicAttributes)
     for (key, keyAttributes) in [(secPublic, publicAttributes), (secPrivate, privateAttributes)]
     where boolAttribute(keyAttributes[kSecAttrIsPermanent as String]) {
         let status = InMemoryKeychain.current.addKey(key, attributes: keyAttributes)
@@ -237,8 +261,9 @@ public func SecKeyGeneratePair(_ parameters: CFDictionary, _ publicKey: UnsafeMu
 @discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     switch key.material {
-    case .rsaPublic: return key
+    case .rsaPublic, .ecPublic: return key
     case let .rsaPrivate(privateKey): return SecKey(.rsaPublic(privateKey.publicKey))
+    case let .ecPrivate(privateKey): return SecKey(.ecPublic(privateKey.publicKey))
     }
 }
 
@@ -270,6 +295,7 @@ func tagData(_ value: Any) -> Data? {
 
 @discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    if key.isEC { return ecAlgorithmSupported(key, operation, algorithm) }  // SecKeyEC.swift
     if operation == .sign || operation == .verify { return signatureSupported(key, operation, algorithm) }  // SecSignature.swift
     guard let padding = algorithm.rsaPadding else { return false }
     switch operation {
@@ -326,7 +352,8 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
 @discardableResult
 public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    switch rsaEncrypt(key, algorithm, Data(plaintext)) {
+    let encrypted = key.isEC || algorithm.ecies != nil ? eciesEncrypt(key, algorithm, Data(plaintext)) : rsaEncrypt(key, algorithm, Data(plaintext))
+    switch encrypted {
     case let .success(data): return data as NSData
     case let .failure(failure): report(failure.status, failure.message, to: error); return nil
     }
@@ -335,7 +362,8 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
 @discardableResult
 public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    switch rsaDecrypt(key, algorithm, Data(ciphertext)) {
+    let decrypted = key.isEC || algorithm.ecies != nil ? eciesDecrypt(key, algorithm, Data(ciphertext)) : rsaDecrypt(key, algorithm, Data(ciphertext))
+    switch decrypted {
     case let .success(data): return data as NSData
     case let .failure(failure): report(failure.status, failure.message, to: error); return nil
     }
@@ -415,8 +443,9 @@ func secKey(from data: Data, attributes: [String: Any]) -> Result<SecKey, SecFai
     if keyClass == kSecAttrKeyClassSymmetric as String {
         return .failure(SecFailure(errSecUnimplemented, "Unsupported symmetric key type: \(type)"))
     }
+    if isECKeyType(type) { return ecSecKey(from: data, keyClass: keyClass, attributes: attributes) }  // SecKeyEC.swift
     guard type == kSecAttrKeyTypeRSA as String else {
-        return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only RSA"))
+        return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only RSA and EC"))
     }
     // PKCS#1 DER only: RSAPublicKey is SEQUENCE { INTEGER n, INTEGER e }, RSAPrivateKey begins with INTEGER version 0.
     // PKCS#8 also begins SEQUENCE { INTEGER 0, … } but its second element is a SEQUENCE.

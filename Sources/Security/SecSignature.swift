@@ -3,8 +3,7 @@ internal import WireCrypto
 
 // Security's signatures: SecKeyCreateSignature / SecKeyVerifySignature with Apple's algorithm
 // names and statuses. RSA PKCS#1 v1.5 and PSS (message and digest variants, SHA-1…512) are
-// provided; the ECDSA names exist so code compiles, but EC keys are not provided (creating one is
-// errSecUnimplemented), so no key here supports them.
+// here; ECDSA with EC keys is in SecKeyEC.swift.
 
 extension SecKeyAlgorithm {
     public static let rsaSignatureRaw = SecKeyAlgorithm("algid:sign:RSA:raw")
@@ -75,6 +74,12 @@ func signatureSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algor
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     if let denied = authorizeUse(of: key) { report(denied.status, denied.message, to: error); return nil }  // SecAccessControl.swift
+    if key.isEC || algorithm.ecdsa != nil {
+        switch ecdsaSign(key, algorithm, Data(dataToSign)) {  // SecKeyEC.swift
+        case let .success(signature): return signature as NSData
+        case let .failure(failure): report(failure.status, failure.message, to: error); return nil
+        }
+    }
     let name = algorithm.rawValue as String
     guard let (scheme, hashesMessage) = algorithm.rsaSignature, case let .rsaPrivate(privateKey) = key.material,
           scheme.fits(modulusBytes: key.blockSize) else {
@@ -102,15 +107,20 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
 @discardableResult
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
+    if key.isEC || algorithm.ecdsa != nil {
+        guard let failure = ecdsaVerify(key, algorithm, Data(signedData), Data(signature)) else { return true }  // SecKeyEC.swift
+        report(failure.status, failure.message, to: error)
+        return false
+    }
     let name = algorithm.rawValue as String
-    guard let (scheme, hashesMessage) = algorithm.rsaSignature, scheme.fits(modulusBytes: key.blockSize) else {
+    guard let (scheme, hashesMessage) = algorithm.rsaSignature, let publicKey = key.publicKey, scheme.fits(modulusBytes: key.blockSize) else {
         report(errSecParam, "\(name): algorithm not supported by the key \(key)", to: error)
         return false
     }
     let input = Data(signedData)
     let valid = hashesMessage
-        ? key.publicKey.verify(signature: Data(signature), message: input, scheme: scheme)
-        : key.publicKey.verify(signature: Data(signature), digest: input, scheme: scheme)
+        ? publicKey.verify(signature: Data(signature), message: input, scheme: scheme)
+        : publicKey.verify(signature: Data(signature), digest: input, scheme: scheme)
     if !valid { report(errSecVerifyFailed, "RSA signature verification failed", to: error) }
     return valid
 }

@@ -99,7 +99,7 @@ final class SecKeyTests: XCTestCase {
         // Generation parameters.
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeySizeInBits as String: 2048] as CFDictionary, $0) }, Int(errSecParam))
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 512] as CFDictionary, $0) }, Int(errSecParam))
-        XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256] as CFDictionary, $0) }, Int(errSecUnimplemented))
+        XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 224] as CFDictionary, $0) }, Int(errSecUnimplemented))
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
                                                        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0) }, Int(errSecUnimplemented))
     }
