@@ -12,10 +12,24 @@ public enum CryptoKitError: Error, Equatable, Sendable {
     case incorrectParameterSize
     /// The tag did not verify: wrong key, nonce or associated data, or tampered bytes.
     case authenticationFailure
-    /// Key wrapping failed (AES key wrap is not provided here; see docs/APPLE-MODULES.md).
+    /// Key wrapping failed: the key to wrap is not whole 64-bit blocks, at least two (`AES.KeyWrap`).
     case wrapFailure
-    /// Key unwrapping failed.
+    /// Key unwrapping failed: a malformed wrapped key or a failed integrity check (wrong KEK, tampering).
     case unwrapFailure
     /// A parameter that is invalid for the operation.
     case invalidParameter
+}
+
+/// CryptoKit's errors for DER and PEM that do not decode (key and signature representations). Only
+/// the cases this module throws are distinguished: DER it cannot read is `invalidASN1Object`, PEM
+/// it cannot read is `invalidPEMDocument` (Apple's parser names the exact fault in more cases).
+public enum CryptoKitASN1Error: Error, Equatable, Hashable, Sendable {
+    case invalidFieldIdentifier
+    case unexpectedFieldType
+    case invalidObjectIdentifier
+    case invalidASN1Object
+    case invalidASN1IntegerEncoding
+    case truncatedASN1Field
+    case unsupportedFieldLength
+    case invalidPEMDocument
 }

@@ -27,6 +27,21 @@ final class FetchedCipher: @unchecked Sendable {
     static let aes192GCM = fetch("AES-192-GCM")
     static let aes256GCM = fetch("AES-256-GCM")
     static let chaCha20Poly1305 = fetch("ChaCha20-Poly1305")
+    static let aes128CTR = fetch("AES-128-CTR")
+    static let aes192CTR = fetch("AES-192-CTR")
+    static let aes256CTR = fetch("AES-256-CTR")
+    static let aes128CFB = fetch("AES-128-CFB")
+    static let aes192CFB = fetch("AES-192-CFB")
+    static let aes256CFB = fetch("AES-256-CFB")
+    static let aes128CFB8 = fetch("AES-128-CFB8")
+    static let aes192CFB8 = fetch("AES-192-CFB8")
+    static let aes256CFB8 = fetch("AES-256-CFB8")
+    static let aes128OFB = fetch("AES-128-OFB")
+    static let aes192OFB = fetch("AES-192-OFB")
+    static let aes256OFB = fetch("AES-256-OFB")
+    static let aes128Wrap = fetch("AES-128-WRAP")
+    static let aes192Wrap = fetch("AES-192-WRAP")
+    static let aes256Wrap = fetch("AES-256-WRAP")
 }
 
 /// Owns one `EVP_CIPHER_CTX` for the length of `body`.
