@@ -25,10 +25,8 @@ public enum AccessControlAudit {
             }
             return [
                 check("declared-flags") {
-                    let declared = try app.with((any ProtectedSecretStorage).self) { storage -> [String] in
-                        try storage.storeProtectedSecret(secret, name: name)
-                        return storage.declaredAccessControl
-                    }
+                    let declared: [String]
+                    switch try store(app, secret, name) { case let .success(flags): declared = flags; case let .failure(failed): return failed.outcome }
                     guard app.has((any KeyStorageInspection).self) else {
                         return .skipped(reason: "not applicable: the app's keychain can be read only when it runs in a container of its own")
                     }
@@ -36,10 +34,8 @@ public enum AccessControlAudit {
                     return verdict(declared: declared, items: facts.keychainItems.filter { $0.value == secret })
                 },
                 check("user-refusal") {
-                    let declared = try app.with((any ProtectedSecretStorage).self) { storage -> [String] in
-                        try storage.storeProtectedSecret(secret, name: name)
-                        return storage.declaredAccessControl
-                    }
+                    let declared: [String]
+                    switch try store(app, secret, name) { case let .success(flags): declared = flags; case let .failure(failed): return failed.outcome }
                     guard !userConstraints.isDisjoint(with: declared) else {
                         return .skipped(reason: "not applicable: the app declares no flag that asks the user (\(declared.joined(separator: "|")))")
                     }
@@ -51,6 +47,21 @@ public enum AccessControlAudit {
                     }
                 },
             ]
+        }
+    }
+
+    struct StoreFailed: Error { let outcome: CheckOutcome }
+
+    /// Gives the app the secret to keep; its declared flags, or the failed outcome when the app
+    /// could not keep it (a Security call that fails as on a device: an enclave key exported…).
+    static func store(_ app: AppSubject, _ secret: Data, _ name: String) throws -> Result<[String], StoreFailed> {
+        do {
+            return .success(try app.with((any ProtectedSecretStorage).self) { storage -> [String] in
+                try storage.storeProtectedSecret(secret, name: name)
+                return storage.declaredAccessControl
+            })
+        } catch let unreachable as AppUnreachable { throw unreachable } catch {
+            return .failure(StoreFailed(outcome: .failed(message: "the app could not keep the secret it was given: \(error)", details: "")))
         }
     }
 

@@ -53,6 +53,18 @@ final class AccessControlAuditTests: XCTestCase {
                        "the app declares biometryCurrentSet|or|devicePasscode but handed out its secret when the user canceled the prompt (errSecUserCanceled)")
     }
 
+    /// The app that exports its Secure Enclave key: the export fails as on a device (errSecUnimplemented),
+    /// and the audit fails naming the call.
+    func testEnclaveKeyExport_failsAsOnADevice_andIsCaught() throws {
+        let results = try audit("planted-enclave-export")
+        XCTAssertEqual(results.mapValues(\.verdict), ["declared-flags": "failed", "user-refusal": "failed"], "\(results.mapValues(\.message))")
+        let message = results["declared-flags"]?.message ?? ""
+        XCTAssertTrue(message.hasPrefix("the app could not keep the secret it was given: "), message)
+        XCTAssertTrue(message.contains("SecKeyCopyExternalRepresentation failed"), message)
+        XCTAssertTrue(message.contains("Secure Enclave"), message)
+        XCTAssertTrue(message.contains("-4"), message)
+    }
+
     /// The key-storage audit names an item's access control with its flags: here the protection
     /// under the flags is one that goes into backups.
     func testKeyStorageAudit_reportsTheItemWithItsAccessControl() throws {

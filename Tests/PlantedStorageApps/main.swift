@@ -182,7 +182,28 @@ final class CancelFallbackStorage: ProtectedStorage {
     }
 }
 
+/// PLANTED: wraps the secret with ECIES to a Secure Enclave key, then "backs up" the enclave's
+/// private key to UserDefaults, which no device allows: SecKeyCopyExternalRepresentation fails.
+final class EnclaveExportStorage: ProtectedStorage {
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet], nil)!
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                         kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                                         kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control]]
+        var error: Unmanaged<CFError>?
+        guard let key = SecKeyCreateRandomKey(parameters as CFDictionary, &error) else {
+            throw AppFailure("store", "SecKeyCreateRandomKey: \(String(describing: error?.takeRetainedValue()))")
+        }
+        guard let backup = SecKeyCopyExternalRepresentation(key, &error) as Data? else {
+            throw AppFailure("store", "SecKeyCopyExternalRepresentation failed: \(error!.takeRetainedValue())")
+        }
+        UserDefaults.standard.set(backup.base64EncodedString(), forKey: "enclave-backup")
+        try super.storeProtectedSecret(secret, name: name)
+    }
+}
+
 let apps: [String: () -> AppUnderTest] = [
+    "planted-enclave-export": { EnclaveExportStorage("planted-enclave-export", "tests: exports its Secure Enclave key to UserDefaults (PLANTED)") },
     "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
     "planted-flag-ignored": { FlagIgnoredStorage("planted-flag-ignored", "tests: declares biometryCurrentSet|or|devicePasscode, stores without kSecAttrAccessControl (PLANTED)") },
     "planted-protected-after-first-unlock": {
