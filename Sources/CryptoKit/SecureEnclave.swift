@@ -16,71 +16,46 @@ public enum SecureEnclave {
     public static var isAvailable: Bool { true }
 
     public enum P256 {
-        public enum Signing {
-            /// A P-256 signing key inside the enclave.
-            public struct PrivateKey: Sendable {
-                let key: CryptoKit.P256.Signing.PrivateKey
-                /// The key sealed for this machine's enclave.
-                public let dataRepresentation: Data
+        public enum Signing { public typealias PrivateKey = SecureEnclavePrivateKey<_SigningUse> }
+        public enum KeyAgreement { public typealias PrivateKey = SecureEnclavePrivateKey<_KeyAgreementUse> }
+    }
+}
 
-                public init<AccessControl: AnyObject>(compactRepresentable: Bool = true, accessControl: AccessControl,
-                                                      authenticationContext: AnyObject? = nil) throws {
-                    try self.init(compactRepresentable: compactRepresentable)
-                }
+/// A P-256 key inside the (software) enclave: `SecureEnclave.P256.Signing.PrivateKey` and
+/// `SecureEnclave.P256.KeyAgreement.PrivateKey` are this type for each use, as NISTCurves.swift does.
+public struct SecureEnclavePrivateKey<Use: _KeyUse>: Sendable {
+    let key: NISTPrivateKey<_P256Curve, Use>
+    /// The key sealed for this machine's enclave.
+    public let dataRepresentation: Data
 
-                public init(compactRepresentable: Bool = true) throws {
-                    key = CryptoKit.P256.Signing.PrivateKey(compactRepresentable: compactRepresentable)
-                    dataRepresentation = try SoftwareEnclave.seal(key.rawRepresentation)
-                }
+    public init<AccessControl: AnyObject>(compactRepresentable: Bool = true, accessControl: AccessControl,
+                                          authenticationContext: AnyObject? = nil) throws {
+        try self.init(compactRepresentable: compactRepresentable)
+    }
 
-                /// Loads a key this machine's enclave sealed; another machine's blob, or changed
-                /// bytes, is `CryptoKitError.authenticationFailure`.
-                public init<Bytes: ContiguousBytes>(dataRepresentation: Bytes, authenticationContext: AnyObject? = nil) throws {
-                    let blob = dataRepresentation.withUnsafeBytes { Data($0) }
-                    key = try CryptoKit.P256.Signing.PrivateKey(rawRepresentation: try SoftwareEnclave.open(blob))
-                    self.dataRepresentation = blob
-                }
+    public init(compactRepresentable: Bool = true) throws {
+        key = NISTPrivateKey(compactRepresentable: compactRepresentable)
+        dataRepresentation = try SoftwareEnclave.seal(key.rawRepresentation)
+    }
 
-                public var publicKey: CryptoKit.P256.Signing.PublicKey { key.publicKey }
+    /// Loads a key this machine's enclave sealed; another machine's blob, or changed bytes, is
+    /// `CryptoKitError.authenticationFailure`.
+    public init<Bytes: ContiguousBytes>(dataRepresentation: Bytes, authenticationContext: AnyObject? = nil) throws {
+        let blob = dataRepresentation.withUnsafeBytes { Data($0) }
+        key = try NISTPrivateKey(rawRepresentation: try SoftwareEnclave.open(blob))
+        self.dataRepresentation = blob
+    }
 
-                public func signature<D: DataProtocol>(for data: D) throws -> CryptoKit.P256.Signing.ECDSASignature {
-                    try key.signature(for: data)
-                }
+    public var publicKey: NISTPublicKey<_P256Curve, Use> { key.publicKey }
+}
 
-                public func signature<D: Digest>(for digest: D) throws -> CryptoKit.P256.Signing.ECDSASignature {
-                    try key.signature(for: digest)
-                }
-            }
-        }
+extension SecureEnclavePrivateKey where Use == _SigningUse {
+    public func signature<D: DataProtocol>(for data: D) throws -> NISTECDSASignature<_P256Curve> { try key.signature(for: data) }
+    public func signature<D: Digest>(for digest: D) throws -> NISTECDSASignature<_P256Curve> { try key.signature(for: digest) }
+}
 
-        public enum KeyAgreement {
-            /// A P-256 key-agreement key inside the enclave.
-            public struct PrivateKey: Sendable {
-                let key: CryptoKit.P256.KeyAgreement.PrivateKey
-                public let dataRepresentation: Data
-
-                public init<AccessControl: AnyObject>(compactRepresentable: Bool = true, accessControl: AccessControl,
-                                                      authenticationContext: AnyObject? = nil) throws {
-                    try self.init(compactRepresentable: compactRepresentable)
-                }
-
-                public init(compactRepresentable: Bool = true) throws {
-                    key = CryptoKit.P256.KeyAgreement.PrivateKey(compactRepresentable: compactRepresentable)
-                    dataRepresentation = try SoftwareEnclave.seal(key.rawRepresentation)
-                }
-
-                public init<Bytes: ContiguousBytes>(dataRepresentation: Bytes, authenticationContext: AnyObject? = nil) throws {
-                    let blob = dataRepresentation.withUnsafeBytes { Data($0) }
-                    key = try CryptoKit.P256.KeyAgreement.PrivateKey(rawRepresentation: try SoftwareEnclave.open(blob))
-                    self.dataRepresentation = blob
-                }
-
-                public var publicKey: CryptoKit.P256.KeyAgreement.PublicKey { key.publicKey }
-
-                public func sharedSecretFromKeyAgreement(with publicKeyShare: CryptoKit.P256.KeyAgreement.PublicKey) throws -> SharedSecret {
-                    try key.sharedSecretFromKeyAgreement(with: publicKeyShare)
-                }
-            }
-        }
+extension SecureEnclavePrivateKey where Use == _KeyAgreementUse {
+    public func sharedSecretFromKeyAgreement(with publicKeyShare: NISTPublicKey<_P256Curve, Use>) throws -> SharedSecret {
+        try key.sharedSecretFromKeyAgreement(with: publicKeyShare)
     }
 }
