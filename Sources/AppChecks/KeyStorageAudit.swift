@@ -170,7 +170,8 @@ public enum KeyStorageAudit {
         /// A key SecKeyCreateRandomKey made permanent without kSecAttrAccessible is not flagged for
         /// that alone: Apple's own key-generation guide stores keys so.
         static func accessibilityProblem(_ item: KeychainItemRecord) -> String? {
-            let given = item.requested["kSecAttrAccessible"]
+            // An access control carries the protection class too (kSecAttrAccessible is set from it).
+            let given = item.requested["kSecAttrAccessible"] ?? item.requested["kSecAttrAccessControl"]
             if given == nil, item.generatedPermanentKey { return nil }
             let meaning: String
             switch item.accessible {
@@ -197,7 +198,8 @@ public enum KeyStorageAudit {
             let names = [("kSecAttrApplicationTag", "tagged"), ("kSecAttrService", "service"), ("kSecAttrAccount", "account"), ("kSecAttrLabel", "labelled")]
                 .compactMap { name, word in item.requested[name].map { "\(word) \"\($0)\"" } }
             let kind = item.isPrivateKey ? "private key" : "item"
-            return "the \(item.itemClass) \(kind)" + (names.isEmpty ? " with no tag, service, account or label" : " " + names.joined(separator: ", "))
+            let control = item.requested["kSecAttrAccessControl"].map { " (kSecAttrAccessControl \($0))" } ?? ""
+            return "the \(item.itemClass) \(kind)" + (names.isEmpty ? " with no tag, service, account or label" : " " + names.joined(separator: ", ")) + control
         }
 
         /// Every regular file under `folder`, in path order.

@@ -78,6 +78,12 @@ public enum HostOp: String, CaseIterable, Sendable {
     /// disk first. An item: {"class", "requested" ({name: value}), "accessible", "value"?,
     /// "generatedPermanentKey", "privateKey"}. Served for every app (the key-storage audit).
     case storageFacts = "host.storage-facts"
+    /// → {"flags" ([String])}
+    case protectedDeclared = "protected-secret.declared"
+    /// {"secret", "name"} → {}
+    case protectedStore = "protected-secret.store"
+    /// {"name", "user"?} → {"data"}; the host's simulated user answers as "user" says for this read.
+    case protectedRead = "protected-secret.read"
 
     /// The capability protocol the op belongs to.
     public var capability: String {
@@ -95,6 +101,7 @@ public enum HostOp: String, CaseIterable, Sendable {
         case .keyAgreementSeal: return "KeyAgreementSealing"
         case .passwordSave, .passwordRead, .passwordUpdate, .passwordDelete: return "PasswordStore"
         case .storageFacts: return "KeyStorageInspection"
+        case .protectedDeclared, .protectedStore, .protectedRead: return "ProtectedSecretStorage"
         }
     }
 }

@@ -162,6 +162,17 @@ public enum AppHostServer {
             return [:]
         case .storageFacts:
             return storageFacts()
+        case .protectedDeclared:
+            return ["flags": try adopted(app, ProtectedSecretStorage.self, op).declaredAccessControl]
+        case .protectedStore:
+            try adopted(app, ProtectedSecretStorage.self, op).storeProtectedSecret(try args.bytes("secret"), name: try args.string("name"))
+            return [:]
+        case .protectedRead:
+            let storage = try adopted(app, ProtectedSecretStorage.self, op)
+            let name = try args.string("name")
+            guard let choice = args.raw["user"] as? String else { return data(try storage.readProtectedSecret(name: name)) }
+            guard let user = SimulatedUser(rawValue: choice) else { throw AppFailure("readProtectedSecret", "no simulated user '\(choice)'") }
+            return data(try SimulatedUser.with(user) { try storage.readProtectedSecret(name: name) })
         }
     }
 }
@@ -177,6 +188,7 @@ extension AppHostServer {
             if let value = item.value { entry["value"] = value.base64EncodedString() }
             return entry
         }
-        return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() }]
+        return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() },
+                "simulatedUser": SimulatedUser.current.rawValue]
     }
 }

@@ -10,7 +10,7 @@ import AppUnderTest
 /// every key that crosses between crosscheck and the app for the key-storage audit.
 public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
     FileSealing, AESEnvelopeClient, CertificatePinning, SelfContainedSealing, MessageSigning, KeyAgreementSealing, PasswordStore, KeyStorageInspection,
-    @unchecked Sendable {
+    ProtectedSecretStorage, SimulatedUserPrompts, @unchecked Sendable {
     public let identifier: String
     public let summary: String
     /// The capability protocols the app adopts, as its host said.
@@ -78,6 +78,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
 
     public func capability<T>(_ capability: T.Type) -> T? {
         if ObjectIdentifier(capability) == ObjectIdentifier((any KeyStorageInspection).self) { return appContainer == nil ? nil : self as? T }
+        if ObjectIdentifier(capability) == ObjectIdentifier((any SimulatedUserPrompts).self) { return capabilities.contains("ProtectedSecretStorage") ? self as? T : nil }
         guard let name = Self.capabilityName(capability), capabilities.contains(name) else { return nil }
         return self as? T
     }
@@ -90,6 +91,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
             ("AESEnvelopeClient", (any AESEnvelopeClient).self), ("CertificatePinning", (any CertificatePinning).self),
             ("SelfContainedSealing", (any SelfContainedSealing).self), ("MessageSigning", (any MessageSigning).self),
             ("KeyAgreementSealing", (any KeyAgreementSealing).self), ("PasswordStore", (any PasswordStore).self),
+            ("ProtectedSecretStorage", (any ProtectedSecretStorage).self),
         ]
         return known.first { ObjectIdentifier($0.1) == ObjectIdentifier(type) }?.0
     }
@@ -216,7 +218,27 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                                       value: raw["value"] == nil ? nil : try item.bytes("value"),
                                       generatedPermanentKey: try item.bool("generatedPermanentKey"), isPrivateKey: try item.bool("privateKey"))
         }
-        return StorageFacts(keychainItems: records, exportedPrivateKeys: try answer.bytesList("exportedPrivateKeys"))
+        return StorageFacts(keychainItems: records, exportedPrivateKeys: try answer.bytesList("exportedPrivateKeys"),
+                            simulatedUser: answer.raw["simulatedUser"] as? String ?? "present")
+    }
+
+    // MARK: ProtectedSecretStorage, SimulatedUserPrompts
+
+    /// Asked each time (the protocol's property cannot throw: a host that is gone declares nothing).
+    public var declaredAccessControl: [String] {
+        guard let answer = try? request(.protectedDeclared, [:]) else { return [] }
+        return answer.raw["flags"] as? [String] ?? []
+    }
+
+    public func storeProtectedSecret(_ secret: Data, name: String) throws {
+        _ = try request(.protectedStore, ["secret": record(secret, "the secret crosscheck gave the app to protect (protected-secret.store)").base64EncodedString(),
+                                          "name": name])
+    }
+
+    public func readProtectedSecret(name: String) throws -> Data { try request(.protectedRead, ["name": name]).bytes("data") }
+
+    public func readProtectedSecret(name: String, answeredBy user: String) throws -> Data {
+        try request(.protectedRead, ["name": name, "user": user]).bytes("data")
     }
 
     /// Notes a key that crossed (once per distinct key), and returns it.

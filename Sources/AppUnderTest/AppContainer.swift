@@ -86,8 +86,10 @@ public struct StorageFacts: Equatable, Sendable {
     public let keychainItems: [KeychainItemRecord]
     /// Private keys the app exported (SecKeyCopyExternalRepresentation).
     public let exportedPrivateKeys: [Data]
-    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data]) {
-        self.keychainItems = keychainItems; self.exportedPrivateKeys = exportedPrivateKeys
+    /// How the simulated user answers the app's prompts in its process (`--app-user`).
+    public let simulatedUser: String
+    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data], simulatedUser: String = "present") {
+        self.keychainItems = keychainItems; self.exportedPrivateKeys = exportedPrivateKeys; self.simulatedUser = simulatedUser
     }
 }
 

@@ -78,6 +78,24 @@ public protocol SymmetricKeyStorage {
     func readKey(tag: String) throws -> Data
 }
 
+/// Keeping a secret behind the device's user: a keychain item with kSecAttrAccessControl
+/// (biometry, passcode, user presence), through the app's own code. The user is crosscheck's
+/// simulated one (Security's `SimulatedUser`, `crosscheck run --app-user`).
+public protocol ProtectedSecretStorage {
+    /// The SecAccessControlCreateFlags the app says it protects the secret with, by Apple's names
+    /// ("biometryCurrentSet", "or", "devicePasscode"), as its code or documentation declares them.
+    var declaredAccessControl: [String] { get }
+    func storeProtectedSecret(_ secret: Data, name: String) throws
+    /// Reads the secret back; the app's prompt is answered by the simulated user.
+    func readProtectedSecret(name: String) throws -> Data
+}
+
+/// The app in a process of its own, where crosscheck chooses how the simulated user answers each
+/// prompt ("present", "absent", "cancel"): how a check reaches an app's failure paths.
+public protocol SimulatedUserPrompts {
+    func readProtectedSecret(name: String, answeredBy user: String) throws -> Data
+}
+
 /// Sealing and opening AEAD combined boxes (nonce ‖ ciphertext ‖ tag) with a given key.
 public protocol AEADSealing {
     /// "aes-gcm" or "chachapoly".
@@ -214,6 +232,7 @@ extension AppUnderTest {
         if capability(MessageSigning.self) != nil { names.append("MessageSigning") }
         if capability(KeyAgreementSealing.self) != nil { names.append("KeyAgreementSealing") }
         if capability(PasswordStore.self) != nil { names.append("PasswordStore") }
+        if capability(ProtectedSecretStorage.self) != nil { names.append("ProtectedSecretStorage") }
         return names
     }
 }

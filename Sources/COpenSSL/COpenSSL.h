@@ -16,3 +16,5 @@
 #include <openssl/ec.h>
 #include <openssl/kdf.h>
 #include <openssl/param_build.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>

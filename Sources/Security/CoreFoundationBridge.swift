@@ -23,11 +23,13 @@ public typealias CFTypeID = UInt
 public typealias CFIndex = Int
 public typealias CFErrorDomain = CFString
 
-/// CF's allocator; only the default (nil) exists here, which is what app code passes.
+/// CF's allocator; the default (nil) and kCFAllocatorNull exist here, which is what app code passes.
 public final class CFAllocator: @unchecked Sendable {
-    private init() {}
+    fileprivate init() {}
 }
 public let kCFAllocatorDefault: CFAllocator? = nil
+/// The allocator that does nothing: passed as a deallocator, it means "do not free these bytes".
+public let kCFAllocatorNull: CFAllocator! = CFAllocator()
 
 // Implicitly unwrapped, as Swift imports them on iOS (`kSecReturnData: kCFBooleanTrue!` is what tutorials write).
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
@@ -72,6 +74,8 @@ public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
     case is SecCertificate: return TypeIDs.certificate
     case is SecPolicy: return TypeIDs.policy
     case is SecTrust: return TypeIDs.trust
+    case is SecAccessControl: return TypeIDs.accessControl
+    case is SecIdentity: return TypeIDs.identity
     case is NSArray: return TypeIDs.array
     case is NSDictionary: return TypeIDs.dictionary
     case is NSData: return TypeIDs.data

@@ -28,6 +28,15 @@ public func CFAbsoluteTimeGetCurrent() -> CFAbsoluteTime { Date().timeIntervalSi
 
 // MARK: - CFData
 
+/// A CFData over the caller's bytes. With `kCFAllocatorNull` as the deallocator CF neither copies
+/// nor frees them; Foundation on Linux has no such borrowed NSData, so the bytes are copied
+/// (the caller's buffer may then be reused at once, which is allowed on iOS only after the CFData
+/// is released) and never freed here, whatever deallocator is passed.
+public func CFDataCreateWithBytesNoCopy(_ allocator: CFAllocator!, _ bytes: UnsafePointer<UInt8>!, _ length: CFIndex,
+                                        _ bytesDeallocator: CFAllocator!) -> CFData! {
+    CFDataCreate(allocator, bytes, length)
+}
+
 public func CFDataCreate(_ allocator: CFAllocator!, _ bytes: UnsafePointer<UInt8>!, _ length: CFIndex) -> CFData! {
     guard length > 0, let bytes else { return NSData() }
     return NSData(bytes: bytes, length: length)
@@ -108,6 +117,19 @@ private enum HandedOutValues {
 
 public func CFDictionaryContainsKey(_ theDict: CFDictionary!, _ key: UnsafeRawPointer!) -> Bool {
     CFDictionaryGetValue(theDict, key) != nil
+}
+
+// MARK: - CFArray
+
+/// The number of values.
+public func CFArrayGetCount(_ theArray: CFArray!) -> CFIndex { theArray.count }
+
+/// A pointer to the value at `idx` (CF's Get rule, as CFDictionaryGetValue): apps turn it back
+/// with `unsafeBitCast(value, to: CFDictionary.self)` or `Unmanaged<CFDictionary>.fromOpaque(value)`.
+/// An index outside the array is a programming error in CF (it crashes); here too.
+public func CFArrayGetValueAtIndex(_ theArray: CFArray!, _ idx: CFIndex) -> UnsafeRawPointer! {
+    precondition(idx >= 0 && idx < theArray.count, "CFArrayGetValueAtIndex: index \(idx) is outside the array (\(theArray.count) values)")
+    return UnsafeRawPointer(Unmanaged.passUnretained(HandedOutValues.keep(theArray.object(at: idx) as AnyObject)).toOpaque())
 }
 
 // MARK: - CFString

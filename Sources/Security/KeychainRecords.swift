@@ -91,6 +91,7 @@ enum AttributeName {
             (kSecAttrApplicationLabel, "kSecAttrApplicationLabel"), (kSecAttrApplicationTag, "kSecAttrApplicationTag"),
             (kSecAttrKeySizeInBits, "kSecAttrKeySizeInBits"), (kSecAttrIsExtractable, "kSecAttrIsExtractable"),
             (kSecAttrIsSensitive, "kSecAttrIsSensitive"), (kSecAttrTokenID, "kSecAttrTokenID"),
+            (kSecAttrAccessControl, "kSecAttrAccessControl"),
         ]
         return Dictionary(names.map { ($0.0 as String, $0.1) }) { first, _ in first }
     }()
@@ -118,6 +119,7 @@ enum AttributeName {
         case let .number(number): return String(number)
         case let .bool(flag): return flag ? "true" : "false"
         case let .date(date): return ISO8601DateFormatter().string(from: date)
+        case let .accessControl(control): return control.auditText
         }
     }
 }

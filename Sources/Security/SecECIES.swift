@@ -58,6 +58,7 @@ func eciesEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data
 
 /// ECIES decryption with an EC private key, with the messages Apple's adaptors give.
 func eciesDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data) -> Result<Data, SecFailure> {
+    if let denied = authorizeUse(of: key) { return .failure(denied) }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
     guard let ecies = algorithm.ecies, case let .ecPrivate(privateKey) = key.material else {
         return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))

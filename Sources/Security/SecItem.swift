@@ -51,6 +51,8 @@ public final class InMemoryKeychain: @unchecked Sendable {
         case number(Int)
         case bool(Bool)
         case date(Date)
+        /// kSecAttrAccessControl (SecAccessControl.swift).
+        case accessControl(SecAccessControl)
 
         var object: Any {
             switch self {
@@ -59,6 +61,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
             case let .number(number): return number
             case let .bool(flag): return flag
             case let .date(date): return date
+            case let .accessControl(control): return control
             }
         }
     }
@@ -69,7 +72,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
     static let controlKeys: Set<String> = [
         kSecClass, kSecMatchLimit, kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef,
         kSecValueData, kSecValueRef, kSecValuePersistentRef, kSecUseDataProtectionKeychain, kSecUseOperationPrompt,
-        kSecUseAuthenticationUI, kSecMatchCaseInsensitive, kSecAttrIsPermanent,
+        kSecUseAuthenticationUI, kSecMatchCaseInsensitive, kSecAttrIsPermanent, kSecUseAuthenticationContext, "u_NoAuthUI",
     ].reduce(into: Set<String>()) { $0.insert($1 as String) }
 
     static let blobKeys: Set<String> = [kSecAttrApplicationTag, kSecAttrApplicationLabel, kSecAttrGeneric, kSecAttrSubject,
@@ -122,6 +125,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
             return nil
         }
         if dateKeys.contains(key) { return (value as? Date).map(Value.date) }
+        if key == kSecAttrAccessControl as String { return (value as? SecAccessControl).map(Value.accessControl) }
         // kSecAttrKeyType is kSecAttrType ("type"), one of the string keys.
         if stringKeys.contains(key) { return stringOrNumberAttribute(value).map(Value.string) }
         return nil
@@ -133,7 +137,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         for (key, value) in dictionary where !controlKeys.contains(key) {
             if key == kSecAttrSynchronizable as String, stringAttribute(value) == kSecAttrSynchronizableAny as String { continue }
             guard blobKeys.contains(key) || numberKeys.contains(key) || boolKeys.contains(key) || stringKeys.contains(key)
-                    || dateKeys.contains(key) else {
+                    || dateKeys.contains(key) || key == kSecAttrAccessControl as String else {
                 return .failure(SecFailure(errSecNoSuchAttr, "unknown attribute \(key)"))
             }
             guard let normalised = normalise(key, value) else {
@@ -184,6 +188,12 @@ public final class InMemoryKeychain: @unchecked Sendable {
         }
         if dictionary[kSecValuePersistentRef as String] != nil {
             return .failure(SecFailure(errSecUnimplemented, "persistent references are not provided here"))
+        }
+        if case let .accessControl(control)? = attributes[kSecAttrAccessControl as String] {
+            switch accessibility(given: attributes[kSecAttrAccessible as String], control: control) {
+            case let .success(value): attributes[kSecAttrAccessible as String] = value
+            case let .failure(f): return .failure(f)
+            }
         }
         attributes[kSecAttrAccessible as String] = attributes[kSecAttrAccessible as String] ?? .string(kSecAttrAccessibleWhenUnlocked as String)
         attributes[kSecAttrSynchronizable as String] = attributes[kSecAttrSynchronizable as String] ?? .bool(false)
@@ -274,9 +284,26 @@ public final class InMemoryKeychain: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         let found: [Int]
         switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return .failure(f) }
-        guard !found.isEmpty else { return .failure(SecFailure(errSecItemNotFound, "no matching item")) }
-        let chosen = limit.map { Array(found.prefix($0)) } ?? found
+        let reachable = promptSkipped(query) ? found.filter { !needsUser(items[$0], query) } : found
+        guard !reachable.isEmpty else { return .failure(SecFailure(errSecItemNotFound, "no matching item")) }
+        let chosen = limit.map { Array(reachable.prefix($0)) } ?? reachable
+        for index in chosen where needsUser(items[index], query) {
+            if let failure = authorize(Self.accessControl(of: items[index]), query: query) { return .failure(failure) }
+        }
         return collect(chosen.map { shape(items[$0], query) }, asArray: asArray)
+    }
+
+    static func accessControl(of item: Item) -> SecAccessControl? {
+        if case let .accessControl(control)? = item.attributes[kSecAttrAccessControl as String] { return control }
+        return nil
+    }
+
+    /// Reading this item's secret asks the user: it has access control with a user constraint and
+    /// the query returns its data (a key's reference asks only when the key is used).
+    func needsUser(_ item: Item, _ query: [String: Any]) -> Bool {
+        guard Self.accessControl(of: item)?.asksUser == true else { return false }
+        return boolAttribute(query[kSecReturnData as String])
+            || (boolAttribute(query[kSecReturnRef as String]) && item.itemClass != ClassName.key)
     }
 
     private func collect(_ shaped: [Result<AnyObject?, SecFailure>], asArray: Bool) -> Result<AnyObject?, SecFailure> {

@@ -42,6 +42,7 @@ public final class SecKey: CustomStringConvertible, @unchecked Sendable {
 
     /// iOS's external representation: bare PKCS#1 RSAPublicKey or RSAPrivateKey DER; X9.63 for EC.
     func externalRepresentation() throws -> Data {
+        if let refusal = exportRefusal { throw refusal }  // a Secure Enclave private key (SecureEnclave.swift)
         switch material {
         case let .ecPublic(key): return key.x963Representation
         case let .ecPrivate(key): return key.x963Representation
@@ -178,8 +179,8 @@ func entries(of dictionary: CFDictionary) -> [String: Any] {
 /// the (in-memory) keychain. Returns the keys or an OSStatus with a description.
 func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, privateKey: SecKey), SecFailure> {
     let top = entries(of: parameters)
-    if let token = stringAttribute(top[kSecAttrTokenID as String]) {
-        return .failure(SecFailure(errSecUnimplemented, "kSecAttrTokenID \(token): there is no Secure Enclave or token here; generate the key in software"))
+    if let token = stringAttribute(top[kSecAttrTokenID as String]), let refusal = tokenRefusal(token, top) {  // SecureEnclave.swift
+        return .failure(refusal)
     }
     guard let type = stringOrNumberAttribute(top[kSecAttrKeyType as String]) else {
         return .failure(SecFailure(errSecParam, "kSecAttrKeyType is missing (use kSecAttrKeyTypeRSA)"))
@@ -278,6 +279,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     attributes[kSecAttrIsPermanent as String] = boolAttribute(key.extraAttributes[kSecAttrIsPermanent as String])
     if let tag = key.extraAttributes[kSecAttrApplicationTag as String] { attributes[kSecAttrApplicationTag as String] = tagData(tag) }
     if let label = key.extraAttributes[kSecAttrLabel as String] { attributes[kSecAttrLabel as String] = label }
+    if let token = key.extraAttributes[kSecAttrTokenID as String] { attributes[kSecAttrTokenID as String] = token }
     if let data = try? key.externalRepresentation() { attributes[kSecValueData as String] = data }
     return NSDictionary(dictionary: attributes)
 }
@@ -329,6 +331,7 @@ func rsaEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data) 
 /// RSA decryption with a private key. Like iOS, a ciphertext shorter than the modulus is read as a
 /// big-endian number (leading zero bytes restored); a longer one, and every padding failure, is errSecParam.
 func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data) -> Result<Data, SecFailure> {
+    if let denied = authorizeUse(of: key) { return .failure(denied) }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
     if algorithm.isKnownButUnimplemented {
         return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))
@@ -417,7 +420,8 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMu
         if key.isPrivate { InMemoryKeychain.recordExport(data) }  // a key-storage audit looks for it where the app writes
         return data as NSData
     } catch {
-        report(errSecInternalComponent, "export failed: \(error)", to: errorOut)
+        let refusal = error as? SecFailure
+        report(refusal?.status ?? errSecInternalComponent, refusal?.message ?? "export failed: \(error)", to: errorOut)
         return nil
     }
 }

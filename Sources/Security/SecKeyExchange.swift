@@ -66,6 +66,7 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
 }
 
 func keyExchange(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ peer: SecKey, _ parameters: [String: Any]) -> Result<Data, SecFailure> {
+    if let denied = authorizeUse(of: key) { return .failure(denied) }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
     guard let exchange = algorithm.keyExchange, case let .ecPrivate(privateKey) = key.material else {
         return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))

@@ -73,6 +73,7 @@ func signatureSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algor
 @discardableResult
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    if let denied = authorizeUse(of: key) { report(denied.status, denied.message, to: error); return nil }  // SecAccessControl.swift
     if key.isEC || algorithm.ecdsa != nil {
         switch ecdsaSign(key, algorithm, Data(dataToSign)) {  // SecKeyEC.swift
         case let .success(signature): return signature as NSData

@@ -19,10 +19,13 @@ struct AppOptions: ParsableArguments {
     var buildTimeout: Double = 1800
     @Option(name: "--app-timeout", value: "S", help: "deadline for each request to an --app DIR host, in seconds; a host that misses it is stopped and the check is an error")
     var requestTimeout: Double = 60
+    @Option(name: "--app-user", value: "present|absent|cancel", help: "the simulated user who answers the app's biometry and passcode prompts (items and keys with kSecAttrAccessControl): present authenticates, cancel taps Cancel (errSecUserCanceled), absent fails (errSecAuthFailed)")
+    var appUser: String = "present"
     init() {}
 
     func validate() throws {
         guard buildTimeout > 0, requestTimeout > 0 else { throw UsageError("--app-build-timeout and --app-timeout take a number of seconds above 0") }
+        guard AppUser.choices.contains(appUser) else { throw UsageError("--app-user takes \(AppUser.choices.joined(separator: ", ")), not \(appUser)") }
         if let app, app.isEmpty { throw UsageError("--app takes a folder or a seed app (\(SeedApps.identifiers.joined(separator: ", ")))") }
     }
 
@@ -45,7 +48,7 @@ struct AppOptions: ParsableArguments {
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout)
             let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
-            let environment = container.environment()
+            let environment = AppUser.environment(container.environment(), user: appUser)
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
                                        container: container, requestTimeout: requestTimeout)
             if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path) in \(container.folder.path)") }
@@ -65,7 +68,7 @@ struct AppOptions: ParsableArguments {
     func hostedSeed(_ seed: String) throws -> HostedApp {
         let container = try Self.container(seed)
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let environment = container.environment()
+        let environment = AppUser.environment(container.environment(), user: appUser)
         do {
             return try HostedApp(launch: { try HostChannel.launch(executable: executable, arguments: ["app-host", seed], log: container.console,
                                                                   environment: environment) },

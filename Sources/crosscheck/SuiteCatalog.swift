@@ -33,7 +33,7 @@ enum SuiteCatalog {
         Entry(name: FuzzSuite.name, summary: FuzzSuite.summary) { context, sessions, _ in sessions.inProcess ? FuzzSuite.checks(context) : [] },
         // Last: it reads what the app's checks in the suites above left in its container and keychain.
         Entry(name: KeyStorageAudit.suiteName, summary: "where the app under test keeps its keys: its UserDefaults, files, console and keychain items (seed 003's finding); --strict fails on a finding") {
-            context, _, apps in KeyStorageAudit.checks(context, apps: apps)
+            context, _, apps in KeyStorageAudit.checks(context, apps: apps) + AccessControlAudit.checks(context, apps: apps)
         },
     ]
 

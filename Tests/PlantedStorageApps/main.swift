@@ -177,7 +177,101 @@ final class DefaultsPasswords: KeychainPasswords {
     override func deletePassword(account: String) throws { UserDefaults.standard.removeObject(forKey: "password.\(account)") }
 }
 
+/// Keeps a secret behind the user, as Apple's "Restricting keychain item accessibility" shows:
+/// kSecAttrAccessControl with the flags it declares. The subclasses plant one flaw each.
+class ProtectedStorage: AppUnderTest, ProtectedSecretStorage {
+    let identifier: String
+    let summary: String
+    let declaredAccessControl = ["biometryCurrentSet", "or", "devicePasscode"]
+    let protection: CFString
+    init(_ identifier: String, _ summary: String, protection: CFString = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) {
+        self.identifier = identifier; self.summary = summary; self.protection = protection
+    }
+
+    func query(_ name: String) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "planted", kSecAttrAccount as String: name]
+    }
+
+    func storeProtectedSecret(_ secret: Data, name: String) throws {
+        SecItemDelete(query(name) as CFDictionary)
+        var error: Unmanaged<CFError>?
+        guard let control = SecAccessControlCreateWithFlags(nil, protection,
+                                                            [.biometryCurrentSet, .or, .devicePasscode], &error) else {
+            throw AppFailure("store", "SecAccessControlCreateWithFlags: \(String(describing: error?.takeRetainedValue()))")
+        }
+        var add = query(name)
+        add[kSecAttrAccessControl as String] = control
+        add[kSecValueData as String] = secret
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+
+    func readProtectedSecret(name: String) throws -> Data {
+        var read = query(name)
+        read[kSecReturnData as String] = true
+        read[kSecUseOperationPrompt as String] = "Unlock your secret"
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(read as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return data
+    }
+}
+
+/// PLANTED: declares biometry-or-passcode but stores the secret with a plain accessibility class.
+final class FlagIgnoredStorage: ProtectedStorage {
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        SecItemDelete(query(name) as CFDictionary)
+        var add = query(name)
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        add[kSecValueData as String] = secret
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+}
+
+/// PLANTED: stores it right, but when the user cancels it falls back to a copy kept "for convenience".
+final class CancelFallbackStorage: ProtectedStorage {
+    var copies: [String: Data] = [:]
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        try super.storeProtectedSecret(secret, name: name)
+        copies[name] = secret
+    }
+    override func readProtectedSecret(name: String) throws -> Data {
+        do { return try super.readProtectedSecret(name: name) } catch {
+            if let copy = copies[name] { return copy }
+            throw error
+        }
+    }
+}
+
+/// PLANTED: wraps the secret with ECIES to a Secure Enclave key, then "backs up" the enclave's
+/// private key to UserDefaults, which no device allows: SecKeyCopyExternalRepresentation fails.
+final class EnclaveExportStorage: ProtectedStorage {
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .biometryCurrentSet], nil)!
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                         kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                                         kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control]]
+        var error: Unmanaged<CFError>?
+        guard let key = SecKeyCreateRandomKey(parameters as CFDictionary, &error) else {
+            throw AppFailure("store", "SecKeyCreateRandomKey: \(String(describing: error?.takeRetainedValue()))")
+        }
+        guard let backup = SecKeyCopyExternalRepresentation(key, &error) as Data? else {
+            throw AppFailure("store", "SecKeyCopyExternalRepresentation failed: \(error!.takeRetainedValue())")
+        }
+        UserDefaults.standard.set(backup.base64EncodedString(), forKey: "enclave-backup")
+        try super.storeProtectedSecret(secret, name: name)
+    }
+}
+
 let apps: [String: () -> AppUnderTest] = [
+    "planted-enclave-export": { EnclaveExportStorage("planted-enclave-export", "tests: exports its Secure Enclave key to UserDefaults (PLANTED)") },
+    "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
+    "planted-flag-ignored": { FlagIgnoredStorage("planted-flag-ignored", "tests: declares biometryCurrentSet|or|devicePasscode, stores without kSecAttrAccessControl (PLANTED)") },
+    "planted-protected-after-first-unlock": {
+        ProtectedStorage("planted-protected-after-first-unlock", "tests: behind biometry or passcode, but AfterFirstUnlock (PLANTED)", protection: kSecAttrAccessibleAfterFirstUnlock)
+    },
+    "planted-cancel-fallback": { CancelFallbackStorage("planted-cancel-fallback", "tests: hands out a kept copy when the user cancels (PLANTED)") },
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
     "planted-user-defaults": { DefaultsStorage("planted-user-defaults", "tests: the key as base64 in UserDefaults (PLANTED)") },

@@ -81,6 +81,30 @@ final class CoreFoundationTests: XCTestCase {
         XCTAssertNil(CFDictionaryGetValue(attributes, Unmanaged.passUnretained(kSecAttrAccount).toOpaque()))
     }
 
+    /// The CFArray walk PKCS#12 code writes: count, the value at an index as a pointer, the pointer
+    /// bit-cast back to a CFDictionary and read with CFDictionaryGetValue.
+    func testArrayGetCountAndValueAtIndex_asPKCS12CodeWalksItems() {
+        let items = [[kSecAttrLabel as String: "first"], [kSecAttrLabel as String: "second"]] as CFArray
+        XCTAssertEqual(CFArrayGetCount(items), 2)
+        let second = unsafeBitCast(CFArrayGetValueAtIndex(items, 1), to: CFDictionary.self)
+        let label = CFDictionaryGetValue(second, unsafeBitCast(kSecAttrLabel, to: UnsafeRawPointer.self))!
+        XCTAssertEqual(Unmanaged<CFString>.fromOpaque(label).takeUnretainedValue() as String, "second")
+        let first = Unmanaged<CFDictionary>.fromOpaque(CFArrayGetValueAtIndex(items, 0)).takeUnretainedValue()
+        XCTAssertEqual(first[kSecAttrLabel as String] as? String, "first")
+        XCTAssertEqual(CFArrayGetCount([] as CFArray), 0)
+    }
+
+    /// CFDataCreateWithBytesNoCopy with kCFAllocatorNull (the "do not free" deallocator) holds the
+    /// caller's bytes; here they are copied, so reusing the buffer afterwards changes nothing.
+    func testDataCreateWithBytesNoCopy_holdsTheBytes() {
+        var buffer: [UInt8] = [9, 8, 7, 6]
+        let data = buffer.withUnsafeBufferPointer { CFDataCreateWithBytesNoCopy(kCFAllocatorDefault, $0.baseAddress, 4, kCFAllocatorNull)! }
+        buffer[0] = 0
+        XCTAssertEqual(data as Data, Data([9, 8, 7, 6]))
+        XCTAssertEqual(CFDataGetLength(data), 4)
+        XCTAssertNotNil(kCFAllocatorNull)
+    }
+
     func testStringsTimeAndErrors() {
         XCTAssertEqual(CFStringCreateWithCString(nil, "héllo", CFStringEncoding(kCFStringEncodingUTF8)) as String?, "héllo")
         XCTAssertNil(CFStringCreateWithCString(nil, "héllo", kCFStringEncodingASCII), "not ASCII")

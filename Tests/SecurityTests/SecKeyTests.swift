@@ -101,7 +101,8 @@ final class SecKeyTests: XCTestCase {
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 512] as CFDictionary, $0) }, Int(errSecParam))
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 224] as CFDictionary, $0) }, Int(errSecUnimplemented))
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
-                                                       kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0) }, Int(errSecUnimplemented))
+                                                       kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0) }, Int(errSecParam),
+                       "the (software) Secure Enclave makes P-256 keys only, as a device's")
     }
 
     /// iOS reads an RSA ciphertext as a big-endian number, so one with its leading zero byte

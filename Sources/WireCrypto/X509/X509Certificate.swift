@@ -21,7 +21,7 @@ public enum X509Error: Error, Equatable, Sendable, CustomStringConvertible {
 public final class X509Certificate: @unchecked Sendable {
     let pointer: OpaquePointer
 
-    fileprivate init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { X509_free(pointer) }
 
     /// Parses exactly one DER certificate; trailing bytes or anything unparsable is an error.
