@@ -124,6 +124,28 @@ final class ECTests: XCTestCase {
         }
     }
 
+    /// Contexts are reused per key (PreparedContexts): alternating peers and modes, and many threads
+    /// on one key at once, still give each caller its own right answer.
+    func testReusedContexts_alternatingPeersAndThreads() throws {
+        let key = try ECPrivateKey(curve: .p256)
+        let peers = try (0..<3).map { _ in try ECPrivateKey(curve: .p256) }
+        for round in 0..<4 {
+            for peer in peers {
+                let expected = try peer.sharedSecret(with: key.publicKey)
+                XCTAssertEqual(try key.sharedSecret(with: peer.publicKey, cofactor: round % 2 == 1), expected)
+            }
+        }
+        let results = ResultsBox(count: 32)
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            let message = Data("message \(index)".utf8)
+            let signature = try? key.signature(for: message, digest: .sha256)
+            let secret = try? key.sharedSecret(with: peers[index % 3].publicKey)
+            results.set(index, signature.map { key.publicKey.isValidSignature($0, for: message, digest: .sha256) } == true
+                        && secret == (try? peers[index % 3].sharedSecret(with: key.publicKey)))
+        }
+        XCTAssertEqual(results.values, Array(repeating: true, count: 32))
+    }
+
     func testRefusals_sayWhatIsWrong() throws {
         let key = try ECPrivateKey(curve: .p256)
         var offCurve = key.publicKey.x963Representation
@@ -211,4 +233,12 @@ final class ECTests: XCTestCase {
             XCTAssertEqual(try Ed25519PublicKey(pemRepresentation: publicKey.pemRepresentation).rawRepresentation, hex(publicHex))
         }
     }
+}
+
+/// Per-index results written from concurrent iterations.
+private final class ResultsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [Bool]
+    init(count: Int) { values = Array(repeating: false, count: count) }
+    func set(_ index: Int, _ value: Bool) { lock.lock(); values[index] = value; lock.unlock() }
 }

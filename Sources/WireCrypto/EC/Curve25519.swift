@@ -15,12 +15,13 @@ enum OctetKeyCurve: String, Sendable {
 struct OctetKey: Sendable {
     let key: EVPKey
     let curve: OctetKeyCurve
+    let operations: KeyOperations
 
     static func generate(_ curve: OctetKeyCurve) throws -> OctetKey {
         OctetKey(key: try generateKey(type: curve.rawValue, group: nil), curve: curve)
     }
 
-    init(key: EVPKey, curve: OctetKeyCurve) { self.key = key; self.curve = curve }
+    init(key: EVPKey, curve: OctetKeyCurve) { self.key = key; self.curve = curve; self.operations = KeyOperations(key) }
 
     init(raw: Data, curve: OctetKeyCurve, isPrivate: Bool) throws {
         guard raw.count == 32 else {
@@ -96,7 +97,7 @@ public struct X25519PrivateKey: Sendable {
     public var publicKey: X25519PublicKey { get throws { X25519PublicKey(try octet.publicOnly()) } }
 
     /// X25519(k, u) (RFC 7748 §6.1), 32 bytes; an all-zero result (a low-order peer key) is refused.
-    public func sharedSecret(with peer: X25519PublicKey) throws -> Data { try derive(octet.key, peer: peer.octet.key) }
+    public func sharedSecret(with peer: X25519PublicKey) throws -> Data { try derive(octet.operations.derive, peer: peer.octet.key) }
 }
 
 /// An Ed25519 public key (32 bytes, RFC 8032 §5.1.5).

@@ -7,7 +7,7 @@ extension ECPrivateKey {
     /// the same secret; `cofactor` is passed to OpenSSL anyway so the mode asked for is the mode run.
     public func sharedSecret(with peer: ECPublicKey, cofactor: Bool = false) throws -> Data {
         guard peer.curve == curve else { throw WireCryptoError.curveMismatch(expected: curve.rawValue, actual: peer.curve.rawValue) }
-        return try derive(key, peer: peer.key, configure: { context in
+        return try derive(operations.derive, peer: peer.key, mode: cofactor ? 1 : 0, configure: { context in
             guard EVP_PKEY_CTX_set_ecdh_cofactor_mode(context, cofactor ? 1 : 0) == 1 else {
                 throw openSSLFailure("EVP_PKEY_CTX_set_ecdh_cofactor_mode")
             }
@@ -15,29 +15,44 @@ extension ECPrivateKey {
     }
 }
 
-/// `EVP_PKEY_derive` between `key` and `peer` (ECDH, X25519).
-func derive(_ key: EVPKey, peer: EVPKey, configure: (OpaquePointer) throws -> Void = { _ in }) throws -> Data {
-    guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
-    defer { EVP_PKEY_CTX_free(context) }
-    guard EVP_PKEY_derive_init(context) == 1 else { throw openSSLFailure("EVP_PKEY_derive_init") }
-    try configure(context)
-    // No second validation of the peer (validate_peer 0): every ECPublicKey was checked on its
-    // curve when it was made (EVP_PKEY_fromdata decodes the point), and on P-256/384/521 (cofactor 1)
-    // that puts it in the group; the check set_peer would repeat multiplies the point by the
-    // order, as costly as the agreement itself (make bench: ECDH at 0.47× openssl speed with it).
-    // X25519 takes any 32 bytes (RFC 7748); its all-zero result is refused below.
-    guard EVP_PKEY_derive_set_peer_ex(context, peer.pointer, 0) == 1 else {
-        throw WireCryptoError.keyAgreementFailed(reason: "OpenSSL refuses the peer key (\(OpenSSLError.drain(after: "EVP_PKEY_derive_set_peer").stackText()))")
+/// `EVP_PKEY_derive` with one of `contexts` and `peer` (ECDH, X25519). The peer is not validated
+/// again here (`validate_peer` 0): every public key was checked when it was made (a point on its
+/// curve; these curves have cofactor 1, so OpenSSL's further check, n·Q = O, only repeats a scalar
+/// multiplication that cannot fail). A context already set up for this peer and `mode` (agreeing
+/// with the same key again, as a phone does with its Pi's) is used as it is.
+func derive(_ contexts: PreparedContexts, peer: EVPKey, mode: Int32 = 0, configure: (OpaquePointer) throws -> Void = { _ in }) throws -> Data {
+    var setting: AnyObject? = nil
+    return try contexts.with(setting: &setting) { context, current in
+        let wanted = DeriveSetting(peer: peer, mode: mode)
+        if !wanted.matches(current) {
+            current = nil
+            try configure(context)
+            guard EVP_PKEY_derive_set_peer_ex(context, peer.pointer, 0) == 1 else {
+                throw WireCryptoError.keyAgreementFailed(reason: "OpenSSL refuses the peer key (\(OpenSSLError.drain(after: "EVP_PKEY_derive_set_peer").stackText()))")
+            }
+            current = wanted
+        }
+        // The largest secret of these curves (P-521's 66-byte x); OpenSSL writes its length.
+        var secret = [UInt8](repeating: 0, count: 66)
+        var length = secret.count
+        defer { secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        guard EVP_PKEY_derive(context, &secret, &length) == 1 else {
+            // X25519 refuses an all-zero result (a low-order peer point, RFC 7748 §6.1).
+            throw WireCryptoError.keyAgreementFailed(reason: "no shared secret (\(OpenSSLError.drain(after: "EVP_PKEY_derive").stackText()))")
+        }
+        return Data(secret.prefix(length))
     }
-    var length = 0
-    guard EVP_PKEY_derive(context, nil, &length) == 1 else { throw openSSLFailure("EVP_PKEY_derive(size)") }
-    var secret = [UInt8](repeating: 0, count: length)
-    defer { secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-    guard EVP_PKEY_derive(context, &secret, &length) == 1 else {
-        // X25519 refuses an all-zero result (a low-order peer point, RFC 7748 §6.1).
-        throw WireCryptoError.keyAgreementFailed(reason: "no shared secret (\(OpenSSLError.drain(after: "EVP_PKEY_derive").stackText()))")
+}
+
+/// What a derive context was set up with: the peer (by identity) and the cofactor mode.
+private final class DeriveSetting {
+    let peer: EVPKey
+    let mode: Int32
+    init(peer: EVPKey, mode: Int32) { self.peer = peer; self.mode = mode }
+    func matches(_ other: AnyObject?) -> Bool {
+        guard let other = other as? DeriveSetting else { return false }
+        return other.peer === peer && other.mode == mode
     }
-    return Data(secret.prefix(length))
 }
 
 /// The ANSI X9.63 key derivation function (SEC 1 §3.6.1): hash(Z ‖ counter₃₂ ‖ SharedInfo) for

@@ -12,14 +12,21 @@ extension ECPrivateKey {
     /// to its leftmost bits (X9.62 §7.3), as every implementation does.
     public func signature(forDigest digest: Data) throws -> Data {
         guard !digest.isEmpty else { throw WireCryptoError.invalidLength(what: "ECDSA digest", length: 0, expected: "at least 1 byte") }
-        guard let context = key.signingContext() else { throw openSSLFailure("EVP_PKEY_sign_init") }
-        defer { EVP_PKEY_CTX_free(context) }
-        var length = 0
-        guard EVP_PKEY_sign(context, nil, &length, nil, digest.count) == 1 else { throw openSSLFailure("EVP_PKEY_sign(size)") }
-        var signature = [UInt8](repeating: 0, count: length)
-        let status = digest.withUnsafeBytes { EVP_PKEY_sign(context, &signature, &length, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-        guard status == 1 else { throw openSSLFailure("EVP_PKEY_sign") }
-        return Data(signature.prefix(length))
+        // The DER of two integers of at most the coordinate size each (+1 for a sign byte), with headers.
+        let maximum = 2 * (curve.coordinateByteCount + 1 + 3) + 3
+        return try operations.sign.with { context in
+            var signature = Data(count: maximum)
+            var length = maximum
+            let status = signature.withUnsafeMutableBytes { output in
+                digest.withUnsafeBytes {
+                    EVP_PKEY_sign(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                                  $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count)
+                }
+            }
+            guard status == 1 else { throw openSSLFailure("EVP_PKEY_sign") }
+            signature.count = length
+            return signature
+        }
     }
 
     /// Hashes `message` with `digest`, then signs (DER).
@@ -32,13 +39,13 @@ extension ECPublicKey {
     /// True when `der` is a DER ECDSA signature of `digest` by this key; false for anything else
     /// (another message, another key, BER or trailing bytes: OpenSSL re-encodes and compares).
     public func isValidSignature(_ der: Data, forDigest digest: Data) -> Bool {
-        guard !digest.isEmpty, !der.isEmpty, let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1 else { OpenSSLError.drainQueue(); return false }
-        let status = der.withUnsafeBytes { signature in
-            digest.withUnsafeBytes { input in
-                EVP_PKEY_verify(context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                                input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
+        guard !digest.isEmpty, !der.isEmpty else { return false }
+        let status = try? operations.verify.with { context in
+            der.withUnsafeBytes { signature in
+                digest.withUnsafeBytes { input in
+                    EVP_PKEY_verify(context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
+                }
             }
         }
         if status != 1 { OpenSSLError.drainQueue() }

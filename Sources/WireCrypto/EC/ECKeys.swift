@@ -7,6 +7,7 @@ internal import COpenSSLShims
 /// key was read from.
 public struct ECPublicKey: Sendable {
     let key: EVPKey
+    let operations: KeyOperations
     public let curve: ECCurve
     /// `04‖X‖Y`.
     public let x963Representation: Data
@@ -66,6 +67,7 @@ public struct ECPublicKey: Sendable {
             throw WireCryptoError.malformedECKey(curve: curve.rawValue, format: format, reason: "the point is not on the curve")
         }
         self.key = key; self.curve = curve; self.x963Representation = point
+        self.operations = KeyOperations(key)
     }
 
     /// `point` (any SEC 1 encoding) decoded and re-encoded uncompressed.
@@ -103,6 +105,7 @@ public struct ECPublicKey: Sendable {
 /// A P-256/384/521 private key with its public key.
 public struct ECPrivateKey: Sendable {
     let key: EVPKey
+    let operations: KeyOperations
     public let publicKey: ECPublicKey
     public var curve: ECCurve { publicKey.curve }
 
@@ -111,6 +114,7 @@ public struct ECPrivateKey: Sendable {
         let key = try generateKey(type: "EC", group: curve.groupName)
         guard let point = decodedPublicPoint(of: key, curve: curve) else { throw openSSLFailure("EVP_PKEY_get_bn_param(qx/qy)") }
         self.key = key
+        self.operations = KeyOperations(key)
         self.publicKey = try ECPublicKey(uncompressedPoint: point, curve: curve, format: "a generated key")
     }
 
@@ -168,6 +172,7 @@ public struct ECPrivateKey: Sendable {
                                                  reason: "K is not in [1, n−1] or the public point is not K·G")
         }
         self.key = key
+        self.operations = KeyOperations(key)
         self.publicKey = try ECPublicKey(uncompressedPoint: point, curve: curve, format: format)
     }
 

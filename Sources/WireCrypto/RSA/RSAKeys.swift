@@ -8,26 +8,8 @@ final class EVPKey: @unchecked Sendable {
     private let lock = NSLock()
     private var spkiDER: Data?
 
-    private var signingTemplate: OpaquePointer?
-
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
-    deinit {
-        if let signingTemplate { EVP_PKEY_CTX_free(signingTemplate) }
-        EVP_PKEY_free(pointer)
-    }
-
-    /// A context ready to sign with this key, for one call (the caller frees it): a copy of one
-    /// initialised once, since EVP_PKEY_sign_init fetches and sets up the method on every call, a
-    /// fifth of an ECDSA P-256 signature (make bench). Nil when OpenSSL cannot make one.
-    func signingContext() -> OpaquePointer? {
-        lock.lock(); defer { lock.unlock() }
-        if signingTemplate == nil {
-            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { return nil }
-            guard EVP_PKEY_sign_init(context) == 1 else { EVP_PKEY_CTX_free(context); return nil }
-            signingTemplate = context
-        }
-        return EVP_PKEY_CTX_dup(signingTemplate)
-    }
+    deinit { EVP_PKEY_free(pointer) }
 
     /// The public key as SubjectPublicKeyInfo DER, encoded once: an rsa-socket server sends it in
     /// every phone-to-pi conversation, and OpenSSL's encoder costs about a tenth of an RSA decryption.
