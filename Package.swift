@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .library(name: "Security", targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         // What `import Foundation` brings on iOS (Security, URLSession's delegate types): a target
         // that `@_exported import`s it once sees them in every file (docs/APPLE-MODULES.md).
         .library(name: "AppleImplicitImports", targets: ["AppleImplicitImports"]),
@@ -48,6 +49,8 @@ let package = Package(
         .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
         .target(name: "Security", dependencies: ["WireCrypto"]),
         .target(name: "AppleImplicitImports", dependencies: ["Security"]),
+        // The device owner's authentication (LAContext), answered by Security's simulated user.
+        .target(name: "LocalAuthentication", dependencies: ["Security"]),
 
         // Layer 3: the protocols. WireProtocol: sans-I/O session machines (pure). Transport: the
         // operating system's I/O (TCP, name resolution, TLS, HTTP, pinned HTTPS) and the driver
@@ -127,7 +130,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "CryptoKitTests", dependencies: ["CryptoKit", "WireCrypto", "TestSupport"]),
         .testTarget(name: "CommonCryptoTests", dependencies: ["CommonCrypto", "WireCrypto", "TestSupport"]),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport", "AppleImplicitImports"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "WireCrypto", "TestSupport", "AppleImplicitImports", "LocalAuthentication"]),
         .testTarget(name: "SeedAppsTests", dependencies: ["SeedApps", "AppUnderTest", "WireProtocol", "Seed000App", "Seed001App", "Seed002App",
                                                          "Seed003App", "Seed004App", "Security", "WireCrypto", "TestSupport"],
                     exclude: ["Extracts"]),

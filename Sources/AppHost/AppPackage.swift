@@ -130,7 +130,7 @@ public struct AppPackage: Sendable {
     func packageManifest() -> String {
         let path = checkout.path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         let identity = checkoutIdentity.replacingOccurrences(of: "\"", with: "\\\"")
-        let products = ["CryptoKit", "Security", "CommonCrypto", "AppleImplicitImports", "AppUnderTest", "AppHost"]
+        let products = ["CryptoKit", "Security", "CommonCrypto", "LocalAuthentication", "AppleImplicitImports", "AppUnderTest", "AppHost"]
             .map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(separator: ", ")
         return """
             // swift-tools-version:6.0

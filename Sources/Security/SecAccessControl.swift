@@ -136,6 +136,11 @@ public enum SimulatedUser: String, CaseIterable, Sendable {
         try $override.withValue(user) { try body() }
     }
 
+    /// Runs `body` with `user` answering the prompts, across its awaits (tests of async APIs).
+    public static func with<R: Sendable>(_ user: SimulatedUser, _ body: () async throws -> R) async rethrows -> R {
+        try await $override.withValue(user) { try await body() }
+    }
+
     /// What the prompt ends in: nil when the user authenticated.
     var failure: SecFailure? {
         switch self {
@@ -154,7 +159,22 @@ func authorize(_ control: SecAccessControl?, query: [String: Any] = [:]) -> SecF
     if promptForbidden(query) {
         return SecFailure(errSecInteractionNotAllowed, "authentication is needed and the query forbids the prompt (kSecUseAuthenticationUIFail)")
     }
+    if let context = query[kSecUseAuthenticationContext as String] as? SecAuthenticationContext {
+        if context.isAuthenticated { return nil }
+        if context.interactionNotAllowed {
+            return SecFailure(errSecInteractionNotAllowed, "authentication is needed and the LAContext in kSecUseAuthenticationContext has interactionNotAllowed")
+        }
+    }
     return SimulatedUser.current.failure
+}
+
+/// What Security reads from the object an app passes as kSecUseAuthenticationContext (an
+/// LAContext: LocalAuthentication's LAContext adopts this; Security cannot import it, as on iOS).
+public protocol SecAuthenticationContext: AnyObject {
+    /// The app's `interactionNotAllowed`: a prompt is an error instead.
+    var interactionNotAllowed: Bool { get }
+    /// The context authenticated the user within the reuse window the app allowed: no new prompt.
+    var isAuthenticated: Bool { get }
 }
 
 func promptForbidden(_ query: [String: Any]) -> Bool {
