@@ -68,6 +68,15 @@ enum TeamServerSessionChecks {
             reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
                 judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
             }
+            // About one ciphertext in 250 holds CR LF: an app meets it within days. (Swift's own
+            // machine: it draws encryptions until one does.)
+            if seat.framing == .legacy {
+                reference.add("inprocess.\(plan.label).ciphertext-with-crlf", weaknesses: plan.weaknesses) {
+                    judged(seat) {
+                        try converse(context, client: swift, seat: seat, plan: plan, ciphertextFilter: { $0.range(of: Data("\r\n".utf8)) != nil })
+                    }
+                }
+            }
         }
         if let padding = seat.paddings[.piToPhone] {
             for bits in [1024, 2048] {
@@ -99,13 +108,23 @@ enum TeamServerSessionChecks {
     }
 
     /// One conversation of `client` (its machine, as in the rest of the suite) with the team's server.
-    static func converse(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat,
-                         plan: RSASocketSessionChecks.Plan) throws -> CheckOutcome {
+    /// `ciphertextFilter`: the Swift reference client's machine sends only a ciphertext it accepts.
+    static func converse(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat, plan: RSASocketSessionChecks.Plan,
+                         ciphertextFilter: (@Sendable (Data) -> Bool)? = nil) throws -> CheckOutcome {
         let clientKey = try context.keys.key(of: context.run.swift, bits: plan.bits, slot: "client")
         let plaintext = context.bytes(48, for: "team-server-session-\(plan.label)")
-        let machine = try client.rsaSocketClient(RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing,
-                                                                     digest: plan.digest, privateKeyPEM: clientKey.privateKeyPEM,
-                                                                     plaintext: plaintext, keyFormat: plan.keyFormat))
+        let spec = RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing, digest: plan.digest,
+                                       privateKeyPEM: clientKey.privateKeyPEM, plaintext: plaintext, keyFormat: plan.keyFormat)
+        let machine: SessionMachine
+        if let ciphertextFilter {
+            var config = RSASocketClientConfig(direction: spec.direction, padding: spec.padding, framing: spec.framing, maxMessage: spec.maxMessage,
+                                               digest: spec.digest, privateKey: try RSAPrivateKey(importing: clientKey.privateKeyPEM),
+                                               plaintext: spec.plaintext, keyFormat: spec.keyFormat)
+            config.ciphertextFilter = ciphertextFilter
+            machine = RSASocketClient(config: config)
+        } else {
+            machine = try client.rsaSocketClient(spec)
+        }
         let timeout = context.options.timeout
         let transcript = SocketDriver.drive(machine, over: try seat.server.connect(timeout: timeout), quietGap: context.options.quietGap,
                                             timeout: timeout, deadline: timeout * 3)
@@ -118,8 +137,9 @@ enum TeamServerSessionChecks {
             expected = [.decrypted(seat.message ?? RSASocket.defaultMessage), .serverStopped]
         }
         guard transcript.events == expected else {
+            let crlf = ciphertextFilter == nil ? "" : "; its ciphertext held \\r\\n: a server that strips line ends, or reads a line, corrupts it"
             throw CheckFailure("\(client.name) client with \(seat.server.name): expected \(expected), got \(transcript.events)"
-                               + (transcript.transportError.map { " (\($0))" } ?? ""),
+                               + (transcript.transportError.map { " (\($0))" } ?? "") + crlf,
                                details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")
         }
         return .passed
@@ -135,15 +155,40 @@ enum TeamServerSessionChecks {
             checks.add("inprocess.login-and-echo.\(mode.rawValue)", weaknesses: Weakness.aesHTTPS(keyMode: mode)) {
                 judged(seat) {
                     try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: seat.server.name, mode: mode,
-                                                           username: seat.username, password: seat.password) { request in
-                        let answer = try seat.server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
-                                                                          body: request.body), timeout: context.options.timeout)
-                        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
-                    }
+                                                           username: seat.username, password: seat.password) { try send($0, context, seat) }
                     return .passed
+                }
+            }
+            if client is SwiftAESHTTPS {
+                // An app sends many requests in a session: each answer needs an IV of its own.
+                checks.add("inprocess.login-and-two-echoes.fresh-response-ivs", weaknesses: Weakness.aesHTTPS(keyMode: mode)) {
+                    judged(seat) { try twoEchoes(context, client: client, seat: seat, mode: mode) }
                 }
             }
             return checks.checks
         }
+    }
+
+    static func send(_ request: WebRequest, _ context: SessionContext, _ seat: TeamServerSeat) throws -> WebResponse {
+        let answer = try seat.server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
+                                              timeout: context.options.timeout)
+        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
+    /// One login, the same request twice: both answers decrypt, under different IVs.
+    static func twoEchoes(_ context: SessionContext, client: any AESHTTPSClientRole, seat: TeamServerSeat,
+                          mode: KeyDerivationMode) throws -> CheckOutcome {
+        let login = try send(try client.loginRequest(username: seat.username, password: seat.password), context, seat)
+        let (token, key) = try Expect.succeedsAny(client.name, "read \(seat.server.name)'s login answer") { try client.parseLogin(login, mode: mode) }
+        var ivs: [Data] = []
+        for _ in 0..<2 {
+            let answer = try send(try client.secureRequest(params: AESHTTPSSessionChecks.params, token: token, key: key), context, seat)
+            _ = try Expect.succeedsAny(client.name, "read \(seat.server.name)'s /secure-data answer") { try client.parseSecure(answer, key: key) }
+            ivs.append(try CBCEnvelope(json: answer.body).iv)
+        }
+        guard ivs[0] != ivs[1] else {
+            throw CheckFailure("\(seat.server.name) answered two requests under the same IV \(ivs[0].hexString) (a static IV: equal answers encrypt alike, and CBC leaks their common prefix)")
+        }
+        return .passed
     }
 }
