@@ -68,6 +68,19 @@ enum TeamServerSessionChecks {
             reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
                 judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
             }
+            // An app built with the other OAEP hash (iOS names both alike): the server cannot decrypt,
+            // so it must say `Server: ERROR`, or the app never learns its message was lost. (A PKCS#1
+            // v1.5 server may acknowledge instead: implicit rejection, docs/PROTOCOL.md.)
+            let wrong: RSAEncryptionPadding = padding == .oaepSHA256 ? .oaepSHA1 : .oaepSHA256
+            let mismatched = RSASocketSessionChecks.Plan(direction: .phoneToPi, framing: seat.framing, padding: wrong, bits: 2048, digest: seat.digest)
+            reference.add("inprocess.\(mismatched.label).server-uses-\(padding).gets-error", weaknesses: mismatched.weaknesses) {
+                judged(seat) {
+                    guard padding.oaepParameters != nil else {
+                        return .skipped(reason: "not applicable: the server's \(padding) may reject implicitly, acknowledging what it cannot decrypt")
+                    }
+                    return try converseExpectingError(context, client: swift, seat: seat, plan: mismatched, serverPadding: padding)
+                }
+            }
             // About one ciphertext in 250 holds CR LF: an app meets it within days. (Swift's own
             // machine: it draws encryptions until one does.)
             if seat.framing == .legacy {
@@ -140,6 +153,27 @@ enum TeamServerSessionChecks {
             let crlf = ciphertextFilter == nil ? "" : "; its ciphertext held \\r\\n: a server that strips line ends, or reads a line, corrupts it"
             throw CheckFailure("\(client.name) client with \(seat.server.name): expected \(expected), got \(transcript.events)"
                                + (transcript.transportError.map { " (\($0))" } ?? "") + crlf,
+                               details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")
+        }
+        return .passed
+    }
+
+    /// A ciphertext the server cannot decrypt: its first answer must be `Server: ERROR`.
+    static func converseExpectingError(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat, plan: RSASocketSessionChecks.Plan,
+                                       serverPadding: RSAEncryptionPadding) throws -> CheckOutcome {
+        let clientKey = try context.keys.key(of: context.run.swift, bits: plan.bits, slot: "client")
+        let machine = try client.rsaSocketClient(RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing,
+                                                                     digest: plan.digest, privateKeyPEM: clientKey.privateKeyPEM,
+                                                                     plaintext: context.bytes(48, for: "team-server-session-\(plan.label)")))
+        let timeout = context.options.timeout
+        let transcript = SocketDriver.drive(machine, over: try seat.server.connect(timeout: timeout), quietGap: context.options.quietGap,
+                                            timeout: timeout, deadline: timeout * 3)
+        guard transcript.events.first == .serverError else {
+            let okToAnything = if case .serverOK? = transcript.events.first { true } else { false }
+            throw CheckFailure(okToAnything
+                               ? "\(seat.server.name) acknowledged (Server: OK) a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: it says OK to anything, so an app never learns its message was lost"
+                               : "\(seat.server.name) did not answer Server: ERROR to a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: got \(transcript.events)"
+                               + (transcript.transportError.map { " (\($0))" } ?? ""),
                                details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")
         }
         return .passed
