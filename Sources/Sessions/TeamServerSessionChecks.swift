@@ -68,6 +68,12 @@ enum TeamServerSessionChecks {
             reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
                 judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
             }
+            // TCP may split any message anywhere: each piece reaches the server as a read of its own.
+            for pieces in [1, 5] {
+                reference.add("inprocess.\(plan.label).\(Conversation.Delivery.chunks(pieces))", weaknesses: plan.weaknesses) {
+                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
+                }
+            }
             // An app built with the other OAEP hash (iOS names both alike): the server cannot decrypt,
             // so it must say `Server: ERROR`, or the app never learns its message was lost. (A PKCS#1
             // v1.5 server may acknowledge instead: implicit rejection, docs/PROTOCOL.md.)
@@ -98,6 +104,12 @@ enum TeamServerSessionChecks {
                     judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
                 }
             }
+            for pieces in [1, 5] {
+                let plan = RSASocketSessionChecks.Plan(direction: .piToPhone, framing: seat.framing, padding: padding, bits: 2048)
+                reference.add("inprocess.\(plan.label).\(Conversation.Delivery.chunks(pieces))", weaknesses: plan.weaknesses) {
+                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
+                }
+            }
             for format in ClientKeyFormat.allCases where format != .spkiPEM {
                 let plan = RSASocketSessionChecks.Plan(direction: .piToPhone, framing: seat.framing, padding: padding, bits: 2048, keyFormat: format)
                 reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
@@ -123,7 +135,7 @@ enum TeamServerSessionChecks {
     /// One conversation of `client` (its machine, as in the rest of the suite) with the team's server.
     /// `ciphertextFilter`: the Swift reference client's machine sends only a ciphertext it accepts.
     static func converse(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat, plan: RSASocketSessionChecks.Plan,
-                         ciphertextFilter: (@Sendable (Data) -> Bool)? = nil) throws -> CheckOutcome {
+                         ciphertextFilter: (@Sendable (Data) -> Bool)? = nil, splitInto pieces: Int? = nil) throws -> CheckOutcome {
         let clientKey = try context.keys.key(of: context.run.swift, bits: plan.bits, slot: "client")
         let plaintext = context.bytes(48, for: "team-server-session-\(plan.label)")
         let spec = RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing, digest: plan.digest,
@@ -140,7 +152,7 @@ enum TeamServerSessionChecks {
         }
         let timeout = context.options.timeout
         let transcript = SocketDriver.drive(machine, over: try seat.server.connect(timeout: timeout), quietGap: context.options.quietGap,
-                                            timeout: timeout, deadline: timeout * 3)
+                                            timeout: timeout, deadline: timeout * 3, splitInto: pieces)
         let expected: [SessionEvent]
         switch plan.direction {
         case .phoneToPi:
@@ -150,7 +162,8 @@ enum TeamServerSessionChecks {
             expected = [.decrypted(seat.message ?? RSASocket.defaultMessage), .serverStopped]
         }
         guard transcript.events == expected else {
-            let crlf = ciphertextFilter == nil ? "" : "; its ciphertext held \\r\\n: a server that strips line ends, or reads a line, corrupts it"
+            let crlf = (ciphertextFilter == nil ? "" : "; its ciphertext held \\r\\n: a server that strips line ends, or reads a line, corrupts it")
+                + (pieces.map { "; every message went in \($0)-byte pieces, each read by the server before the next: a server that takes one read for a whole message fails here" } ?? "")
             throw CheckFailure("\(client.name) client with \(seat.server.name): expected \(expected), got \(transcript.events)"
                                + (transcript.transportError.map { " (\($0))" } ?? "") + crlf,
                                details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")

@@ -439,7 +439,8 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed", "\(run.cases)")
         XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.ciphertext-with-crlf")?.outcome, "passed")
         XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.pkcs1.rsa1024")?.outcome, "passed")
-        XCTAssertEqual(run.cases.count, 9, "\(run.cases)")
+        XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.pkcs1.rsa2048.1-byte-chunks")?.outcome, "passed")
+        XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
         // None of the remote checks ran: only the session conversations.
         XCTAssertNil(run.outcome("binary-safety.ciphertexts-with-crlf"))
     }
@@ -449,7 +450,7 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertEqual(run.failing, [])
         XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.swift_client.team_server.adapter:make_server\""), run.xml)
-        XCTAssertEqual(run.cases.count, 9, "\(run.cases)")
+        XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
     }
 
     func testSessions_flaskExample_bothClientsLogInAndEcho() throws {
@@ -488,6 +489,19 @@ final class TeamServerCLITests: XCTestCase {
         let failing = try XCTUnwrap(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha1.rsa2048.digest.server-uses-oaep-sha256.gets-error"))
         XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
         XCTAssertTrue(failing.message.contains("OK to anything"), failing.message)
+    }
+
+    /// The tutorials' bug: one `recv` taken for the whole ciphertext. Whole deliveries pass (one write
+    /// is one read over a socket pair); split ones, each piece read before the next, fail.
+    func testSessions_socketTakingOneReadForTheMessage_failsOnlyTheSplitDeliveries() throws {
+        let copy = try plant(Self.socketExample, "        while len(self.buffer) < count:\n",
+                             "        if len(self.buffer) < count:  # PLANTED: one recv is the message\n")
+        let run = try runSessions(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(Set(run.failing.map(\.name)), ["inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.1-byte-chunks",
+                                                      "inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.5-byte-chunks"], "\(run.cases)")
+        XCTAssertTrue(run.failing.allSatisfy { $0.message.contains("each read by the server before the next") }, "\(run.failing)")
+        XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed")
     }
 
     func testSessions_flaskStaticIV_failsTheTwoEchoesConversation() throws {
