@@ -38,11 +38,20 @@ struct RemoteRSASocket {
         /// Paddings it acknowledged besides its own, without a digest to tell them apart: it does not
         /// refuse what it cannot decrypt (implicit rejection, or a server that says OK to anything).
         var acknowledgesOtherPaddings: [RSAEncryptionPadding] = []
+        /// The message its pi-to-phone ciphertexts decrypt to (the same every time).
+        var message: Data?
     }
 
     func checkAll() {
         var facts = ServerFacts()
+        discover(&facts)
+        recordFindings(facts)
+        checkWithFacts(facts)
+    }
 
+    /// The first conversation and the padding of each direction: what every later step (and the
+    /// sessions suite with a team's server, `RemoteRun.discover`) builds on.
+    func discover(_ facts: inout ServerFacts) {
         run.liveness("liveness.initial", profile: profile, after: "the first connection", first: true) {
             let outcome = try run.converse(client(.phoneToPi, padding: options.padding ?? .oaepSHA256, digest: true))
             guard let bits = serverKeyBits(in: outcome.received) else {
@@ -57,8 +66,10 @@ struct RemoteRSASocket {
         for direction in options.directions.sorted(by: { $0 == .piToPhone && $1 != .piToPhone }) {
             run.step("padding.\(direction.rawValue)", profile: profile) { try discoverPadding(direction, facts: &facts) }
         }
-        recordFindings(facts)
+    }
 
+    func checkWithFacts(_ facts: ServerFacts) {
+        var facts = facts
         if let padding = facts.paddings[.piToPhone] {
             for bits in options.keyBits {
                 run.step("conversation.pi-to-phone.client-rsa\(bits)", profile: profile) {
@@ -129,6 +140,7 @@ struct RemoteRSASocket {
                     continue
                 }
                 facts.paddings[direction] = padding
+                facts.message = plaintext
                 return .passed
             }
             tried.append((padding, outcome))

@@ -52,6 +52,39 @@ public final class RemoteRun {
         return run.results
     }
 
+    /// What `discover` found out about a server: what a client must use to talk to it.
+    public struct Discovered: Sendable {
+        /// rsa-socket: the padding of each direction that completes (a missing direction never did).
+        public var paddings: [RSASocket.Direction: RSAEncryptionPadding] = [:]
+        /// rsa-socket: it answers `Server: OK sha256=…`.
+        public var offersDigest = false
+        /// rsa-socket: the message its pi-to-phone ciphertexts decrypt to.
+        public var message: Data?
+        /// aes-https: the key mode of its login's `encryptionKey` (given, or inferred from it).
+        public var keyMode: KeyDerivationMode?
+    }
+
+    /// Only the first steps of `run`: the first conversation and the padding of each direction
+    /// (rsa-socket), or a login and its key mode (aes-https), found exactly as `run` finds them, with
+    /// their testcases (a failed step says why a later use of the server cannot start).
+    public static func discover(_ target: ServerAddress, options: RemoteOptions) -> (Discovered, [CheckResult]) {
+        let run = RemoteRun(target: target, address: target.host, options: options, shouldStop: { false }, progress: { _ in })
+        var discovered = Discovered()
+        switch options.profile {
+        case .rsaSocket:
+            var facts = RemoteRSASocket.ServerFacts()
+            RemoteRSASocket(run).discover(&facts)
+            discovered.paddings = facts.paddings
+            discovered.offersDigest = facts.offersDigest
+            discovered.message = facts.message
+        case .aesHTTPS:
+            run.liveness("liveness.initial", profile: options.profile.rawValue, after: "the first login", first: true) {
+                discovered.keyMode = try RemoteAESHTTPS(run).login(pin: options.pin ?? "", step: "discover").mode
+            }
+        }
+        return (discovered, run.results)
+    }
+
     // MARK: recording
 
     /// Runs one step unless the run was interrupted or the server is gone.
@@ -168,7 +201,7 @@ public final class RemoteRun {
 
     /// What the in-process server's own code did wrong during a step outweighs the step's verdict:
     /// a handler that raised fails it (with the traceback), one cut off at the deadline is an error.
-    static func outcome(_ outcome: CheckOutcome, with problems: [InProcessServerProblem]) -> CheckOutcome {
+    public static func outcome(_ outcome: CheckOutcome, with problems: [InProcessServerProblem]) -> CheckOutcome {
         if let blocked = problems.first(where: { $0.kind == .blocked }) {
             return .error(message: blocked.message, details: blocked.details)
         }

@@ -77,10 +77,11 @@ enum AESHTTPSSessionChecks {
 
     /// Login, then one encrypted request; the decrypted answer must be `{"echo": params}`.
     static func loginAndEcho(client: AESHTTPSClientRole, serverName: String, mode: KeyDerivationMode,
+                             username: String = "alice", password: String = "wonderland",
                              send: (WebRequest) throws -> WebResponse) throws {
         // Each client's logic reads the answers its own way (status, Content-Type, body) and says
         // what it refused: the reference clients want the protocol's 200s, the seed app names its quirk.
-        let loginAnswer = try send(try client.loginRequest(username: "alice", password: "wonderland"))
+        let loginAnswer = try send(try client.loginRequest(username: username, password: password))
         let (token, key) = try Expect.succeedsAny(client.name, "read \(serverName) server's login answer") { try client.parseLogin(loginAnswer, mode: mode) }
         let answer = try send(try client.secureRequest(params: params, token: token, key: key))
         let echoed = try Expect.succeedsAny(client.name, "read \(serverName) server's /secure-data answer") { try client.parseSecure(answer, key: key) }

@@ -15,6 +15,9 @@ public struct SessionOptions: Sendable {
     public var timeout: TimeInterval
     /// How long a quiet line means "the peer has said all it will" for legacy framing.
     public var quietGap: TimeInterval
+    /// `run --server FILE.py:NAME --suite sessions`: the team's server takes the server seat, and
+    /// the suite is the conversations of the clients with it (TeamServerSessionChecks) only.
+    public var teamServer: TeamServerSeat?
     /// The servers this run started; `shutdown()` when the run ends.
     public let servers = ServerPool()
 

@@ -12,6 +12,7 @@ public enum SessionSuite {
 
     public static func checks(_ run: SuiteContext, options: SessionOptions) -> [Check] {
         let context = SessionContext(run, options: options)
+        if let seat = options.teamServer { return TeamServerSessionChecks.checks(context, seat: seat) }
         return RSASocketSessionChecks.checks(context) + ServerConformanceChecks.checks(context) + LoopbackSessionChecks.checks(context)
             + AESHTTPSSessionChecks.checks(context) + SeedAppSessionChecks.checks(context)
     }

@@ -38,6 +38,28 @@ public struct InProcessServerProblem: Equatable, Sendable, CustomStringConvertib
 }
 
 extension TCPConnection {
+    /// Socket pairs only: returns once the other end has read every byte written so far (the
+    /// kernel's count of this side's unread bytes, TIOCOUTQ, is zero), so the next write reaches
+    /// the server as a read of its own: a split the server really sees. Polled under `timeout`.
+    /// - Throws: `.timedOut` if the server stopped reading; `.io` if the count cannot be asked.
+    public func waitUntilPeerRead(timeout: TimeInterval) throws {
+        let operation = "wait until \(peerDescription) has read what was written"
+        let end = Date().addingTimeInterval(timeout)
+        try descriptor.use("connection to \(peerDescription)") { fd in
+            while true {
+                var unread: CInt = 0
+                guard ioctl(fd, UInt(TIOCOUTQ), &unread) == 0 else {
+                    let code = errno
+                    throw TransportError.io(operation: operation, errno: code, message: errnoText(code))
+                }
+                if unread == 0 { return }
+                guard Date() < end else { throw TransportError.timedOut(operation: operation, seconds: timeout) }
+                // The reader is another thread of this process; give it the CPU rather than spin.
+                sched_yield()
+            }
+        }
+    }
+
     /// A connected pair of stream sockets (AF_UNIX) for a server served in this process: this side
     /// is a `TCPConnection` like any other (non-blocking, deadlines); the other is a plain blocking
     /// descriptor the caller must hand on (e.g. to Python's `socket.socket(fileno=)`) or close.

@@ -15,8 +15,10 @@ public enum SocketDriver {
         public var transportError: String?
     }
 
+    /// `splitInto`: (socket pairs only) every send goes out in pieces of that many bytes, each
+    /// written only once the peer has read the one before (`waitUntilPeerRead`).
     public static func drive(_ machine: SessionMachine, over connection: TCPConnection, quietGap: TimeInterval,
-                      timeout: TimeInterval, deadline: TimeInterval) -> Transcript {
+                      timeout: TimeInterval, deadline: TimeInterval, splitInto pieceSize: Int? = nil) -> Transcript {
         var outcome = Transcript()
         let end = Date().addingTimeInterval(deadline)
         var lastHeard = Date()
@@ -26,7 +28,14 @@ public enum SocketDriver {
                 switch action {
                 case let .send(bytes):
                     outcome.sent += bytes
-                    try connection.write(bytes, timeout: timeout)
+                    guard let pieceSize, pieceSize > 0 else {
+                        try connection.write(bytes, timeout: timeout)
+                        continue
+                    }
+                    for start in stride(from: bytes.startIndex, to: bytes.endIndex, by: pieceSize) {
+                        try connection.write(bytes[start..<min(start + pieceSize, bytes.endIndex)], timeout: timeout)
+                        try connection.waitUntilPeerRead(timeout: timeout)
+                    }
                 case .close:
                     outcome.closedByMachine = true
                     connection.close()

@@ -43,14 +43,16 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
-        if teamServer.spec != nil, suites != nil || appOptions.app != nil {
-            throw UsageError("--server runs the server checks on its own: leave out --suite and --app")
+        if teamServer.spec != nil, appOptions.app != nil || (suites != nil && suiteNames != [SessionSuite.name]) {
+            throw UsageError("--server runs the server checks on its own, or with --suite sessions the session conversations with it: leave out --app and other suites")
         }
     }
 
     func run() throws -> ExitCode {
         let interpreter = try files.interpreter()
-        if let spec = teamServer.spec { return try runTeamServer(spec, interpreter: interpreter) }
+        if let spec = teamServer.spec {
+            return suites == nil ? try runTeamServer(spec, interpreter: interpreter) : try runTeamServerSessions(spec, interpreter: interpreter)
+        }
         let python = PythonPeer(interpreter: interpreter)
         let versions = (try? python.versions()) ?? [:]
         let sessions = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: python)], inProcess: transport != .loopback,

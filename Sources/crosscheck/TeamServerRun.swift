@@ -4,6 +4,7 @@ import Conformance
 import PythonBridge
 import Remote
 import Reports
+import Sessions
 import TeamServer
 import Transport
 import WireCrypto
@@ -12,7 +13,7 @@ import WireProtocol
 /// `crosscheck run --server FILE.py:NAME`: a team's own Pi server code, in-process, under the checks
 /// and audits `crosscheck remote` runs (the same code decides the verdicts).
 struct TeamServerOptions: ParsableArguments {
-    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process instead of the suites: a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
+    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process under the remote checks instead of the suites (with --suite sessions: in the server seat of the session conversations): a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
     var spec: String?
     @Option(name: "--server-path", value: "DIR", help: "with --server MODULE:NAME: the folder to import MODULE from (put first on the embedded sys.path)")
     var searchPath: String?
@@ -118,5 +119,49 @@ extension RunCommand {
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
                                     junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
+    }
+}
+
+extension RunCommand {
+    /// `run --server … --suite sessions`: the session conversations with the team's server in the
+    /// server seat. What a client must know of it (paddings, digest, key mode) is found first, as
+    /// `remote` finds it; a discovery step that did not pass is reported (it says why a
+    /// conversation is missing).
+    func runTeamServerSessions(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+        let server = try teamServer.load(spec, interpreter: interpreter)
+        let profile = try teamServer.profile(for: server)
+        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict)
+        if report.junit == nil { report.junit = "reports/junit.xml" }
+        if !report.quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)) in the server seat of the sessions suite, profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
+        let (discovered, discovery) = RemoteRun.discover(ServerAddress(host: server.name, port: 0), options: options)
+        var seat = TeamServerSeat(server: server, profile: profile == .rsaSocket ? .rsaSocket : .aesHTTPS) { outcome in
+            RemoteRun.outcome(outcome, with: server.checkEnded())
+        }
+        seat.paddings = discovered.paddings
+        seat.digest = discovered.offersDigest
+        seat.message = discovered.message
+        seat.framing = options.framing
+        seat.keyMode = discovered.keyMode
+        seat.username = options.username
+        seat.password = options.password
+        var sessions = SessionOptions(factories: [SwiftSessions()], inProcess: true, loopback: false, pythonExecutable: files.executable,
+                                      timeout: options.timeout, quietGap: options.quietGap)
+        sessions.teamServer = seat
+        defer { sessions.servers.shutdown() }
+        let context = SuiteContext(swift: SwiftPeer(), python: PythonPeer(interpreter: interpreter), seed: seed.value, files: files.files)
+        let checks = Runner(filter: filter).selected(SuiteCatalog.checks(for: [SessionSuite.name], context: context, sessions: sessions, apps: []))
+        let latch = InterruptLatch()
+        let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",
+                                           quiet: report.quiet, latch: latch)
+        let results = discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran
+        let junit = JUnitAdapter.report(results, properties: [
+            ("crosscheck.suites", SessionSuite.name), ("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
+            ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue),
+            ("crosscheck.paddings", discovered.paddings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")),
+            ("crosscheck.key-mode", discovered.keyMode?.rawValue ?? ""), ("crosscheck.seed", String(seed.value)),
+            ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
+        ], timestamp: started)
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count + results.count - ran.count,
+                                    started: started, junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
     }
 }

@@ -422,4 +422,102 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertEqual(live.outcome("tls.serves-the-pinned-certificate")?.outcome, "passed")
         XCTAssertEqual(verdicts(inProcess), verdicts(live))
     }
+
+    // MARK: the sessions suite with the team's server in the server seat
+
+    func runSessions(_ spec: String, _ extra: [String] = []) throws -> Run {
+        try runServer(spec, ["--suite", "sessions"] + extra)
+    }
+
+    func testSessions_socketExample_everyConversationPasses_namedAfterTheServer() throws {
+        let run = try runSessions(Self.socketExample + ":Handler")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.swift_client.team_server.server:Handler\""), run.xml)
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.seed-app_client.team_server.server:Handler\""), run.xml)
+        // The paddings were found as remote finds them: OAEP-SHA256 with the digest one way, PKCS#1 v1.5 the other.
+        XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed", "\(run.cases)")
+        XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.ciphertext-with-crlf")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.pkcs1.rsa1024")?.outcome, "passed")
+        XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.pkcs1.rsa2048.1-byte-chunks")?.outcome, "passed")
+        XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
+        // None of the remote checks ran: only the session conversations.
+        XCTAssertNil(run.outcome("binary-safety.ciphertexts-with-crlf"))
+    }
+
+    func testSessions_asyncioExample_throughItsAdapter_everyConversationPasses() throws {
+        let run = try runSessions(Self.asyncioAdapter + ":make_server")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.rsa-socket.swift_client.team_server.adapter:make_server\""), run.xml)
+        XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
+    }
+
+    func testSessions_flaskExample_bothClientsLogInAndEcho() throws {
+        let run = try runSessions(Self.flaskExample + ":app", ["--user", "user:password"])
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.aes-https.swift_client.team_server.app:app\""), run.xml)
+        XCTAssertTrue(run.xml.contains("classname=\"crosscheck.aes-https.seed-app_client.team_server.app:app\""), run.xml)
+        // Its key is 15 URL-safe characters zero-padded to 16 (app.py), the mode remote infers too.
+        XCTAssertEqual(run.cases.filter { $0.name == "inprocess.login-and-echo.utf8-zeropad16" && $0.outcome == "passed" }.count, 2, "\(run.cases)")
+        XCTAssertEqual(run.outcome("inprocess.login-and-two-echoes.fresh-response-ivs")?.outcome, "passed")
+    }
+
+    func testSessions_wrongPassword_failsTheLoginAndSaysToPassTheRightUser() throws {
+        let run = try runSessions(Self.flaskExample + ":app", ["--user", "user:not-it"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.failing.contains { $0.message.contains("pass the right --user NAME:PASSWORD") }, "\(run.cases)")
+    }
+
+    func testSessions_socketStrippingCRLF_failsTheCRLFConversation() throws {
+        let copy = try plant(Self.socketExample, "        self.buffer += data\n",
+                             "        self.buffer += data.replace(b\"\\r\\n\", b\"\")  # PLANTED: the tutorial's stripping\n")
+        let run = try runSessions(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.ciphertext-with-crlf"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
+        XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed", "\(run.cases)")
+    }
+
+    func testSessions_socketOKToAnything_failsTheMismatchedPaddingConversation() throws {
+        let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
+                             "                plaintext = b\"\"  # PLANTED: OK to anything")
+        let run = try runSessions(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha1.rsa2048.digest.server-uses-oaep-sha256.gets-error"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("OK to anything"), failing.message)
+    }
+
+    /// The tutorials' bug: one `recv` taken for the whole ciphertext. Whole deliveries pass (one write
+    /// is one read over a socket pair); split ones, each piece read before the next, fail.
+    func testSessions_socketTakingOneReadForTheMessage_failsOnlyTheSplitDeliveries() throws {
+        let copy = try plant(Self.socketExample, "        while len(self.buffer) < count:\n",
+                             "        if len(self.buffer) < count:  # PLANTED: one recv is the message\n")
+        let run = try runSessions(copy + ":Handler")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(Set(run.failing.map(\.name)), ["inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.1-byte-chunks",
+                                                      "inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.5-byte-chunks"], "\(run.cases)")
+        XCTAssertTrue(run.failing.allSatisfy { $0.message.contains("each read by the server before the next") }, "\(run.failing)")
+        XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed")
+    }
+
+    func testSessions_flaskStaticIV_failsTheTwoEchoesConversation() throws {
+        let copy = try plant(Self.flaskExample, "    iv = os.urandom(16)  # fresh for every answer", "    iv = bytes(16)  # PLANTED: a static IV")
+        let run = try runSessions(copy + ":app")
+        XCTAssertEqual(run.status, 1)
+        let failing = try XCTUnwrap(run.outcome("inprocess.login-and-two-echoes.fresh-response-ivs"))
+        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        XCTAssertTrue(failing.message.contains("static IV"), failing.message)
+    }
+
+    func testSessions_withAnotherSuiteOrAnApp_isAUsageError() throws {
+        for extra in [["--suite", "sessions,roundtrip"], ["--app", "seed-000"]] {
+            let outcome = try CrosscheckBinary.run(["run", "--server", Self.socketExample + ":Handler"] + extra)
+            XCTAssertEqual(outcome.status, 64, outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains("--suite sessions"), outcome.stderr)
+        }
+    }
 }
