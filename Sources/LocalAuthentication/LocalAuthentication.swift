@@ -64,6 +64,13 @@ public struct LAError: CustomNSError, Hashable, Sendable {
         texts = userInfo.compactMapValues { $0 as? String }
     }
 
+    /// An LAError from its NSError form, as Swift's bridged error types have on Apple's platforms
+    /// (`LAError(_nsError:)`); a code LocalAuthentication does not define reads as `.authenticationFailed`.
+    public init(_nsError error: NSError) {
+        self.init(Code(rawValue: error.code) ?? .authenticationFailed, userInfo: error.userInfo)
+    }
+
+    public var _nsError: NSError { NSError(domain: LAErrorDomain, code: code.rawValue, userInfo: texts) }
     public var userInfo: [String: Any] { texts }
     public static var errorDomain: String { LAErrorDomain }
     public var errorCode: Int { code.rawValue }

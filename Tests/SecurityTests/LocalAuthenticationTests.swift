@@ -44,6 +44,12 @@ final class LocalAuthenticationTests: XCTestCase {
             }
             wait(for: [replied], timeout: 10)
         }
+        // From and to its NSError form, as EllipticCurveKeyPair builds one.
+        let bridged = LAError(_nsError: NSError(domain: LAErrorDomain, code: LAError.userCancel.rawValue,
+                                                userInfo: [NSLocalizedDescriptionKey: "Cancelled"]))
+        XCTAssertEqual(bridged.code, .userCancel)
+        XCTAssertEqual(bridged._nsError.code, -2)
+        XCTAssertEqual(bridged.userInfo[NSLocalizedDescriptionKey] as? String, "Cancelled")
         // `catch LAError.userCancel`, as apps write it.
         let context = LAContext()
         let caught = expectation(description: "caught")
