@@ -51,6 +51,24 @@ final class WycheproofSecurityTests: XCTestCase {
         return try XCTUnwrap(key, "\(error.map { $0.takeRetainedValue() } as Any)")
     }
 
+    /// An EC public key as `SecKeyCopyExternalRepresentation` gives it: the X9.63 point 04‖X‖Y.
+    func ecKey(_ group: [String: Any]) throws -> SecKey {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        var error: Unmanaged<CFError>?
+        let point = Data(hex: (group["publicKey"] as! [String: Any])["uncompressed"] as! String)
+        let key = SecKeyCreateWithData(point as CFData, attributes as CFDictionary, &error)
+        return try XCTUnwrap(key, "\(error.map { $0.takeRetainedValue() } as Any)")
+    }
+
+    func testECDSAX962_everyVerdictOnEveryCurve() throws {
+        for (file, algorithm, count) in [("ecdsa_secp256r1_sha256_test.json", SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256, 484),
+                                         ("ecdsa_secp384r1_sha384_test.json", .ecdsaSignatureMessageX962SHA384, 504),
+                                         ("ecdsa_secp521r1_sha512_test.json", .ecdsaSignatureMessageX962SHA512, 542)] {
+            let outcomes = try run(file, key: ecKey) { _ in algorithm }
+            XCTAssertEqual(outcomes.ran, count, file)
+        }
+    }
+
     func testRSAPKCS1v15SHA256_everyVerdictAsWycheproofSays() throws {
         let outcomes = try run("rsa_signature_2048_sha256_test.json", key: rsaKey) { _ in .rsaSignatureMessagePKCS1v15SHA256 }
         XCTAssertEqual(outcomes.ran, 259)
