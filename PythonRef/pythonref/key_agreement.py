@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, x25519
 from . import ec_interop, primitives, signatures
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
-CURVES = ("p256", "p384", "p521", "x25519")
+CURVES = (*signatures.CURVES, "x25519")
 FORMATS = ("x963", "raw", "der", "pem")
 KDFS = tuple(f"{kdf}-{h}" for kdf in ("hkdf", "x963") for h in ("sha256", "sha384", "sha512")) + ("raw",)
 
@@ -51,7 +51,7 @@ def export_public(key: ec.EllipticCurvePublicKey | x25519.X25519PublicKey, curve
         if fmt != "raw":
             raise bad_input(f"an X25519 public key is raw, DER or PEM, not {fmt!r}")
         return key.public_bytes(ser.Encoding.Raw, ser.PublicFormat.Raw)
-    point = key.public_bytes(ser.Encoding.X962, ser.PublicFormat.UncompressedPoint)
+    point = ec_interop.x963_public(key)
     if fmt == "x963":
         return point
     if fmt == "raw":
