@@ -208,7 +208,10 @@ def _kex_agree(a: Fields) -> bytes:
 def _hkdf_derive(a: Fields) -> bytes:
     return primitives.hkdf(a.req("hash", str), a.req("ikm", bytes), a.opt("salt", bytes), a.opt("info", bytes),
                            a.req("length", int))
-# ---- what an app under test signs and agrees (signatures.py, key_agreement.py) --------------------
+
+
+# ---- what an app under test signs and agrees (signatures.py, key_agreement.py: their argument
+# shapes, on primitives.py's verification, agreement and KDFs) ------------------------------------
 
 
 @_op("signature.verify", "alg", "public_key", "message", "signature")

@@ -5,7 +5,8 @@ ECDH on P-256/P-384/P-521 or X25519, then the derivation the app declares (AppUn
 -sha384, -sha512) or "x963-sha256" (ANSI X9.63, CryptoKit's x963DerivedSymmetricKey and Security's
 ecdhKeyExchangeStandardX963SHA256; also -sha384, -sha512), or "raw" (the shared secret itself,
 only as a wrong derivation to compare with). Public keys go out in the app's format: "x963"
-(04||X||Y), "raw" (X||Y; X25519's 32 bytes), "der" or "pem" (SubjectPublicKeyInfo).
+(04||X||Y), "raw" (X||Y; X25519's 32 bytes), "der" or "pem" (SubjectPublicKeyInfo). The agreement
+and HKDF are `primitives`', the X9.63 KDF `ec_interop`'s.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from __future__ import annotations
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import ec, x25519
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from . import ec_interop, signatures
+from . import ec_interop, primitives, signatures
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
-CURVES = ("p256", "p384", "p521", "x25519")
+CURVES = (*signatures.CURVES, "x25519")
 FORMATS = ("x963", "raw", "der", "pem")
 KDFS = tuple(f"{kdf}-{h}" for kdf in ("hkdf", "x963") for h in ("sha256", "sha384", "sha512")) + ("raw",)
 
@@ -31,26 +31,27 @@ def _curve(name: str) -> str:
 
 def generate(curve: str, fmt: str) -> dict[str, bytes]:
     """A fresh key pair: the private key as PKCS#8 DER, the public key in `fmt`."""
+    private: primitives.AgreementPrivateKey
     if _curve(curve) == "x25519":
         private = x25519.X25519PrivateKey.generate()
     else:
-        private = ec.generate_private_key(signatures.CURVES[curve]())
+        private = ec.generate_private_key(signatures.CURVES[curve])
     return {
         "private": private.private_bytes(ser.Encoding.DER, ser.PrivateFormat.PKCS8, ser.NoEncryption()),
         "public": export_public(private.public_key(), curve, fmt),
     }
 
 
-def export_public(key, curve: str, fmt: str) -> bytes:
+def export_public(key: ec.EllipticCurvePublicKey | x25519.X25519PublicKey, curve: str, fmt: str) -> bytes:
     if fmt == "der":
         return key.public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
     if fmt == "pem":
         return key.public_bytes(ser.Encoding.PEM, ser.PublicFormat.SubjectPublicKeyInfo)
-    if curve == "x25519":
+    if isinstance(key, x25519.X25519PublicKey):
         if fmt != "raw":
             raise bad_input(f"an X25519 public key is raw, DER or PEM, not {fmt!r}")
         return key.public_bytes(ser.Encoding.Raw, ser.PublicFormat.Raw)
-    point = key.public_bytes(ser.Encoding.X962, ser.PublicFormat.UncompressedPoint)
+    point = ec_interop.x963_public(key)
     if fmt == "x963":
         return point
     if fmt == "raw":
@@ -68,14 +69,9 @@ def shared_secret(curve: str, private_pkcs8: bytes, peer_public: bytes) -> bytes
     if curve == "x25519":
         if not isinstance(private, x25519.X25519PrivateKey):
             raise CryptoFailure(ErrorKind.BAD_KEY, "the private key is not an X25519 key")
-        if not isinstance(peer, x25519.X25519PublicKey):
-            raise CryptoFailure(ErrorKind.BAD_KEY, "the peer's key is not an X25519 key")
-        return private.exchange(peer)
-    if not isinstance(private, ec.EllipticCurvePrivateKey) or private.curve.name != signatures.CURVES[curve]().name:
+    elif not isinstance(private, ec.EllipticCurvePrivateKey) or private.curve.name != signatures.CURVES[curve].name:
         raise CryptoFailure(ErrorKind.BAD_KEY, f"the private key is not a {curve} key")
-    if not isinstance(peer, ec.EllipticCurvePublicKey):
-        raise CryptoFailure(ErrorKind.BAD_KEY, f"the peer's key is not a {curve} key")
-    return ec_interop.ecdh(private, peer)
+    return primitives.exchange(private, peer)
 
 
 def derive(curve: str, private_pkcs8: bytes, peer_public: bytes, kdf: str, salt: bytes, info: bytes, length: int) -> bytes:
@@ -88,8 +84,6 @@ def derive(curve: str, private_pkcs8: bytes, peer_public: bytes, kdf: str, salt:
     if kdf == "raw":
         return secret[:length]
     name, hash_name = kdf.split("-")
-    algorithm = signatures.HASHES[hash_name]()
     if name == "hkdf":
-        # CryptoKit: an empty salt is HKDF's default (a string of zeros), as RFC 5869 says.
-        return HKDF(algorithm, length, salt or None, info).derive(secret)
+        return primitives.hkdf(hash_name.upper(), secret, salt, info, length)
     return ec_interop.x963_kdf(hash_name.upper(), secret, info, length)

@@ -1,9 +1,12 @@
-"""Signature verification, key agreement and HKDF with every parameter given by the caller.
+"""PythonRef's one copy of each public-key primitive, with every parameter given by the caller.
 
-What Wycheproof's signature (RSA PKCS#1 v1.5 and PSS, ECDSA DER and IEEE P1363, Ed25519), key
-agreement (ECDH on P-256/384/521, X25519) and HKDF files ask of an implementation, in pyca's own
-calls, so the Swift side's verdicts are compared with pyca's (`crosscheck wycheproof`), and pyca's
-with the files themselves (tests/test_wycheproof_primitives.py).
+Hash names, curves, public-key loaders, signature verification, ECDH/X25519 and HKDF, in pyca's
+own calls. `signatures`, `key_agreement` and `ec_interop` read their own argument shapes and call
+these; the ops `sig.verify`, `kex.agree` and `hkdf.derive` are what Wycheproof's signature (RSA
+PKCS#1 v1.5 and PSS, ECDSA DER and IEEE P1363, Ed25519), key agreement (ECDH on P-256/384/521,
+X25519) and HKDF files ask of an implementation, so the Swift side's verdicts are compared with
+pyca's (`crosscheck wycheproof`), and pyca's with the files themselves
+(tests/test_wycheproof_primitives.py).
 
 A signature that does not verify is an answer (False), not an error; a key that cannot be used is
 BadKey, a size out of range BadLength, a name not listed here Unsupported.
@@ -11,19 +14,20 @@ BadKey, a size out of range BadLength, a name not listed here Unsupported.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Union
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import serialization as ser
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, x25519
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, x25519
+from cryptography.hazmat.primitives.asymmetric.types import PUBLIC_KEY_TYPES
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from . import rsa_keys
 from .errors import CryptoFailure, ErrorKind, unsupported
 
-# OpenSSL's digest names, as WireCrypto's Digest spells them (and rsa_cipher's OAEP_HASHES).
+# OpenSSL's digest names, as WireCrypto's Digest spells them (RSA OAEP, signatures, HKDF, X9.63 KDF).
 HASHES: dict[str, Callable[[], hashes.HashAlgorithm]] = {
     "SHA1": hashes.SHA1,
     "SHA224": hashes.SHA224,
@@ -34,11 +38,12 @@ HASHES: dict[str, Callable[[], hashes.HashAlgorithm]] = {
     "SHA512-256": hashes.SHA512_256,
 }
 SIGNATURE_SCHEMES = ("rsa-pkcs1v15", "rsa-pss", "ecdsa-der", "ecdsa-p1363", "ed25519")
-# Key agreement curves, named as Apple's modules name them, and how the peer's public key comes.
-CURVES: dict[str, ec.EllipticCurve | None] = {
-    "P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1(), "X25519": None,
-}
+# Curves named as Apple's modules name them; X25519 has no pyca curve object.
+EC_CURVES: dict[str, ec.EllipticCurve] = {"P-256": ec.SECP256R1(), "P-384": ec.SECP384R1(), "P-521": ec.SECP521R1()}
+CURVES: dict[str, ec.EllipticCurve | None] = {**EC_CURVES, "X25519": None}
+# How `agree`'s peer public key comes.
 PUBLIC_ENCODINGS = ("spki-der", "x962", "raw")
+AgreementPrivateKey = Union[ec.EllipticCurvePrivateKey, x25519.X25519PrivateKey]
 _LOAD_ERRORS = (ValueError, TypeError, UnsupportedAlgorithm)
 
 
@@ -46,17 +51,41 @@ def _bad_key(detail: str) -> CryptoFailure:
     return CryptoFailure(ErrorKind.BAD_KEY, detail)
 
 
-def _hash(name: str | None, what: str) -> hashes.HashAlgorithm:
+def hash_algorithm(name: str | None, what: str = "hash") -> hashes.HashAlgorithm:
+    """The hash called `name` in HASHES; `what` names the argument in the error."""
     if name not in HASHES:
         raise unsupported(what, name, HASHES)
     return HASHES[name]()
 
 
-def _load_spki(der: bytes) -> object:
+def coordinate_bytes(curve: ec.EllipticCurve) -> int:
+    """Bytes of one coordinate (and of a P1363 r or s): X9.63 is 1 + 2n, compressed 1 + n."""
+    return (curve.key_size + 7) // 8
+
+
+# ---- public keys ----------------------------------------------------------------------------------
+
+
+def load_spki(der: bytes) -> PUBLIC_KEY_TYPES:
+    """A SubjectPublicKeyInfo DER public key of any type."""
     try:
         return ser.load_der_public_key(der)
     except _LOAD_ERRORS as exc:
         raise _bad_key(f"cannot load the public key: {exc.args[0] if exc.args else exc}") from None
+
+
+def load_point(curve: ec.EllipticCurve, data: bytes) -> ec.EllipticCurvePublicKey:
+    """An X9.62 point on `curve`: 04||X||Y (X9.63) or compressed 02/03||X."""
+    try:
+        return ec.EllipticCurvePublicKey.from_encoded_point(curve, data)
+    except _LOAD_ERRORS:
+        raise _bad_key(f"{len(data)} bytes that are not a point on {curve.name}") from None
+
+
+def load_x25519(raw: bytes) -> x25519.X25519PublicKey:
+    if len(raw) != 32:
+        raise _bad_key(f"an X25519 public key is 32 bytes, not {len(raw)}")
+    return x25519.X25519PublicKey.from_public_bytes(raw)
 
 
 # ---- signatures -----------------------------------------------------------------------------------
@@ -64,7 +93,16 @@ def _load_spki(der: bytes) -> object:
 
 def verify(scheme: str, key: bytes, message: bytes, signature: bytes, hash_name: str | None = None,
            mgf1_hash: str | None = None, salt_length: int | None = None) -> bool:
-    """Whether `signature` is the SPKI DER `key`'s signature of `message` under `scheme`.
+    """Whether `signature` is the SPKI DER `key`'s signature of `message` under `scheme`."""
+    if scheme not in SIGNATURE_SCHEMES:
+        raise unsupported("signature scheme", scheme, SIGNATURE_SCHEMES)
+    public = rsa_keys.load_public(key) if scheme.startswith("rsa-") else load_spki(key)
+    return verify_public(scheme, public, message, signature, hash_name, mgf1_hash, salt_length)
+
+
+def verify_public(scheme: str, public: object, message: bytes, signature: bytes, hash_name: str | None = None,
+                  mgf1_hash: str | None = None, salt_length: int | None = None) -> bool:
+    """Whether `signature` is the loaded `public` key's signature of `message` under `scheme`.
 
     rsa-pss takes MGF1 with `mgf1_hash` (default: `hash_name`) and `salt_length` (default: the
     hash's length, as Apple's Security does); ecdsa-p1363 is r‖s, each as long as the group order.
@@ -72,32 +110,38 @@ def verify(scheme: str, key: bytes, message: bytes, signature: bytes, hash_name:
     if scheme not in SIGNATURE_SCHEMES:
         raise unsupported("signature scheme", scheme, SIGNATURE_SCHEMES)
     if scheme == "ed25519":
-        public = _load_spki(key)
         if not isinstance(public, ed25519.Ed25519PublicKey):
             raise _bad_key("not an Ed25519 public key")
         return _verified(lambda: public.verify(signature, message))
-    digest = _hash(hash_name, "hash")
+    digest = hash_algorithm(hash_name)
     if scheme.startswith("rsa-"):
-        rsa_public = rsa_keys.load_public(key)
+        if not isinstance(public, rsa.RSAPublicKey):
+            raise _bad_key(f"{scheme} needs an RSA public key, not {type(public).__name__}")
         if scheme == "rsa-pkcs1v15":
             pad: padding.AsymmetricPadding = padding.PKCS1v15()
         else:
-            mgf = _hash(mgf1_hash or hash_name, "mgf1_hash")
+            mgf = hash_algorithm(mgf1_hash or hash_name, "mgf1_hash")
             salt = digest.digest_size if salt_length is None else salt_length
-            if not 0 <= salt <= rsa_public.key_size // 8:
-                raise CryptoFailure(ErrorKind.BAD_LENGTH, f"salt_length {salt} does not fit a {rsa_public.key_size}-bit key")
+            if not 0 <= salt <= public.key_size // 8:
+                raise CryptoFailure(ErrorKind.BAD_LENGTH, f"salt_length {salt} does not fit a {public.key_size}-bit key")
             pad = padding.PSS(mgf=padding.MGF1(mgf), salt_length=salt)
-        return _verified(lambda: rsa_public.verify(signature, message, pad, digest))
-    ec_public = _load_spki(key)
-    if not isinstance(ec_public, ec.EllipticCurvePublicKey):
-        raise _bad_key("not an EC public key")
+        return _verified(lambda: public.verify(signature, message, pad, digest))
+    if not isinstance(public, ec.EllipticCurvePublicKey):
+        raise _bad_key(f"{scheme} needs an EC public key, not {type(public).__name__}")
     if scheme == "ecdsa-p1363":
-        size = (ec_public.curve.key_size + 7) // 8
-        if len(signature) != 2 * size:
+        der = p1363_to_der(public.curve, signature)
+        if der is None:
             return False
-        r, s = int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big")
-        signature = encode_dss_signature(r, s)
-    return _verified(lambda: ec_public.verify(signature, message, ec.ECDSA(digest)))
+        signature = der
+    return _verified(lambda: public.verify(signature, message, ec.ECDSA(digest)))
+
+
+def p1363_to_der(curve: ec.EllipticCurve, signature: bytes) -> bytes | None:
+    """IEEE P1363 r‖s as X9.62 DER (what OpenSSL reads); None when it is not 2n bytes."""
+    size = coordinate_bytes(curve)
+    if len(signature) != 2 * size:
+        return None
+    return encode_dss_signature(int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big"))
 
 
 def _verified(check: Callable[[], None]) -> bool:
@@ -120,56 +164,48 @@ def agree(curve: str, private: bytes, public: bytes, encoding: str) -> bytes:
     if encoding not in PUBLIC_ENCODINGS:
         raise unsupported("public key encoding", encoding, PUBLIC_ENCODINGS)
     named = CURVES[curve]
+    ours: AgreementPrivateKey
     if named is None:
-        return _x25519(private, public, encoding)
-    scalar = int.from_bytes(private, "big")
-    try:
-        ours = ec.derive_private_key(scalar, named)
-    except _LOAD_ERRORS as exc:
-        raise _bad_key(f"private scalar not usable on {curve}: {exc}") from None
+        if encoding == "x962":
+            raise unsupported("public key encoding for X25519", encoding, ("spki-der", "raw"))
+        theirs = load_spki(public) if encoding == "spki-der" else load_x25519(public)
+        try:
+            ours = x25519.X25519PrivateKey.from_private_bytes(private)
+        except _LOAD_ERRORS as exc:
+            raise _bad_key(f"X25519 private key: {exc}") from None
+        return exchange(ours, theirs)
     if encoding == "raw":
         raise unsupported("public key encoding for " + curve, encoding, ("spki-der", "x962"))
-    if encoding == "spki-der":
-        theirs = _load_spki(public)
-    else:
-        try:
-            theirs = ec.EllipticCurvePublicKey.from_encoded_point(named, public)
-        except _LOAD_ERRORS as exc:
-            raise _bad_key(f"not a point on {curve}: {exc}") from None
-    if not isinstance(theirs, ec.EllipticCurvePublicKey) or theirs.curve.name != named.name:
-        raise _bad_key(f"the public key is not on {curve}")
     try:
-        return ours.exchange(ec.ECDH(), theirs)
+        ours = ec.derive_private_key(int.from_bytes(private, "big"), named)
     except _LOAD_ERRORS as exc:
-        raise _bad_key(f"ECDH refused the public key: {exc}") from None
+        raise _bad_key(f"private scalar not usable on {curve}: {exc}") from None
+    return exchange(ours, load_spki(public) if encoding == "spki-der" else load_point(named, public))
 
 
-def _x25519(private: bytes, public: bytes, encoding: str) -> bytes:
-    if encoding == "spki-der":
-        theirs = _load_spki(public)
-        if not isinstance(theirs, x25519.X25519PublicKey):
-            raise _bad_key("not an X25519 public key")
-    elif encoding == "raw":
-        try:
-            theirs = x25519.X25519PublicKey.from_public_bytes(public)
-        except _LOAD_ERRORS as exc:
-            raise _bad_key(f"X25519 public key: {exc}") from None
-    else:
-        raise unsupported("public key encoding for X25519", encoding, ("spki-der", "raw"))
+def exchange(private: AgreementPrivateKey, public: object) -> bytes:
+    """The shared secret of two loaded keys: X25519, or ECDH's x coordinate of the shared point
+    (Security's ECDHKeyExchangeStandard and Cofactor agree: P-256/384/521 have cofactor 1)."""
     try:
-        ours = x25519.X25519PrivateKey.from_private_bytes(private)
-        # OpenSSL refuses an all-zero result (a low-order public key), as RFC 7748 §6.1 allows.
-        return ours.exchange(theirs)
+        if isinstance(private, x25519.X25519PrivateKey):
+            if not isinstance(public, x25519.X25519PublicKey):
+                raise _bad_key("the public key is not an X25519 key")
+            # OpenSSL refuses an all-zero result (a low-order public key), as RFC 7748 §6.1 allows.
+            return private.exchange(public)
+        if not isinstance(public, ec.EllipticCurvePublicKey) or public.curve.name != private.curve.name:
+            raise _bad_key(f"the public key is not on {private.curve.name}")
+        return private.exchange(ec.ECDH(), public)
     except _LOAD_ERRORS as exc:
-        raise _bad_key(f"X25519 refused: {exc}") from None
+        raise _bad_key(f"key agreement refused the public key: {exc}") from None
 
 
 # ---- HKDF -----------------------------------------------------------------------------------------
 
 
 def hkdf(hash_name: str, ikm: bytes, salt: bytes | None, info: bytes | None, length: int) -> bytes:
-    """RFC 5869 HKDF: at most 255 blocks of the hash; an empty or absent salt is HashLen zeros."""
-    digest = _hash(hash_name, "hash")
+    """RFC 5869 HKDF: at most 255 blocks of the hash; an empty or absent salt is HashLen zeros
+    (CryptoKit's hkdfDerivedSymmetricKey reads an empty salt the same way)."""
+    digest = hash_algorithm(hash_name)
     limit = 255 * digest.digest_size
     if not 0 < length <= limit:
         raise CryptoFailure(ErrorKind.BAD_LENGTH, f"HKDF-{hash_name} output must be 1 to {limit} bytes, not {length}")

@@ -20,26 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Callable, Optional
+from typing import Optional
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding as asym
 
 from .checks import one_of
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
+from .primitives import HASHES, hash_algorithm
 from .rsa_keys import PrivateKey, PublicKey
 
 PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256", "oaep")
 # OpenSSL's digest names (as WireCrypto's Digest spells them) for padding "oaep".
-OAEP_HASHES: dict[str, Callable[[], hashes.HashAlgorithm]] = {
-    "SHA1": hashes.SHA1,
-    "SHA224": hashes.SHA224,
-    "SHA256": hashes.SHA256,
-    "SHA384": hashes.SHA384,
-    "SHA512": hashes.SHA512,
-    "SHA512-224": hashes.SHA512_224,
-    "SHA512-256": hashes.SHA512_256,
-}
+OAEP_HASHES = HASHES
 # pyca 38 allows only these as OAEP and MGF1 hashes, though OpenSSL takes SHA-512/t as well.
 _PYCA_OAEP_HASHES = (hashes.SHA1, hashes.SHA224, hashes.SHA256, hashes.SHA384, hashes.SHA512)
 # Bytes of padding overhead: 11 for PKCS#1 v1.5, 2*hLen+2 for OAEP.
@@ -71,9 +64,7 @@ def _check_padding(name: str) -> None:
 def _hash(name: str | None, argument: str) -> hashes.HashAlgorithm:
     if name is None:
         raise bad_input(f"padding 'oaep' needs {argument} (one of {', '.join(OAEP_HASHES)})")
-    if name not in OAEP_HASHES:
-        raise unsupported(argument, name, OAEP_HASHES)
-    return OAEP_HASHES[name]()
+    return hash_algorithm(name, argument)
 
 
 def _scheme(name: str, label: bytes | None, hash_name: str | None = None, mgf1_hash: str | None = None) -> _Scheme:

@@ -5,25 +5,25 @@ test"): X9.63 (04||X||Y, SecKey's external representation, CryptoKit's x963Repre
 raw X||Y, PKCS#1 RSAPublicKey DER, SubjectPublicKeyInfo DER, or PEM. Algorithm names are the
 ones AppUnderTest's `MessageSigning` declares: "rsa-pkcs1v15-sha256", "rsa-pss-sha256",
 "ecdsa-p256-sha256", "ecdsa-p256-sha256-raw", ... A signature that does not verify is an
-answer (`False`), not an error; a key or name that cannot be read is an error.
+answer (`False`), not an error; a key or name that cannot be read is an error. This module reads
+those shapes; the loading and verifying themselves are `primitives`'.
 """
 
 from __future__ import annotations
 
 import re
 
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import hashes
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils, x25519
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.types import PUBLIC_KEY_TYPES
 
-from . import rsa_keys
+from . import primitives, rsa_keys
 from .errors import CryptoFailure, ErrorKind, unsupported
 
-HASHES = {"sha1": hashes.SHA1, "sha224": hashes.SHA224, "sha256": hashes.SHA256, "sha384": hashes.SHA384, "sha512": hashes.SHA512}
-CURVES = {"p256": ec.SECP256R1, "p384": ec.SECP384R1, "p521": ec.SECP521R1}
-# Bytes of one coordinate per curve: X9.63 is 1 + 2n, raw X||Y is 2n.
-COORDINATE_BYTES = {"p256": 32, "p384": 48, "p521": 66}
+# The app's curve names, and primitives' names for them.
+CURVES: dict[str, ec.EllipticCurve] = {"p256": primitives.EC_CURVES["P-256"], "p384": primitives.EC_CURVES["P-384"],
+                                       "p521": primitives.EC_CURVES["P-521"]}
 
 _ALGORITHM = re.compile(r"^(?:rsa-(pkcs1v15|pss)-(sha1|sha224|sha256|sha384|sha512)|ecdsa-(p256|p384|p521)-(sha256|sha384|sha512)(-raw)?)$")
 
@@ -32,40 +32,30 @@ def _bad_key(detail: str) -> CryptoFailure:
     return CryptoFailure(ErrorKind.BAD_KEY, detail)
 
 
-def load_public_key(data: bytes, curve: str | None = None):
+def load_public_key(data: bytes, curve: str | None = None) -> PUBLIC_KEY_TYPES:
     """An RSA, EC or X25519 public key from any form an app exports; `curve` reads raw forms."""
     if not data:
         raise _bad_key("the public key is empty")
-    stripped = data.lstrip()
-    try:
-        if stripped.startswith(b"-----BEGIN "):
-            if b"RSA PUBLIC KEY" in stripped[:40]:
-                return rsa_keys.load_public(data, None)
+    if data.lstrip().startswith(b"-----BEGIN "):
+        if b"RSA PUBLIC KEY" in data.lstrip()[:40]:
+            return rsa_keys.load_public(data, None)
+        try:
             return ser.load_pem_public_key(data)
-        if data[0] == 0x30:
-            try:
-                return ser.load_der_public_key(data)
-            except (ValueError, UnsupportedAlgorithm):
-                return rsa_keys.load_public(data, None)  # PKCS#1 RSAPublicKey DER: SecKey's RSA external representation
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        raise _bad_key(f"not a public key: {exc.args[0] if exc.args else exc}") from None
+        except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+            raise _bad_key(f"not a public key: {exc.args[0] if exc.args else exc}") from None
+    if data[0] == 0x30:
+        try:
+            return primitives.load_spki(data)
+        except CryptoFailure:
+            return rsa_keys.load_public(data, None)  # PKCS#1 RSAPublicKey DER: SecKey's RSA external representation
     if curve == "x25519":
-        if len(data) != 32:
-            raise _bad_key(f"an X25519 public key is 32 bytes, not {len(data)}")
-        return x25519.X25519PublicKey.from_public_bytes(data)
-    names = [curve] if curve in CURVES else list(CURVES)
-    for name in names:
-        n = COORDINATE_BYTES[name]
-        point = None
+        return primitives.load_x25519(data)
+    for name in [curve] if curve in CURVES else list(CURVES):
+        n = primitives.coordinate_bytes(CURVES[name])
         if len(data) == 1 + 2 * n and data[0] == 0x04 or len(data) == 1 + n and data[0] in (2, 3):
-            point = data
-        elif len(data) == 2 * n and curve == name:
-            point = b"\x04" + data
-        if point is not None:
-            try:
-                return ec.EllipticCurvePublicKey.from_encoded_point(CURVES[name](), point)
-            except ValueError:
-                raise _bad_key(f"{len(data)} bytes that are not a point on {name}") from None
+            return primitives.load_point(CURVES[name], data)
+        if len(data) == 2 * n and curve == name:
+            return primitives.load_point(CURVES[name], b"\x04" + data)
     raise _bad_key(f"{len(data)} bytes that are no public key form crosscheck reads (X9.63, raw, DER, PEM)")
 
 
@@ -79,10 +69,11 @@ def der_signature(algorithm: str, signature: bytes) -> bytes:
     match = _parse(algorithm)
     if match.group(5) is None:
         return signature
-    n = COORDINATE_BYTES[match.group(3)]
-    if len(signature) != 2 * n:
+    der = primitives.p1363_to_der(CURVES[match.group(3)], signature)
+    if der is None:
+        n = primitives.coordinate_bytes(CURVES[match.group(3)])
         raise CryptoFailure(ErrorKind.BAD_LENGTH, f"a raw {match.group(3)} signature is {2 * n} bytes, not {len(signature)}")
-    return utils.encode_dss_signature(int.from_bytes(signature[:n], "big"), int.from_bytes(signature[n:], "big"))
+    return der
 
 
 def _parse(algorithm: str) -> re.Match[str]:
@@ -97,25 +88,10 @@ def verify(algorithm: str, public_key: bytes, message: bytes, signature: bytes) 
     match = _parse(algorithm)
     if match.group(1):
         key = load_public_key(public_key)
-        if not isinstance(key, rsa.RSAPublicKey):
-            raise _bad_key(f"{algorithm} needs an RSA public key, got {type(key).__name__}")
-        digest = HASHES[match.group(2)]()
-        pad = padding.PKCS1v15() if match.group(1) == "pkcs1v15" else padding.PSS(padding.MGF1(HASHES[match.group(2)]()), digest.digest_size)
-        try:
-            key.verify(signature, message, pad, digest)
-            return True
-        except InvalidSignature:
-            return False
+        return primitives.verify_public("rsa-" + match.group(1), key, message, signature, match.group(2).upper())
     curve = match.group(3)
     key = load_public_key(public_key, curve)
-    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != CURVES[curve]().name:
+    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != CURVES[curve].name:
         raise _bad_key(f"{algorithm} needs a {curve} public key, got {getattr(key, 'curve', key).__class__.__name__}")
-    try:
-        der = der_signature(algorithm, signature)
-    except CryptoFailure:
-        return False
-    try:
-        key.verify(der, message, ec.ECDSA(HASHES[match.group(4)]()))
-        return True
-    except (InvalidSignature, ValueError):
-        return False
+    scheme = "ecdsa-p1363" if match.group(5) else "ecdsa-der"
+    return primitives.verify_public(scheme, key, message, signature, match.group(4).upper())
