@@ -3,25 +3,19 @@ internal import WireCrypto
 
 // CryptoKit's P256, P384 and P521 with Apple's names: `P256.Signing.PrivateKey`,
 // `P256.KeyAgreement.PublicKey`, `P256.Signing.ECDSASignature`, … over WireCrypto's EC keys,
-// ECDSA and ECDH. Apple generates the nine types per curve from one template; here they are three
-// generic types (a key is public or private; a curve parameter and a use parameter pick the rest),
-// and Apple's names are type aliases of them, so app code reads and compiles as on iOS. ECDSA over
-// a message hashes it with the curve's hash (SHA-256, SHA-384, SHA-512), as CryptoKit does.
+// ECDSA and ECDH. Each of Apple's key names is a concrete struct of its own, as on iOS (so an app's
+// `extension P256.Signing.PrivateKey: SomeProtocol {}` is a plain conformance, not a conditional one
+// of a generic type); the structs only hold a box and name their curve, and all their API is one
+// implementation in extensions of the underscored protocols below. ECDSA over a message hashes it
+// with the curve's hash (SHA-256, SHA-384, SHA-512), as CryptoKit does.
 
-/// Not Apple API: the curve parameter of the NIST key types (`P256.Signing.PrivateKey` is
-/// `NISTPrivateKey<_P256Curve, _SigningUse>`).
+/// Not Apple API: the curve of a NIST key type (`P256.Signing.PrivateKey._Curve` is `_P256Curve`).
 public protocol _NISTCurve: Sendable {
     associatedtype _MessageHash: HashFunction
 }
 public enum _P256Curve: _NISTCurve { public typealias _MessageHash = SHA256 }
 public enum _P384Curve: _NISTCurve { public typealias _MessageHash = SHA384 }
 public enum _P521Curve: _NISTCurve { public typealias _MessageHash = SHA512 }
-
-/// Not Apple API: what a NIST key is for, `Signing` or `KeyAgreement` (Apple's keys of the two
-/// namespaces are distinct types, so one cannot be passed for the other).
-public protocol _KeyUse: Sendable {}
-public enum _SigningUse: _KeyUse {}
-public enum _KeyAgreementUse: _KeyUse {}
 
 extension _NISTCurve {
     static var wireCurve: ECCurve {
@@ -65,38 +59,23 @@ func compactX<Curve: _NISTCurve>(of key: ECPublicKey, curve _: Curve.Type) -> Da
 
 public enum P256 {
     public enum Signing {
-        public typealias PublicKey = NISTPublicKey<_P256Curve, _SigningUse>
-        public typealias PrivateKey = NISTPrivateKey<_P256Curve, _SigningUse>
         public typealias ECDSASignature = NISTECDSASignature<_P256Curve>
     }
-    public enum KeyAgreement {
-        public typealias PublicKey = NISTPublicKey<_P256Curve, _KeyAgreementUse>
-        public typealias PrivateKey = NISTPrivateKey<_P256Curve, _KeyAgreementUse>
-    }
+    public enum KeyAgreement {}
 }
 
 public enum P384 {
     public enum Signing {
-        public typealias PublicKey = NISTPublicKey<_P384Curve, _SigningUse>
-        public typealias PrivateKey = NISTPrivateKey<_P384Curve, _SigningUse>
         public typealias ECDSASignature = NISTECDSASignature<_P384Curve>
     }
-    public enum KeyAgreement {
-        public typealias PublicKey = NISTPublicKey<_P384Curve, _KeyAgreementUse>
-        public typealias PrivateKey = NISTPrivateKey<_P384Curve, _KeyAgreementUse>
-    }
+    public enum KeyAgreement {}
 }
 
 public enum P521 {
     public enum Signing {
-        public typealias PublicKey = NISTPublicKey<_P521Curve, _SigningUse>
-        public typealias PrivateKey = NISTPrivateKey<_P521Curve, _SigningUse>
         public typealias ECDSASignature = NISTECDSASignature<_P521Curve>
     }
-    public enum KeyAgreement {
-        public typealias PublicKey = NISTPublicKey<_P521Curve, _KeyAgreementUse>
-        public typealias PrivateKey = NISTPrivateKey<_P521Curve, _KeyAgreementUse>
-    }
+    public enum KeyAgreement {}
 }
 
 /// CryptoKit's errors for a key or signature that does not parse: wrong lengths are
@@ -125,122 +104,156 @@ func encodedOrTrap<R>(_ body: () throws -> R) -> R {
 
 func contiguousData<B: ContiguousBytes>(_ bytes: B) -> Data { bytes.withUnsafeBytes { Data($0) } }
 
-/// A P-256/384/521 public key (`P256.Signing.PublicKey`, `P384.KeyAgreement.PublicKey`, …).
-public struct NISTPublicKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
-    let wrapped: ECPublicKey
+/// Not Apple API: the EC public key inside a NIST public key struct.
+public struct _ECPublicKeyBox: Sendable {
+    let key: ECPublicKey
+}
 
-    init(wrapping key: ECPublicKey) { wrapped = key }
+/// Not Apple API: the EC private key inside a NIST private key struct.
+public struct _ECPrivateKeyBox: Sendable {
+    let key: ECPrivateKey
+}
+
+/// Not Apple API: a P-256/384/521 public key (`P256.Signing.PublicKey`, `P384.KeyAgreement.PublicKey`,
+/// …); Apple's API of those types is this protocol's extension.
+public protocol _NISTPublicKey: Sendable {
+    associatedtype _Curve: _NISTCurve
+    var _box: _ECPublicKeyBox { get }
+    init(_box: _ECPublicKeyBox)
+}
+
+/// Not Apple API: a `Signing` public key (verifies ECDSA signatures).
+public protocol _NISTSigningPublicKey: _NISTPublicKey {}
+
+/// Not Apple API: a P-256/384/521 private key (`P256.Signing.PrivateKey`, `P521.KeyAgreement.PrivateKey`,
+/// …) and the public key type of its namespace.
+public protocol _NISTPrivateKey: Sendable {
+    associatedtype _Curve: _NISTCurve
+    associatedtype PublicKey: _NISTPublicKey where PublicKey._Curve == _Curve
+    var _box: _ECPrivateKeyBox { get }
+    init(_box: _ECPrivateKeyBox)
+}
+
+/// Not Apple API: a `Signing` private key (makes ECDSA signatures).
+public protocol _NISTSigningPrivateKey: _NISTPrivateKey {}
+
+/// Not Apple API: a `KeyAgreement` private key (ECDH).
+public protocol _NISTKeyAgreementPrivateKey: _NISTPrivateKey, DiffieHellmanKeyAgreement {}
+
+extension _NISTPublicKey {
+    private static var curve: ECCurve { _Curve.wireCurve }
+    private init(_ key: ECPublicKey) { self.init(_box: _ECPublicKeyBox(key: key)) }
 
     /// X‖Y (without the 04 prefix).
     public init<D: ContiguousBytes>(rawRepresentation: D) throws {
         let data = contiguousData(rawRepresentation)
-        guard data.count == 2 * Curve.wireCurve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
-        wrapped = try parsing(.bytes) { try ECPublicKey(rawRepresentation: data, curve: Curve.wireCurve) }
+        guard data.count == 2 * Self.curve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
+        self.init(try parsing(.bytes) { try ECPublicKey(rawRepresentation: data, curve: Self.curve) })
     }
 
     /// 04‖X‖Y (ANSI X9.63).
     public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {
         let data = contiguousData(x963Representation)
-        guard data.count == Curve.wireCurve.x963PublicKeyByteCount else { throw CryptoKitError.incorrectParameterSize }
-        wrapped = try parsing(.bytes) { try ECPublicKey(x963Representation: data, curve: Curve.wireCurve) }
+        guard data.count == Self.curve.x963PublicKeyByteCount else { throw CryptoKitError.incorrectParameterSize }
+        self.init(try parsing(.bytes) { try ECPublicKey(x963Representation: data, curve: Self.curve) })
     }
 
     /// X alone (the compact form): the point with the smaller of the two y for X.
     public init<Bytes: ContiguousBytes>(compactRepresentation: Bytes) throws {
         let data = contiguousData(compactRepresentation)
-        guard data.count == Curve.wireCurve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
-        let even = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x02]) + data, curve: Curve.wireCurve) }
-        if compactX(of: even, curve: Curve.self) != nil {
-            wrapped = even
+        guard data.count == Self.curve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
+        let even = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x02]) + data, curve: Self.curve) }
+        if compactX(of: even, curve: _Curve.self) != nil {
+            self.init(even)
         } else {
-            wrapped = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x03]) + data, curve: Curve.wireCurve) }
+            self.init(try parsing(.bytes) { try ECPublicKey(compressedRepresentation: Data([0x03]) + data, curve: Self.curve) })
         }
     }
 
     /// 02‖X or 03‖X (SEC 1 compressed).
     public init<Bytes: ContiguousBytes>(compressedRepresentation: Bytes) throws {
         let data = contiguousData(compressedRepresentation)
-        guard data.count == 1 + Curve.wireCurve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
-        wrapped = try parsing(.bytes) { try ECPublicKey(compressedRepresentation: data, curve: Curve.wireCurve) }
+        guard data.count == 1 + Self.curve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
+        self.init(try parsing(.bytes) { try ECPublicKey(compressedRepresentation: data, curve: Self.curve) })
     }
 
     /// SubjectPublicKeyInfo DER on this curve.
     public init<Bytes: RandomAccessCollection>(derRepresentation: Bytes) throws where Bytes.Element == UInt8 {
         let key = try parsing(.der) { try ECPublicKey(derRepresentation: Data(derRepresentation)) }
-        guard key.curve == Curve.wireCurve else { throw CryptoKitASN1Error.invalidASN1Object }
-        wrapped = key
+        guard key.curve == Self.curve else { throw CryptoKitASN1Error.invalidASN1Object }
+        self.init(key)
     }
 
     /// PEM `PUBLIC KEY` on this curve.
     public init(pemRepresentation: String) throws {
         let key = try parsing(.pem) { try ECPublicKey(pemRepresentation: pemRepresentation) }
-        guard key.curve == Curve.wireCurve else { throw CryptoKitASN1Error.invalidPEMDocument }
-        wrapped = key
+        guard key.curve == Self.curve else { throw CryptoKitASN1Error.invalidPEMDocument }
+        self.init(key)
     }
 
-    public var rawRepresentation: Data { Data(wrapped.rawRepresentation) }
-    public var x963Representation: Data { wrapped.x963Representation }
-    public var compressedRepresentation: Data { wrapped.compressedRepresentation }
+    public var rawRepresentation: Data { Data(_box.key.rawRepresentation) }
+    public var x963Representation: Data { _box.key.x963Representation }
+    public var compressedRepresentation: Data { _box.key.compressedRepresentation }
     /// X alone when this key's y is the smaller of y and p − y; nil otherwise (as in CryptoKit).
-    public var compactRepresentation: Data? { compactX(of: wrapped, curve: Curve.self) }
-    public var derRepresentation: Data { encodedOrTrap { try wrapped.derRepresentation } }
-    public var pemRepresentation: String { encodedOrTrap { try wrapped.pemRepresentation } }
+    public var compactRepresentation: Data? { compactX(of: _box.key, curve: _Curve.self) }
+    public var derRepresentation: Data { encodedOrTrap { try _box.key.derRepresentation } }
+    public var pemRepresentation: String { encodedOrTrap { try _box.key.pemRepresentation } }
 }
 
-/// A P-256/384/521 private key (`P256.Signing.PrivateKey`, `P521.KeyAgreement.PrivateKey`, …).
-public struct NISTPrivateKey<Curve: _NISTCurve, Use: _KeyUse>: Sendable {
-    let wrapped: ECPrivateKey
+extension _NISTPrivateKey {
+    private static var curve: ECCurve { _Curve.wireCurve }
+    private init(_ key: ECPrivateKey) { self.init(_box: _ECPrivateKeyBox(key: key)) }
 
     /// A fresh key; with `compactRepresentable` (the default, as in CryptoKit) one whose public key
     /// has a compact representation (fresh keys are drawn until one has: half of them do).
     public init(compactRepresentable: Bool = true) {
         do {
-            var key = try ECPrivateKey(curve: Curve.wireCurve)
-            while compactRepresentable && compactX(of: key.publicKey, curve: Curve.self) == nil {
-                key = try ECPrivateKey(curve: Curve.wireCurve)
+            var key = try ECPrivateKey(curve: Self.curve)
+            while compactRepresentable && compactX(of: key.publicKey, curve: _Curve.self) == nil {
+                key = try ECPrivateKey(curve: Self.curve)
             }
-            wrapped = key
+            self.init(key)
         } catch {
             // Generation fails only when OpenSSL cannot work at all; Apple's init cannot fail either.
-            preconditionFailure("\(Curve.wireCurve.rawValue) key generation failed: \(error)")
+            preconditionFailure("\(Self.curve.rawValue) key generation failed: \(error)")
         }
     }
 
     /// K, big-endian, the curve's coordinate size.
     public init<Bytes: ContiguousBytes>(rawRepresentation: Bytes) throws {
         let data = contiguousData(rawRepresentation)
-        guard data.count == Curve.wireCurve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
-        wrapped = try parsing(.bytes) { try ECPrivateKey(rawRepresentation: data, curve: Curve.wireCurve) }
+        guard data.count == Self.curve.coordinateByteCount else { throw CryptoKitError.incorrectParameterSize }
+        self.init(try parsing(.bytes) { try ECPrivateKey(rawRepresentation: data, curve: Self.curve) })
     }
 
     /// 04‖X‖Y‖K (ANSI X9.63; what `SecKeyCopyExternalRepresentation` gives).
     public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {
         let data = contiguousData(x963Representation)
-        guard data.count == Curve.wireCurve.x963PrivateKeyByteCount else { throw CryptoKitError.incorrectParameterSize }
-        wrapped = try parsing(.bytes) { try ECPrivateKey(x963Representation: data, curve: Curve.wireCurve) }
+        guard data.count == Self.curve.x963PrivateKeyByteCount else { throw CryptoKitError.incorrectParameterSize }
+        self.init(try parsing(.bytes) { try ECPrivateKey(x963Representation: data, curve: Self.curve) })
     }
 
     /// PKCS#8 PrivateKeyInfo or SEC 1 ECPrivateKey DER on this curve.
     public init<Bytes: RandomAccessCollection>(derRepresentation: Bytes) throws where Bytes.Element == UInt8 {
         let key = try parsing(.der) { try ECPrivateKey(derRepresentation: Data(derRepresentation)) }
-        guard key.curve == Curve.wireCurve else { throw CryptoKitASN1Error.invalidASN1Object }
-        wrapped = key
+        guard key.curve == Self.curve else { throw CryptoKitASN1Error.invalidASN1Object }
+        self.init(key)
     }
 
     /// PEM `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY` (SEC 1) on this curve.
     public init(pemRepresentation: String) throws {
         let key = try parsing(.pem) { try ECPrivateKey(pemRepresentation: pemRepresentation) }
-        guard key.curve == Curve.wireCurve else { throw CryptoKitASN1Error.invalidPEMDocument }
-        wrapped = key
+        guard key.curve == Self.curve else { throw CryptoKitASN1Error.invalidPEMDocument }
+        self.init(key)
     }
 
-    public var publicKey: NISTPublicKey<Curve, Use> { NISTPublicKey(wrapping: wrapped.publicKey) }
-    public var rawRepresentation: Data { wrapped.rawRepresentation }
-    public var x963Representation: Data { wrapped.x963Representation }
+    public var publicKey: PublicKey { PublicKey(_box: _ECPublicKeyBox(key: _box.key.publicKey)) }
+    public var rawRepresentation: Data { _box.key.rawRepresentation }
+    public var x963Representation: Data { _box.key.x963Representation }
     /// PKCS#8 PrivateKeyInfo DER.
-    public var derRepresentation: Data { encodedOrTrap { try wrapped.derRepresentation } }
+    public var derRepresentation: Data { encodedOrTrap { try _box.key.derRepresentation } }
     /// PEM `PRIVATE KEY` (PKCS#8).
-    public var pemRepresentation: String { encodedOrTrap { try wrapped.pemRepresentation } }
+    public var pemRepresentation: String { encodedOrTrap { try _box.key.pemRepresentation } }
 }
 
 /// An ECDSA signature (`P256.Signing.ECDSASignature`, …): raw r‖s, or DER `ECDSA-Sig-Value`.
@@ -276,33 +289,119 @@ public struct NISTECDSASignature<Curve: _NISTCurve>: ContiguousBytes, Sendable {
     }
 }
 
-extension NISTPrivateKey where Use == _SigningUse {
+extension _NISTSigningPrivateKey {
     /// ECDSA over the curve's hash of `data` (P-256: SHA-256, P-384: SHA-384, P-521: SHA-512).
-    public func signature<D: DataProtocol>(for data: D) throws -> NISTECDSASignature<Curve> {
-        try signature(for: Curve._MessageHash.hash(data: data))
+    public func signature<D: DataProtocol>(for data: D) throws -> NISTECDSASignature<_Curve> {
+        try signature(for: _Curve._MessageHash.hash(data: data))
     }
 
     /// ECDSA over a digest the caller computed (any hash; a longer one is cut to the order's size).
-    public func signature<D: Digest>(for digest: D) throws -> NISTECDSASignature<Curve> {
-        let der = try asCryptoKit { try wrapped.signature(forDigest: digest.withUnsafeBytes { Data($0) }) }
+    public func signature<D: Digest>(for digest: D) throws -> NISTECDSASignature<_Curve> {
+        let der = try asCryptoKit { try _box.key.signature(forDigest: digest.withUnsafeBytes { Data($0) }) }
         return try NISTECDSASignature(der: der)
     }
 }
 
-extension NISTPublicKey where Use == _SigningUse {
-    public func isValidSignature<D: DataProtocol>(_ signature: NISTECDSASignature<Curve>, for data: D) -> Bool {
-        isValidSignature(signature, for: Curve._MessageHash.hash(data: data))
+extension _NISTSigningPublicKey {
+    public func isValidSignature<D: DataProtocol>(_ signature: NISTECDSASignature<_Curve>, for data: D) -> Bool {
+        isValidSignature(signature, for: _Curve._MessageHash.hash(data: data))
     }
 
-    public func isValidSignature<D: Digest>(_ signature: NISTECDSASignature<Curve>, for digest: D) -> Bool {
-        guard let der = try? ECDSASignatureEncoding.der(fromRaw: signature.rawRepresentation, curve: Curve.wireCurve) else { return false }
-        return wrapped.isValidSignature(der, forDigest: digest.withUnsafeBytes { Data($0) })
+    public func isValidSignature<D: Digest>(_ signature: NISTECDSASignature<_Curve>, for digest: D) -> Bool {
+        guard let der = try? ECDSASignatureEncoding.der(fromRaw: signature.rawRepresentation, curve: _Curve.wireCurve) else { return false }
+        return _box.key.isValidSignature(der, forDigest: digest.withUnsafeBytes { Data($0) })
     }
 }
 
-extension NISTPrivateKey: DiffieHellmanKeyAgreement where Use == _KeyAgreementUse {
+extension _NISTKeyAgreementPrivateKey {
     /// ECDH: the x coordinate of K·Q (SEC 1 §3.3.1), the curve's coordinate size.
-    public func sharedSecretFromKeyAgreement(with publicKeyShare: NISTPublicKey<Curve, Use>) throws -> SharedSecret {
-        SharedSecret(bytes: [UInt8](try asCryptoKit { try wrapped.sharedSecret(with: publicKeyShare.wrapped) }))
+    public func sharedSecretFromKeyAgreement(with publicKeyShare: PublicKey) throws -> SharedSecret {
+        SharedSecret(bytes: [UInt8](try asCryptoKit { try _box.key.sharedSecret(with: publicKeyShare._box.key) }))
+    }
+}
+
+// Apple's key types: each a struct of its own that names its curve and its namespace's public key.
+
+extension P256.Signing {
+    public struct PublicKey: _NISTSigningPublicKey {
+        public typealias _Curve = _P256Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTSigningPrivateKey {
+        public typealias _Curve = _P256Curve
+        public typealias PublicKey = P256.Signing.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
+    }
+}
+
+extension P256.KeyAgreement {
+    public struct PublicKey: _NISTPublicKey {
+        public typealias _Curve = _P256Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTKeyAgreementPrivateKey {
+        public typealias _Curve = _P256Curve
+        public typealias PublicKey = P256.KeyAgreement.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
+    }
+}
+
+extension P384.Signing {
+    public struct PublicKey: _NISTSigningPublicKey {
+        public typealias _Curve = _P384Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTSigningPrivateKey {
+        public typealias _Curve = _P384Curve
+        public typealias PublicKey = P384.Signing.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
+    }
+}
+
+extension P384.KeyAgreement {
+    public struct PublicKey: _NISTPublicKey {
+        public typealias _Curve = _P384Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTKeyAgreementPrivateKey {
+        public typealias _Curve = _P384Curve
+        public typealias PublicKey = P384.KeyAgreement.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
+    }
+}
+
+extension P521.Signing {
+    public struct PublicKey: _NISTSigningPublicKey {
+        public typealias _Curve = _P521Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTSigningPrivateKey {
+        public typealias _Curve = _P521Curve
+        public typealias PublicKey = P521.Signing.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
+    }
+}
+
+extension P521.KeyAgreement {
+    public struct PublicKey: _NISTPublicKey {
+        public typealias _Curve = _P521Curve
+        public let _box: _ECPublicKeyBox
+        public init(_box: _ECPublicKeyBox) { self._box = _box }
+    }
+    public struct PrivateKey: _NISTKeyAgreementPrivateKey {
+        public typealias _Curve = _P521Curve
+        public typealias PublicKey = P521.KeyAgreement.PublicKey
+        public let _box: _ECPrivateKeyBox
+        public init(_box: _ECPrivateKeyBox) { self._box = _box }
     }
 }

@@ -16,46 +16,73 @@ public enum SecureEnclave {
     public static var isAvailable: Bool { true }
 
     public enum P256 {
-        public enum Signing { public typealias PrivateKey = SecureEnclavePrivateKey<_SigningUse> }
-        public enum KeyAgreement { public typealias PrivateKey = SecureEnclavePrivateKey<_KeyAgreementUse> }
+        public enum Signing {}
+        public enum KeyAgreement {}
     }
 }
 
-/// A P-256 key inside the (software) enclave: `SecureEnclave.P256.Signing.PrivateKey` and
-/// `SecureEnclave.P256.KeyAgreement.PrivateKey` are this type for each use, as NISTCurves.swift does.
-public struct SecureEnclavePrivateKey<Use: _KeyUse>: Sendable {
-    let key: NISTPrivateKey<_P256Curve, Use>
-    /// The key sealed for this machine's enclave.
-    public let dataRepresentation: Data
+/// Not Apple API: an enclave key's P-256 key and its sealed blob.
+public struct _SecureEnclaveKeyBox: Sendable {
+    let key: _ECPrivateKeyBox
+    let dataRepresentation: Data
+}
 
+/// Not Apple API: a P-256 key inside the (software) enclave (`SecureEnclave.P256.Signing.PrivateKey`,
+/// `SecureEnclave.P256.KeyAgreement.PrivateKey`); its API is this protocol's extension. Signing and
+/// agreeing run through the ordinary P256 key types, so there is one implementation of each.
+public protocol _SecureEnclavePrivateKey: Sendable {
+    associatedtype PublicKey: _NISTPublicKey where PublicKey._Curve == _P256Curve
+    var _box: _SecureEnclaveKeyBox { get }
+    init(_box: _SecureEnclaveKeyBox)
+}
+
+extension _SecureEnclavePrivateKey {
     public init<AccessControl: AnyObject>(compactRepresentable: Bool = true, accessControl: AccessControl,
                                           authenticationContext: AnyObject? = nil) throws {
         try self.init(compactRepresentable: compactRepresentable)
     }
 
     public init(compactRepresentable: Bool = true) throws {
-        key = NISTPrivateKey(compactRepresentable: compactRepresentable)
-        dataRepresentation = try SoftwareEnclave.seal(key.rawRepresentation)
+        let key = P256.Signing.PrivateKey(compactRepresentable: compactRepresentable)
+        self.init(_box: _SecureEnclaveKeyBox(key: key._box, dataRepresentation: try SoftwareEnclave.seal(key.rawRepresentation)))
     }
 
     /// Loads a key this machine's enclave sealed; another machine's blob, or changed bytes, is
     /// `CryptoKitError.authenticationFailure`.
     public init<Bytes: ContiguousBytes>(dataRepresentation: Bytes, authenticationContext: AnyObject? = nil) throws {
         let blob = dataRepresentation.withUnsafeBytes { Data($0) }
-        key = try NISTPrivateKey(rawRepresentation: try SoftwareEnclave.open(blob))
-        self.dataRepresentation = blob
+        let key = try P256.Signing.PrivateKey(rawRepresentation: try SoftwareEnclave.open(blob))
+        self.init(_box: _SecureEnclaveKeyBox(key: key._box, dataRepresentation: blob))
     }
 
-    public var publicKey: NISTPublicKey<_P256Curve, Use> { key.publicKey }
+    /// The key sealed for this machine's enclave.
+    public var dataRepresentation: Data { _box.dataRepresentation }
+
+    public var publicKey: PublicKey { PublicKey(_box: _ECPublicKeyBox(key: _box.key.key.publicKey)) }
 }
 
-extension SecureEnclavePrivateKey where Use == _SigningUse {
-    public func signature<D: DataProtocol>(for data: D) throws -> NISTECDSASignature<_P256Curve> { try key.signature(for: data) }
-    public func signature<D: Digest>(for digest: D) throws -> NISTECDSASignature<_P256Curve> { try key.signature(for: digest) }
+// Inside SecureEnclave.P256, `P256` is the enclave namespace: the module name reaches CryptoKit.P256.
+extension SecureEnclave.P256.Signing {
+    public struct PrivateKey: _SecureEnclavePrivateKey {
+        public typealias PublicKey = CryptoKit.P256.Signing.PublicKey
+        public let _box: _SecureEnclaveKeyBox
+        public init(_box: _SecureEnclaveKeyBox) { self._box = _box }
+
+        private var key: CryptoKit.P256.Signing.PrivateKey { CryptoKit.P256.Signing.PrivateKey(_box: _box.key) }
+
+        public func signature<D: DataProtocol>(for data: D) throws -> CryptoKit.P256.Signing.ECDSASignature { try key.signature(for: data) }
+        public func signature<D: Digest>(for digest: D) throws -> CryptoKit.P256.Signing.ECDSASignature { try key.signature(for: digest) }
+    }
 }
 
-extension SecureEnclavePrivateKey where Use == _KeyAgreementUse {
-    public func sharedSecretFromKeyAgreement(with publicKeyShare: NISTPublicKey<_P256Curve, Use>) throws -> SharedSecret {
-        try key.sharedSecretFromKeyAgreement(with: publicKeyShare)
+extension SecureEnclave.P256.KeyAgreement {
+    public struct PrivateKey: _SecureEnclavePrivateKey, DiffieHellmanKeyAgreement {
+        public typealias PublicKey = CryptoKit.P256.KeyAgreement.PublicKey
+        public let _box: _SecureEnclaveKeyBox
+        public init(_box: _SecureEnclaveKeyBox) { self._box = _box }
+
+        public func sharedSecretFromKeyAgreement(with publicKeyShare: CryptoKit.P256.KeyAgreement.PublicKey) throws -> SharedSecret {
+            try CryptoKit.P256.KeyAgreement.PrivateKey(_box: _box.key).sharedSecretFromKeyAgreement(with: publicKeyShare)
+        }
     }
 }
