@@ -79,10 +79,42 @@ struct AppOptions: ParsableArguments {
     }
 
     /// A fresh container for the app called `name` (what a previous run left there is removed).
+    /// A fresh container for `name`, claimed for this process: reports/app-containers/NAME, or
+    /// NAME-2, NAME-3, … while another crosscheck run (a second CI job, a parallel test) holds the
+    /// one before, so two runs never empty each other's container mid-run.
     static func container(_ name: String) throws -> AppContainer {
-        do { return try AppContainer.fresh(in: containerRoot.appendingPathComponent(name)) } catch {
-            throw CommandExit(.cannotCreate, "crosscheck run: cannot make the app's container in \(containerRoot.appendingPathComponent(name).path): \(error)")
+        let claimed = try claimContainerName(name)
+        do { return try AppContainer.fresh(in: containerRoot.appendingPathComponent(claimed)) } catch {
+            throw CommandExit(.cannotCreate, "crosscheck run: cannot make the app's container in \(containerRoot.appendingPathComponent(claimed).path): \(error)")
         }
+    }
+
+    /// Lock files of the containers this process holds, open until it exits (the kernel drops the
+    /// locks then, however it exits).
+    nonisolated(unsafe) private static var heldLocks: [Int32] = []
+    private static let lockGuard = NSLock()
+
+    /// The first of NAME, NAME-2, … whose lock file (reports/app-containers/.NAME.lock, beside the
+    /// container, which a fresh container removes) this process can lock.
+    static func claimContainerName(_ name: String) throws -> String {
+        let root = containerRoot.path
+        do { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) } catch {
+            throw CommandExit(.cannotCreate, "crosscheck run: cannot make \(root) for the app's container: \(error)")
+        }
+        for index in 1...64 {
+            let candidate = index == 1 ? name : "\(name)-\(index)"
+            let lockPath = "\(root)/.\(candidate).lock"
+            let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw CommandExit(.cannotCreate, "crosscheck run: cannot open \(lockPath) to claim the app's container: \(String(cString: strerror(errno)))")
+            }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                lockGuard.withLock { heldLocks.append(descriptor) }
+                return candidate
+            }
+            close(descriptor)
+        }
+        throw CommandExit(.cannotCreate, "crosscheck run: 64 crosscheck runs hold the containers of \(name) in \(root); wait for one to end")
     }
 
     /// The crosscheck checkout the app's package depends on: the one whose Vectors/ this run

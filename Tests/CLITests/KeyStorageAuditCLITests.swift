@@ -18,8 +18,11 @@ final class KeyStorageAuditCLITests: XCTestCase {
                       || xml.contains("weakness: UserDefaults key &quot;encryptionKey&quot; (Library/Preferences/crosscheck.plist) holds the app's file-sealing key"), xml)
         XCTAssertTrue(xml.contains("use of file-based key storage"), xml)
         // The seed's defaults went to its container, not to the harness's home.
-        let container = CrosscheckBinary.root.appendingPathComponent("reports/app-containers/seed-004/home")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: container.appendingPathComponent("Library/Preferences/crosscheck.plist").path))
+        // (reports/app-containers/seed-004, or seed-004-N while another run holds that one.)
+        let containers = CrosscheckBinary.root.appendingPathComponent("reports/app-containers")
+        let seed004 = try FileManager.default.contentsOfDirectory(atPath: containers.path).filter { $0 == "seed-004" || $0.hasPrefix("seed-004-") }
+        XCTAssertTrue(seed004.contains { FileManager.default.fileExists(atPath: containers.appendingPathComponent("\($0)/home/Library/Preferences/crosscheck.plist").path) },
+                      "\(seed004)")
         XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: home.path), [], "the harness's home stays clean")
 
         let strict = try CrosscheckBinary.run(["run", "--app", "seed-004", "--suite", "audit", "--strict", "--quiet", "--junit", report.path], home: home)
