@@ -30,7 +30,8 @@ for lane in "$@"; do
     # setsid: the lane is its own process group, so stopping it stops everything it started.
     setsid bash -c "$command" >"$logs/$name.log" 2>&1 </dev/null &
     names+=("$name"); pids+=($!); starts+=("$SECONDS")
-    echo "test-lanes: $name started: $command (log: $logs/$name.log)"
+    shown=$command; [ "${#shown}" -gt 120 ] && shown="${shown:0:117}..."
+    echo "test-lanes: $name started: $shown (log: $logs/$name.log)"
 done
 
 status=0; running_pids=("${pids[@]}")
