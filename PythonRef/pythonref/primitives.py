@@ -20,7 +20,10 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, x25519
-from cryptography.hazmat.primitives.asymmetric.types import PUBLIC_KEY_TYPES
+try:  # cryptography >= 40 (a Pi on a current image); Debian 12's 38 has only the old name
+    from cryptography.hazmat.primitives.asymmetric.types import PublicKeyTypes
+except ImportError:  # pragma: no cover - depends on the installed cryptography
+    from cryptography.hazmat.primitives.asymmetric.types import PUBLIC_KEY_TYPES as PublicKeyTypes  # type: ignore[attr-defined,no-redef]
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -66,7 +69,7 @@ def coordinate_bytes(curve: ec.EllipticCurve) -> int:
 # ---- public keys ----------------------------------------------------------------------------------
 
 
-def load_spki(der: bytes) -> PUBLIC_KEY_TYPES:
+def load_spki(der: bytes) -> PublicKeyTypes:
     """A SubjectPublicKeyInfo DER public key of any type."""
     try:
         return ser.load_der_public_key(der)

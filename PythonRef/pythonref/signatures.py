@@ -16,7 +16,6 @@ import re
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.types import PUBLIC_KEY_TYPES
 
 from . import primitives, rsa_keys
 from .errors import CryptoFailure, ErrorKind, unsupported
@@ -32,7 +31,7 @@ def _bad_key(detail: str) -> CryptoFailure:
     return CryptoFailure(ErrorKind.BAD_KEY, detail)
 
 
-def load_public_key(data: bytes, curve: str | None = None) -> PUBLIC_KEY_TYPES:
+def load_public_key(data: bytes, curve: str | None = None) -> primitives.PublicKeyTypes:
     """An RSA, EC or X25519 public key from any form an app exports; `curve` reads raw forms."""
     if not data:
         raise _bad_key("the public key is empty")
