@@ -106,12 +106,13 @@ interop: build
 
 # `make test` builds once, then runs its stages in three lanes at once (scripts/test-lanes.sh, logs in
 # reports/test-logs/): most of it waits on servers and subprocesses, so on CI's 2 cores the lanes take
-# about half the time the stages take one after another. The Swift tests are split in two: the CLI
-# tests that build app packages and host team servers, and the rest. They run the built test bundle
+# about half the time the stages take one after another. The Swift tests are split in two: the slowest
+# CLI tests (building app packages, hosting team servers, remote and fuzz runs), and the rest. They run the built test bundle
 # directly: `swift test` holds SwiftPM's lock on .build for its whole run, which would make the other
 # lanes (and each other) wait. The report consumer runs last, over every report the lanes wrote.
 XCTEST         := .build/debug/crosscheckPackageTests.xctest
-TEST_LANE_APPS := CLITests.AppCLITests CLITests.TeamServerCLITests CLITests.KeyStorageAuditCLITests
+TEST_LANE_APPS := CLITests.AppCLITests CLITests.TeamServerCLITests CLITests.KeyStorageAuditCLITests \
+                  CLITests.FuzzCLITests CLITests.RemoteOracleCLITests CLITests.RemoteCLITests
 comma := ,
 empty :=
 space := $(empty) $(empty)
