@@ -30,11 +30,14 @@ import importlib
 import importlib.util
 import inspect
 import io
+import math
 import os
 import socket
 import socketserver
+import struct
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Optional
 
@@ -57,6 +60,62 @@ class _ServerSeat:
 
     def shutdown(self) -> None:
         self.shutdown_requested = True
+
+
+class _WatchedSocket(socket.socket):
+    """The handler's end of the socket pair. Around every read it reports to the harness, through
+    a pipe, that it is about to block and when it has returned, with the bytes read so far and the
+    read's deadline (`TCPConnection.watchPeerReads`, Transport): so the harness knows at once when
+    the server has said all it will say until the client writes, where over TCP only a quiet gap
+    tells. Reads another way (select, os.read, recvmsg) are not reported: the harness then waits
+    as it would over TCP."""
+
+    RECORD = struct.Struct("<B7xQd")
+
+    def watch(self, fd: int) -> None:
+        self._watch_fd = fd
+        self._read_so_far = 0
+
+    def _report(self, blocked: bool) -> None:
+        fd = getattr(self, "_watch_fd", -1)
+        if fd < 0:
+            return
+        timeout = self.gettimeout()
+        deadline = math.inf if timeout is None else time.monotonic() + timeout
+        try:
+            os.write(fd, self.RECORD.pack(1 if blocked else 0, self._read_so_far, deadline))
+        except OSError:
+            pass  # a full pipe (the harness is not reading now) or a closed one: a report less
+
+    def unwatch(self) -> None:
+        fd = getattr(self, "_watch_fd", -1)
+        self._watch_fd = -1
+        if fd >= 0:
+            os.close(fd)
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:  # type: ignore[override]
+        if flags & socket.MSG_PEEK or self.gettimeout() == 0:
+            return super().recv(bufsize, flags)
+        self._report(True)
+        data = b""
+        try:
+            data = super().recv(bufsize, flags)
+            return data
+        finally:
+            self._read_so_far = getattr(self, "_read_so_far", 0) + len(data)
+            self._report(False)
+
+    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:  # type: ignore[override]
+        if flags & socket.MSG_PEEK or self.gettimeout() == 0:
+            return super().recv_into(buffer, nbytes, flags)
+        self._report(True)
+        count = 0
+        try:
+            count = super().recv_into(buffer, nbytes, flags)
+            return count
+        finally:
+            self._read_so_far = getattr(self, "_read_so_far", 0) + count
+            self._report(False)
 
 
 class _Connection:
@@ -251,6 +310,7 @@ def _serve(hosted: _Hosted, connection: _Connection, address: tuple) -> None:
         _report_raise(hosted, error)
     finally:
         _end_stream(sock)
+        sock.unwatch()
         connection.finished.set()
 
 
@@ -278,14 +338,17 @@ async def _serve_streams(hosted: _Hosted, connection: _Connection) -> None:
         connection.finished.set()
 
 
-def serve_connection(server_id: int, fd: int) -> dict:
+def serve_connection(server_id: int, fd: int, watch_fd: int = -1) -> dict:
     """Serves the socket-pair end `fd` (now owned here) with the team's handler: on a new thread, or
-    (asyncio) as a task on the server's event loop."""
+    (asyncio) as a task on the server's event loop. `watch_fd` (owned here too; -1: none) is where
+    a handler thread's reads are reported (`_WatchedSocket`); an asyncio server's are not."""
     hosted = _hosted[server_id]
-    sock = socket.socket(fileno=fd)
+    sock = _WatchedSocket(fileno=fd)
     address = ("127.0.0.1", 50000 + len(hosted.connections) % 10000)
     connection = _Connection(sock)
     if hosted.kind == "asyncio-stream-handler":
+        if watch_fd >= 0:
+            os.close(watch_fd)
         sock.setblocking(False)
         if hosted.event_loop is None:
             hosted.event_loop = _EventLoop()
@@ -294,6 +357,8 @@ def serve_connection(server_id: int, fd: int) -> dict:
         asyncio.run_coroutine_threadsafe(_serve_streams(hosted, connection), hosted.event_loop.loop)
         return {"ok": True}
     sock.setblocking(True)
+    if watch_fd >= 0:
+        sock.watch(watch_fd)
     connection.thread = threading.Thread(target=_serve, args=(hosted, connection, address), daemon=True,
                                          name=f"crosscheck-server-{len(hosted.connections)}")
     with hosted.lock:

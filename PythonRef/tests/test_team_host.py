@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import os
 import socket
+import struct
 import textwrap
 import time
 
@@ -270,3 +273,59 @@ def test_an_adapter_function_without_parameters_returns_the_shape_to_serve(adapt
     raising = adapted("make_raising")
     assert raising["err"] == "bad-input" and "make_raising() raised OSError: port in use" in raising["message"]
     assert "Traceback" in raising["traceback"]
+
+
+READERS = '''
+    import socketserver
+
+    class Lines(socketserver.StreamRequestHandler):
+        def handle(self):
+            self.connection.settimeout(7.0)
+            self.wfile.write(self.rfile.readline().upper())
+            self.rfile.readline()
+
+    def two_reads(conn, addr):
+        conn.sendall(conn.recv(3))
+        conn.recv(3)
+'''
+
+
+def reports(fd: int) -> list[tuple[int, int, float]]:
+    """Every record team_host wrote to the watch pipe until its handler closed it."""
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+    os.close(fd)
+    assert len(data) % 24 == 0
+    return [struct.unpack_from("<B7xQd", data, offset) for offset in range(0, len(data), 24)]
+
+
+def watched(server_id: int, request: bytes) -> tuple[bytes, list[tuple[int, int, float]]]:
+    ours, theirs = socket.socketpair()
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server_id, theirs.detach(), watch_write)
+    ours.sendall(request)
+    ours.settimeout(5)
+    answer = ours.recv(100)
+    ours.shutdown(socket.SHUT_WR)  # the handler's next read returns the end of the stream
+    records = reports(watch_read)
+    ours.close()
+    return answer, records
+
+
+def test_every_read_is_reported_blocked_then_returned_with_the_bytes_read_so_far(tmp_path):
+    server = load(tmp_path, "readers.py", READERS, "two_reads")["ok"]
+    answer, records = watched(server, b"abc")
+    assert answer == b"abc"
+    assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (1, 3), (0, 3)]
+    assert all(math.isinf(deadline) for _, _, deadline in records)  # a blocking socket: no deadline
+
+
+def test_buffered_reads_are_reported_with_the_socket_timeout_as_deadline(tmp_path):
+    server = load(tmp_path, "readers.py", READERS, "Lines")["ok"]
+    before = time.monotonic()
+    answer, records = watched(server, b"one\n")
+    assert answer == b"ONE\n"
+    # rfile reads through recv_into; the second readline blocks until the end of the stream.
+    assert [(blocked, read) for blocked, read, _ in records][:3] == [(1, 0), (0, 4), (1, 4)]
+    assert all(before + 7.0 <= deadline <= time.monotonic() + 7.0 for _, _, deadline in records)

@@ -195,7 +195,7 @@ public final class FuzzRemote: @unchecked Sendable {
                     if data.isEmpty { ended = "closed"; return }
                     received += data
                     if received.count > 1 << 20 { ended = "over 1 MiB answered"; return }
-                } catch TransportError.timedOut {
+                } catch TransportError.timedOut, TransportError.peerAwaitsInput {
                     return
                 } catch TransportError.connectionReset {
                     ended = "closed"; notes.append("reset"); return

@@ -97,12 +97,13 @@ final class ProbeConnection {
             case .needMore: break
             }
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else {
-                throw CheckFailure(buffer.isEmpty ? "no `public_key=` within \(seconds(timeout)): the server was still silent at our deadline"
-                                                  : "no whole `public_key=` message within \(seconds(timeout)): the server stopped after \(describe(buffer))")
-            }
+            let silent = CheckFailure(buffer.isEmpty ? "no `public_key=` within \(seconds(timeout)): the server was still silent at our deadline"
+                                                     : "no whole `public_key=` message within \(seconds(timeout)): the server stopped after \(describe(buffer))")
+            guard left > 0 else { throw silent }
             let data: Data
-            do { data = try connection.read(upTo: 65536, timeout: left) } catch TransportError.timedOut { continue } catch TransportError.connectionReset {
+            do { data = try connection.read(upTo: 65536, timeout: left) } catch TransportError.timedOut { continue } catch TransportError.peerAwaitsInput {
+                throw silent  // in-process: it waits for input, so it stays silent to the deadline
+            } catch TransportError.connectionReset {
                 data = Data()
             }
             if data.isEmpty {
@@ -171,7 +172,7 @@ final class ProbeConnection {
                 if data.isEmpty { peerClosed = true; answer.end = .closed; return answer }
                 answer.bytes += data
                 if answer.bytes.count > 1 << 20 { answer.end = .quiet; return answer }
-            } catch TransportError.timedOut {
+            } catch TransportError.timedOut, TransportError.peerAwaitsInput {
                 answer.end = answer.bytes.isEmpty ? .silent : .quiet
                 return answer
             } catch {

@@ -78,10 +78,18 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
 
     public func connect(timeout: TimeInterval) throws -> TCPConnection {
         let (connection, serverEnd) = try TCPConnection.socketPair(describedAs: name)
+        let reads: Int32
+        do { reads = try connection.watchPeerReads() } catch {
+            _ = close(serverEnd)
+            connection.close()
+            throw error
+        }
         do {
-            _ = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd))])
+            // team_host owns both descriptors from here, and reports the handler's reads through `reads`.
+            _ = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd)), .int(Int(reads))])
         } catch {
             _ = close(serverEnd)
+            _ = close(reads)
             connection.close()
             throw TransportError.io(operation: "start \(name) on a socket pair", errno: 0, message: "\(error)")
         }

@@ -28,6 +28,9 @@ struct Deadline: Sendable {
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
 
+    /// The deadline in CLOCK_MONOTONIC seconds (nil: none).
+    var endSeconds: Double? { end.map { Double($0) / 1e9 } }
+
     var hasPassed: Bool {
         guard let end else { return false }
         return Deadline.now() >= end

@@ -2,7 +2,8 @@ import Foundation
 import WireProtocol
 
 /// Drives one protocol machine over a real TCP connection: what it sends is written, what arrives
-/// is fed to it, and a read that times out after `quietGap` is the quiet line (`idle()`). Ends
+/// is fed to it, and a read that times out after `quietGap` (or, in-process, finds the peer
+/// waiting for input: `TransportError.peerAwaitsInput`) is the quiet line (`idle()`). Ends
 /// when the machine closes, the peer closes, or `deadline` passes; never hangs.
 public enum SocketDriver {
     public struct Transcript {
@@ -62,6 +63,15 @@ public enum SocketDriver {
                     lastHeard = Date()
                     outcome.received += data
                     try apply(machine.receive(data))
+                } catch TransportError.peerAwaitsInput {
+                    // In-process, the quiet line is known at once: the server waits for the machine.
+                    let actions = machine.idle()
+                    try apply(actions)
+                    let sends = actions.contains { if case .send = $0 { return true } else { return false } }
+                    if !machine.closed, !sends {
+                        outcome.transportError = "the peer sent nothing more: it is waiting for input the client does not send"
+                        break
+                    }
                 } catch TransportError.timedOut {
                     try apply(machine.idle())
                     // A peer that says nothing for a whole timeout is stalled, whatever the machine waits for.

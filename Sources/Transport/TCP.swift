@@ -12,6 +12,18 @@ public final class TCPConnection: @unchecked Sendable {
     public let peerDescription: String
     /// The local port of this connection.
     public let localPort: UInt16
+    /// In-process peers only (`watchPeerReads`): what the server reports of its reads, and what
+    /// this side wrote, to tell when the server is waiting for input.
+    let peerReads = Locked(PeerReads())
+
+    struct PeerReads {
+        var watch: PeerReadWatch?
+        /// Bytes written so far: the server has read everything when its count equals this.
+        var written: UInt64 = 0
+        /// After a half-close the server's reads return the end of the stream and never block:
+        /// its records no longer mean it waits for input.
+        var halfClosed = false
+    }
 
     init(descriptor: Descriptor, peer: String, localPort: UInt16) {
         self.descriptor = descriptor
@@ -94,12 +106,16 @@ public final class TCPConnection: @unchecked Sendable {
         _ = try? descriptor.use("connection to \(peerDescription)") { fd in
             _ = shutdown(fd, Int32(SHUT_WR))
         }
+        peerReads.withLock { $0.halfClosed = true }
     }
 
     /// Closes the connection (both directions). Idempotent; safe from any thread.
     public func close() { descriptor.close() }
 
-    deinit { descriptor.close() }
+    deinit {
+        descriptor.close()
+        peerReads.withLock { $0.watch?.close() }
+    }
 
     // MARK: Deadline-based internals
 
@@ -111,7 +127,9 @@ public final class TCPConnection: @unchecked Sendable {
         return try descriptor.use("connection to \(peerDescription)") { fd in
             var buffer = [UInt8](repeating: 0, count: maxBytes)
             while true {
-                try waitUntil(fd, is: .readable, by: deadline, operation: operation)
+                let wake = try peerReadWake(fd, by: deadline)
+                // Woken by a record of the server's reads: look at its state again.
+                guard try waitUntil(fd, is: .readable, by: deadline, operation: operation, wake: wake) else { continue }
                 let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maxBytes, 0) }
                 if count >= 0 { return Data(buffer[0..<count]) }
                 let code = errno
@@ -133,7 +151,11 @@ public final class TCPConnection: @unchecked Sendable {
                 while offset < bytes.count {
                     try waitUntil(fd, is: .writable, by: deadline, operation: operation)
                     let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                    if sent >= 0 { offset += sent; continue }
+                    if sent >= 0 {
+                        offset += sent
+                        peerReads.withLock { $0.written += UInt64(sent) }
+                        continue
+                    }
                     let code = errno
                     switch code {
                     case EAGAIN, EWOULDBLOCK, EINTR: continue
@@ -143,6 +165,23 @@ public final class TCPConnection: @unchecked Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// In-process peers: throws `.peerAwaitsInput` when the server is blocked reading with every
+    /// byte written here read and nothing for this side to read; else the watch's descriptor, to
+    /// wake a wait when the server's state changes (nil without a watch).
+    private func peerReadWake(_ fd: Int32, by deadline: Deadline) throws -> Int32? {
+        try peerReads.withLock { state in
+            guard !state.halfClosed, state.watch != nil else { return nil }
+            state.watch?.drain()
+            guard let watch = state.watch, watch.descriptor >= 0 else { return nil }
+            if watch.awaitsInput(written: state.written, until: deadline.endSeconds) {
+                // The server writes before it blocks, so what it said is here by now.
+                var check = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&check, 1, 0) == 0 { throw TransportError.peerAwaitsInput(peer: peerDescription) }
+            }
+            return watch.descriptor
         }
     }
 

@@ -11,6 +11,9 @@ public enum TransportError: Error, Equatable, Sendable {
     case connectionRefused(host: String, port: UInt16)
     /// `operation` did not complete within `seconds`.
     case timedOut(operation: String, seconds: Double)
+    /// An in-process peer (`watchPeerReads`) is blocked reading and has read everything sent:
+    /// nothing can arrive until this side writes (said at once, instead of waiting out a timeout).
+    case peerAwaitsInput(peer: String)
     /// The peer reset the connection (ECONNRESET, EPIPE): it crashed, or closed with unread data.
     case connectionReset(peer: String)
     /// The peer closed the connection in an orderly way before the operation could complete.
@@ -84,6 +87,8 @@ extension TransportError: CustomStringConvertible {
             return "connection refused by \(hostPort(host, port)): is the server running and listening on that address and port?"
         case let .timedOut(operation, seconds):
             return "\(operation) timed out after \(formatSeconds(seconds)) s"
+        case let .peerAwaitsInput(peer):
+            return "\(peer) is waiting for input: it has read everything sent and is blocked reading, so nothing can arrive until this side writes"
         case let .connectionReset(peer):
             return "connection reset by \(peer)"
         case let .connectionClosed(peer, detail):
