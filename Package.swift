@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "ConformanceTests", dependencies: [
-            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol", "TeamServer", "Transport",
+            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol", "TeamServer", "Transport", "Remote",
         ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),

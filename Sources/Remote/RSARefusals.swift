@@ -189,7 +189,34 @@ extension RemoteRSASocket {
 /// or splits at line ends leaves intact (binary safety is checked on its own; the probes that
 /// test other things must not depend on it).
 func isBinaryBenign(_ ciphertext: Data) -> Bool {
-    !ciphertext.contains(0x0a) && !ciphertext.contains(0x0d) && !(ciphertext.last.map(isASCIIWhitespace) ?? false)
+    let hazards = LineEndHazards(ciphertext)
+    return !hazards.lf && !hazards.cr && !hazards.endsInWhitespace
+}
+
+/// What a legacy reader could damage in a ciphertext, found in one pass over its bytes: the probes
+/// judge thousands of draws a run, and Data's generic searches cost more than the RSA encryption
+/// of each draw.
+struct LineEndHazards {
+    private(set) var lf = false
+    private(set) var cr = false
+    private(set) var crlf = false
+    private(set) var endsInWhitespace = false
+
+    init(_ ciphertext: Data) {
+        ciphertext.withUnsafeBytes { bytes in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == 0x0a {
+                    lf = true
+                    if previous == 0x0d { crlf = true }
+                } else if byte == 0x0d {
+                    cr = true
+                }
+                previous = byte
+            }
+            endsInWhitespace = bytes.last.map(isASCIIWhitespace) ?? false
+        }
+    }
 }
 
 /// The first ciphertext `make` returns that a probe may send: any in framed mode, a binary-benign

@@ -245,12 +245,11 @@ struct RemoteRSASocket {
         /// Each probe's ciphertexts hold its own hazard and none of the others', so that a
         /// failure names the damage that was done.
         func matches(_ ciphertext: Data) -> Bool {
-            let crlf = ciphertext.firstRange(of: Data([0x0d, 0x0a])) != nil
-            let endsInWhitespace = ciphertext.last.map(isASCIIWhitespace) ?? false
+            let hazards = LineEndHazards(ciphertext)
             switch self {
-            case .crlf: return crlf && !endsInWhitespace
-            case .lf: return ciphertext.contains(0x0a) && !crlf && !endsInWhitespace
-            case .trailingWhitespace: return endsInWhitespace && !ciphertext.contains(0x0a) && !ciphertext.contains(0x0d)
+            case .crlf: return hazards.crlf && !hazards.endsInWhitespace
+            case .lf: return hazards.lf && !hazards.crlf && !hazards.endsInWhitespace
+            case .trailingWhitespace: return hazards.endsInWhitespace && !hazards.lf && !hazards.cr
             }
         }
     }
