@@ -14,7 +14,7 @@ import WireProtocol
 /// `crosscheck run --server FILE.py:NAME`: a team's own Pi server code, in-process, under the checks
 /// and audits `crosscheck remote` runs (the same code decides the verdicts).
 struct TeamServerOptions: ParsableArguments {
-    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process under the remote checks instead of the suites (with --suite sessions: in the server seat of the session conversations): a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
+    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process under the remote checks instead of the suites (with --suite sessions: in the server seat of the session conversations, and with --app that app is a client too): a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
     var spec: String?
     @Option(name: "--server-path", value: "DIR", help: "with --server MODULE:NAME: the folder to import MODULE from (put first on the embedded sys.path)")
     var searchPath: String?

@@ -567,6 +567,17 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(skip.message.contains("it has no RSASocketClient"), skip.message)
     }
 
+    /// A team's app package (`--app DIR`, built and hosted in its own process as `run` hosts it):
+    /// the worked example seals files only, so it is no client of rsa-socket, and says so.
+    func testSessionsApp_aTeamsAppPackage_isHostedAndConsidered() throws {
+        let (run, app) = try runAppClient(Self.socketExample + ":Handler", app: "examples/seed004-app", profile: "rsa-socket")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("the app under test is example-seed004 (FileSealing), hosted by"), run.output)
+        XCTAssertTrue(run.xml.contains(#"<property name="crosscheck.apps" value="example-seed004 (FileSealing)">"#), run.xml)
+        XCTAssertEqual(app.mapValues(\.outcome), ["example-seed004.not-a-client": "skipped"], "\(run.cases)")
+        XCTAssertTrue(app.values.allSatisfy { $0.message.contains("it has no RSASocketClient") }, "\(app)")
+    }
+
     /// The example moved to OAEP for pi-to-phone: a correct server (the reference client, told its
     /// padding by discovery, still passes), but not one seed 000 (PKCS#1 v1.5 only) can read.
     func testSessionsApp_socketServerWithAnotherPiToPhonePadding_failsNamingBothPaddings() throws {
