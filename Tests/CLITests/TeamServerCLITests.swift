@@ -537,17 +537,20 @@ final class TeamServerCLITests: XCTestCase {
     }
 
     static let seed000Cases: Set = ["seed-000.inprocess.pi-to-phone.legacy.pkcs1", "seed-000.inprocess.pi-to-phone.legacy.pkcs1.1-byte-chunks",
-                                    "seed-000.inprocess.pi-to-phone.legacy.pkcs1.5-byte-chunks"]
+                                    "seed-000.inprocess.pi-to-phone.legacy.pkcs1.5-byte-chunks", "seed-000.tcp.pi-to-phone.legacy.pkcs1.app-networking"]
 
-    func testSessionsApp_seed000_decryptsTheSocketExamplesMessage_wholeAndSplit() throws {
-        for spec in [Self.socketExample + ":Handler", Self.asyncioAdapter + ":make_server"] {
+    /// Through its RSASocketClient over socket pairs, and with its own networking through a loopback
+    /// relay; the message it must show is the one the server was found to send (a copy sends another).
+    func testSessionsApp_seed000_decryptsTheSocketExamplesMessage_wholeSplitAndOverItsOwnSocket() throws {
+        let otherMessage = try plant(Self.socketExample, "MESSAGE = b\"Secret message from RPi server\"", "MESSAGE = b\"Porch light is on\"")
+        for spec in [Self.socketExample + ":Handler", Self.asyncioAdapter + ":make_server", otherMessage + ":Handler"] {
             let (run, app) = try runAppClient(spec, app: "seed-000", profile: "rsa-socket")
             XCTAssertEqual(run.status, 0, run.output)
             XCTAssertEqual(run.failing, [], spec)
             XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(spec): \(run.cases)")
             XCTAssertEqual(Set(app.values.map(\.outcome)), ["passed"], "\(spec): \(app)")
             // The reference clients' conversations are still there, beside the app's.
-            XCTAssertEqual(run.cases.count, 13 + 3, "\(spec): \(run.cases)")
+            XCTAssertEqual(run.cases.count, 13 + 4, "\(spec): \(run.cases)")
         }
     }
 
@@ -564,7 +567,7 @@ final class TeamServerCLITests: XCTestCase {
         let skip = try XCTUnwrap(app["seed-001.not-a-client"], "\(run.cases)")
         XCTAssertEqual(app.count, 1)
         XCTAssertEqual(skip.outcome, "skipped")
-        XCTAssertTrue(skip.message.contains("it has no RSASocketClient"), skip.message)
+        XCTAssertTrue(skip.message.contains("it has no RSASocketClient or RSASocketSession"), skip.message)
     }
 
     /// A team's app package (`--app DIR`, built and hosted in its own process as `run` hosts it):
@@ -575,7 +578,7 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(run.output.contains("the app under test is example-seed004 (FileSealing), hosted by"), run.output)
         XCTAssertTrue(run.xml.contains(#"<property name="crosscheck.apps" value="example-seed004 (FileSealing)">"#), run.xml)
         XCTAssertEqual(app.mapValues(\.outcome), ["example-seed004.not-a-client": "skipped"], "\(run.cases)")
-        XCTAssertTrue(app.values.allSatisfy { $0.message.contains("it has no RSASocketClient") }, "\(app)")
+        XCTAssertTrue(app.values.allSatisfy { $0.message.contains("it has no RSASocketClient or RSASocketSession") }, "\(app)")
     }
 
     /// The example moved to OAEP for pi-to-phone: a correct server (the reference client, told its
@@ -585,12 +588,7 @@ final class TeamServerCLITests: XCTestCase {
         let (run, app) = try runAppClient(copy + ":Handler", app: "seed-000", profile: "rsa-socket")
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.oaep-sha256.rsa2048")?.outcome, "passed", "\(run.cases)")
-        XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(run.cases)")
-        for testcase in app.values {
-            XCTAssertEqual(testcase.outcome, "failure", "\(testcase)")
-            XCTAssertTrue(testcase.message.contains("seed-000 decrypts pi-to-phone with pkcs1, but server:Handler encrypts it with oaep-sha256"),
-                          testcase.message)
-        }
+        assertEverySeed000Case(of: run, app, failsSaying: ["seed-000 decrypts pi-to-phone with pkcs1, but server:Handler encrypts it with oaep-sha256"])
     }
 
     /// What a server's own code does wrong (here it raises after Quit) is the app's testcases'
@@ -600,11 +598,14 @@ final class TeamServerCLITests: XCTestCase {
                              "        self.expect_literal(b\"Quit\")\n        raise RuntimeError(\"planted crash after Quit\")\n")
         let (run, app) = try runAppClient(copy + ":Handler", app: "seed-000", profile: "rsa-socket")
         XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(run.cases)")
+        assertEverySeed000Case(of: run, app, failsSaying: ["raised RuntimeError: planted crash after Quit", "Traceback"])
+    }
+
+    func assertEverySeed000Case(of run: Run, _ app: [String: Case], failsSaying words: [String], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(run.cases)", file: file, line: line)
         for testcase in app.values {
-            XCTAssertEqual(testcase.outcome, "failure", "\(testcase)")
-            XCTAssertTrue(testcase.message.contains("raised RuntimeError: planted crash after Quit") && testcase.message.contains("Traceback"),
-                          testcase.message)
+            XCTAssertEqual(testcase.outcome, "failure", "\(testcase)", file: file, line: line)
+            XCTAssertTrue(words.allSatisfy(testcase.message.contains), testcase.message, file: file, line: line)
         }
     }
 
