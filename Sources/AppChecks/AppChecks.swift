@@ -2,7 +2,8 @@
 // or a team's (through the adapter of Sources/AppUnderTest), checked against PythonRef, the
 // openssl command line and the Swift and PythonRef servers. `roundtrip.app_to_python` and
 // `roundtrip.python_to_app`, `vectors.openssl_to_app` and `vectors.app_to_openssl`,
-// `sessions.app_client.<server>_server` and `sessions.app_pinning`. Classnames keep
+// `sessions.app_client.<server>_server` and `sessions.app_pinning` (with a team's server in the
+// server seat, `sessions.app_client.team_server.<server>`). Classnames keep
 // `crosscheck.<profile>.<relation>`; the app's identifier starts each testcase name
 // (`crosscheck.sealed.app_to_python.seed-003.aes-gcm256.fixed-plaintext`), so one report can
 // hold several apps and a known-failures pattern can name one.
@@ -11,6 +12,7 @@
 import Foundation
 import AppUnderTest
 import Conformance
+import Transport
 import WireCrypto
 
 /// The app-under-test checks of each suite; `crosscheck run` adds them to the suite of that name.
@@ -28,6 +30,12 @@ public enum AppSuites {
         var checks = apps.flatMap { AppSessionChecks.checks(context, app: $0, settings: settings) }
         if apps.contains(where: { $0.has(CertificatePinning.self) }) { checks.append(iosCertificateExpiry(context)) }
         return checks + apps.flatMap { AppPinningChecks.checks(context, app: $0) }
+    }
+
+    /// `run --server … --suite sessions --app …`: the apps as clients of the team's server in the
+    /// server seat (no pinning: no TLS in-process), in place of their conversations with Swift's and PythonRef's.
+    public static func teamServerSessions(apps: [AppSubject], seat: TeamServerSeat<any InProcessServer>, settings: AppSessionSettings) -> [Check] {
+        apps.flatMap { AppTeamServerChecks.checks($0, seat: seat, settings: settings) }
     }
 
     /// The maintenance check of Vectors/tls/ios-*: passes while more than 90 days remain, warns

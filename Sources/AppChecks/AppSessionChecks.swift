@@ -76,9 +76,7 @@ enum AppSessionChecks {
                 let outcome = SocketDriver.drive(client, over: connection, quietGap: settings.quietGap, timeout: settings.timeout,
                                                  deadline: settings.timeout * 2)
                 if let unreachable = client.unreachable { throw unreachable }
-                let details = "app events: \(outcome.events)\napp → server: \(Expect.preview(outcome.sent))\nserver → app: \(Expect.preview(outcome.received))"
-                    + (outcome.transportError.map { "\ntransport: \($0)" } ?? "")
-                try verify(client: outcome.events, server: nil, exhausted: false, app: app, details: details)
+                try verify(client: outcome.events, server: nil, exhausted: false, app: app, details: details(of: outcome))
                 return .passed
             }
         }
@@ -107,13 +105,20 @@ enum AppSessionChecks {
     }
 
     /// pi-to-phone: the app shows the server's message and sees the server stop; the server sent its ciphertext and got Quit.
-    static func verify(client: [SessionEvent], server: [SessionEvent]?, exhausted: Bool, app: AppSubject, details: String) throws {
+    static func verify(client: [SessionEvent], server: [SessionEvent]?, exhausted: Bool, app: AppSubject,
+                       message: Data = RSASocket.defaultMessage, details: String) throws {
         if exhausted { throw CheckFailure("the conversation never ended (step budget exhausted)", details: details) }
         var differences: [String] = []
-        let expectedClient: [SessionEvent] = [.decrypted(RSASocket.defaultMessage), .serverStopped]
+        let expectedClient: [SessionEvent] = [.decrypted(message), .serverStopped]
         if client != expectedClient { differences.append("\(app.identifier): expected \(expectedClient), got \(client)") }
         if let server, server != [.sentCiphertext, .quit] { differences.append("server: expected [sent-ciphertext, quit], got \(server)") }
         if !differences.isEmpty { throw CheckFailure(differences.joined(separator: "; "), details: details) }
+    }
+
+    /// What the app and the server said to each other over a socket, for a failure's body.
+    static func details(of transcript: SocketDriver.Transcript) -> String {
+        "app events: \(transcript.events)\napp → server: \(Expect.preview(transcript.sent))\nserver → app: \(Expect.preview(transcript.received))"
+            + (transcript.transportError.map { "\ntransport: \($0)" } ?? "")
     }
 
     // MARK: aes-https (seed 001)

@@ -227,6 +227,18 @@ public struct AppPackage: Sendable {
 
     // MARK: building
 
+    /// The shared scratch folder's build plan (`debug.yaml`) names the sources of the package that
+    /// was planned last, and SwiftPM replans only when *those* change: building another package
+    /// unchanged since its own last build would do nothing and hand back the last package's host
+    /// (`--app A`, `--app B`, `--app A` ran B's code as A). A plan that is not this package's is
+    /// removed, so SwiftPM plans again (a second or two; crosscheck's modules are not recompiled).
+    func forgetAnotherPackagesPlan() {
+        let plan = sharedScratch.appendingPathComponent("debug.yaml")
+        guard let text = FileManager.default.contents(atPath: plan.path),
+              String(decoding: text, as: UTF8.self).contains(appSources.path + "/") == false else { return }
+        try? FileManager.default.removeItem(at: plan)
+    }
+
     /// `swift build` of the package under `timeout` (output to build.log); returns the executable.
     /// `swift`: the toolchain's `swift` (a path, or a name looked up in $PATH).
     public func build(swift: String = "swift", timeout: TimeInterval) throws -> URL {
@@ -236,6 +248,7 @@ public struct AppPackage: Sendable {
         }
         let log = try FileHandle(forWritingTo: buildLog)
         defer { try? log.close() }
+        forgetAnotherPackagesPlan()
         let process = Process()
         process.executableURL = swiftPath
         process.arguments = ["build", "--package-path", directory.path, "--scratch-path", sharedScratch.path,

@@ -1,5 +1,6 @@
 import Foundation
 import Conformance
+import Transport
 
 /// How the sessions suite runs: which implementations' machines, over which transports.
 public struct SessionOptions: Sendable {
@@ -17,7 +18,7 @@ public struct SessionOptions: Sendable {
     public var quietGap: TimeInterval
     /// `run --server FILE.py:NAME --suite sessions`: the team's server takes the server seat, and
     /// the suite is the conversations of the clients with it (TeamServerSessionChecks) only.
-    public var teamServer: TeamServerSeat?
+    public var teamServer: TeamServerSeat<any InProcessServer>?
     /// The servers this run started; `shutdown()` when the run ends.
     public let servers = ServerPool()
 

@@ -4,74 +4,38 @@ import Transport
 import WireCrypto
 import WireProtocol
 
-/// A team's own server in the server seat (`run --server FILE.py:NAME --suite sessions`), served in
-/// this process (Transport's `InProcessServer`), with what a client must know of it found the way
-/// `crosscheck remote` finds it (the CLI asks Remote and hands the answers over).
-public struct TeamServerSeat: Sendable {
-    public enum Profile: String, Sendable { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
-
-    public let server: any InProcessServer
-    public let profile: Profile
-    /// rsa-socket: the padding of each direction the server completed; a missing direction is not checked.
-    public var paddings: [RSASocket.Direction: RSAEncryptionPadding] = [:]
-    /// rsa-socket: it answers `Server: OK sha256=…`, so the client asks for and verifies the digest.
-    public var digest = false
-    /// rsa-socket: the message its pi-to-phone ciphertexts decrypt to.
-    public var message: Data?
-    public var framing: Framing = .legacy
-    /// aes-https: the key mode of its login answer, and the account (`--user`).
-    public var keyMode: KeyDerivationMode?
-    public var username = "user"
-    public var password = "password"
-    /// What the server's own code did wrong during a check (it raised, it never ended) outweighs
-    /// the check's verdict; the CLI passes Remote's rule, so both commands judge alike.
-    public var judge: @Sendable (CheckOutcome) -> CheckOutcome
-
-    public init(server: any InProcessServer, profile: Profile, judge: @escaping @Sendable (CheckOutcome) -> CheckOutcome) {
-        self.server = server; self.profile = profile; self.judge = judge
-    }
-}
-
 /// The sessions suite's conversations with the team's server: the Swift reference client and the
 /// seed app's client (docs/PROTOCOL.md "Client profiles"), over socket pairs (rsa-socket) or
 /// through the WSGI application (aes-https). Testcases: `crosscheck.<profile>.<client>_client.team_server.<server>`.
 enum TeamServerSessionChecks {
-    static func checks(_ context: SessionContext, seat: TeamServerSeat) -> [Check] {
+    typealias Seat = TeamServerSeat<any InProcessServer>
+
+    static func checks(_ context: SessionContext, seat: Seat) -> [Check] {
         switch seat.profile {
         case .rsaSocket: return rsaSocketChecks(context, seat: seat)
         case .aesHTTPS: return aesHTTPSChecks(context, seat: seat)
         }
     }
 
-    static func list(_ client: String, _ seat: TeamServerSeat) -> CheckList {
-        CheckList(suite: "sessions.\(client)_client.team_server.\(seat.server.name)", profile: seat.profile.rawValue,
-                  relation: "\(client)_client.team_server.\(seat.server.name)")
-    }
-
-    static func judged(_ seat: TeamServerSeat, _ body: () throws -> CheckOutcome) -> CheckOutcome {
-        let outcome: CheckOutcome
-        do { outcome = try body() } catch let failure as CheckFailure {
-            outcome = .failed(message: failure.message, details: failure.details)
-        } catch {
-            outcome = .error(message: "\(error)", details: "")
-        }
-        return seat.judge(outcome)
+    static func list(_ client: String, _ seat: Seat) -> CheckList {
+        let relation = seat.relation(client: client)
+        return CheckList(suite: "sessions.\(relation)", profile: seat.profile.rawValue, relation: relation)
     }
 
     // MARK: rsa-socket
 
-    static func rsaSocketChecks(_ context: SessionContext, seat: TeamServerSeat) -> [Check] {
+    static func rsaSocketChecks(_ context: SessionContext, seat: Seat) -> [Check] {
         guard let swift = context.sessions.first else { return [] }
         var reference = list(swift.name, seat)
         if let padding = seat.paddings[.phoneToPi] {
             let plan = RSASocketSessionChecks.Plan(direction: .phoneToPi, framing: seat.framing, padding: padding, bits: 2048, digest: seat.digest)
             reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
-                judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
+                seat.judged { try converse(context, client: swift, seat: seat, plan: plan) }
             }
             // TCP may split any message anywhere: each piece reaches the server as a read of its own.
             for pieces in [1, 5] {
                 reference.add("inprocess.\(plan.label).\(Conversation.Delivery.chunks(pieces))", weaknesses: plan.weaknesses) {
-                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
+                    seat.judged { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
                 }
             }
             // An app built with the other OAEP hash (iOS names both alike): the server cannot decrypt,
@@ -80,7 +44,7 @@ enum TeamServerSessionChecks {
             let wrong: RSAEncryptionPadding = padding == .oaepSHA256 ? .oaepSHA1 : .oaepSHA256
             let mismatched = RSASocketSessionChecks.Plan(direction: .phoneToPi, framing: seat.framing, padding: wrong, bits: 2048, digest: seat.digest)
             reference.add("inprocess.\(mismatched.label).server-uses-\(padding).gets-error", weaknesses: mismatched.weaknesses) {
-                judged(seat) {
+                seat.judged {
                     guard padding.oaepParameters != nil else {
                         return .skipped(reason: "not applicable: the server's \(padding) may reject implicitly, acknowledging what it cannot decrypt")
                     }
@@ -91,7 +55,7 @@ enum TeamServerSessionChecks {
             // machine: it draws encryptions until one does.)
             if seat.framing == .legacy {
                 reference.add("inprocess.\(plan.label).ciphertext-with-crlf", weaknesses: plan.weaknesses) {
-                    judged(seat) {
+                    seat.judged {
                         try converse(context, client: swift, seat: seat, plan: plan, ciphertextFilter: { $0.range(of: Data("\r\n".utf8)) != nil })
                     }
                 }
@@ -101,19 +65,19 @@ enum TeamServerSessionChecks {
             for bits in [1024, 2048] {
                 let plan = RSASocketSessionChecks.Plan(direction: .piToPhone, framing: seat.framing, padding: padding, bits: bits)
                 reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
-                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
+                    seat.judged { try converse(context, client: swift, seat: seat, plan: plan) }
                 }
             }
             for pieces in [1, 5] {
                 let plan = RSASocketSessionChecks.Plan(direction: .piToPhone, framing: seat.framing, padding: padding, bits: 2048)
                 reference.add("inprocess.\(plan.label).\(Conversation.Delivery.chunks(pieces))", weaknesses: plan.weaknesses) {
-                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
+                    seat.judged { try converse(context, client: swift, seat: seat, plan: plan, splitInto: pieces) }
                 }
             }
             for format in ClientKeyFormat.allCases where format != .spkiPEM {
                 let plan = RSASocketSessionChecks.Plan(direction: .piToPhone, framing: seat.framing, padding: padding, bits: 2048, keyFormat: format)
                 reference.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
-                    judged(seat) { try converse(context, client: swift, seat: seat, plan: plan) }
+                    seat.judged { try converse(context, client: swift, seat: seat, plan: plan) }
                 }
             }
         }
@@ -122,7 +86,7 @@ enum TeamServerSessionChecks {
         var seedApp = list(SeedAppSessions().name, seat)
         let plan = SeedAppSessionChecks.plan(bits: SeedAppSessionChecks.appKeyBits)
         seedApp.add("inprocess.\(plan.label)", weaknesses: plan.weaknesses) {
-            judged(seat) {
+            seat.judged {
                 guard seat.framing == .legacy else {
                     return .skipped(reason: "not applicable: the seed app speaks only legacy framing (the server is checked as --framing framed)")
                 }
@@ -134,7 +98,7 @@ enum TeamServerSessionChecks {
 
     /// One conversation of `client` (its machine, as in the rest of the suite) with the team's server.
     /// `ciphertextFilter`: the Swift reference client's machine sends only a ciphertext it accepts.
-    static func converse(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat, plan: RSASocketSessionChecks.Plan,
+    static func converse(_ context: SessionContext, client: SessionFactory, seat: Seat, plan: RSASocketSessionChecks.Plan,
                          ciphertextFilter: (@Sendable (Data) -> Bool)? = nil, splitInto pieces: Int? = nil) throws -> CheckOutcome {
         let clientKey = try context.keys.key(of: context.run.swift, bits: plan.bits, slot: "client")
         let plaintext = context.bytes(48, for: "team-server-session-\(plan.label)")
@@ -164,7 +128,7 @@ enum TeamServerSessionChecks {
         guard transcript.events == expected else {
             let crlf = (ciphertextFilter == nil ? "" : "; its ciphertext held \\r\\n: a server that strips line ends, or reads a line, corrupts it")
                 + (pieces.map { "; every message went in \($0)-byte pieces, each read by the server before the next: a server that takes one read for a whole message fails here" } ?? "")
-            throw CheckFailure("\(client.name) client with \(seat.server.name): expected \(expected), got \(transcript.events)"
+            throw CheckFailure("\(client.name) client with \(seat.name): expected \(expected), got \(transcript.events)"
                                + (transcript.transportError.map { " (\($0))" } ?? "") + crlf,
                                details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")
         }
@@ -172,7 +136,7 @@ enum TeamServerSessionChecks {
     }
 
     /// A ciphertext the server cannot decrypt: its first answer must be `Server: ERROR`.
-    static func converseExpectingError(_ context: SessionContext, client: SessionFactory, seat: TeamServerSeat, plan: RSASocketSessionChecks.Plan,
+    static func converseExpectingError(_ context: SessionContext, client: SessionFactory, seat: Seat, plan: RSASocketSessionChecks.Plan,
                                        serverPadding: RSAEncryptionPadding) throws -> CheckOutcome {
         let clientKey = try context.keys.key(of: context.run.swift, bits: plan.bits, slot: "client")
         let machine = try client.rsaSocketClient(RSASocketClientSpec(direction: plan.direction, padding: plan.padding, framing: plan.framing,
@@ -184,8 +148,8 @@ enum TeamServerSessionChecks {
         guard transcript.events.first == .serverError else {
             let okToAnything = if case .serverOK? = transcript.events.first { true } else { false }
             throw CheckFailure(okToAnything
-                               ? "\(seat.server.name) acknowledged (Server: OK) a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: it says OK to anything, so an app never learns its message was lost"
-                               : "\(seat.server.name) did not answer Server: ERROR to a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: got \(transcript.events)"
+                               ? "\(seat.name) acknowledged (Server: OK) a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: it says OK to anything, so an app never learns its message was lost"
+                               : "\(seat.name) did not answer Server: ERROR to a \(plan.padding) ciphertext its \(serverPadding) cannot decrypt: got \(transcript.events)"
                                + (transcript.transportError.map { " (\($0))" } ?? ""),
                                details: "client → server: \(Expect.preview(transcript.sent))\nserver → client: \(Expect.preview(transcript.received))")
         }
@@ -194,14 +158,14 @@ enum TeamServerSessionChecks {
 
     // MARK: aes-https
 
-    static func aesHTTPSChecks(_ context: SessionContext, seat: TeamServerSeat) -> [Check] {
+    static func aesHTTPSChecks(_ context: SessionContext, seat: Seat) -> [Check] {
         guard let mode = seat.keyMode else { return [] }
         let clients: [any AESHTTPSClientRole] = [SwiftAESHTTPS(), SeedAppAESHTTPS()]
         return clients.flatMap { client in
             var checks = list(client.name, seat)
             checks.add("inprocess.login-and-echo.\(mode.rawValue)", weaknesses: Weakness.aesHTTPS(keyMode: mode)) {
-                judged(seat) {
-                    try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: seat.server.name, mode: mode,
+                seat.judged {
+                    try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: seat.name, mode: mode,
                                                            username: seat.username, password: seat.password) { try send($0, context, seat) }
                     return .passed
                 }
@@ -209,32 +173,32 @@ enum TeamServerSessionChecks {
             if client is SwiftAESHTTPS {
                 // An app sends many requests in a session: each answer needs an IV of its own.
                 checks.add("inprocess.login-and-two-echoes.fresh-response-ivs", weaknesses: Weakness.aesHTTPS(keyMode: mode)) {
-                    judged(seat) { try twoEchoes(context, client: client, seat: seat, mode: mode) }
+                    seat.judged { try twoEchoes(context, client: client, seat: seat, mode: mode) }
                 }
             }
             return checks.checks
         }
     }
 
-    static func send(_ request: WebRequest, _ context: SessionContext, _ seat: TeamServerSeat) throws -> WebResponse {
+    static func send(_ request: WebRequest, _ context: SessionContext, _ seat: Seat) throws -> WebResponse {
         let answer = try seat.server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
                                               timeout: context.options.timeout)
         return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
     }
 
     /// One login, the same request twice: both answers decrypt, under different IVs.
-    static func twoEchoes(_ context: SessionContext, client: any AESHTTPSClientRole, seat: TeamServerSeat,
+    static func twoEchoes(_ context: SessionContext, client: any AESHTTPSClientRole, seat: Seat,
                           mode: KeyDerivationMode) throws -> CheckOutcome {
         let login = try send(try client.loginRequest(username: seat.username, password: seat.password), context, seat)
-        let (token, key) = try Expect.succeedsAny(client.name, "read \(seat.server.name)'s login answer") { try client.parseLogin(login, mode: mode) }
+        let (token, key) = try Expect.succeedsAny(client.name, "read \(seat.name)'s login answer") { try client.parseLogin(login, mode: mode) }
         var ivs: [Data] = []
         for _ in 0..<2 {
             let answer = try send(try client.secureRequest(params: AESHTTPSSessionChecks.params, token: token, key: key), context, seat)
-            _ = try Expect.succeedsAny(client.name, "read \(seat.server.name)'s /secure-data answer") { try client.parseSecure(answer, key: key) }
+            _ = try Expect.succeedsAny(client.name, "read \(seat.name)'s /secure-data answer") { try client.parseSecure(answer, key: key) }
             ivs.append(try CBCEnvelope(json: answer.body).iv)
         }
         guard ivs[0] != ivs[1] else {
-            throw CheckFailure("\(seat.server.name) answered two requests under the same IV \(ivs[0].hexString) (a static IV: equal answers encrypt alike, and CBC leaks their common prefix)")
+            throw CheckFailure("\(seat.name) answered two requests under the same IV \(ivs[0].hexString) (a static IV: equal answers encrypt alike, and CBC leaks their common prefix)")
         }
         return .passed
     }

@@ -43,8 +43,11 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
-        if teamServer.spec != nil, appOptions.app != nil || (suites != nil && suiteNames != [SessionSuite.name]) {
-            throw UsageError("--server runs the server checks on its own, or with --suite sessions the session conversations with it: leave out --app and other suites")
+        if teamServer.spec != nil, suites != nil, suiteNames != [SessionSuite.name] {
+            throw UsageError("--server runs the server checks on its own, or with --suite sessions the session conversations with it: leave out the other suites")
+        }
+        if teamServer.spec != nil, suites == nil, appOptions.app != nil {
+            throw UsageError("--server on its own runs the server checks, which have no app; for --app as a client of the team's server add --suite sessions (or leave out --app)")
         }
     }
 
@@ -108,7 +111,7 @@ struct RunCommand: ParsableCommand {
             ("crosscheck.filter", filter ?? ""),
             ("crosscheck.known-failures", known == nil ? "ignored" : knownFailuresPath),
             ("crosscheck.strict", String(strict)),
-            ("crosscheck.apps", apps.map { "\($0.identifier) (\($0.capabilityNames.joined(separator: " ")))" }.joined(separator: "; ")),
+            Self.appsProperty(apps),
             ("swift.openssl", OpenSSLInfo.version),
             ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
             ("python.executable", interpreter.executable),
@@ -118,6 +121,11 @@ struct RunCommand: ParsableCommand {
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: ran.count, planned: checks.count, started: started,
                                     junitPath: report.junit, footer: footer + ["seed \(seed.value); rerun with --seed \(seed.value) to reproduce"])
+    }
+
+    /// The report's `crosscheck.apps`: each app under test with the capabilities its adapter adopts.
+    static func appsProperty(_ apps: [AppSubject]) -> (String, String) {
+        ("crosscheck.apps", apps.map { "\($0.identifier) (\($0.capabilityNames.joined(separator: " ")))" }.joined(separator: "; "))
     }
 
     var knownFailuresPath: String { knownFailuresFile ?? files.files.vectors.appendingPathComponent("known-failures.json").path }

@@ -28,6 +28,9 @@ enum SuiteCatalog {
             context, sessions, apps in
             let settings = AppSessionSettings(inProcess: sessions.inProcess, servers: sessions.loopback ? SessionServers(context, options: sessions) : nil,
                                               timeout: sessions.timeout, quietGap: sessions.quietGap)
+            if let seat = sessions.teamServer {
+                return SessionSuite.checks(context, options: sessions) + AppSuites.teamServerSessions(apps: apps, seat: seat, settings: settings)
+            }
             return SessionSuite.checks(context, options: sessions) + AppSuites.sessions(context, apps: apps, settings: settings)
         },
         Entry(name: FuzzSuite.name, summary: FuzzSuite.summary) { context, sessions, _ in sessions.inProcess ? FuzzSuite.checks(context) : [] },

@@ -1,5 +1,6 @@
 import Foundation
 import CommandLineKit
+import AppChecks
 import Conformance
 import PythonBridge
 import Remote
@@ -13,7 +14,7 @@ import WireProtocol
 /// `crosscheck run --server FILE.py:NAME`: a team's own Pi server code, in-process, under the checks
 /// and audits `crosscheck remote` runs (the same code decides the verdicts).
 struct TeamServerOptions: ParsableArguments {
-    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process under the remote checks instead of the suites (with --suite sessions: in the server seat of the session conversations): a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
+    @Option(name: "--server", value: "FILE.py:NAME", help: "a team's own Pi server, run in-process under the remote checks instead of the suites (with --suite sessions: in the server seat of the session conversations, and with --app that app is a client too): a socketserver.BaseRequestHandler subclass or handle(conn, addr) (rsa-socket), or a WSGI app such as Flask's app (aes-https); MODULE:NAME with --server-path")
     var spec: String?
     @Option(name: "--server-path", value: "DIR", help: "with --server MODULE:NAME: the folder to import MODULE from (put first on the embedded sys.path)")
     var searchPath: String?
@@ -134,7 +135,7 @@ extension RunCommand {
         if report.junit == nil { report.junit = "reports/junit.xml" }
         if !report.quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)) in the server seat of the sessions suite, profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let (discovered, discovery) = RemoteRun.discover(ServerAddress(host: server.name, port: 0), options: options)
-        var seat = TeamServerSeat(server: server, profile: profile == .rsaSocket ? .rsaSocket : .aesHTTPS) { outcome in
+        var seat = TeamServerSeat<any InProcessServer>(server: server, name: server.name, profile: profile == .rsaSocket ? .rsaSocket : .aesHTTPS) { outcome in
             RemoteRun.outcome(outcome, with: server.checkEnded())
         }
         seat.paddings = discovered.paddings
@@ -149,7 +150,11 @@ extension RunCommand {
         sessions.teamServer = seat
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: PythonPeer(interpreter: interpreter), seed: seed.value, files: files.files)
-        let checks = Runner(filter: filter).selected(SuiteCatalog.checks(for: [SessionSuite.name], context: context, sessions: sessions, apps: []))
+        // Only an app named by --app is a client here (the run without it is the reference clients' alone).
+        let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: files.files, quiet: report.quiet)
+        defer { hosted.forEach { $0.stop() } }
+        let apps = hosted.map(AppSubject.init)
+        let checks = Runner(filter: filter).selected(SuiteCatalog.checks(for: [SessionSuite.name], context: context, sessions: sessions, apps: apps))
         let latch = InterruptLatch()
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",
                                            quiet: report.quiet, latch: latch)
@@ -159,6 +164,7 @@ extension RunCommand {
             ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue),
             ("crosscheck.paddings", discovered.paddings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")),
             ("crosscheck.key-mode", discovered.keyMode?.rawValue ?? ""), ("crosscheck.seed", String(seed.value)),
+            Self.appsProperty(apps),
             ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count + results.count - ran.count,

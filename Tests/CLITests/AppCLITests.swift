@@ -190,6 +190,22 @@ final class AppCLITests: XCTestCase {
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
     }
 
+    /// Every app package builds in one shared scratch folder: an app built again, unchanged, after
+    /// another app was built must get its own host back, not the other's (SwiftPM's plan there
+    /// named the other package's sources; `AppPackage.forgetAnotherPackagesPlan`).
+    func testAppBuiltAgainAfterAnotherApp_isItselfNotTheOther() throws {
+        var files = try exampleFiles()
+        files["CrosscheckAdapter.swift"] = try XCTUnwrap(files["CrosscheckAdapter.swift"])
+            .replacingOccurrences(of: "let identifier = \"example-seed004\"", with: "let identifier = \"example-seed004-renamed\"")
+        let other = try appFolder("renamed-example", files)
+        for (folder, identifier) in [(Self.example.path, "example-seed004"), (other.path, "example-seed004-renamed"), (Self.example.path, "example-seed004")] {
+            // No check matches the filter (exit 64): the host was built and started, and said who it is.
+            let outcome = try CrosscheckBinary.run(["run", "--app", folder, "--suite", "roundtrip", "--filter", "no-such-check"])
+            XCTAssertEqual(outcome.status, 64, outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains("the app under test is \(identifier) (FileSealing)"), "\(folder): \(outcome.stderr)")
+        }
+    }
+
     func testSeedAppByName_andUsageErrors() throws {
         let outcome = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "roundtrip", "--filter", "seed-", "--quiet"])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)

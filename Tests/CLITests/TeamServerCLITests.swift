@@ -21,6 +21,7 @@ final class TeamServerCLITests: XCTestCase {
     /// One testcase of a report: its testsuite's kind (`server`, `remote` or `audit`), name, and outcome.
     struct Case: Equatable, CustomStringConvertible {
         let kind: String
+        let classname: String
         let name: String
         let outcome: String  // passed, failure, error, skipped
         let message: String
@@ -53,7 +54,8 @@ final class TeamServerCLITests: XCTestCase {
                     outcome = tag
                     message = (element.attribute(forName: "message")?.stringValue ?? "") + "\n" + (element.stringValue ?? "")
                 }
-                cases.append(Case(kind: kind, name: name, outcome: outcome, message: message))
+                cases.append(Case(kind: kind, classname: testcase.attribute(forName: "classname")?.stringValue ?? "", name: name,
+                                  outcome: outcome, message: message))
             }
         }
         return Run(status: status, output: output, cases: cases, xml: try String(contentsOf: report, encoding: .utf8))
@@ -513,11 +515,124 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(failing.message.contains("static IV"), failing.message)
     }
 
-    func testSessions_withAnotherSuiteOrAnApp_isAUsageError() throws {
-        for extra in [["--suite", "sessions,roundtrip"], ["--app", "seed-000"]] {
+    func testSessions_withAnotherSuiteOrAnAppWithoutSessions_isAUsageError() throws {
+        for extra in [["--suite", "sessions,roundtrip"], ["--app", "seed-000"], ["--suite", "roundtrip", "--app", "seed-000"]] {
             let outcome = try CrosscheckBinary.run(["run", "--server", Self.socketExample + ":Handler"] + extra)
             XCTAssertEqual(outcome.status, 64, outcome.stderr)
             XCTAssertTrue(outcome.stderr.contains("--suite sessions"), outcome.stderr)
         }
+    }
+
+    // MARK: the app under test as a client of the team's server (--suite sessions --app)
+
+    /// `run --server SPEC --suite sessions --app APP`: the run, and the app's testcases (classname
+    /// `crosscheck.<profile>.app_client.team_server.<server>`) by name with their outcomes.
+    func runAppClient(_ spec: String, app: String, profile: String, _ extra: [String] = []) throws -> (run: Run, app: [String: Case]) {
+        let run = try runSessions(spec, ["--app", app] + extra)
+        let file = URL(fileURLWithPath: String(spec[..<spec.lastIndex(of: ":")!])).deletingPathExtension().lastPathComponent
+        let classname = "crosscheck.\(profile).app_client.team_server.\(file)\(spec[spec.lastIndex(of: ":")!...])"
+        let cases = run.cases.filter { $0.classname == classname }
+        XCTAssertEqual(Set(cases.map(\.kind)), ["sessions"], "\(run.cases)")
+        return (run, Dictionary(cases.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    static let seed000Cases: Set = ["seed-000.inprocess.pi-to-phone.legacy.pkcs1", "seed-000.inprocess.pi-to-phone.legacy.pkcs1.1-byte-chunks",
+                                    "seed-000.inprocess.pi-to-phone.legacy.pkcs1.5-byte-chunks", "seed-000.tcp.pi-to-phone.legacy.pkcs1.app-networking"]
+
+    /// Through its RSASocketClient over socket pairs, and with its own networking through a loopback
+    /// relay; the message it must show is the one the server was found to send (a copy sends another).
+    func testSessionsApp_seed000_decryptsTheSocketExamplesMessage_wholeSplitAndOverItsOwnSocket() throws {
+        let otherMessage = try plant(Self.socketExample, "MESSAGE = b\"Secret message from RPi server\"", "MESSAGE = b\"Porch light is on\"")
+        for spec in [Self.socketExample + ":Handler", Self.asyncioAdapter + ":make_server", otherMessage + ":Handler"] {
+            let (run, app) = try runAppClient(spec, app: "seed-000", profile: "rsa-socket")
+            XCTAssertEqual(run.status, 0, run.output)
+            XCTAssertEqual(run.failing, [], spec)
+            XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(spec): \(run.cases)")
+            XCTAssertEqual(Set(app.values.map(\.outcome)), ["passed"], "\(spec): \(app)")
+            // The reference clients' conversations are still there, beside the app's.
+            XCTAssertEqual(run.cases.count, 13 + 4, "\(spec): \(run.cases)")
+        }
+    }
+
+    func testSessionsApp_seed001_logsInAndEchoesWithTheFlaskExample() throws {
+        let (run, app) = try runAppClient(Self.flaskExample + ":app", app: "seed-001", profile: "aes-https", ["--profile", "aes-https", "--user", "user:password"])
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertEqual(app.mapValues(\.outcome), ["seed-001.inprocess.login-and-echo.utf8-zeropad16": "passed"], "\(run.cases)")
+    }
+
+    func testSessionsApp_anAppOfTheOtherProfile_isOneSkipSayingWhy() throws {
+        let (run, app) = try runAppClient(Self.socketExample + ":Handler", app: "seed-001", profile: "rsa-socket")
+        XCTAssertEqual(run.status, 0, run.output)
+        let skip = try XCTUnwrap(app["seed-001.not-a-client"], "\(run.cases)")
+        XCTAssertEqual(app.count, 1)
+        XCTAssertEqual(skip.outcome, "skipped")
+        XCTAssertTrue(skip.message.contains("it has no RSASocketClient or RSASocketSession"), skip.message)
+    }
+
+    /// A team's app package (`--app DIR`, built and hosted in its own process as `run` hosts it):
+    /// the worked example seals files only, so it is no client of rsa-socket, and says so.
+    func testSessionsApp_aTeamsAppPackage_isHostedAndConsidered() throws {
+        let (run, app) = try runAppClient(Self.socketExample + ":Handler", app: "examples/seed004-app", profile: "rsa-socket")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("the app under test is example-seed004 (FileSealing), hosted by"), run.output)
+        XCTAssertTrue(run.xml.contains(#"<property name="crosscheck.apps" value="example-seed004 (FileSealing)">"#), run.xml)
+        XCTAssertEqual(app.mapValues(\.outcome), ["example-seed004.not-a-client": "skipped"], "\(run.cases)")
+        XCTAssertTrue(app.values.allSatisfy { $0.message.contains("it has no RSASocketClient or RSASocketSession") }, "\(app)")
+    }
+
+    /// The example moved to OAEP for pi-to-phone: a correct server (the reference client, told its
+    /// padding by discovery, still passes), but not one seed 000 (PKCS#1 v1.5 only) can read.
+    func testSessionsApp_socketServerWithAnotherPiToPhonePadding_failsNamingBothPaddings() throws {
+        let copy = try plant(Self.socketExample, "FOR_THE_APP = padding.PKCS1v15()", "FOR_THE_APP = OAEP  # PLANTED: not what the app decrypts")
+        let (run, app) = try runAppClient(copy + ":Handler", app: "seed-000", profile: "rsa-socket")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.outcome("inprocess.pi-to-phone.legacy.oaep-sha256.rsa2048")?.outcome, "passed", "\(run.cases)")
+        assertEverySeed000Case(of: run, app, failsSaying: ["seed-000 decrypts pi-to-phone with pkcs1, but server:Handler encrypts it with oaep-sha256"])
+    }
+
+    /// What a server's own code does wrong (here it raises after Quit) is the app's testcases'
+    /// verdict too, with the traceback, as for the reference clients.
+    func testSessionsApp_raisingHandler_failsTheAppsConversationsWithTheTraceback() throws {
+        let copy = try plant(Self.socketExample, "        self.expect_literal(b\"Quit\")\n",
+                             "        self.expect_literal(b\"Quit\")\n        raise RuntimeError(\"planted crash after Quit\")\n")
+        let (run, app) = try runAppClient(copy + ":Handler", app: "seed-000", profile: "rsa-socket")
+        XCTAssertEqual(run.status, 1)
+        assertEverySeed000Case(of: run, app, failsSaying: ["raised RuntimeError: planted crash after Quit", "Traceback"])
+    }
+
+    func assertEverySeed000Case(of run: Run, _ app: [String: Case], failsSaying words: [String], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(Set(app.keys), Self.seed000Cases, "\(run.cases)", file: file, line: line)
+        for testcase in app.values {
+            XCTAssertEqual(testcase.outcome, "failure", "\(testcase)", file: file, line: line)
+            XCTAssertTrue(words.allSatisfy(testcase.message.contains), testcase.message, file: file, line: line)
+        }
+    }
+
+    /// A server that hands out base64-raw keys (docs/PROTOCOL.md's better mode; the Swift reference
+    /// client passes): seed 001 copies the 44-character string into its 16-byte buffer, so its
+    /// envelope is one the server cannot open.
+    func testSessionsApp_seed001AgainstABase64RawKeyServer_failsNamingBothKeyModes() throws {
+        let copy = try plant(Self.flaskExample, "    key_string = secrets.token_urlsafe(11)  # 15 characters: what the app's 16-byte buffer holds\n    SESSIONS[token] = key_string.encode().ljust(16, b\"\\0\")",
+                             "    key = os.urandom(32)  # PLANTED: a base64-raw AES-256 key\n    key_string = base64.b64encode(key).decode()\n    SESSIONS[token] = key")
+        let (run, app) = try runAppClient(copy + ":app", app: "seed-001", profile: "aes-https")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.cases.first { $0.classname.contains(".swift_client.") && $0.name == "inprocess.login-and-echo.base64-raw" }?.outcome,
+                       "passed", "\(run.cases)")
+        let testcase = try XCTUnwrap(app["seed-001.inprocess.login-and-echo.base64-raw"], "\(run.cases)")
+        XCTAssertEqual(testcase.outcome, "failure")
+        XCTAssertTrue(testcase.message.contains("seed-001 makes its AES key from the key string as utf8-zeropad16, but app:app's login answer is a base64-raw key"),
+                      testcase.message)
+        XCTAssertTrue(testcase.message.contains("answered 400 to seed-001's envelope"), testcase.message)
+    }
+
+    func testSessionsApp_flaskAnsweringInTheClear_failsTheAppsReading() throws {
+        let copy = try plant(Self.flaskExample, "    return jsonify(seal({\"echo\": params}, key))",
+                             "    return jsonify({\"echo\": params})  # PLANTED: the answer is not sealed")
+        let (run, app) = try runAppClient(copy + ":app", app: "seed-001", profile: "aes-https")
+        XCTAssertEqual(run.status, 1)
+        let testcase = try XCTUnwrap(app["seed-001.inprocess.login-and-echo.utf8-zeropad16"], "\(run.cases)")
+        XCTAssertEqual(testcase.outcome, "failure")
+        XCTAssertTrue(testcase.message.contains("seed-001 failed to read the team's app:app server's answer"), testcase.message)
     }
 }
