@@ -78,6 +78,15 @@ extension TCPConnection {
         return fds[1]
     }
 
+    /// Undoes `watchPeerReads`, before any read: reads wait for bytes as over TCP (a relay only
+    /// passes bytes on; when the line is quiet is its own client's business).
+    public func stopWatchingPeerReads() {
+        peerReads.withLock { state in
+            state.watch?.close()
+            state.watch = nil
+        }
+    }
+
     /// A connected pair of stream sockets (AF_UNIX) for a server served in this process: this side
     /// is a `TCPConnection` like any other (non-blocking, deadlines); the other is a plain blocking
     /// descriptor the caller must hand on (e.g. to Python's `socket.socket(fileno=)`) or close.

@@ -54,6 +54,7 @@ public final class LoopbackRelay: @unchecked Sendable {
                 client.close()
                 continue
             }
+            upstream.stopWatchingPeerReads()
             let relaying = lock.withLock {
                 open += [client, upstream]
                 return !finished
