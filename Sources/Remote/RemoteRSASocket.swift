@@ -12,46 +12,18 @@ struct RemoteRSASocket {
     var options: RemoteOptions { run.options }
     let profile = "rsa-socket"
     static let paddings: [RSAEncryptionPadding] = [.oaepSHA256, .oaepSHA1, ._WEAK_AND_INSECURE_PKCS_V1_5]
-    let keys: ClientKeys
+    let keys = ClientKeys()
 
-    init(_ run: RemoteRun) {
-        self.run = run
-        keys = ClientKeys(prefetching: run.options.keyBits)
-    }
+    init(_ run: RemoteRun) { self.run = run }
 
-    /// Client keys for pi-to-phone, one per size, made once. Those of `--key-bits` are made on
-    /// threads of their own from the start: generating a key (a third of a second at 2048 bits
-    /// here, and a matter of luck) overlaps the run's first conversations instead of following them.
+    /// Client keys for pi-to-phone, one per size, made once.
     final class ClientKeys: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var keys: [Int: Result<RSAPrivateKey, Error>] = [:]
-        private var making: Set<Int> = []
-
-        init(prefetching sizes: [Int]) {
-            for bits in Set(sizes) {
-                making.insert(bits)
-                Thread.detachNewThread { [self] in finish(bits, Result { try RSAPrivateKey(bits: bits) }) }
-            }
-        }
-
-        private func finish(_ bits: Int, _ made: Result<RSAPrivateKey, Error>) {
-            condition.lock()
-            keys[bits] = made
-            making.remove(bits)
-            condition.broadcast()
-            condition.unlock()
-        }
-
+        private var keys: [Int: RSAPrivateKey] = [:]
         func key(bits: Int) throws -> RSAPrivateKey {
-            condition.lock()
-            while keys[bits] == nil, making.contains(bits) { condition.wait() }
-            let made = keys[bits]
-            if made == nil { making.insert(bits) }
-            condition.unlock()
-            if let made { return try made.get() }
-            let result = Result { try RSAPrivateKey(bits: bits) }
-            finish(bits, result)
-            return try result.get()
+            if let key = keys[bits] { return key }
+            let key = try RSAPrivateKey(bits: bits)
+            keys[bits] = key
+            return key
         }
     }
 
