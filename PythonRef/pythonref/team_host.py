@@ -8,7 +8,8 @@ Two standard shapes, no adapter:
 - rsa-socket: a `socketserver.BaseRequestHandler` subclass, or a function `handle(conn, addr)`. Each
   connection is one end of a socket pair the harness made; the handler runs on its own thread with
   a blocking socket, so its `recv` sees exactly the splits and pauses the harness chooses.
-- aes-https: a WSGI application (PEP 3333), called with a real environ on its own thread. Plain
+- aes-https: a WSGI application (PEP 3333), called with a real environ on a thread of its own (one,
+  kept from request to request; replaced when one was cut off). Plain
   HTTP: TLS and the pinned certificate are the live server's business.
 
 Other shapes through a small adapter file, no harness code in it:
@@ -32,6 +33,7 @@ import inspect
 import io
 import math
 import os
+import queue
 import socket
 import socketserver
 import struct
@@ -150,6 +152,7 @@ class _Hosted:
         self.lock = threading.Lock()
         self.connections: list[_Connection] = []
         self.problems: list[dict] = []
+        self.wsgi_worker: Optional["_WSGIWorker"] = None
 
     def problem(self, kind: str, message: str, details: str) -> None:
         with self.lock:
@@ -493,18 +496,38 @@ def _call_wsgi(hosted: _Hosted, environ: dict, answer: dict) -> None:
         answer["body"] = b"Internal Server Error"
 
 
+class _WSGIWorker:
+    """The application's own thread, serving one request at a time as a threaded WSGI server's
+    worker does, and kept for the next request: starting a thread per request cost more than a
+    Flask request itself. One that had to be cut off is retired, and the next request gets a new one."""
+
+    def __init__(self, hosted: _Hosted) -> None:
+        self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Event]]]" = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
+        self.thread.start()
+
+    def _serve(self, hosted: _Hosted) -> None:
+        while (request := self.requests.get()) is not None:
+            environ, answer, done = request
+            _call_wsgi(hosted, environ, answer)
+            done.set()
+
+
 def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:
-    """One request through the application on its own thread, cut off after `timeout` seconds.
+    """One request through the application on its thread, cut off after `timeout` seconds.
     Returns {"ok": {"status", "headers", "body"}} or {"err": "timeout"}."""
     hosted = _hosted[server_id]
+    if hosted.wsgi_worker is None:
+        hosted.wsgi_worker = _WSGIWorker(hosted)
+    worker = hosted.wsgi_worker
     answer: dict = {}
-    thread = threading.Thread(target=_call_wsgi, args=(hosted, _environ(method, target, headers, body), answer),
-                              daemon=True, name="crosscheck-wsgi")
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        _cut_off(thread)
-        thread.join(CUT_OFF_GRACE)
+    done = threading.Event()
+    worker.requests.put((_environ(method, target, headers, body), answer, done))
+    if not done.wait(timeout):
+        hosted.wsgi_worker = None
+        worker.requests.put(None)  # once cut off, it ends
+        _cut_off(worker.thread)
+        done.wait(CUT_OFF_GRACE)
         hosted.problem("blocked", f"the server's application did not answer {method} {target} within {timeout:g} s: cut off", "")
         return {"err": "timeout"}
     if "status" not in answer:

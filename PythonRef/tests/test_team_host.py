@@ -60,6 +60,17 @@ SERVERS = '''
         while True:
             time.sleep(0.01)
 
+    import threading
+    SERVED = threading.local()  # requests this thread has served
+
+    def thread_app(environ, start_response):
+        import time
+        SERVED.count = getattr(SERVED, "count", 0) + 1
+        while environ["PATH_INFO"] == "/slow":
+            time.sleep(0.01)
+        start_response("200 OK", [])
+        return [str(SERVED.count).encode()]
+
     def something(a, b):
         return None
 
@@ -170,6 +181,16 @@ def test_a_slow_app_is_cut_off_at_the_timeout(servers):
     app = servers("slow_app")["ok"]
     assert team_host.wsgi_request(app, "GET", "/", {}, b"", 0.3) == {"err": "timeout"}
     assert team_host.check_ended(app, 1)["ok"][0]["kind"] == "blocked"
+
+
+def test_requests_share_one_application_thread_until_one_is_cut_off(servers):
+    app = servers("thread_app")["ok"]
+    served = [team_host.wsgi_request(app, "GET", "/", {}, b"", 5)["ok"]["body"] for _ in range(2)]
+    assert served == [b"1", b"2"]  # one worker serves request after request
+    assert team_host.wsgi_request(app, "GET", "/slow", {}, b"", 0.3) == {"err": "timeout"}
+    after = team_host.wsgi_request(app, "GET", "/", {}, b"", 5)["ok"]
+    assert (after["status"], after["body"]) == (200, b"1")  # a new worker after the cut-off
+    assert [p["kind"] for p in team_host.check_ended(app, 1)["ok"]] == ["blocked"]
 
 
 def test_the_private_key_is_found_when_the_module_holds_one(tmp_path):
