@@ -288,7 +288,8 @@ if wanted("sessions") {
 //    against the same file run as its own process (TLS for aes-https). Whole runs are repeated for
 //    about BENCH_SECONDS per round (at least one: an rsa-socket run is seconds long, an in-process
 //    aes-https run under 0.1 s, which one run timed alone leaves to the scheduler's noise); every
-//    run must pass, or the figure would time different work.
+//    run must pass, or the figure would time different work. Both client profiles, as `run --server`
+//    and `remote` run by default.
 if wanted("teamserver") {
     let interpreter = try PythonInterpreter.shared(pythonRefDirectory: files.pythonRef.path)
     let root = files.pythonRef.deletingLastPathComponent()
@@ -341,7 +342,6 @@ if wanted("teamserver") {
         }
         var options = RemoteOptions()
         options.profile = profile
-        options.clients = [.reference]
         options.pin = pin
         var inProcess = options
         inProcess.inProcess = server
