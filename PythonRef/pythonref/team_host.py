@@ -64,6 +64,23 @@ class _ServerSeat:
         self.shutdown_requested = True
 
 
+# Reads that never block (MSG_DONTWAIT) or leave the bytes where they are (MSG_PEEK): not reported,
+# and not counted.
+_UNWATCHED_FLAGS = socket.MSG_PEEK | socket.MSG_DONTWAIT
+
+
+def _team_threads_alive() -> bool:
+    """Whether a thread the team's code started (at import or from a handler) is running: every
+    thread but the interpreter's main one, threads entered from Swift, and the harness's own
+    (`crosscheck-*`: handlers, the WSGI worker, the asyncio loop)."""
+    for thread in threading.enumerate():
+        if thread is threading.main_thread() or thread.name.startswith("crosscheck-") \
+                or type(thread).__name__ == "_DummyThread":
+            continue
+        return True
+    return False
+
+
 class _WatchedSocket(socket.socket):
     """The handler's end of the socket pair. Around every read it reports to the harness, through
     a pipe, that it is about to block and when it has returned, with the bytes read so far and the
@@ -75,6 +92,7 @@ class _WatchedSocket(socket.socket):
     RECORD = struct.Struct("<B7xQd")
 
     def watch(self, fd: int) -> None:
+        """Reports this socket's reads to `fd` (-1: to nobody), which it then owns."""
         self._watch_fd = fd
         self._read_so_far = 0
 
@@ -82,6 +100,9 @@ class _WatchedSocket(socket.socket):
         fd = getattr(self, "_watch_fd", -1)
         if fd < 0:
             return
+        # Blocked, with another thread of the team's code alive, says nothing: it may be the one
+        # about to write (a writer thread, a pool, a Timer). Reported as not blocked: wait as over TCP.
+        blocked = blocked and not _team_threads_alive()
         timeout = self.gettimeout()
         deadline = math.inf if timeout is None else time.monotonic() + timeout
         try:
@@ -96,7 +117,7 @@ class _WatchedSocket(socket.socket):
             os.close(fd)
 
     def recv(self, bufsize: int, flags: int = 0) -> bytes:  # type: ignore[override]
-        if flags & socket.MSG_PEEK or self.gettimeout() == 0:
+        if flags & _UNWATCHED_FLAGS or self.gettimeout() == 0:
             return super().recv(bufsize, flags)
         self._report(True)
         data = b""
@@ -108,7 +129,7 @@ class _WatchedSocket(socket.socket):
             self._report(False)
 
     def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:  # type: ignore[override]
-        if flags & socket.MSG_PEEK or self.gettimeout() == 0:
+        if flags & _UNWATCHED_FLAGS or self.gettimeout() == 0:
             return super().recv_into(buffer, nbytes, flags)
         self._report(True)
         count = 0
@@ -345,13 +366,27 @@ def serve_connection(server_id: int, fd: int, watch_fd: int = -1) -> dict:
     """Serves the socket-pair end `fd` (now owned here) with the team's handler: on a new thread, or
     (asyncio) as a task on the server's event loop. `watch_fd` (owned here too; -1: none) is where
     a handler thread's reads are reported (`_WatchedSocket`); an asyncio server's are not."""
-    hosted = _hosted[server_id]
-    sock = _WatchedSocket(fileno=fd)
+    try:
+        sock = _WatchedSocket(fileno=fd)
+    except BaseException as error:  # nothing raises across the C API; what was handed over is closed here
+        for owned in (fd, watch_fd):
+            if owned >= 0:
+                os.close(owned)
+        return {"err": f"{type(error).__name__}: {error}"}
+    sock.watch(watch_fd)  # the socket owns both descriptors from here
+    try:
+        return _serve_connection(_hosted[server_id], sock)
+    except BaseException as error:
+        sock.unwatch()
+        sock.close()
+        return {"err": f"{type(error).__name__}: {error}"}
+
+
+def _serve_connection(hosted: _Hosted, sock: _WatchedSocket) -> dict:
     address = ("127.0.0.1", 50000 + len(hosted.connections) % 10000)
     connection = _Connection(sock)
     if hosted.kind == "asyncio-stream-handler":
-        if watch_fd >= 0:
-            os.close(watch_fd)
+        sock.unwatch()
         sock.setblocking(False)
         if hosted.event_loop is None:
             hosted.event_loop = _EventLoop()
@@ -360,13 +395,11 @@ def serve_connection(server_id: int, fd: int, watch_fd: int = -1) -> dict:
         asyncio.run_coroutine_threadsafe(_serve_streams(hosted, connection), hosted.event_loop.loop)
         return {"ok": True}
     sock.setblocking(True)
-    if watch_fd >= 0:
-        sock.watch(watch_fd)
     connection.thread = threading.Thread(target=_serve, args=(hosted, connection, address), daemon=True,
                                          name=f"crosscheck-server-{len(hosted.connections)}")
+    connection.thread.start()
     with hosted.lock:
         hosted.connections.append(connection)
-    connection.thread.start()
     return {"ok": True}
 
 
@@ -497,9 +530,11 @@ def _call_wsgi(hosted: _Hosted, environ: dict, answer: dict) -> None:
 
 
 class _WSGIWorker:
-    """The application's own thread, serving one request at a time as a threaded WSGI server's
-    worker does, and kept for the next request: starting a thread per request cost more than a
-    Flask request itself. One that had to be cut off is retired, and the next request gets a new one."""
+    """The application's own thread, serving one request after another, as a WSGI server's sync
+    worker does (gunicorn's default; Flask's development server starts a thread per request
+    instead, so per-thread state, `threading.local`, lives across requests here and not there):
+    starting a thread per request cost more than a Flask request itself. One that had to be cut off
+    is retired, and the next request gets a new one."""
 
     def __init__(self, hosted: _Hosted) -> None:
         self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Event]]]" = queue.SimpleQueue()

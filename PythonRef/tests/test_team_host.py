@@ -308,6 +308,20 @@ READERS = '''
     def two_reads(conn, addr):
         conn.sendall(conn.recv(3))
         conn.recv(3)
+
+    def with_writer(conn, addr):
+        import socket, threading
+        try:
+            conn.recv(3, socket.MSG_DONTWAIT)  # never blocks: not reported
+        except BlockingIOError:
+            pass
+        data = conn.recv(3)
+        done = threading.Event()
+        writer = threading.Thread(target=lambda: (done.wait(5), conn.sendall(data)))
+        writer.start()
+        conn.recv(3)  # the writer may write meanwhile: not reported as blocked
+        done.set()
+        writer.join()
 '''
 
 
@@ -350,3 +364,19 @@ def test_buffered_reads_are_reported_with_the_socket_timeout_as_deadline(tmp_pat
     # rfile reads through recv_into; the second readline blocks until the end of the stream.
     assert [(blocked, read) for blocked, read, _ in records][:3] == [(1, 0), (0, 4), (1, 4)]
     assert all(before + 7.0 <= deadline <= time.monotonic() + 7.0 for _, _, deadline in records)
+
+
+def test_reads_while_a_thread_of_the_team_lives_are_not_reported_blocked(tmp_path):
+    server = load(tmp_path, "readers.py", READERS, "with_writer")["ok"]
+    ours, theirs = socket.socketpair()
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server, theirs.detach(), watch_write)
+    first = os.read(watch_read, 24)  # the handler is in its first reported read: past the MSG_DONTWAIT one
+    ours.sendall(b"abc")
+    ours.shutdown(socket.SHUT_WR)  # the second read returns the end of the stream; then the writer writes
+    ours.settimeout(5)
+    assert ours.recv(100) == b"abc"
+    records = [struct.unpack("<B7xQd", first)] + reports(watch_read)
+    ours.close()
+    # The MSG_DONTWAIT read left no record; the read while the writer thread lived is not "blocked".
+    assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (0, 3), (0, 3)]

@@ -60,7 +60,7 @@ enum AppTeamServerChecks {
         }
         if sessionCapable {
             list.add(profile, "tcp.\(label).app-networking", weaknesses: weaknesses) {
-                seat.judged { try converseOverItsOwnSocket(app, padding: padding, seat: seat, settings: settings) }
+                seat.judged { try converseOverItsOwnSocket(app, padding: padding, assumed: clientPadding == nil, seat: seat, settings: settings) }
             }
         }
     }
@@ -78,10 +78,15 @@ enum AppTeamServerChecks {
 
     /// A failure, led by the padding mismatch when there is one: the real interop finding (each
     /// side is consistent, but not with the other).
-    static func failure(_ failure: CheckFailure, _ app: AppSubject, padding: RSAEncryptionPadding, _ seat: Seat, also: String = "") -> CheckFailure {
+    /// `assumed`: the app names no padding (its own session alone), so `padding` is the guess the
+    /// seed apps' convention makes, and the failure says so.
+    static func failure(_ failure: CheckFailure, _ app: AppSubject, padding: RSAEncryptionPadding, assumed: Bool = false, _ seat: Seat,
+                        also: String = "") -> CheckFailure {
         let serverPadding = seat.paddings[.piToPhone] ?? padding
+        let appSide = assumed ? "\(app.identifier) names no padding (it has no RSASocketClient), taken to be \(padding)"
+                              : "\(app.identifier) decrypts pi-to-phone with \(padding)"
         let mismatch = serverPadding == padding ? ""
-            : "\(app.identifier) decrypts pi-to-phone with \(padding), but \(seat.name) encrypts it with \(serverPadding): move both to one padding; "
+            : "\(appSide), but \(seat.name) encrypts it with \(serverPadding): move both to one padding; "
         return CheckFailure(mismatch + failure.message + also, details: failure.details)
     }
 
@@ -105,7 +110,7 @@ enum AppTeamServerChecks {
 
     /// The app's whole session with its own networking (`RSASocketSession`), to a loopback port
     /// relayed to the server: the app must show the server's message.
-    static func converseOverItsOwnSocket(_ app: AppSubject, padding: RSAEncryptionPadding, seat: Seat,
+    static func converseOverItsOwnSocket(_ app: AppSubject, padding: RSAEncryptionPadding, assumed: Bool, seat: Seat,
                                          settings: AppSessionSettings) throws -> CheckOutcome {
         if let notApplicable = notApplicable(app, seat) { return notApplicable }
         let relay = try LoopbackRelay(to: seat.server, timeout: settings.timeout)
@@ -119,7 +124,7 @@ enum AppTeamServerChecks {
         do {
             try Expect.equalBytes(try session.get(), seat.message ?? RSASocket.defaultMessage, "what \(app.identifier) decrypted and showed")
         } catch let checkFailure as CheckFailure {
-            throw failure(checkFailure, app, padding: padding, seat, also: problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))")
+            throw failure(checkFailure, app, padding: padding, assumed: assumed, seat, also: problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))")
         }
         return .passed
     }

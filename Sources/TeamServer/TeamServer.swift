@@ -84,14 +84,20 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
             connection.close()
             throw error
         }
+        let reply: PythonValue
         do {
-            // team_host owns both descriptors from here, and reports the handler's reads through `reads`.
-            _ = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd)), .int(Int(reads))])
+            // team_host owns both descriptors once called (it closes them itself when it fails), and
+            // reports the handler's reads through `reads`.
+            reply = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd)), .int(Int(reads))])
         } catch {
             _ = close(serverEnd)
             _ = close(reads)
             connection.close()
             throw TransportError.io(operation: "start \(name) on a socket pair", errno: 0, message: "\(error)")
+        }
+        if let failure = reply["err"]?.stringValue {
+            connection.close()
+            throw TransportError.io(operation: "start \(name) on a socket pair", errno: 0, message: failure)
         }
         lock.lock(); opened.append(connection); lock.unlock()
         return connection

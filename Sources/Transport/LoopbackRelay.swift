@@ -35,11 +35,9 @@ public final class LoopbackRelay: @unchecked Sendable {
     /// wrong in the relay itself (a server connection that could not be made), for a failure's body.
     @discardableResult
     public func finish() -> [String] {
+        lock.withLock { finished = true }
         listener.close()
-        lock.withLock {
-            finished = true
-            open.forEach { $0.close() }
-        }
+        lock.withLock { open.forEach { $0.close() } }
         threads.wait()
         return lock.withLock { problems }
     }
@@ -47,7 +45,11 @@ public final class LoopbackRelay: @unchecked Sendable {
     private func acceptUntilClosed() {
         while true {
             let client: TCPConnection
-            do { client = try listener.accept(timeout: timeout) } catch TransportError.timedOut { continue } catch { return }
+            do { client = try listener.accept(timeout: timeout) } catch TransportError.timedOut { continue } catch {
+                // Closed by `finish()`, or failing: then say so, or an app's connection times out unexplained.
+                lock.withLock { if !finished { problems.append("relay: cannot accept a connection: \(error)") } }
+                return
+            }
             let upstream: TCPConnection
             do { upstream = try server.connect(timeout: timeout) } catch {
                 lock.withLock { problems.append("relay: cannot connect to \(server.name): \(error)") }

@@ -23,6 +23,9 @@ public enum SocketDriver {
         var outcome = Transcript()
         let end = Date().addingTimeInterval(deadline)
         var lastHeard = Date()
+        /// In-process, after a quiet line the client had nothing to say to: the rest of the
+        /// `timeout` of silence that over TCP ends a conversation, read out once.
+        var stallWait: TimeInterval?
 
         func apply(_ actions: [SessionAction]) throws {
             for action in actions {
@@ -54,7 +57,8 @@ public enum SocketDriver {
                     break
                 }
                 do {
-                    let data = try connection.read(upTo: 65536, timeout: quietGap)
+                    let data = try connection.read(upTo: 65536, timeout: stallWait ?? quietGap)
+                    stallWait = nil
                     if data.isEmpty {
                         outcome.closedByPeer = true
                         try apply(machine.idle())
@@ -64,15 +68,22 @@ public enum SocketDriver {
                     outcome.received += data
                     try apply(machine.receive(data))
                 } catch TransportError.peerAwaitsInput {
+                    if stallWait != nil {
+                        // Its own read outlasts the whole silence window too: nothing will come.
+                        outcome.transportError = "the peer sent nothing for \(timeout) s: it is waiting for input the client does not send"
+                        break
+                    }
                     // In-process, the quiet line is known at once: the server waits for the machine.
                     let actions = machine.idle()
                     try apply(actions)
                     let sends = actions.contains { if case .send = $0 { return true } else { return false } }
                     if !machine.closed, !sends {
-                        outcome.transportError = "the peer sent nothing more: it is waiting for input the client does not send"
-                        break
+                        // A server may still answer when its own read gives up (a quiet gap of its
+                        // own): wait, as over TCP, until `timeout` of silence.
+                        stallWait = max(0.001, timeout - Date().timeIntervalSince(lastHeard))
                     }
                 } catch TransportError.timedOut {
+                    stallWait = nil
                     try apply(machine.idle())
                     // A peer that says nothing for a whole timeout is stalled, whatever the machine waits for.
                     if !machine.closed, Date().timeIntervalSince(lastHeard) >= timeout {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 @testable import Transport
+import WireProtocol
 
 /// `waitUntilPeerRead`: what makes the sessions suite's split deliveries to a team's server real
 /// splits (each piece one `recv` on the server's side).
@@ -48,8 +49,12 @@ final class PeerReadWatchTests: XCTestCase {
 
     func makePair() throws -> Pair { try Pair() }
 
-    /// One record: `blocked`, the bytes the server has read, its read's deadline (seconds from now; nil: none).
     func report(_ pair: Pair, blocked: Bool, read: UInt64, deadlineIn seconds: Double? = nil) {
+        Self.report(pair, blocked: blocked, read: read, deadlineIn: seconds)
+    }
+
+    /// One record: `blocked`, the bytes the server has read, its read's deadline (seconds from now; nil: none).
+    static func report(_ pair: Pair, blocked: Bool, read: UInt64, deadlineIn seconds: Double? = nil) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let deadline = seconds.map { Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + $0 } ?? .infinity
@@ -126,5 +131,58 @@ final class PeerReadWatchTests: XCTestCase {
         report(other, blocked: true, read: 0)
         other.closeReports()  // the handler ended; its last report is void
         XCTAssertEqual(Self.readOutcome(other, timeout: 0.05), "timed out")
+    }
+}
+
+/// SocketDriver with the read watch: a quiet line the client has nothing to say to is not a stall
+/// until `timeout` of silence, as over TCP, unless the server's own read outlasts that too.
+final class SocketDriverReadWatchTests: XCTestCase {
+    /// Sends `Quit`; done when `Server stopped` arrives.
+    final class QuitMachine: SessionMachine {
+        private(set) var closed = false
+        func start() -> [SessionAction] { [.send(Data("Quit".utf8))] }
+        func receive(_ data: Data) -> [SessionAction] {
+            guard String(decoding: data, as: UTF8.self).contains("Server stopped") else { return [] }
+            closed = true
+            return [.event(.serverStopped), .close]
+        }
+        func idle() -> [SessionAction] { [] }
+    }
+
+    /// The server's side, on its own thread: reads `Quit`, then reads on with a deadline of its own
+    /// (`ownDeadline`; nil: none), reported as team_host reports it; when that read times out it
+    /// says `Server stopped`.
+    func serve(_ pair: PeerReadWatchTests.Pair, ownDeadline: Double?) -> DispatchSemaphore {
+        let served = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 4)
+            _ = recv(pair.serverEnd, &buffer, 4, Int32(MSG_WAITALL))
+            PeerReadWatchTests.report(pair, blocked: true, read: 4, deadlineIn: ownDeadline)
+            var ready = pollfd(fd: pair.serverEnd, events: Int16(POLLIN), revents: 0)
+            if let ownDeadline, poll(&ready, 1, Int32(ownDeadline * 1000)) == 0 {
+                PeerReadWatchTests.report(pair, blocked: false, read: 4)
+                _ = send(pair.serverEnd, "Server stopped\n", 15, 0)
+            }
+            served.signal()
+        }
+        return served
+    }
+
+    func testAServerThatAnswersWhenItsOwnReadGivesUp_isWaitedFor() throws {
+        let pair = try PeerReadWatchTests.Pair()
+        let served = serve(pair, ownDeadline: 0.3)
+        let transcript = SocketDriver.drive(QuitMachine(), over: pair.connection, quietGap: 0.05, timeout: 10, deadline: 20)
+        XCTAssertEqual(transcript.events, [.serverStopped], transcript.transportError ?? "")
+        XCTAssertNil(transcript.transportError)
+        XCTAssertEqual(served.wait(timeout: .now() + 30), .success)
+    }
+
+    func testAServerWaitingBeyondTheWholeTimeout_stallsTheConversationAtOnce() throws {
+        let pair = try PeerReadWatchTests.Pair()
+        _ = serve(pair, ownDeadline: nil)
+        // 10 s: were the reports ignored, the driver would end after them with "sent nothing for 10 s".
+        let transcript = SocketDriver.drive(QuitMachine(), over: pair.connection, quietGap: 0.05, timeout: 10, deadline: 20)
+        XCTAssertEqual(transcript.events, [])
+        XCTAssertEqual(transcript.transportError, "the peer sent nothing for 10.0 s: it is waiting for input the client does not send")
     }
 }
