@@ -26,6 +26,8 @@ The team's prints, and everything it writes to stderr, go to the log file the ha
 from __future__ import annotations
 
 import asyncio
+import asyncio.base_events
+import contextlib
 import ctypes
 import importlib
 import importlib.util
@@ -212,12 +214,14 @@ def _classify(obj: Any) -> Optional[str]:
         names = list(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         return "callable"
-    if inspect.iscoroutinefunction(obj):
+    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, "__call__", None)):
+        if len(names) == 3 and names[0] == "scope":
+            return "asgi"  # FastAPI, Starlette: refused at load with what to do instead
         return "asyncio-stream-handler" if len(names) == 2 else None
     if names[:1] == ["environ"] or names[1:2] == ["start_response"]:
         return "wsgi"
-    if len(names) >= 2 and names[0] in ("conn", "connection", "sock", "client", "client_socket", "request") \
-            and names[1] in ("addr", "address", "client_address", "client_addr"):
+    if len(names) >= 2 and (names[0] in ("conn", "connection", "sock", "client", "client_socket", "request")
+                            or "sock" in names[0] or "conn" in names[0]) and "addr" in names[1]:
         return "socket-function"
     return "callable"
 
@@ -228,6 +232,76 @@ def _is_factory(obj: Any) -> bool:
         return False
     parameters = inspect.signature(obj).parameters.values()
     return all(p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
+
+
+# How long importing the team's module (and calling its factory) may take.
+LOAD_LIMIT = 15.0
+
+# Serving, where only importing was asked for: the tutorials' servers run their accept loop at
+# module level, which on the Pi is the program, and here would never return.
+_SERVING_CALLS = [(socket.socket, "accept"), (socketserver.BaseServer, "serve_forever"),
+                  (asyncio.base_events.BaseEventLoop, "run_forever")]
+
+
+class ServesAtImport(Exception):
+    """The module started serving while it was being imported."""
+
+
+class LoadTimedOut(BaseException):
+    """Raised in the importing thread when importing takes longer than LOAD_LIMIT."""
+
+
+@contextlib.contextmanager
+def _only_importing(what: str):
+    """While `what` is imported (or its factory called): a server loop started then raises
+    ServesAtImport at once, and anything else still running after LOAD_LIMIT seconds is
+    interrupted with LoadTimedOut (when it next runs Python code)."""
+    originals = [(owner, name, getattr(owner, name)) for owner, name in _SERVING_CALLS]
+
+    def refuse(call: str):
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            raise ServesAtImport(f"{what} calls {call}() while it is imported: its server loop runs at module level")
+        return refused
+
+    for owner, name, _ in originals:
+        setattr(owner, name, refuse(f"{owner.__name__}.{name}"))
+    importing = threading.get_ident()
+    lock = threading.Lock()
+    still = [True]  # importing: the watchdog may interrupt only then
+
+    def interrupt() -> None:
+        with lock:
+            if still[0]:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(importing), ctypes.py_object(LoadTimedOut))
+
+    watchdog = threading.Timer(LOAD_LIMIT, interrupt)
+    watchdog.name = "crosscheck-load-watchdog"
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        with lock:
+            still[0] = False
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(importing), None)  # one not yet raised: dropped
+        watchdog.cancel()
+        for owner, name, original in originals:
+            setattr(owner, name, original)
+
+
+_AT_MODULE_LEVEL = ("put the loop under `if __name__ == \"__main__\":` (as a Pi runs it, `python3 server.py` still serves), "
+                    "or give an adapter file whose make_server() returns the handler")
+
+
+def _load_failure(what: str, error: BaseException) -> str:
+    if isinstance(error, ServesAtImport):
+        return f"{error}: {_AT_MODULE_LEVEL}"
+    if isinstance(error, LoadTimedOut):
+        return f"{what} did not return within {LOAD_LIMIT:g} s (see where it was, below): {_AT_MODULE_LEVEL}"
+    if isinstance(error, FileNotFoundError):
+        return (f"{what} raised {type(error).__name__}: {error} (relative paths resolve against the folder crosscheck runs in, "
+                f"{os.getcwd()}, not the server's: run crosscheck from the server's folder, as the Pi runs it)")
+    return f"{what} raised {type(error).__name__}: {error}"
 
 
 def load(spec: str, search_path: str, log_path: str) -> dict:
@@ -253,27 +327,32 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
         module = importlib.util.module_from_spec(spec_object)
         sys.modules[module_name] = module
         try:
-            spec_object.loader.exec_module(module)
+            with _only_importing(f"importing {target}"):
+                spec_object.loader.exec_module(module)
         except ModuleNotFoundError as error:
             sys.modules.pop(module_name, None)
             return {"err": "missing-module", "module": error.name or "", "message": f"importing {target}: {error}",
                     "traceback": _traceback_text()}
+        except KeyboardInterrupt:
+            sys.modules.pop(module_name, None)
+            return {"err": "interrupted", "message": f"interrupted while importing {target}", "traceback": _traceback_text()}
         except BaseException as error:  # SyntaxError, a raise at import time, even SystemExit
             sys.modules.pop(module_name, None)
-            return {"err": "bad-input", "message": f"importing {target} raised {type(error).__name__}: {error}",
-                    "traceback": _traceback_text()}
+            return {"err": "bad-input", "message": _load_failure(f"importing {target}", error), "traceback": _traceback_text()}
     else:
         module_name = target
         try:
-            module = importlib.import_module(target)
+            with _only_importing(f"importing {target}"):
+                module = importlib.import_module(target)
         except ModuleNotFoundError as error:
             own = error.name is not None and (target == error.name or target.startswith(error.name + "."))
             return {"err": "bad-input" if own else "missing-module", "module": error.name or "",
                     "message": f"importing {target}: {error}" + (" (give its folder with --server-path DIR)" if own else ""),
                     "traceback": _traceback_text()}
+        except KeyboardInterrupt:
+            return {"err": "interrupted", "message": f"interrupted while importing {target}", "traceback": _traceback_text()}
         except BaseException as error:
-            return {"err": "bad-input", "message": f"importing {target} raised {type(error).__name__}: {error}",
-                    "traceback": _traceback_text()}
+            return {"err": "bad-input", "message": _load_failure(f"importing {target}", error), "traceback": _traceback_text()}
     obj: Any = module
     for part in name.split("."):
         if not hasattr(obj, part):
@@ -282,12 +361,19 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
         obj = getattr(obj, part)
     if _is_factory(obj):
         try:
-            obj = obj()
+            with _only_importing(f"{target}:{name}()"):
+                obj = obj()
+        except KeyboardInterrupt:
+            return {"err": "interrupted", "message": f"interrupted while calling {target}:{name}()", "traceback": _traceback_text()}
         except BaseException as error:
-            return {"err": "bad-input", "message": f"{target}:{name}() raised {type(error).__name__}: {error}",
-                    "traceback": _traceback_text()}
+            return {"err": "bad-input", "message": _load_failure(f"{target}:{name}()", error), "traceback": _traceback_text()}
         name += "()"
     kind = _classify(obj)
+    if kind == "asgi":
+        return {"err": "bad-input", "traceback": "",
+                "message": f"{target}:{name} is an ASGI application (FastAPI, Starlette): it is not served in-process; "
+                           "give an adapter file whose make_server() returns a WSGI wrapper of it (e.g. a2wsgi's ASGIMiddleware), "
+                           "or check it live with `crosscheck remote`"}
     if kind is None:
         return {"err": "bad-input", "traceback": "",
                 "message": f"{target}:{name} is a {type(obj).__name__}: give a socketserver.BaseRequestHandler subclass, "
@@ -444,13 +530,13 @@ def check_ended(server_id: int, wait: float) -> dict:
                     stack = "the event loop itself is blocked (a blocking call inside a coroutine?)"
             connection.wait(CUT_OFF_GRACE)
         elif connection.thread is not None:
+            stack = _stack_of(connection.thread)  # where it is stuck: gone once it is cut off
             try:
                 connection.sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             _cut_off(connection.thread)
             connection.thread.join(CUT_OFF_GRACE)
-            stack = _stack_of(connection.thread)
         hosted.problem("blocked",
                        f"the server's handler was still running {wait:g} s after the client had closed the connection: "
                        "cut off (does it loop without ending on recv() == b''?)",

@@ -380,3 +380,44 @@ def test_reads_while_a_thread_of_the_team_lives_are_not_reported_blocked(tmp_pat
     ours.close()
     # The MSG_DONTWAIT read left no record; the read while the writer thread lived is not "blocked".
     assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (0, 3), (0, 3)]
+
+
+def test_a_server_loop_at_module_level_is_refused_at_once_with_what_to_do(tmp_path):
+    accepting = load(tmp_path, "tutorial_loop.py", """
+        import socket
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        while True:
+            conn, addr = server.accept()
+    """, "conn")
+    assert accepting["err"] == "bad-input"
+    assert "calls socket.accept() while it is imported" in accepting["message"]
+    assert 'if __name__ == "__main__":' in accepting["message"] and "adapter" in accepting["message"]
+    serving = load(tmp_path, "serves_forever.py", """
+        import socketserver
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self): pass
+        socketserver.TCPServer(("127.0.0.1", 0), Handler).serve_forever()
+    """, "Handler")
+    assert serving["err"] == "bad-input" and "serve_forever() while it is imported" in serving["message"]
+    # Restored afterwards: serving works again.
+    assert socket.socket.accept.__name__ == "accept"
+
+
+def test_an_import_that_never_returns_is_interrupted_at_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(team_host, "LOAD_LIMIT", 0.3)
+    spinning = load(tmp_path, "spins_at_import.py", """
+        import time
+        while True:
+            time.sleep(0.01)
+    """, "x")
+    assert spinning["err"] == "bad-input" and "did not return within 0.3 s" in spinning["message"]
+    assert "spins_at_import.py" in spinning["traceback"]  # where it was
+
+
+def test_asgi_apps_are_refused_saying_what_to_do_and_socket_functions_are_told_by_their_parameters(tmp_path):
+    asgi = load(tmp_path, "asgi_app.py", "async def app(scope, receive, send):\n    pass\n", "app")
+    assert asgi["err"] == "bad-input" and "ASGI application" in asgi["message"] and "crosscheck remote" in asgi["message"]
+    function = load(tmp_path, "ssock.py", "def handle_incoming_conn(ssock, addr):\n    pass\n", "handle_incoming_conn")
+    assert function["kind"] == "socket-function"

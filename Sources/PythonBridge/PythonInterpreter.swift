@@ -57,6 +57,16 @@ public final class PythonInterpreter: @unchecked Sendable {
         self.executable = executable
         self.pythonRefDirectory = pythonRefDirectory
 
+        // UTF-8 mode, as `python3` has under a UTF-8 locale (a Pi's): without it, an isolated
+        // interpreter in a process whose C locale is "C" reads and writes text files as ASCII, and
+        // a team's server that opens a UTF-8 file would fail here and work on the Pi. Before any
+        // PyConfig call, which would pre-initialise with the defaults.
+        var preConfig = PyPreConfig()
+        PyPreConfig_InitIsolatedConfig(&preConfig)
+        preConfig.utf8_mode = 1
+        let preStatus = Py_PreInitialize(&preConfig)
+        if PyStatus_Exception(preStatus) != 0 { throw PythonError.initialization(String(cString: CPythonShims_PyStatus_message(preStatus))) }
+
         var config = PyConfig()
         PyConfig_InitIsolatedConfig(&config)
         defer { PyConfig_Clear(&config) }

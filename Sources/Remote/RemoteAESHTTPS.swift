@@ -143,7 +143,12 @@ struct RemoteAESHTTPS {
     func login(pin: String, step: String) throws -> Session {
         let answer = try send(AESHTTPSClient.loginRequest(username: options.username, password: options.password), pin: pin)
         guard answer.status == 200 else {
-            throw CheckFailure("login as \(options.username) answered \(answer.status); pass the right --user NAME:PASSWORD",
+            let advice = switch answer.status {
+            case 404, 405: "the server has no POST /login (docs/PROTOCOL.md, aes-https): it does not serve this profile's login"
+            case 401, 403: "pass the right --user NAME:PASSWORD"
+            default: "pass the right --user NAME:PASSWORD if the account is wrong; else see the answer below"
+            }
+            throw CheckFailure("login as \(options.username) answered \(answer.status); \(advice)",
                                details: String(decoding: answer.body.prefix(300), as: UTF8.self))
         }
         guard let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any],

@@ -46,6 +46,8 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
         } catch { throw TeamServerError.python(spec: spec, "\(error)") }
         let traceback = reply["traceback"]?.stringValue ?? ""
         switch reply["err"]?.stringValue {
+        case "interrupted"?:
+            throw TeamServerError.interrupted(spec: spec)
         case "missing-module"?:
             throw TeamServerError.missingModule(spec: spec, module: reply["module"]?.stringValue ?? "",
                                                 message: reply["message"]?.stringValue ?? "", traceback: traceback)
@@ -157,16 +159,30 @@ public enum TeamServerError: Error, Equatable, CustomStringConvertible {
     case missingModule(spec: String, module: String, message: String, traceback: String)
     /// The harness's own Python half failed (exit 70).
     case python(spec: String, String)
+    /// Ctrl-C while the server was being imported (exit 130).
+    case interrupted(spec: String)
+
+    /// Debian's package for an importable module: `python3-` and the top-level name, lower-case,
+    /// `_` as `-`, where the module's name is not its distribution's (Debian's package index).
+    static func debianPackage(forModule module: String) -> String {
+        let top = module.split(separator: ".").first.map(String.init) ?? module
+        let known = ["Crypto": "pycryptodome", "Cryptodome": "pycryptodomex", "RPi": "rpi.gpio", "cv2": "opencv",
+                     "yaml": "yaml", "serial": "serial", "jwt": "jwt", "nacl": "nacl", "OpenSSL": "openssl",
+                     "dotenv": "dotenv", "bs4": "bs4", "PIL": "pil", "sklearn": "sklearn", "paho": "paho-mqtt"]
+        return "python3-" + (known[top] ?? top.lowercased().replacingOccurrences(of: "_", with: "-"))
+    }
 
     public var description: String {
         switch self {
         case let .badInput(spec, message, traceback):
             return "--server \(spec): \(message)" + (traceback.isEmpty ? "" : "\n\(traceback)")
         case let .missingModule(spec, module, message, traceback):
-            let package = module.isEmpty ? "" : " (Debian: apt-get install python3-\(module.split(separator: ".").first.map(String.init)?.lowercased() ?? module); or pip install it for /usr/bin/python3)"
+            let package = module.isEmpty ? "" : " (Debian: apt-get install \(Self.debianPackage(forModule: module)); or pip install it for /usr/bin/python3)"
             return "--server \(spec): \(message): the embedded Python (/usr/bin/python3) lacks module '\(module)'\(package)\n\(traceback)"
         case let .python(spec, message):
             return "--server \(spec): the harness's Python side failed: \(message)"
+        case let .interrupted(spec):
+            return "--server \(spec): interrupted while it was being imported"
         }
     }
 }

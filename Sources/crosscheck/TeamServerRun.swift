@@ -56,6 +56,7 @@ struct TeamServerOptions: ParsableArguments {
             case .badInput: throw CommandExit(.noInput, "crosscheck \(command): \(error)")
             case .missingModule: throw CommandExit(.unavailable, "crosscheck \(command): \(error)")
             case .python: throw CommandExit(.software, "crosscheck \(command): \(error)")
+            case .interrupted: throw CommandExit(.interrupted, "crosscheck \(command): \(error)")
             }
         }
     }

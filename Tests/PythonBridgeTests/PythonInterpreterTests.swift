@@ -22,6 +22,17 @@ final class PythonInterpreterTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(try eval("' '.join(__import__('sys').path)").stringValue).contains(".pyenv"))
     }
 
+    /// A team's server that reads a UTF-8 text file must read it here as on a Pi (`python3` under
+    /// a UTF-8 locale), whatever this process's C locale.
+    func testInterpreter_readsAndWritesTextAsUTF8() throws {
+        XCTAssertEqual(try eval("__import__('sys').flags.utf8_mode"), 1)
+        XCTAssertEqual(try eval("__import__('locale').getpreferredencoding(False)"), "utf-8")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("utf8-\(getpid()).txt")
+        try Data("clé ✓\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertEqual(try eval("open(\(String(reflecting: file.path))).read()"), "clé ✓\n")
+    }
+
     func testValues_smallListsSurvive() throws {
         XCTAssertEqual(try sharedInterpreter().call("copy", "deepcopy", [[1]]), [1])
         XCTAssertEqual(try sharedInterpreter().call("copy", "deepcopy", [[1, 2]]), [1, 2])
