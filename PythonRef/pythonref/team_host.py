@@ -252,7 +252,7 @@ class LoadTimedOut(BaseException):
 
 
 @contextlib.contextmanager
-def _only_importing(what: str):
+def _only_importing(what: str, factory: bool = False):
     """While `what` is imported (or its factory called): a server loop started then raises
     ServesAtImport at once, and anything else still running after LOAD_LIMIT seconds is
     interrupted with LoadTimedOut (when it next runs Python code)."""
@@ -260,7 +260,8 @@ def _only_importing(what: str):
 
     def refuse(call: str):
         def refused(*args: Any, **kwargs: Any) -> Any:
-            raise ServesAtImport(f"{what} calls {call}() while it is imported: its server loop runs at module level")
+            raise ServesAtImport(f"{what} calls {call}(): it runs the server's own loop, not a factory that returns a handler"
+                                 if factory else f"{what} calls {call}() while it is imported: its server loop runs at module level")
         return refused
 
     for owner, name, _ in originals:
@@ -293,9 +294,13 @@ _AT_MODULE_LEVEL = ("put the loop under `if __name__ == \"__main__\":` (as a Pi 
                     "or give an adapter file whose make_server() returns the handler")
 
 
-def _load_failure(what: str, error: BaseException) -> str:
+_OWN_LOOP = ("give the handler it serves each connection with (FILE.py:NAME), or an adapter file whose make_server() "
+             "returns it")
+
+
+def _load_failure(what: str, error: BaseException, factory: bool = False) -> str:
     if isinstance(error, ServesAtImport):
-        return f"{error}: {_AT_MODULE_LEVEL}"
+        return f"{error}: {_OWN_LOOP if factory else _AT_MODULE_LEVEL}"
     if isinstance(error, LoadTimedOut):
         return f"{what} did not return within {LOAD_LIMIT:g} s (see where it was, below): {_AT_MODULE_LEVEL}"
     if isinstance(error, FileNotFoundError):
@@ -361,12 +366,12 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
         obj = getattr(obj, part)
     if _is_factory(obj):
         try:
-            with _only_importing(f"{target}:{name}()"):
+            with _only_importing(f"{target}:{name}()", factory=True):
                 obj = obj()
         except KeyboardInterrupt:
             return {"err": "interrupted", "message": f"interrupted while calling {target}:{name}()", "traceback": _traceback_text()}
         except BaseException as error:
-            return {"err": "bad-input", "message": _load_failure(f"{target}:{name}()", error), "traceback": _traceback_text()}
+            return {"err": "bad-input", "message": _load_failure(f"{target}:{name}()", error, factory=True), "traceback": _traceback_text()}
         name += "()"
     kind = _classify(obj)
     if kind == "asgi":

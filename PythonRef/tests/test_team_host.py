@@ -421,3 +421,16 @@ def test_asgi_apps_are_refused_saying_what_to_do_and_socket_functions_are_told_b
     assert asgi["err"] == "bad-input" and "ASGI application" in asgi["message"] and "crosscheck remote" in asgi["message"]
     function = load(tmp_path, "ssock.py", "def handle_incoming_conn(ssock, addr):\n    pass\n", "handle_incoming_conn")
     assert function["kind"] == "socket-function"
+
+
+def test_a_main_that_serves_is_not_taken_for_a_factory(tmp_path):
+    main = load(tmp_path, "has_main.py", """
+        import socket
+        def main():
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            server.accept()
+    """, "main")
+    assert main["err"] == "bad-input"
+    assert "main() calls socket.accept(): it runs the server's own loop, not a factory" in main["message"]
