@@ -96,12 +96,25 @@ struct TeamServerOptions: ParsableArguments {
 }
 
 extension RunCommand {
-    /// `run --server`: the remote checks and audits against the team's server in this process.
-    func runTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+    /// What both forms of `run --server` start with: the server loaded, its profile, the remote options.
+    func prepareTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> (TeamServer, RemoteOptions.Profile, RemoteOptions) {
         let server = try teamServer.load(spec, interpreter: interpreter)
         let profile = try teamServer.profile(for: server)
-        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict)
         if report.junit == nil { report.junit = "reports/junit.xml" }
+        return (server, profile, teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict))
+    }
+
+    /// The report properties of a `run --server` report: the server, `extra`, the interpreter.
+    static func teamServerProperties(_ server: TeamServer, profile: RemoteOptions.Profile, interpreter: PythonInterpreter,
+                                     _ extra: [(String, String)]) -> [(String, String)] {
+        [("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
+         ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue)]
+            + extra + [("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion)]
+    }
+
+    /// `run --server`: the remote checks and audits against the team's server in this process.
+    func runTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter)
         let quiet = report.quiet
         if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let latch = InterruptLatch()
@@ -112,13 +125,10 @@ extension RunCommand {
             done += 1
             progress.record(done: done, total: 0, result: result)
         }
-        let junit = JUnitAdapter.report(results, properties: [
-            ("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
-            ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue),
+        let junit = JUnitAdapter.report(results, properties: Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),
             ("crosscheck.framing", options.framing.rawValue), ("crosscheck.seed", String(options.seed)),
-            ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
-        ], timestamp: started)
+        ]), timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
                                     junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
     }
@@ -130,10 +140,7 @@ extension RunCommand {
     /// `remote` finds it; a discovery step that did not pass is reported (it says why a
     /// conversation is missing).
     func runTeamServerSessions(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
-        let server = try teamServer.load(spec, interpreter: interpreter)
-        let profile = try teamServer.profile(for: server)
-        let options = teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict)
-        if report.junit == nil { report.junit = "reports/junit.xml" }
+        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter)
         if !report.quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)) in the server seat of the sessions suite, profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let (discovered, discovery) = RemoteRun.discover(ServerAddress(host: server.name, port: 0), options: options)
         var seat = TeamServerSeat<any InProcessServer>(server: server, name: server.name, profile: profile == .rsaSocket ? .rsaSocket : .aesHTTPS) { outcome in
@@ -160,14 +167,12 @@ extension RunCommand {
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",
                                            quiet: report.quiet, latch: latch)
         let results = discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran
-        let junit = JUnitAdapter.report(results, properties: [
-            ("crosscheck.suites", SessionSuite.name), ("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
-            ("crosscheck.server.log", server.logPath), ("crosscheck.profile", profile.rawValue),
-            ("crosscheck.paddings", discovered.paddings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")),
-            ("crosscheck.key-mode", discovered.keyMode?.rawValue ?? ""), ("crosscheck.seed", String(seed.value)),
-            Self.appsProperty(apps),
-            ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
-        ], timestamp: started)
+        let junit = JUnitAdapter.report(results, properties: [("crosscheck.suites", SessionSuite.name)]
+            + Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
+                ("crosscheck.paddings", discovered.paddings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")),
+                ("crosscheck.key-mode", discovered.keyMode?.rawValue ?? ""), ("crosscheck.seed", String(seed.value)),
+                Self.appsProperty(apps),
+            ]), timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count + results.count - ran.count,
                                     started: started, junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
     }
