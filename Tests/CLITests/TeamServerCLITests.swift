@@ -37,6 +37,14 @@ final class TeamServerCLITests: XCTestCase {
         let xml: String
         func outcome(_ name: String) -> Case? { cases.first { $0.name == name } }
         var failing: [Case] { cases.filter { $0.outcome == "failure" || $0.outcome == "error" } }
+
+        /// The run failed (exit 1) and `name` is among its failures: that testcase, for its message.
+        func failure(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Case {
+            XCTAssertEqual(status, 1, output, file: file, line: line)
+            let failing = try XCTUnwrap(outcome(name), "\(cases)", file: file, line: line)
+            XCTAssertEqual(failing.outcome, "failure", "\(cases)", file: file, line: line)
+            return failing
+        }
     }
 
     func read(_ report: URL, status: Int32, output: String) throws -> Run {
@@ -132,9 +140,7 @@ final class TeamServerCLITests: XCTestCase {
         let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
         try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
         let run = try runServer(adapter.path + ":make_server")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("binary-safety.ciphertexts-with-crlf"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("binary-safety.ciphertexts-with-crlf")
         XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
     }
 
@@ -149,9 +155,7 @@ final class TeamServerCLITests: XCTestCase {
     func testFlask_staticIV_failsTheResponseIVCheck() throws {
         let copy = try plant(Self.flaskExample, "    iv = os.urandom(16)  # fresh for every answer", "    iv = bytes(16)  # PLANTED: a static IV")
         let run = try runServer(copy + ":app")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("reuse.response-ivs"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("reuse.response-ivs")
         XCTAssertTrue(failing.message.lowercased().contains("iv"), failing.message)
     }
 
@@ -169,9 +173,7 @@ final class TeamServerCLITests: XCTestCase {
         let copy = try plant(Self.flaskExample, "    key = SESSIONS.get(request.headers.get(\"Authorization\", \"\"))",
                              "    key = next(iter(SESSIONS.values()), None)  # PLANTED: the token is never checked")
         let run = try runServer(copy + ":app")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("secure-data.unknown-token-gets-401"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("secure-data.unknown-token-gets-401")
         XCTAssertTrue(failing.message.contains("unknown token") || failing.message.contains("401"), failing.message)
     }
 
@@ -179,9 +181,7 @@ final class TeamServerCLITests: XCTestCase {
         let copy = try plant(Self.socketExample, "        self.buffer += data\n",
                              "        self.buffer += data.replace(b\"\\r\\n\", b\"\")  # PLANTED: the tutorial's stripping\n")
         let run = try runServer(copy + ":Handler")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("binary-safety.ciphertexts-with-crlf"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("binary-safety.ciphertexts-with-crlf")
         XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
     }
 
@@ -476,9 +476,7 @@ final class TeamServerCLITests: XCTestCase {
         let copy = try plant(Self.socketExample, "        self.buffer += data\n",
                              "        self.buffer += data.replace(b\"\\r\\n\", b\"\")  # PLANTED: the tutorial's stripping\n")
         let run = try runSessions(copy + ":Handler")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.ciphertext-with-crlf"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest.ciphertext-with-crlf")
         XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
         XCTAssertEqual(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha256.rsa2048.digest")?.outcome, "passed", "\(run.cases)")
     }
@@ -487,9 +485,7 @@ final class TeamServerCLITests: XCTestCase {
         let copy = try plant(Self.socketExample, "                raise Refused(\"does not decrypt\")",
                              "                plaintext = b\"\"  # PLANTED: OK to anything")
         let run = try runSessions(copy + ":Handler")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("inprocess.phone-to-pi.legacy.oaep-sha1.rsa2048.digest.server-uses-oaep-sha256.gets-error"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("inprocess.phone-to-pi.legacy.oaep-sha1.rsa2048.digest.server-uses-oaep-sha256.gets-error")
         XCTAssertTrue(failing.message.contains("OK to anything"), failing.message)
     }
 
@@ -509,9 +505,7 @@ final class TeamServerCLITests: XCTestCase {
     func testSessions_flaskStaticIV_failsTheTwoEchoesConversation() throws {
         let copy = try plant(Self.flaskExample, "    iv = os.urandom(16)  # fresh for every answer", "    iv = bytes(16)  # PLANTED: a static IV")
         let run = try runSessions(copy + ":app")
-        XCTAssertEqual(run.status, 1)
-        let failing = try XCTUnwrap(run.outcome("inprocess.login-and-two-echoes.fresh-response-ivs"))
-        XCTAssertEqual(failing.outcome, "failure", "\(run.cases)")
+        let failing = try run.failure("inprocess.login-and-two-echoes.fresh-response-ivs")
         XCTAssertTrue(failing.message.contains("static IV"), failing.message)
     }
 
