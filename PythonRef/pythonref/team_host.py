@@ -119,16 +119,8 @@ class _WatchedSocket(socket.socket):
             os.close(fd)
 
     def recv(self, bufsize: int, flags: int = 0) -> bytes:  # type: ignore[override]
-        if flags & _UNWATCHED_FLAGS or self.gettimeout() == 0:
-            return super().recv(bufsize, flags)
-        self._report(True)
-        data = b""
-        try:
-            data = super().recv(bufsize, flags)
-            return data
-        finally:
-            self._read_so_far = getattr(self, "_read_so_far", 0) + len(data)
-            self._report(False)
+        buffer = bytearray(bufsize)  # one watched path: recv_into a buffer of its own
+        return bytes(buffer[:self.recv_into(buffer, bufsize, flags)])
 
     def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:  # type: ignore[override]
         if flags & _UNWATCHED_FLAGS or self.gettimeout() == 0:

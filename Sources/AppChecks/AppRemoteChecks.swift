@@ -76,9 +76,7 @@ public enum AppRemoteChecks {
                 let host = remote.urlHost
                 let url = URL(string: "https://\(host.contains(":") ? "[\(host)]" : host):\(remote.target.port)")!
                 try AppSessionChecks.loginAndEcho(app, server: "live \(remote.target)", username: remote.username, password: remote.password) { request in
-                    let answer = try client.send(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                                                 to: url, resolve: HostResolver.isLiteral(host) ? nil : (host, address))
-                    return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+                    WebResponse(try client.send(HTTPRequest(request), to: url, resolve: HostResolver.isLiteral(host) ? nil : (host, address)))
                 }
                 return .passed
             }

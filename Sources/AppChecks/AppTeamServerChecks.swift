@@ -141,10 +141,8 @@ enum AppTeamServerChecks {
         list.add(seat.profile.rawValue, name, weaknesses: seat.keyMode.map(Weakness.aesHTTPS(keyMode:)) ?? []) {
             seat.judged {
                 do {
-                    try AppSessionChecks.loginAndEcho(app, server: "team's \(seat.name)", username: seat.username, password: seat.password) { request in
-                        let answer = try seat.server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
-                                                                          body: request.body), timeout: settings.timeout)
-                        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+                    try AppSessionChecks.loginAndEcho(app, server: "team's \(seat.name)", username: seat.username, password: seat.password) {
+                        try seat.server.exchange($0, timeout: settings.timeout)
                     }
                 } catch let failure as CheckFailure {
                     guard let mode = seat.keyMode, mode.rawValue != derivation else { throw failure }

@@ -97,12 +97,14 @@ final class ProbeConnection {
             case .needMore: break
             }
             let left = deadline.timeIntervalSinceNow
-            let silent = CheckFailure(buffer.isEmpty ? "no `public_key=` within \(seconds(timeout)): the server was still silent at our deadline"
-                                                     : "no whole `public_key=` message within \(seconds(timeout)): the server stopped after \(describe(buffer))")
-            guard left > 0 else { throw silent }
+            func silent() -> CheckFailure {
+                CheckFailure(buffer.isEmpty ? "no `public_key=` within \(seconds(timeout)): the server was still silent at our deadline"
+                                            : "no whole `public_key=` message within \(seconds(timeout)): the server stopped after \(describe(buffer))")
+            }
+            guard left > 0 else { throw silent() }
             let data: Data
             do { data = try connection.read(upTo: 65536, timeout: left) } catch TransportError.timedOut { continue } catch TransportError.peerAwaitsInput {
-                throw silent  // in-process: it waits for input, so it stays silent to the deadline
+                throw silent()  // in-process: it waits for input, so it stays silent to the deadline
             } catch TransportError.connectionReset {
                 data = Data()
             }

@@ -177,15 +177,9 @@ struct RemoteAESHTTPS {
     }
 
     func send(_ request: WebRequest, pin: String) throws -> WebResponse {
-        if let server = options.inProcess {
-            let answer = try server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                                             timeout: options.timeout)
-            return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
-        }
+        if let server = options.inProcess { return try server.exchange(request, timeout: options.timeout) }
         let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: options.timeout)
-        let answer = try client.send(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                                     to: baseURL, resolve: HostResolver.isLiteral(urlHost) ? nil : (urlHost, run.address))
-        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        return WebResponse(try client.send(HTTPRequest(request), to: baseURL, resolve: HostResolver.isLiteral(urlHost) ? nil : (urlHost, run.address)))
     }
 }
 

@@ -57,7 +57,7 @@ enum TLSSessionChecks {
                 let before = (running as? SwiftHTTPSServer)?.server.acceptedConnectionCount
                 let client = try PinnedHTTPSClient(pinnedCertificatePath: context.certificate("pinned"), timeout: context.options.timeout)
                 do {
-                    _ = try client.send(toHTTPRequest(AESHTTPSClient.loginRequest(username: "alice", password: "wonderland")),
+                    _ = try client.send(HTTPRequest(AESHTTPSClient.loginRequest(username: "alice", password: "wonderland")),
                                         to: URL(string: "http://127.0.0.1:\(running.port)")!)
                     throw CheckFailure("the pinned client sent a request over plain HTTP")
                 } catch let error as TransportError {
@@ -110,14 +110,9 @@ enum TLSSessionChecks {
         try AESHTTPSSessionChecks.loginAndEcho(client: client, serverName: serverName, mode: mode) { try send(transport, $0, port: port) }
     }
 
-    static func toHTTPRequest(_ request: WebRequest) -> HTTPRequest {
-        HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body)
-    }
-
     static func send(_ client: PinnedHTTPSClient, _ request: WebRequest, port: UInt16, host: String = "127.0.0.1") throws -> WebResponse {
         let url = URL(string: "https://\(host):\(port)")!
-        let answer = try client.send(toHTTPRequest(request), to: url, resolve: host == "127.0.0.1" ? nil : (host, "127.0.0.1"))
-        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        return WebResponse(try client.send(HTTPRequest(request), to: url, resolve: host == "127.0.0.1" ? nil : (host, "127.0.0.1")))
     }
 
     static func expectRefusal(_ context: SessionContext, port: UInt16, pin: String, reason: TransportError.CertificateRefusal,
@@ -144,15 +139,14 @@ enum TLSSessionChecks {
     static func rawPlainRequest(_ context: SessionContext, port: UInt16, _ request: WebRequest) throws -> WebResponse {
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: port, timeout: context.options.timeout)
         defer { connection.close() }
-        try connection.write(try toHTTPRequest(request).serialized(host: "127.0.0.1:\(port)"), timeout: context.options.timeout)
+        try connection.write(try HTTPRequest(request).serialized(host: "127.0.0.1:\(port)"), timeout: context.options.timeout)
         var received = Data()
         while true {
             let chunk = try connection.read(upTo: 65536, timeout: context.options.timeout)
             if chunk.isEmpty { break }
             received += chunk
         }
-        let answer = try HTTPResponse.parse(received)
-        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        return WebResponse(try HTTPResponse.parse(received))
     }
 
     /// `python3 -m pythonref client aes-https`: login and one echo, verified by the client itself.

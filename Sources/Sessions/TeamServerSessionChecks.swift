@@ -181,9 +181,7 @@ enum TeamServerSessionChecks {
     }
 
     static func send(_ request: WebRequest, _ context: SessionContext, _ seat: Seat) throws -> WebResponse {
-        let answer = try seat.server.exchange(HTTPRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                                              timeout: context.options.timeout)
-        return WebResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        try seat.server.exchange(request, timeout: context.options.timeout)
     }
 
     /// One login, the same request twice: both answers decrypt, under different IVs.

@@ -78,10 +78,10 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
         return (String(spec[..<colon]), ":", String(spec[spec.index(after: colon)...]))
     }
 
-    public func connect(timeout: TimeInterval) throws -> TCPConnection {
+    public func connect(timeout: TimeInterval, watchingReads: Bool) throws -> TCPConnection {
         let (connection, serverEnd) = try TCPConnection.socketPair(describedAs: name)
         let reads: Int32
-        do { reads = try connection.watchPeerReads() } catch {
+        do { reads = watchingReads ? try connection.watchPeerReads() : -1 } catch {
             _ = close(serverEnd)
             connection.close()
             throw error
@@ -93,7 +93,7 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
             reply = try interpreter.call(Self.module, "serve_connection", [.int(id), .int(Int(serverEnd)), .int(Int(reads))])
         } catch {
             _ = close(serverEnd)
-            _ = close(reads)
+            if reads >= 0 { _ = close(reads) }
             connection.close()
             throw TransportError.io(operation: "start \(name) on a socket pair", errno: 0, message: "\(error)")
         }

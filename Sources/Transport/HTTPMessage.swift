@@ -1,4 +1,5 @@
 import Foundation
+import WireProtocol
 
 /// An HTTP/1.1 request. Header names are lowercase; a repeated header's values are joined by ", ".
 public struct HTTPRequest: Equatable, Sendable {
@@ -387,5 +388,19 @@ extension HTTPResponse {
         case .timedOut: return .json(status: 408, #"{"error":"request timeout"}"#)
         default: return .json(status: 400, #"{"error":"bad request"}"#)
         }
+    }
+}
+
+// The protocol layer's request and answer (WireProtocol's `WebRequest`, `WebResponse`) as Transport
+// carries them: one conversion for every check that sends one over HTTPS or to an in-process app.
+extension HTTPRequest {
+    public init(_ request: WebRequest) {
+        self.init(method: request.method, path: request.path, headers: request.headers, body: request.body)
+    }
+}
+
+extension WebResponse {
+    public init(_ response: HTTPResponse) {
+        self.init(status: response.status, headers: response.headers, body: response.body)
     }
 }

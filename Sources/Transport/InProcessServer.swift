@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WireProtocol
 
 /// A server reached without the network: code loaded into this process (a team's Python server
 /// under `crosscheck run --server`). A check that would open a TCP connection or send an HTTPS
@@ -9,13 +10,25 @@ public protocol InProcessServer: AnyObject, Sendable {
     /// How reports name the server, e.g. `server:Handler`.
     var name: String { get }
     /// rsa-socket: a new connection whose other end the server is serving in this process.
-    func connect(timeout: TimeInterval) throws -> TCPConnection
+    /// `watchingReads`: the server's reads are reported (`watchPeerReads`), so a read ends at once
+    /// when it waits for input; false for a connection that only passes bytes on (a relay).
+    func connect(timeout: TimeInterval, watchingReads: Bool) throws -> TCPConnection
     /// aes-https: one request answered by the server's application. Plain HTTP in-process: TLS and
     /// pinning belong to the live server (checked by `crosscheck remote`).
     func exchange(_ request: HTTPRequest, timeout: TimeInterval) throws -> HTTPResponse
     /// Called when a check ends: closes what the check opened and says what went wrong inside the
     /// server meanwhile (an exception it raised, a handler that had to be cut off).
     func checkEnded() -> [InProcessServerProblem]
+}
+
+extension InProcessServer {
+    /// A connection whose reads know when the server waits for input (what every check wants).
+    public func connect(timeout: TimeInterval) throws -> TCPConnection { try connect(timeout: timeout, watchingReads: true) }
+
+    /// aes-https: a protocol request answered by the server's application.
+    public func exchange(_ request: WebRequest, timeout: TimeInterval) throws -> WebResponse {
+        WebResponse(try exchange(HTTPRequest(request), timeout: timeout))
+    }
 }
 
 /// Something the server's own code did wrong while a check ran.
@@ -76,15 +89,6 @@ extension TCPConnection {
         fds.forEach { setNonBlockingAndCloseOnExec($0) }  // non-blocking: a full pipe never blocks the server
         peerReads.withLock { $0.watch = PeerReadWatch(descriptor: fds[0]) }
         return fds[1]
-    }
-
-    /// Undoes `watchPeerReads`, before any read: reads wait for bytes as over TCP (a relay only
-    /// passes bytes on; when the line is quiet is its own client's business).
-    public func stopWatchingPeerReads() {
-        peerReads.withLock { state in
-            state.watch?.close()
-            state.watch = nil
-        }
     }
 
     /// A connected pair of stream sockets (AF_UNIX) for a server served in this process: this side

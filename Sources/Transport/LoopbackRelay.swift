@@ -51,12 +51,12 @@ public final class LoopbackRelay: @unchecked Sendable {
                 return
             }
             let upstream: TCPConnection
-            do { upstream = try server.connect(timeout: timeout) } catch {
+            // Unwatched: the relay only passes bytes on; when the line is quiet is its client's business.
+            do { upstream = try server.connect(timeout: timeout, watchingReads: false) } catch {
                 lock.withLock { problems.append("relay: cannot connect to \(server.name): \(error)") }
                 client.close()
                 continue
             }
-            upstream.stopWatchingPeerReads()
             let relaying = lock.withLock {
                 open += [client, upstream]
                 return !finished
