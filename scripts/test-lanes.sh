@@ -4,9 +4,9 @@
 #
 # Why: most of `make test` is waiting (servers, subprocesses, deadlines), so on CI's 2 cores the
 # suites run side by side in about half the time they take one after another.
-# Prints when each lane starts and ends, a line a minute while any runs, and the last lines of a
-# failed lane's log; exits with the first failed lane's status (0 when all pass). Ctrl-C stops
-# every lane and exits 130.
+# Prints when each lane starts and ends, a line a minute while any runs, the last lines of a failed
+# lane's log, and at the end the lines that say what failed; exits with the first failed lane's
+# status (0 when all pass). Ctrl-C stops every lane and exits 130.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs="${TEST_LANES_LOGS:-$root/reports/test-logs}"
@@ -34,7 +34,7 @@ for lane in "$@"; do
     echo "test-lanes: $name started: $shown (log: $logs/$name.log)"
 done
 
-status=0; running_pids=("${pids[@]}")
+status=0; running_pids=("${pids[@]}"); failed=()
 nap=""   # a `sleep 60` waited for beside the lanes: when it ends first, a progress line
 while [ "${#running_pids[@]}" -gt 0 ]; do
     [ -n "$nap" ] || { sleep "${TEST_LANES_PROGRESS_SECONDS:-60}" >/dev/null 2>&1 </dev/null & nap=$!; }
@@ -56,8 +56,16 @@ while [ "${#running_pids[@]}" -gt 0 ]; do
     else
         echo "test-lanes: ${names[$i]} FAILED with status $rc ($((took / 60))m$((took % 60))s); the end of its log:"
         tail -n 80 "$logs/${names[$i]}.log" | sed "s/^/  ${names[$i]}| /"
+        failed+=("${names[$i]}")
         [ "$status" = 0 ] && status=$rc
     fi
 done
 [ -n "$nap" ] && kill "$nap" 2>/dev/null
+# Last, so that the end of the output (all a CI page may show) says what failed, wherever it was
+# in a lane's log: XCTest's assertion and failed-case lines, pytest's FAILED/ERROR lines, make's.
+for name in "${failed[@]}"; do
+    echo "test-lanes: what failed in $name (whole log: $logs/$name.log):"
+    grep -E -e ": error: " -e "^Test Case '.*' failed" -e "^(FAILED|ERROR) " -e "^make.*\*\*\*" \
+        "$logs/$name.log" | head -n 60 | cut -c1-400 | sed "s/^/  $name| /"
+done
 exit "$status"

@@ -1,5 +1,5 @@
 """scripts/test-lanes.sh: every lane runs at once, the status is the first failed lane's, a failed
-lane's log tail is printed, and an interrupt stops every lane (no process left behind)."""
+lane's log tail is printed and what failed is repeated at the end, and an interrupt stops every lane (no process left behind)."""
 import os
 import signal
 import subprocess
@@ -33,6 +33,19 @@ def test_a_failed_lane_gives_its_status_and_its_log_tail(tmp_path):
     assert "test-lanes: bad FAILED with status 3" in result.stdout
     assert "  bad| the reason it failed" in result.stdout
     assert (tmp_path / "logs/good.log").read_text() == "fine\n"
+
+
+def test_what_failed_is_the_last_thing_printed_however_long_the_log(tmp_path):
+    # A CI page may show only the end: the failed assertion, far above a failed lane's last 80 lines
+    # and before another lane's later output, is repeated at the very end.
+    failing = ("printf 'Test Case '\\''A.b'\\'' started\\n/x/A.swift:3: error: A.b : XCTAssertEqual failed\\n"
+               "Test Case '\\''A.b'\\'' failed (0.1 seconds)\\n'; seq 1 200; exit 1")
+    result = run(tmp_path, f"bad={failing}", "late=sleep 0.5; echo later")
+    assert result.returncode == 1, result.stdout
+    tail = result.stdout.splitlines()[-3:]
+    assert tail == ["test-lanes: what failed in bad (whole log: " + str(tmp_path / "logs/bad.log") + "):",
+                    "  bad| /x/A.swift:3: error: A.b : XCTAssertEqual failed",
+                    "  bad| Test Case 'A.b' failed (0.1 seconds)"], result.stdout
 
 
 def test_a_progress_line_names_what_each_running_lane_last_printed(tmp_path):
