@@ -83,40 +83,62 @@ def _team_threads_alive() -> bool:
     return False
 
 
-class _WatchedSocket(socket.socket):
-    """The handler's end of the socket pair. Around every read it reports to the harness, through
-    a pipe, that it is about to block and when it has returned, with the bytes read so far and the
-    read's deadline (`TCPConnection.watchPeerReads`, Transport): so the harness knows at once when
-    the server has said all it will say until the client writes, where over TCP only a quiet gap
-    tells. Reads another way (select, os.read, recvmsg) are not reported: the harness then waits
-    as it would over TCP."""
+class _ReadReports:
+    """Where one connection's reads are reported to the harness (`TCPConnection.watchPeerReads`,
+    Transport): a 24-byte record each, whether the server is blocked or has returned, the bytes it
+    has read so far, and the moment (time.monotonic()) its read would give up on its own (inf:
+    never). From these the harness knows at once when the server has said all it will say until
+    the client writes, where over TCP only a quiet gap tells."""
 
     RECORD = struct.Struct("<B7xQd")
 
+    def __init__(self, fd: int) -> None:
+        self.fd = fd  # owned here; -1: reports go nowhere
+
+    def write(self, blocked: bool, read: int, deadline: float) -> None:
+        if self.fd < 0:
+            return
+        try:
+            os.write(self.fd, self.RECORD.pack(1 if blocked else 0, read, deadline))
+        except OSError:
+            pass  # a full pipe (the harness is not reading now) or a closed one: a report less
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
+class _WatchedSocket(socket.socket):
+    """The handler's end of the socket pair. Around every read it reports that it is about to block
+    and when it has returned (`_ReadReports`), with the socket's timeout as the deadline. Reads
+    another way (select, os.read, recvmsg) are not reported: the harness then waits as it would
+    over TCP."""
+
     def watch(self, fd: int) -> None:
         """Reports this socket's reads to `fd` (-1: to nobody), which it then owns."""
-        self._watch_fd = fd
+        self._reports = _ReadReports(fd)
         self._read_so_far = 0
 
+    def take_reports(self) -> _ReadReports:
+        """Hands the reports over (an asyncio server's reader makes them): this socket's reads are
+        no longer reported."""
+        reports = getattr(self, "_reports", None) or _ReadReports(-1)
+        self._reports = _ReadReports(-1)
+        return reports
+
     def _report(self, blocked: bool) -> None:
-        fd = getattr(self, "_watch_fd", -1)
-        if fd < 0:
+        reports = getattr(self, "_reports", None)
+        if reports is None:
             return
         # Blocked, with another thread of the team's code alive, says nothing: it may be the one
         # about to write (a writer thread, a pool, a Timer). Reported as not blocked: wait as over TCP.
         blocked = blocked and not _team_threads_alive()
         timeout = self.gettimeout()
-        deadline = math.inf if timeout is None else time.monotonic() + timeout
-        try:
-            os.write(fd, self.RECORD.pack(1 if blocked else 0, self._read_so_far, deadline))
-        except OSError:
-            pass  # a full pipe (the harness is not reading now) or a closed one: a report less
+        reports.write(blocked, self._read_so_far, math.inf if timeout is None else time.monotonic() + timeout)
 
     def unwatch(self) -> None:
-        fd = getattr(self, "_watch_fd", -1)
-        self._watch_fd = -1
-        if fd >= 0:
-            os.close(fd)
+        self.take_reports().close()
 
     def recv(self, bufsize: int, flags: int = 0) -> bytes:  # type: ignore[override]
         buffer = bytearray(bufsize)  # one watched path: recv_into a buffer of its own
@@ -133,6 +155,47 @@ class _WatchedSocket(socket.socket):
         finally:
             self._read_so_far = getattr(self, "_read_so_far", 0) + count
             self._report(False)
+
+
+class _WatchedStreamReader(asyncio.StreamReader):
+    """An asyncio handler's reader: reports each wait for data as `_WatchedSocket` reports a
+    thread's reads. The bytes read are all the transport has fed in (a handler that waits has
+    looked at what is buffered and wants more). Blocked means the whole server can do nothing
+    until the client writes: nothing is ready to run on the loop, no thread of the team's lives,
+    none of its answer is still queued in the transport, and the loop watches no descriptor but the
+    harness's connections; the deadline is the loop's next timer (a wait_for, a sleep), when it
+    could act on its own. On a loop of another kind nothing is reported blocked."""
+
+    def __init__(self, reports: _ReadReports, hosted: "_Hosted", loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=2 ** 16, loop=loop)  # asyncio.open_connection's default limit
+        self._reports = reports
+        self._hosted = hosted
+        self._fed = 0
+
+    def feed_data(self, data: bytes) -> None:
+        self._fed += len(data)
+        super().feed_data(data)
+
+    async def _wait_for_data(self, func_name: str) -> None:
+        loop = asyncio.get_running_loop()
+        timers = [handle.when() for handle in getattr(loop, "_scheduled", ()) if not handle.cancelled()]
+        self._reports.write(self._server_idle(loop), self._fed, min(timers, default=math.inf))
+        try:
+            await super()._wait_for_data(func_name)
+        finally:
+            self._reports.write(False, self._fed, math.inf)
+
+    def _server_idle(self, loop: asyncio.AbstractEventLoop) -> bool:
+        selector, wakeup = getattr(loop, "_selector", None), getattr(loop, "_ssock", None)
+        # `_ready`: callbacks due now, among them every task that is ready to run (it may write).
+        if selector is None or wakeup is None or getattr(loop, "_ready", True) or _team_threads_alive():
+            return False
+        transport = getattr(self, "_transport", None)
+        if transport is None or transport.get_write_buffer_size() > 0:
+            return False
+        with self._hosted.lock:
+            ours = {connection.sock.fileno() for connection in self._hosted.connections}
+        return set(selector.get_map()) <= ours | {wakeup.fileno()}
 
 
 class _Connection:
@@ -421,12 +484,17 @@ def _serve(hosted: _Hosted, connection: _Connection, address: tuple) -> None:
         connection.finished.set()
 
 
-async def _serve_streams(hosted: _Hosted, connection: _Connection) -> None:
-    """An asyncio stream handler on the server's loop, with streams over the socket-pair end."""
+async def _serve_streams(hosted: _Hosted, connection: _Connection, reports: _ReadReports) -> None:
+    """An asyncio stream handler on the server's loop, with streams over the socket-pair end (made
+    as asyncio.open_connection makes them, with a reader that reports its waits)."""
     connection.task = asyncio.current_task()
     writer = None
     try:
-        reader, writer = await asyncio.open_connection(sock=connection.sock)
+        loop = asyncio.get_running_loop()
+        reader = _WatchedStreamReader(reports, hosted, loop)
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        transport, _ = await loop.create_connection(lambda: protocol, sock=connection.sock)
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         await hosted.obj(reader, writer)
     except asyncio.CancelledError:
         pass
@@ -442,13 +510,14 @@ async def _serve_streams(hosted: _Hosted, connection: _Connection) -> None:
             except (OSError, RuntimeError):
                 pass
             writer.close()
+        reports.close()
         connection.finished.set()
 
 
 def serve_connection(server_id: int, fd: int, watch_fd: int = -1) -> dict:
     """Serves the socket-pair end `fd` (now owned here) with the team's handler: on a new thread, or
     (asyncio) as a task on the server's event loop. `watch_fd` (owned here too; -1: none) is where
-    a handler thread's reads are reported (`_WatchedSocket`); an asyncio server's are not."""
+    the handler's reads are reported (`_ReadReports`)."""
     try:
         sock = _WatchedSocket(fileno=fd)
     except BaseException as error:  # nothing raises across the C API; what was handed over is closed here
@@ -469,13 +538,13 @@ def _serve_connection(hosted: _Hosted, sock: _WatchedSocket) -> dict:
     address = ("127.0.0.1", 50000 + len(hosted.connections) % 10000)
     connection = _Connection(sock)
     if hosted.kind == "asyncio-stream-handler":
-        sock.unwatch()
+        reports = sock.take_reports()  # the reader reports: the transport's own reads never block
         sock.setblocking(False)
         if hosted.event_loop is None:
             hosted.event_loop = _EventLoop()
         with hosted.lock:
             hosted.connections.append(connection)
-        asyncio.run_coroutine_threadsafe(_serve_streams(hosted, connection), hosted.event_loop.loop)
+        asyncio.run_coroutine_threadsafe(_serve_streams(hosted, connection, reports), hosted.event_loop.loop)
         return {"ok": True}
     sock.setblocking(True)
     connection.thread = threading.Thread(target=_serve, args=(hosted, connection, address), daemon=True,

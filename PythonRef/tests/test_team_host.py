@@ -382,6 +382,150 @@ def test_reads_while_a_thread_of_the_team_lives_are_not_reported_blocked(tmp_pat
     assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (0, 3), (0, 3)]
 
 
+ASYNC_READERS = '''
+    import asyncio
+
+    async def echo_then_read(reader, writer):
+        writer.write(await asyncio.wait_for(reader.read(3), 7.0))
+        await writer.drain()
+        await reader.read(3)
+
+    async def plain_reads(reader, writer):
+        writer.write(await reader.readexactly(3))
+        await reader.read(3)
+
+    async def writer_task_ready(reader, writer):
+        async def later():
+            writer.write(b"late")
+        asyncio.get_running_loop().create_task(later())  # ready to run when the read below waits
+        await reader.read(3)
+        await reader.read(3)
+
+    async def writer_task_sleeping(reader, writer):
+        async def later():
+            await asyncio.sleep(0.5)
+            writer.write(b"late")
+        task = asyncio.get_running_loop().create_task(later())
+        await asyncio.sleep(0)  # the task starts and sleeps: the loop's next timer is its wake-up
+        await reader.read(3)
+        await task
+
+    async def answer_still_queued(reader, writer):
+        writer.write(b"x" * 4_000_000)  # more than a socket pair holds: the transport keeps the rest
+        await reader.read(3)
+
+    async def other_io(reader, writer):
+        import socket
+        mine, other = socket.socketpair()  # e.g. a connection to a database
+        loop = asyncio.get_running_loop()
+        loop.add_reader(mine.fileno(), lambda: None)
+        writer.write(b"ok")
+        await reader.read(3)
+        loop.remove_reader(mine.fileno())
+        mine.close(), other.close()
+'''
+
+
+def watched_from_its_first_wait(server_id: int, request: bytes) -> tuple[bytes, list[tuple[int, int, float]]]:
+    """As `watched`, but the request goes only once the handler waits for it: data already there
+    when an asyncio handler first waits is ready to be fed in, and then the server is not idle."""
+    ours, theirs = socket.socketpair()
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server_id, theirs.detach(), watch_write)
+    first = struct.unpack("<B7xQd", os.read(watch_read, 24))
+    ours.sendall(request)
+    ours.settimeout(5)
+    answer = ours.recv(100)
+    ours.shutdown(socket.SHUT_WR)
+    records = [first] + reports(watch_read)
+    ours.close()
+    return answer, records
+
+
+def test_asyncio_reads_are_reported_with_the_loops_next_timer_as_deadline(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "echo_then_read")["ok"]
+    before = time.monotonic()
+    answer, records = watched_from_its_first_wait(server, b"abc")
+    assert answer == b"abc"
+    # The transport fed the three bytes in; the handler answered and waits again (the end of the
+    # stream ends that wait). wait_for's timer is the first wait's deadline; the second has none.
+    assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (1, 3), (0, 3)]
+    assert before + 7.0 <= records[0][2] <= time.monotonic() + 7.0
+    assert math.isinf(records[2][2])
+    assert team_host.check_ended(server, 2) == {"ok": []}
+
+
+def test_asyncio_plain_reads_are_reported_without_a_deadline(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "plain_reads")["ok"]
+    answer, records = watched_from_its_first_wait(server, b"abc")
+    assert answer == b"abc"
+    assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (1, 3), (0, 3)]
+    assert all(math.isinf(deadline) for blocked, _, deadline in records if blocked)
+
+
+def test_asyncio_bytes_already_there_when_it_waits_are_not_a_blocked_wait(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "plain_reads")["ok"]
+    ours, theirs = socket.socketpair()
+    ours.sendall(b"abc")
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server, theirs.detach(), watch_write)
+    ours.settimeout(5)
+    assert ours.recv(100) == b"abc"
+    ours.shutdown(socket.SHUT_WR)
+    records = reports(watch_read)
+    ours.close()
+    # Whatever the loop had done when the handler first waited, it was never idle before all three
+    # bytes were fed in: no record says blocked with fewer read.
+    assert not [record for record in records if record[0] == 1 and record[1] < 3], records
+
+
+def test_asyncio_a_task_ready_to_write_is_not_reported_blocked(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "writer_task_ready")["ok"]
+    answer, records = watched_from_its_first_wait(server, b"abc")
+    assert answer == b"late"
+    assert [(blocked, read) for blocked, read, _ in records][0] == (0, 0)  # nothing sent yet: the task is why
+
+
+def test_asyncio_an_answer_still_queued_in_the_transport_is_not_a_blocked_wait(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "answer_still_queued")["ok"]
+    ours, theirs = socket.socketpair()
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server, theirs.detach(), watch_write)
+    first = struct.unpack("<B7xQd", os.read(watch_read, 24))
+    assert first[:2] == (0, 0)
+    ours.settimeout(5)
+    received = 0
+    while received < 4_000_000:
+        received += len(ours.recv(1 << 20))
+    ours.sendall(b"abc")
+    reports(watch_read)
+    ours.close()
+
+
+def test_asyncio_a_loop_watching_other_descriptors_is_not_a_blocked_wait(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "other_io")["ok"]
+    answer, records = watched_from_its_first_wait(server, b"abc")
+    assert answer == b"ok"
+    assert [(blocked, read) for blocked, read, _ in records][0] == (0, 0)  # the other socket may wake it
+
+
+def test_asyncio_a_sleeping_task_makes_its_wake_up_the_deadline(tmp_path):
+    server = load(tmp_path, "async_readers.py", ASYNC_READERS, "writer_task_sleeping")["ok"]
+    before = time.monotonic()
+    ours, theirs = socket.socketpair()
+    watch_read, watch_write = os.pipe()
+    team_host.serve_connection(server, theirs.detach(), watch_write)
+    blocked, read, deadline = struct.unpack("<B7xQd", os.read(watch_read, 24))
+    # Blocked until the client writes or the sleep ends: the harness waits that long, then reads on.
+    assert (blocked, read) == (1, 0) and before < deadline <= time.monotonic() + 0.5
+    ours.settimeout(5)
+    assert ours.recv(100) == b"late"
+    ours.sendall(b"abc")
+    reports(watch_read)
+    ours.close()
+    assert team_host.check_ended(server, 2) == {"ok": []}
+
+
 def test_a_server_loop_at_module_level_is_refused_at_once_with_what_to_do(tmp_path):
     accepting = load(tmp_path, "tutorial_loop.py", """
         import socket
