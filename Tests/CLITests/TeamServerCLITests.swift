@@ -455,6 +455,42 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
     }
 
+    /// A correct asyncio server whose answers go out through a writer task of its own (a queue and a
+    /// short delay, as a server that paces or batches its output): when its handler waits for the
+    /// client again, that task has yet to write the answer. Every conversation passes, as over TCP
+    /// (the read watch's rule for this, nothing ready to run on the loop, has its own pytest).
+    func testSessions_asyncioExampleWritingThroughATaskOfItsOwn_everyConversationPasses() throws {
+        let copy = try plant(Self.asyncioExample, """
+                async def client(self, stream_in, stream_out):
+                    \"\"\"One client's whole conversation (the callback asyncio.start_server takes).\"\"\"
+                    try:
+            """, """
+                async def client(self, stream_in, real_out):
+                    queue = asyncio.Queue()
+                    async def writer():
+                        while (data := await queue.get()) is not None:
+                            await asyncio.sleep(0.05)
+                            real_out.write(data)
+                            await real_out.drain()
+                    class Out:
+                        def write(self, data): queue.put_nowait(data)
+                        async def drain(self): pass
+                        def close(self): queue.put_nowait(None)
+                    task = asyncio.get_running_loop().create_task(writer())
+                    stream_out = Out()
+                    try:
+            """)
+        let source = try String(contentsOfFile: copy, encoding: .utf8)
+        try source.replacingOccurrences(of: "        stream_out.close()\n", with: "        stream_out.close()\n        await task\n        real_out.close()\n")
+            .write(toFile: copy, atomically: true, encoding: .utf8)
+        let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
+        try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
+        let run = try runSessions(adapter.path + ":make_server")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failing, [])
+        XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
+    }
+
     func testSessions_flaskExample_bothClientsLogInAndEcho() throws {
         let run = try runSessions(Self.flaskExample + ":app", ["--user", "user:password"])
         XCTAssertEqual(run.status, 0, run.output)
