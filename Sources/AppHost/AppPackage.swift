@@ -239,10 +239,44 @@ public struct AppPackage: Sendable {
         try? FileManager.default.removeItem(at: plan)
     }
 
+    /// Held while a package is built in the shared scratch folder, by whichever crosscheck process
+    /// builds: SwiftPM's own lock covers one `swift build`, but forgetting another package's plan,
+    /// building and copying the host out must happen with no other package built in between, or two
+    /// runs at once (`--app A` beside `--app B`) can each get the other's host.
+    public var sharedScratchLock: URL { checkout.appendingPathComponent(".build/app-packages.lock") }
+
     /// `swift build` of the package under `timeout` (output to build.log); returns the executable.
     /// `swift`: the toolchain's `swift` (a path, or a name looked up in $PATH).
     public func build(swift: String = "swift", timeout: TimeInterval) throws -> URL {
         guard let swiftPath = Self.locate(swift) else { throw AppBuildError.noToolchain(swift) }
+        let started = DispatchTime.now()
+        let lock = try lockSharedScratch(timeout: timeout)
+        defer { close(lock) }  // closing drops the lock
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return try buildHoldingTheLock(swiftPath, timeout: max(timeout - waited, 1))
+    }
+
+    /// An open descriptor of `sharedScratchLock`, locked (flock, so the kernel drops the lock however
+    /// the process ends); waits up to `timeout` for another process's build to end.
+    private func lockSharedScratch(timeout: TimeInterval) throws -> Int32 {
+        let path = sharedScratchLock.path
+        try? FileManager.default.createDirectory(at: sharedScratchLock.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AppBuildError.buildFailed("cannot open \(path) to build in the shared scratch folder: \(String(cString: strerror(errno)))", log: buildLog.path)
+        }
+        let deadline = DispatchTime.now() + timeout
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, DispatchTime.now() < deadline else {
+                close(descriptor)
+                throw AppBuildError.busy(lock: path, seconds: timeout)
+            }
+            usleep(50_000)  // another process's build takes seconds; a twentieth of one is no delay
+        }
+        return descriptor
+    }
+
+    private func buildHoldingTheLock(_ swiftPath: URL, timeout: TimeInterval) throws -> URL {
         guard FileManager.default.createFile(atPath: buildLog.path, contents: nil) else {
             throw AppBuildError.buildFailed("cannot write \(buildLog.path)", log: buildLog.path)
         }
@@ -324,6 +358,8 @@ public enum AppBuildError: Error, CustomStringConvertible, Equatable {
     case compileErrors([String], log: String)
     case buildFailed(String, log: String)
     case timedOut(TimeInterval, log: String)
+    /// Another crosscheck process held the shared scratch folder's lock for the whole build timeout.
+    case busy(lock: String, seconds: TimeInterval)
     case noToolchain(String)
 
     public var description: String {
@@ -365,6 +401,8 @@ public enum AppBuildError: Error, CustomStringConvertible, Equatable {
             return "swift build failed (the full output is in \(log)):\n\(tail)"
         case let .timedOut(seconds, log):
             return "swift build did not finish within \(Int(seconds)) s and was stopped (output so far in \(log)); a first build compiles crosscheck's modules too, try --app-build-timeout with more"
+        case let .busy(lock, seconds):
+            return "another crosscheck run held \(lock) for \(Int(seconds)) s, building its app in the shared scratch folder beside it; wait for that run to end, or give --app-build-timeout more"
         case let .noToolchain(name):
             return "no Swift toolchain: '\(name)' was not found on PATH (Swift 6 is required to build the app; see swift.org/install)"
         }

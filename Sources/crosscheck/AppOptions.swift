@@ -57,7 +57,7 @@ struct AppOptions: ParsableArguments {
             switch error {
             case .noDirectory: throw UsageError("--app \(app): \(error)")
             case .noSwiftFiles, .noAdapter, .ownEntryPoint: throw CommandExit(.noInput, "crosscheck run: --app \(app): \(error)")
-            case .compileErrors, .buildFailed, .timedOut, .noToolchain: throw CommandExit(.unavailable, "crosscheck run: --app \(app): \(error)")
+            case .compileErrors, .buildFailed, .timedOut, .busy, .noToolchain: throw CommandExit(.unavailable, "crosscheck run: --app \(app): \(error)")
             }
         } catch let error as HostStartError {
             throw CommandExit(.unavailable, "crosscheck run: --app \(app): the app was built but its host did not start: \(error)")

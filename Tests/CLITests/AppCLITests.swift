@@ -206,6 +206,46 @@ final class AppCLITests: XCTestCase {
         }
     }
 
+    /// Two runs at once, each with its own app, in one checkout (a CI matrix, two terminals): each
+    /// gets its own host. Without the shared scratch folder's lock, one run's build came between
+    /// the other's planning and its copying of the host, and both ran the same app (seen: 2 of 3
+    /// rounds).
+    func testTwoRunsAtOnceWithDifferentApps_eachHostsItsOwn() throws {
+        var files = try exampleFiles()
+        files["CrosscheckAdapter.swift"] = try XCTUnwrap(files["CrosscheckAdapter.swift"])
+            .replacingOccurrences(of: "let identifier = \"example-seed004\"", with: "let identifier = \"example-seed004-beside\"")
+        let beside = try appFolder("beside-example", files)
+        let runs = [(Self.example.path, "example-seed004"), (beside.path, "example-seed004-beside")]
+        final class Outcomes: @unchecked Sendable {
+            let lock = NSLock()
+            var byApp: [String: CrosscheckBinary.Outcome] = [:]
+        }
+        let outcomes = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+            let outcome = try? CrosscheckBinary.run(["run", "--app", runs[index].0, "--suite", "roundtrip", "--filter", "no-such-check"])
+            outcomes.lock.withLock { outcomes.byApp[runs[index].1] = outcome }
+        }
+        for (_, identifier) in runs {
+            let outcome = try XCTUnwrap(outcomes.lock.withLock { outcomes.byApp[identifier] }, identifier)
+            XCTAssertEqual(outcome.status, 64, outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains("the app under test is \(identifier) (FileSealing)"), "\(identifier): \(outcome.stderr)")
+        }
+    }
+
+    /// A build waits for another process's build in the shared scratch folder, up to its own
+    /// deadline, then says who holds it (exit 69).
+    func testABuildThatCannotTakeTheSharedScratchFolder_saysWhyAndExits69() throws {
+        let lock = CrosscheckBinary.root.appendingPathComponent(".build/app-packages.lock").path
+        let descriptor = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { close(descriptor) }
+        XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
+        let outcome = try CrosscheckBinary.run(["run", "--app", Self.example.path, "--app-build-timeout", "1", "--suite", "roundtrip"])
+        XCTAssertEqual(outcome.status, 69, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("another crosscheck run held \(lock) for 1 s"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("--app-build-timeout"), outcome.stderr)
+    }
+
     func testSeedAppByName_andUsageErrors() throws {
         let outcome = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "roundtrip", "--filter", "seed-", "--quiet"])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
