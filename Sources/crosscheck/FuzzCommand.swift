@@ -3,10 +3,13 @@ import CommandLineKit
 import Conformance
 import Frames
 import Fuzzing
+import TeamServer
 import Transport
 import PythonBridge
+import Remote
 import Reports
 import WireCrypto
+import WireProtocol
 
 /// `crosscheck fuzz`: differential fuzzing of malformed frames, Swift against PythonRef in-process,
 /// or malformed rsa-socket frames against a live server.
@@ -39,15 +42,15 @@ struct FuzzCommand: ParsableCommand {
     var target = "inprocess"
     @Option(name: "--remote-framing", value: "F", help: "legacy or framed: how the target server frames messages")
     var remoteFraming = "legacy"
-    @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding")
-    var remotePadding = "pkcs1"
+    @Option(name: "--remote-padding", value: "P", help: "pkcs1, oaep-sha1 or oaep-sha256: the target server's padding (default: pkcs1; with --server, found by trying as run --server finds it)")
+    var remotePadding: String?
     @Option(name: "--rsa-rejection", value: "R", help: "explicit or implicit: what PythonRef's rsa-socket server does in-process with a bad PKCS#1 v1.5 padding (implicit: a Pi on OpenSSL >= 3.2; the Swift side stays explicit, as iOS, and a difference must be exactly that one)")
     var rsaRejection = RSARejection.explicit
     @Option(name: "--remote-rejection", value: "R", help: "explicit or implicit: what the target server's library does with a bad PKCS#1 v1.5 padding (explicit: an error, OpenSSL 3.0/3.1, Debian 12; implicit: a synthetic plaintext, OpenSSL >= 3.2, Debian 13 and a current pip cryptography)")
     var remoteRejection = RSARejection.explicit
-    @Option(name: "--remote-padding-pi-to-phone", value: "P", help: "the padding the server encrypts with for pi-to-phone, when not --remote-padding")
+    @Option(name: "--remote-padding-pi-to-phone", value: "P", help: "the padding the server encrypts with for pi-to-phone, when not --remote-padding (with --server, found by trying)")
     var remotePaddingPiToPhone: String?
-    @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…`")
+    @Flag(name: "--remote-digest", help: "the target server answers `Server: OK sha256=…` (with --server, found by trying)")
     var remoteDigest: Bool
     @Option(name: "--remote-key", value: "FILE", help: "the target server's private key (e.g. Vectors/frames/keys/fuzz-rsa1024.pem, as the test starts it); without it only rsa-socket.client-key frames are sent")
     var remoteKey: String?
@@ -90,7 +93,7 @@ struct FuzzCommand: ParsableCommand {
                 do { _ = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target takes inprocess or HOST:PORT: \(error)") }
             }
             guard ["legacy", "framed"].contains(remoteFraming) else { throw UsageError("--remote-framing takes legacy or framed, not '\(remoteFraming)'") }
-            guard (try? RSAEncryptionPadding(name: remotePadding)) != nil else {
+            if let remotePadding, (try? RSAEncryptionPadding(name: remotePadding)) == nil {
                 throw UsageError("--remote-padding takes pkcs1, oaep-sha1 or oaep-sha256, not '\(remotePadding)'")
             }
         }
@@ -148,7 +151,7 @@ struct FuzzCommand: ParsableCommand {
                 outcome = campaign.run(shouldStop: { latch.interrupted }, progress: { Self.progress($0, total: frames, quiet: quiet) })
             }
         } else {
-            let remoteTarget = try self.remoteTarget(interpreter: interpreter)
+            let remoteTarget = try self.remoteTarget(interpreter: interpreter, quiet: quiet)
             labels = ("expected", "remote")
             let options = FuzzOptions(seed: seed, frames: frames, families: families, deadline: deadline.value, saveDirectory: saveDirectory,
                                       target: remoteTarget.address)
@@ -164,8 +167,9 @@ struct FuzzCommand: ParsableCommand {
                                     junitPath: report.junit, summary: Self.summary(outcome, labels: labels))
     }
 
-    /// The live server as the `--target` and `--remote-*` options describe it.
-    func remoteTarget(interpreter: PythonInterpreter) throws -> FuzzRemote.Target {
+    /// The live server as the `--target` and `--remote-*` options describe it; a `--server`'s
+    /// paddings and digest, where not given, are found by trying (`discover`).
+    func remoteTarget(interpreter: PythonInterpreter, quiet: Bool) throws -> FuzzRemote.Target {
         var address = ServerAddress(host: "", port: 0)
         if server == nil {
             do { address = try ServerAddress(parsing: target, defaultPort: 9876) } catch { throw UsageError("--target: \(error)") }
@@ -179,7 +183,7 @@ struct FuzzCommand: ParsableCommand {
         }
         var remote: FuzzRemote.Target
         do {
-            remote = try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding,
+            remote = try FuzzRemote.Target(host: address.host, port: address.port, framing: remoteFraming, padding: remotePadding ?? "pkcs1",
                                            digest: remoteDigest, serverKeyPEM: key, maxMessage: remoteMaxMessage, rejection: remoteRejection)
         } catch {
             throw UsageError("\(error)")
@@ -195,8 +199,46 @@ struct FuzzCommand: ParsableCommand {
             remote.inProcess = team
             remote.inProcessSpec = TeamServerOptions.absolute(server)
             if remote.serverKeyPEM == nil { remote.serverKeyPEM = team.privateKeyPEM() }
+            if remotePadding == nil || remotePaddingPiToPhone == nil || !remoteDigest {
+                let found = discover(team, into: &remote)
+                if !quiet { printError("crosscheck fuzz: \(found)") }
+            }
         }
         return remote
+    }
+
+    /// The team's server's padding each way and its digest, found by the conversations `run
+    /// --server` starts with; what was given stays as given. Says what it found, for the user.
+    func discover(_ team: TeamServer, into remote: inout FuzzRemote.Target) -> String {
+        var options = RemoteOptions()
+        options.inProcess = team
+        options.profile = .rsaSocket
+        options.framing = remote.framing
+        options.seed = seed.value
+        let (discovered, steps) = RemoteRun.discover(ServerAddress(host: team.name, port: 0), options: options)
+        var said: [String] = []
+        if remotePadding == nil {
+            if let found = discovered.paddings[.phoneToPi] {
+                remote.padding = found
+                said.append("phone-to-pi \(found)")
+            } else {
+                said.append("phone-to-pi: no padding completed a conversation (pkcs1 assumed)")
+            }
+        }
+        if remotePaddingPiToPhone == nil, let found = discovered.paddings[.piToPhone] {
+            if found != remote.padding { remote.piToPhonePadding = found }
+            said.append("pi-to-phone \(found)")
+        }
+        if !remoteDigest {
+            remote.digest = discovered.offersDigest
+            said.append(discovered.offersDigest ? "the digest extension" : "no digest extension")
+        }
+        let failures = steps.compactMap { step -> String? in
+            if case let .failed(message, _) = step.outcome { return "\(step.check.name): \(message)" }
+            return nil
+        }
+        return "found by trying, as run --server does: \(said.joined(separator: ", ")) (--remote-padding, --remote-padding-pi-to-phone "
+            + "and --remote-digest set them)" + (failures.isEmpty ? "" : "; " + failures.joined(separator: "; "))
     }
 
     /// `server=/path/server.py:Handler` → `server:Handler`, for testcase names.

@@ -349,6 +349,21 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.contains("rsa-socket.encrypted "), outcome.stdout)
     }
 
+    /// Without --remote-padding, --remote-padding-pi-to-phone and --remote-digest, `fuzz --server`
+    /// finds them as `run --server` does (the asyncio example: OAEP-SHA256 in, PKCS#1 out, the
+    /// digest) and says so; with pkcs1 assumed, as before, its first conversation failed.
+    func testFuzzServer_findsThePaddingsAndDigestByTrying_whenNotGiven() throws {
+        let directory = try makeTemporaryDirectory()
+        let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.asyncioAdapter + ":make_server", "--frames", "120", "--seed", "3",
+                                                "--family", "rsa-socket.conversation,rsa-socket.encrypted",
+                                                "--junit", directory.appendingPathComponent("fuzz.xml").path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("found by trying, as run --server does: phone-to-pi oaep-sha256, pi-to-phone pkcs1, the digest extension"),
+                      outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements"), outcome.stdout)
+    }
+
     /// Client keys as docs/PROTOCOL.md reads them: BER lengths (indefinite too) in one structure,
     /// strict base64 (`YWJj=` refused), a line end after the BEGIN line. These 300 frames hold
     /// key-der-indefinite-length and key-base64-padding-added mutants, which the example once
