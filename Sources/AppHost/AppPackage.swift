@@ -246,11 +246,12 @@ public struct AppPackage: Sendable {
     public var sharedScratchLock: URL { checkout.appendingPathComponent(".build/app-packages.lock") }
 
     /// `swift build` of the package under `timeout` (output to build.log); returns the executable.
-    /// `swift`: the toolchain's `swift` (a path, or a name looked up in $PATH).
-    public func build(swift: String = "swift", timeout: TimeInterval) throws -> URL {
+    /// `swift`: the toolchain's `swift` (a path, or a name looked up in $PATH). `waiting` is told,
+    /// once, when another process's build holds the shared scratch folder.
+    public func build(swift: String = "swift", timeout: TimeInterval, waiting: (String) -> Void = { _ in }) throws -> URL {
         guard let swiftPath = Self.locate(swift) else { throw AppBuildError.noToolchain(swift) }
         let started = DispatchTime.now()
-        let lock = try lockSharedScratch(timeout: timeout)
+        let lock = try lockSharedScratch(timeout: timeout, waiting: waiting)
         defer { close(lock) }  // closing drops the lock
         let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return try buildHoldingTheLock(swiftPath, timeout: max(timeout - waited, 1))
@@ -258,7 +259,7 @@ public struct AppPackage: Sendable {
 
     /// An open descriptor of `sharedScratchLock`, locked (flock, so the kernel drops the lock however
     /// the process ends); waits up to `timeout` for another process's build to end.
-    private func lockSharedScratch(timeout: TimeInterval) throws -> Int32 {
+    private func lockSharedScratch(timeout: TimeInterval, waiting: (String) -> Void) throws -> Int32 {
         let path = sharedScratchLock.path
         try? FileManager.default.createDirectory(at: sharedScratchLock.deletingLastPathComponent(), withIntermediateDirectories: true)
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
@@ -266,10 +267,20 @@ public struct AppPackage: Sendable {
             throw AppBuildError.buildFailed("cannot open \(path) to build in the shared scratch folder: \(String(cString: strerror(errno)))", log: buildLog.path)
         }
         let deadline = DispatchTime.now() + timeout
+        var told = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, DispatchTime.now() < deadline else {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                close(descriptor)
+                throw AppBuildError.buildFailed("cannot lock \(path) to build in the shared scratch folder: \(String(cString: strerror(code)))", log: buildLog.path)
+            }
+            guard DispatchTime.now() < deadline else {
                 close(descriptor)
                 throw AppBuildError.busy(lock: path, seconds: timeout)
+            }
+            if !told {
+                waiting("another crosscheck run is building its app in the shared scratch folder (\(path)); waiting up to \(Int(timeout)) s")
+                told = true
             }
             usleep(50_000)  // another process's build takes seconds; a twentieth of one is no delay
         }

@@ -46,7 +46,7 @@ struct AppOptions: ParsableArguments {
             try package.check(swiftFiles)
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
-            let executable = try package.build(timeout: buildTimeout)
+            let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })
             let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
             let environment = AppUser.environment(container.environment(), user: appUser)
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },

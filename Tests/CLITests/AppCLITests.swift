@@ -242,6 +242,8 @@ final class AppCLITests: XCTestCase {
         XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
         let outcome = try CrosscheckBinary.run(["run", "--app", Self.example.path, "--app-build-timeout", "1", "--suite", "roundtrip"])
         XCTAssertEqual(outcome.status, 69, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("another crosscheck run is building its app in the shared scratch folder (\(lock)); waiting up to 1 s"),
+                      outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("another crosscheck run held \(lock) for 1 s"), outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("--app-build-timeout"), outcome.stderr)
     }
