@@ -129,7 +129,7 @@ class _WatchedSocket(socket.socket):
 
     def _report(self, blocked: bool) -> None:
         reports = getattr(self, "_reports", None)
-        if reports is None:
+        if reports is None or reports.fd < 0:
             return
         # Blocked, with another thread of the team's code alive, says nothing: it may be the one
         # about to write (a writer thread, a pool, a Timer). Reported as not blocked: wait as over TCP.
