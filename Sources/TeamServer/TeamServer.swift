@@ -166,9 +166,8 @@ public enum TeamServerError: Error, Equatable, CustomStringConvertible {
     /// `_` as `-`, where the module's name is not its distribution's (Debian's package index).
     static func debianPackage(forModule module: String) -> String {
         let top = module.split(separator: ".").first.map(String.init) ?? module
-        let known = ["Crypto": "pycryptodome", "Cryptodome": "pycryptodomex", "RPi": "rpi.gpio", "cv2": "opencv",
-                     "yaml": "yaml", "serial": "serial", "jwt": "jwt", "nacl": "nacl", "OpenSSL": "openssl",
-                     "dotenv": "dotenv", "bs4": "bs4", "PIL": "pil", "sklearn": "sklearn", "paho": "paho-mqtt"]
+        // Only the names the rule gets wrong (yaml, serial, jwt, nacl, OpenSSL, PIL, … it gets right).
+        let known = ["Crypto": "pycryptodome", "Cryptodome": "pycryptodomex", "RPi": "rpi.gpio", "cv2": "opencv", "paho": "paho-mqtt"]
         return "python3-" + (known[top] ?? top.lowercased().replacingOccurrences(of: "_", with: "-"))
     }
 
