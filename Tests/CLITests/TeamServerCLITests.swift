@@ -91,6 +91,16 @@ final class TeamServerCLITests: XCTestCase {
         return copy.path
     }
 
+    /// A copy of the asyncio example with each (original, planted) replacement made in turn, and a
+    /// copy of its adapter beside it: the spec that serves it (`…/adapter.py:make_server`).
+    func plantAsyncio(_ replacements: [(String, String)], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        var copy = Self.asyncioExample
+        for (original, planted) in replacements { copy = try plant(copy, original, planted, file: file, line: line) }
+        let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
+        try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
+        return adapter.path + ":make_server"
+    }
+
     // MARK: the examples pass
 
     func testSocketExample_passesEveryServerCheckInProcess_namedAfterTheServer() throws {
@@ -135,11 +145,9 @@ final class TeamServerCLITests: XCTestCase {
     /// The asyncio example with the tutorial's CRLF stripping planted in its reader, checked through
     /// a copy of its adapter next to it.
     func testAsyncioExample_strippingCRLF_failsBinarySafety() throws {
-        let copy = try plant(Self.asyncioExample, "        self.pending += chunk\n",
-                             "        self.pending += chunk.replace(b\"\\r\\n\", b\"\")  # PLANTED\n")
-        let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
-        try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
-        let run = try runServer(adapter.path + ":make_server")
+        let spec = try plantAsyncio([("        self.pending += chunk\n",
+                                      "        self.pending += chunk.replace(b\"\\r\\n\", b\"\")  # PLANTED\n")])
+        let run = try runServer(spec)
         let failing = try run.failure("binary-safety.ciphertexts-with-crlf")
         XCTAssertTrue(failing.message.contains("\\r\\n"), failing.message)
     }
@@ -475,7 +483,7 @@ final class TeamServerCLITests: XCTestCase {
     /// client again, that task has yet to write the answer. Every conversation passes, as over TCP
     /// (the read watch's rule for this, nothing ready to run on the loop, has its own pytest).
     func testSessions_asyncioExampleWritingThroughATaskOfItsOwn_everyConversationPasses() throws {
-        let copy = try plant(Self.asyncioExample, """
+        let spec = try plantAsyncio([("""
                 async def client(self, stream_in, stream_out):
                     \"\"\"One client's whole conversation (the callback asyncio.start_server takes).\"\"\"
                     try:
@@ -494,13 +502,8 @@ final class TeamServerCLITests: XCTestCase {
                     task = asyncio.get_running_loop().create_task(writer())
                     stream_out = Out()
                     try:
-            """)
-        let source = try String(contentsOfFile: copy, encoding: .utf8)
-        try source.replacingOccurrences(of: "        stream_out.close()\n", with: "        stream_out.close()\n        await task\n        real_out.close()\n")
-            .write(toFile: copy, atomically: true, encoding: .utf8)
-        let adapter = URL(fileURLWithPath: copy).deletingLastPathComponent().appendingPathComponent("adapter.py")
-        try FileManager.default.copyItem(at: CrosscheckBinary.root.appendingPathComponent(Self.asyncioAdapter), to: adapter)
-        let run = try runSessions(adapter.path + ":make_server")
+            """), ("        stream_out.close()\n", "        stream_out.close()\n        await task\n        real_out.close()\n")])
+        let run = try runSessions(spec)
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertEqual(run.failing, [])
         XCTAssertEqual(run.cases.count, 13, "\(run.cases)")
