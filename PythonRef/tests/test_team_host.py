@@ -335,15 +335,33 @@ def reports(fd: int) -> list[tuple[int, int, float]]:
     return [struct.unpack_from("<B7xQd", data, offset) for offset in range(0, len(data), 24)]
 
 
-def watched(server_id: int, request: bytes) -> tuple[bytes, list[tuple[int, int, float]]]:
+def serve_watched(server_id: int, sent_before: bytes = b"") -> tuple[socket.socket, int]:
+    """A connection the server serves with its reads watched (`sent_before` already waiting when
+    it starts): our end (5 s timeout) and the read end of the watch pipe."""
     ours, theirs = socket.socketpair()
+    ours.sendall(sent_before)
     watch_read, watch_write = os.pipe()
     team_host.serve_connection(server_id, theirs.detach(), watch_write)
-    ours.sendall(request)
     ours.settimeout(5)
+    return ours, watch_read
+
+
+def next_record(fd: int) -> tuple[int, int, float]:
+    """The next record on the watch pipe, waited for."""
+    return struct.unpack("<B7xQd", os.read(fd, 24))
+
+
+def watched(server_id: int, request: bytes, from_first_wait: bool = False) -> tuple[bytes, list[tuple[int, int, float]]]:
+    """`request` sent, the answer read, then the end of the stream (the handler's next read returns
+    it): the answer and every record. `from_first_wait`: the request goes only once the handler
+    waits for it (data already there when an asyncio handler first waits is ready to be fed in,
+    and then the server is not idle)."""
+    ours, watch_read = serve_watched(server_id)
+    first = [next_record(watch_read)] if from_first_wait else []
+    ours.sendall(request)
     answer = ours.recv(100)
-    ours.shutdown(socket.SHUT_WR)  # the handler's next read returns the end of the stream
-    records = reports(watch_read)
+    ours.shutdown(socket.SHUT_WR)
+    records = first + reports(watch_read)
     ours.close()
     return answer, records
 
@@ -368,15 +386,12 @@ def test_buffered_reads_are_reported_with_the_socket_timeout_as_deadline(tmp_pat
 
 def test_reads_while_a_thread_of_the_team_lives_are_not_reported_blocked(tmp_path):
     server = load(tmp_path, "readers.py", READERS, "with_writer")["ok"]
-    ours, theirs = socket.socketpair()
-    watch_read, watch_write = os.pipe()
-    team_host.serve_connection(server, theirs.detach(), watch_write)
-    first = os.read(watch_read, 24)  # the handler is in its first reported read: past the MSG_DONTWAIT one
+    ours, watch_read = serve_watched(server)
+    first = next_record(watch_read)  # the handler is in its first reported read: past the MSG_DONTWAIT one
     ours.sendall(b"abc")
     ours.shutdown(socket.SHUT_WR)  # the second read returns the end of the stream; then the writer writes
-    ours.settimeout(5)
     assert ours.recv(100) == b"abc"
-    records = [struct.unpack("<B7xQd", first)] + reports(watch_read)
+    records = [first] + reports(watch_read)
     ours.close()
     # The MSG_DONTWAIT read left no record; the read while the writer thread lived is not "blocked".
     assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (0, 3), (0, 3)]
@@ -426,26 +441,10 @@ ASYNC_READERS = '''
 '''
 
 
-def watched_from_its_first_wait(server_id: int, request: bytes) -> tuple[bytes, list[tuple[int, int, float]]]:
-    """As `watched`, but the request goes only once the handler waits for it: data already there
-    when an asyncio handler first waits is ready to be fed in, and then the server is not idle."""
-    ours, theirs = socket.socketpair()
-    watch_read, watch_write = os.pipe()
-    team_host.serve_connection(server_id, theirs.detach(), watch_write)
-    first = struct.unpack("<B7xQd", os.read(watch_read, 24))
-    ours.sendall(request)
-    ours.settimeout(5)
-    answer = ours.recv(100)
-    ours.shutdown(socket.SHUT_WR)
-    records = [first] + reports(watch_read)
-    ours.close()
-    return answer, records
-
-
 def test_asyncio_reads_are_reported_with_the_loops_next_timer_as_deadline(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "echo_then_read")["ok"]
     before = time.monotonic()
-    answer, records = watched_from_its_first_wait(server, b"abc")
+    answer, records = watched(server, b"abc", from_first_wait=True)
     assert answer == b"abc"
     # The transport fed the three bytes in; the handler answered and waits again (the end of the
     # stream ends that wait). wait_for's timer is the first wait's deadline; the second has none.
@@ -457,7 +456,7 @@ def test_asyncio_reads_are_reported_with_the_loops_next_timer_as_deadline(tmp_pa
 
 def test_asyncio_plain_reads_are_reported_without_a_deadline(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "plain_reads")["ok"]
-    answer, records = watched_from_its_first_wait(server, b"abc")
+    answer, records = watched(server, b"abc", from_first_wait=True)
     assert answer == b"abc"
     assert [(blocked, read) for blocked, read, _ in records] == [(1, 0), (0, 3), (1, 3), (0, 3)]
     assert all(math.isinf(deadline) for blocked, _, deadline in records if blocked)
@@ -465,11 +464,7 @@ def test_asyncio_plain_reads_are_reported_without_a_deadline(tmp_path):
 
 def test_asyncio_bytes_already_there_when_it_waits_are_not_a_blocked_wait(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "plain_reads")["ok"]
-    ours, theirs = socket.socketpair()
-    ours.sendall(b"abc")
-    watch_read, watch_write = os.pipe()
-    team_host.serve_connection(server, theirs.detach(), watch_write)
-    ours.settimeout(5)
+    ours, watch_read = serve_watched(server, sent_before=b"abc")
     assert ours.recv(100) == b"abc"
     ours.shutdown(socket.SHUT_WR)
     records = reports(watch_read)
@@ -481,19 +476,15 @@ def test_asyncio_bytes_already_there_when_it_waits_are_not_a_blocked_wait(tmp_pa
 
 def test_asyncio_a_task_ready_to_write_is_not_reported_blocked(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "writer_task_ready")["ok"]
-    answer, records = watched_from_its_first_wait(server, b"abc")
+    answer, records = watched(server, b"abc", from_first_wait=True)
     assert answer == b"late"
     assert [(blocked, read) for blocked, read, _ in records][0] == (0, 0)  # nothing sent yet: the task is why
 
 
 def test_asyncio_an_answer_still_queued_in_the_transport_is_not_a_blocked_wait(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "answer_still_queued")["ok"]
-    ours, theirs = socket.socketpair()
-    watch_read, watch_write = os.pipe()
-    team_host.serve_connection(server, theirs.detach(), watch_write)
-    first = struct.unpack("<B7xQd", os.read(watch_read, 24))
-    assert first[:2] == (0, 0)
-    ours.settimeout(5)
+    ours, watch_read = serve_watched(server)
+    assert next_record(watch_read)[:2] == (0, 0)
     received = 0
     while received < 4_000_000:
         received += len(ours.recv(1 << 20))
@@ -504,7 +495,7 @@ def test_asyncio_an_answer_still_queued_in_the_transport_is_not_a_blocked_wait(t
 
 def test_asyncio_a_loop_watching_other_descriptors_is_not_a_blocked_wait(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "other_io")["ok"]
-    answer, records = watched_from_its_first_wait(server, b"abc")
+    answer, records = watched(server, b"abc", from_first_wait=True)
     assert answer == b"ok"
     assert [(blocked, read) for blocked, read, _ in records][0] == (0, 0)  # the other socket may wake it
 
@@ -512,13 +503,10 @@ def test_asyncio_a_loop_watching_other_descriptors_is_not_a_blocked_wait(tmp_pat
 def test_asyncio_a_sleeping_task_makes_its_wake_up_the_deadline(tmp_path):
     server = load(tmp_path, "async_readers.py", ASYNC_READERS, "writer_task_sleeping")["ok"]
     before = time.monotonic()
-    ours, theirs = socket.socketpair()
-    watch_read, watch_write = os.pipe()
-    team_host.serve_connection(server, theirs.detach(), watch_write)
-    blocked, read, deadline = struct.unpack("<B7xQd", os.read(watch_read, 24))
+    ours, watch_read = serve_watched(server)
+    blocked, read, deadline = next_record(watch_read)
     # Blocked until the client writes or the sleep ends: the harness waits that long, then reads on.
     assert (blocked, read) == (1, 0) and before < deadline <= time.monotonic() + 0.5
-    ours.settimeout(5)
     assert ours.recv(100) == b"late"
     ours.sendall(b"abc")
     reports(watch_read)
