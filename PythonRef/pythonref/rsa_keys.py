@@ -88,25 +88,242 @@ def _require_rsa_private(key: object) -> PrivateKey:
     return key
 
 
+_NUMBERS_RULE = "RFC 8017 §3.1 needs an odd e with 3 ≤ e < n"
+
+
+def _numbers_defect(n: int, e: int) -> str | None:
+    """What is wrong with (n, e) as an RSA public key, or None: the rule of WireCrypto's
+    `requireValidRSANumbers` (RFC 8017 §3.1: n a product of odd primes, 3 ≤ e ≤ n − 1, e coprime
+    to the even λ(n); the protocol's floor of 1024 bits, docs/PROTOCOL.md). e = 1 is the identity:
+    "encrypting" to it sends the padded message in the clear."""
+    if e < 0:
+        return f"e is negative: no RSA key ({_NUMBERS_RULE})"
+    if e == 0:
+        return f"e = 0: no RSA key ({_NUMBERS_RULE})"
+    if e == 1:
+        return f"e = 1: no RSA key (encrypting to it sends the message in the clear; {_NUMBERS_RULE})"
+    if e % 2 == 0:
+        shown = str(e) if e.bit_length() <= 64 else hex(e)
+        return f"e = {shown} is even: no RSA key ({_NUMBERS_RULE})"
+    if n <= 0:
+        return "the modulus n is not positive: no RSA key (RFC 8017 §3.1)"
+    if n % 2 == 0:
+        return "the modulus n is even: no RSA key (RFC 8017 §3.1: n is a product of odd primes)"
+    if n.bit_length() < MIN_BITS:
+        return f"the modulus has {n.bit_length()} bits: below the {MIN_BITS} bits the protocol requires (docs/PROTOCOL.md)"
+    if e >= n:
+        return f"e is not below n: no RSA key ({_NUMBERS_RULE})"
+    return None
+
+
+def _require_valid_numbers(key: PublicKey | PrivateKey) -> None:
+    public = key.public_key() if isinstance(key, rsa.RSAPrivateKey) else key
+    numbers = public.public_numbers()
+    defect = _numbers_defect(numbers.n, numbers.e)
+    if defect is not None:
+        raise _bad_key(defect)
+
+
+def _require_der(der: bytes, encodings: tuple[bytes, ...]) -> None:
+    """DER as DER (X.690 §10): what was loaded must re-encode to exactly the bytes given, as one of
+    `encodings`. One rule for every BER form pyca's loader lets through (non-minimal and indefinite
+    lengths, INTEGERs with leading zeros or a sign, a BIT STRING with unused bits, absent
+    rsaEncryption parameters, other version numbers); WireCrypto's `requireDER` is the same."""
+    if der in encodings:
+        return
+
+    def agreeing(encoded: bytes) -> int:
+        return next((i for i, (a, b) in enumerate(zip(der, encoded)) if a != b), min(len(der), len(encoded)))
+
+    canonical = max(encodings, key=agreeing)  # the structure that was meant: the longest common prefix
+    found = _der_defect(der)
+    defect = (
+        f"{found[0]} at byte {found[1]}"
+        if found
+        else f"it re-encodes to other bytes from byte {agreeing(canonical)} on ({len(der)} bytes given, "
+        f"{len(canonical)} in DER: missing or other algorithm parameters, or another version)"
+    )
+    raise _bad_key(f"not DER (X.690 §10): {defect}")
+
+
+def _element(der: bytes, index: int) -> tuple[int, int, int]:
+    """(tag, content start, content end) of the DER element at `index`; IndexError past the end."""
+    length, start = der[index + 1], index + 2
+    if length & 0x80:
+        count = length & 0x7F
+        length, start = int.from_bytes(der[start : start + count], "big"), start + count
+    if start + length > len(der):
+        raise IndexError("element past the end")
+    return der[index], start, start + length
+
+
+def _require_valid_public_numbers_in(der: bytes) -> None:
+    """The number rule (`_numbers_defect`) on an SPKI's or PKCS#1 key's INTEGERs, read from DER
+    that `_der_defect` passed, before pyca sees them: pyca ≥ 42 refuses some such keys itself, in
+    its own words, and pyca 38 loads them; both are told the same defect this way."""
+    try:
+        _, start, _ = _element(der, 0)
+        first = _element(der, start)
+        if first[0] == 0x30:  # SPKI: algorithm, BIT STRING { 00, RSAPublicKey }
+            bits = _element(der, first[2])
+            if bits[0] != 0x03:
+                return
+            _, start, _ = _element(der, bits[1] + 1)
+            first = _element(der, start)
+        n_tag, n_start, n_end = first
+        e_tag, e_start, e_end = _element(der, n_end)
+    except IndexError:
+        return  # not an RSA key's shape: the loader says what it is
+    if n_tag != 0x02 or e_tag != 0x02:
+        return
+    defect = _numbers_defect(int.from_bytes(der[n_start:n_end], "big"), int.from_bytes(der[e_start:e_end], "big"))
+    if defect is not None:
+        raise _bad_key(defect)
+
+
+def _require_no_der_defect(der: bytes) -> None:
+    """DER's rules named before pyca reads the key: pyca 38 (OpenSSL's decoders) takes some BER and
+    reads its oddities into other numbers, pyca ≥ 42 (its own Rust parser) refuses them in words of
+    its own; either way the person is told the same defect."""
+    found = _der_defect(der)
+    if found:
+        raise _bad_key(f"not DER (X.690 §10): {found[0]} at byte {found[1]}")
+
+
+def _der_defect(der: bytes, start: int = 0, stop: int | None = None, depth: int = 0) -> tuple[str, int] | None:
+    """The first X.690 §10 (DER) rule the TLV tree breaks, and where: diagnosis only
+    (`_require_der` decides). WireCrypto's `derDefect` gives the same words."""
+    index, stop = start, len(der) if stop is None else stop
+    while index < stop:
+        if depth >= 16 or index + 2 > stop:
+            return None
+        tag, first = der[index], der[index + 1]
+        length, content = first, index + 2
+        if first == 0x80:
+            return ("an indefinite length (BER)", index + 1)
+        if first & 0x80:
+            count = first & 0x7F
+            if not 1 <= count <= 4 or content + count > stop:
+                return None
+            length = int.from_bytes(der[content : content + count], "big")
+            if der[content] == 0 or length < 0x80:
+                return ("a length in more bytes than it needs", index + 1)
+            content += count
+        end = content + length
+        if end > stop:
+            return None
+        if tag == 0x02:
+            if length == 0:
+                return ("an empty INTEGER", index)
+            if length > 1 and ((der[content] == 0 and not der[content + 1] & 0x80) or (der[content] == 0xFF and der[content + 1] & 0x80)):
+                return ("an INTEGER with a redundant leading byte", content)
+            if der[content] & 0x80:
+                return ("a negative INTEGER (a key's numbers are positive)", content)
+        elif tag == 0x03:
+            if length == 0:
+                return ("an empty BIT STRING", index)
+            if der[content]:
+                return (f"a BIT STRING with {der[content]} unused bits (a key's BIT STRING has none)", content)
+            inner = _der_defect(der, content + 1, end, depth + 1)
+            if inner:
+                return inner
+        elif tag == 0x04 or tag & 0x20:
+            inner = _der_defect(der, content, end, depth + 1)
+            if inner:
+                return inner
+        index = end
+    return None
+
+
+def _require_public_der(der: bytes, key: PublicKey) -> None:
+    spki = len(der) > 2 and _first_inner_tag(der) == 0x30
+    fmt = ser.PublicFormat.SubjectPublicKeyInfo if spki else ser.PublicFormat.PKCS1
+    _require_der(der, (key.public_bytes(ser.Encoding.DER, fmt),))
+
+
+def _require_private_der(der: bytes, key: PrivateKey) -> None:
+    none = ser.NoEncryption()
+    _require_der(
+        der,
+        (
+            key.private_bytes(ser.Encoding.DER, ser.PrivateFormat.PKCS8, none),
+            key.private_bytes(ser.Encoding.DER, ser.PrivateFormat.TraditionalOpenSSL, none),
+        ),
+    )
+
+
+def _first_inner_tag(der: bytes) -> int | None:
+    """The tag of the first element inside a DER SEQUENCE, or None."""
+    if len(der) < 3 or der[0] != 0x30:
+        return None
+    header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
+    return der[header] if header < len(der) else None
+
+
+def _is_encrypted_pkcs8(der: bytes) -> bool:
+    # EncryptedPrivateKeyInfo is SEQUENCE { SEQUENCE algorithm, OCTET STRING }: its first inner
+    # element is a SEQUENCE, which no plain private-key structure has.
+    return _first_inner_tag(der) == 0x30
+
+
 @lru_cache(maxsize=128)
 def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
     label = _pem_label(data)
     try:
+        der: bytes | None
         if label is None:
-            _require_one_structure(data)
-            key = ser.load_der_private_key(data, passphrase)
+            der = data
+            _require_one_structure(der)
+            _require_plain_private_der(der)
+            key = ser.load_der_private_key(der, passphrase)
         elif label in PRIVATE_PEM_LABELS and b"Proc-Type:" in data[:512]:
             # Legacy PEM with headers (OpenSSL 1.x `genrsa -aes256`): OpenSSL's PEM reader decrypts it.
+            der = None
             key = ser.load_pem_private_key(_normalize_pem(data), passphrase)
         elif label in PRIVATE_PEM_LABELS:
             der = _pem_der(data, label)
             _require_one_structure(der)
+            _require_plain_private_der(der)
             key = ser.load_der_private_key(der, passphrase)
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a private key label")
     except _LOAD_ERRORS as exc:
         raise _bad_key(f"cannot load private key: {_why(exc)}") from None
-    return _require_rsa_private(key)
+    private = _require_rsa_private(key)
+    # An encrypted key's DER is the encryption's: only its numbers can be checked.
+    if der is not None and not _is_encrypted_pkcs8(der):
+        _require_private_der(der, private)
+    _require_valid_numbers(private)
+    return private
+
+
+def _require_plain_private_der(der: bytes) -> None:
+    """DER's rules and the version, named before pyca reads a private key that is not encrypted (an
+    encrypted one's content is ciphertext: the loader decides)."""
+    if not _is_encrypted_pkcs8(der):
+        _require_no_der_defect(der)
+        _require_private_version(der)
+
+
+def _require_private_version(der: bytes) -> None:
+    """RFC 8017 A.1.2: RSAPrivateKey's version "SHALL be 0 ..., unless multi-prime is used, in which
+    case it SHALL be 1"; OpenSSL keeps and re-encodes any other value, so `_require_der` cannot
+    catch it. `der` is DER already (PKCS#8 or PKCS#1). WireCrypto's `requireRSAPrivateKeyVersion`."""
+
+    try:
+        _, outer_start, _ = _element(der, 0)
+        version = _element(der, outer_start)
+        second = _element(der, version[2])
+        if second[0] == 0x30:  # PKCS#8: version, algorithm, OCTET STRING { RSAPrivateKey }
+            _, octets_start, _ = _element(der, second[2])
+            _, inner_start, _ = _element(der, octets_start)
+            version = _element(der, inner_start)
+    except IndexError:
+        return  # not DER: `_require_private_der` names that
+    value = der[version[1] : version[2]]
+    if version[0] != 0x02 or len(value) != 1 or value[0] > 1:
+        shown = str(int.from_bytes(value, "big", signed=True)) if len(value) == 1 else "0x" + value.hex()
+        raise _bad_key(f"the RSAPrivateKey version is {shown}, not 0 (two primes) or 1 (more): RFC 8017 A.1.2")
 
 
 def _tlv_end(der: bytes, offset: int, depth: int = 0) -> int:
@@ -201,18 +418,27 @@ def _load_public_only_cached(data: bytes) -> PublicKey:
     label = _pem_label(data)
     try:
         if label is None:
-            _require_one_structure(data)
-            _require_rsa_encryption_spki(data)
-            key = ser.load_der_public_key(data)  # SPKI or bare PKCS#1 RSAPublicKey
+            der = data
+            _require_one_structure(der)
+            _require_no_der_defect(der)
+            _require_rsa_encryption_spki(der)
+            _require_valid_public_numbers_in(der)
+            key = ser.load_der_public_key(der)  # SPKI or bare PKCS#1 RSAPublicKey
         elif label in PUBLIC_PEM_LABELS:
             der = _require_body_matches_label(data, label)
+            _require_no_der_defect(der)
             _require_rsa_encryption_spki(der)
+            _require_valid_public_numbers_in(der)
             key = ser.load_der_public_key(der)
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a public key label")
     except _LOAD_ERRORS as exc:
         raise _bad_key(f"cannot load public key: {_why(exc)}") from None
-    return _require_rsa_public(key)
+    public = _require_rsa_public(key)
+    # DER first: BER's oddities read as other numbers (a BIT STRING with unused bits shifts e).
+    _require_public_der(der, public)
+    _require_valid_numbers(public)
+    return public
 
 
 def load_private(data: bytes, passphrase: bytes | None = None) -> PrivateKey:

@@ -53,12 +53,73 @@ def test_der_withTrailingBytes_isRefusedLikeWireCrypto(key1024: rsa.RSAPrivateKe
     assert rsa_keys.load_public(spki).public_numbers() == key1024.public_key().public_numbers()
 
 
-def test_berIndefiniteLength_isOneStructureToo(key1024: rsa.RSAPrivateKey) -> None:
+def test_berIndefiniteLength_isNotDer(key1024: rsa.RSAPrivateKey) -> None:
+    # docs/PROTOCOL.md "Padding and keys": DER as DER (X.690 §10); BER's indefinite length is refused.
     spki = key1024.public_key().public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo)
     assert spki[:3] == b"\x30\x81\x9f"
     indefinite = b"\x30\x80" + spki[3:] + b"\x00\x00"
-    assert rsa_keys.load_public(_pem("PUBLIC KEY", indefinite)).public_numbers() == key1024.public_key().public_numbers()
+    failure = _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _pem("PUBLIC KEY", indefinite))
+    assert "not DER" in failure.detail or "cannot load" in failure.detail
     _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _pem("PUBLIC KEY", indefinite + b"\x05"))
+
+
+def _signed_int(value: int) -> bytes:
+    return _tlv(2, value.to_bytes(max(1, (value.bit_length() + 8) // 8), "big", signed=True))
+
+
+def _long_length(der: bytes) -> bytes:
+    """The outer length with one more length byte than it needs (BER, not DER)."""
+    header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
+    size = len(der) - header
+    body = size.to_bytes((size.bit_length() + 7) // 8, "big")
+    return der[:1] + bytes([0x80 | (len(body) + 1), 0]) + body + der[header:]
+
+
+# Issue 37 / docs/PROTOCOL.md "Padding and keys": a key that is not a valid RSA key, or not DER, is
+# refused at load, before anything is encrypted to it. Each (name, make, words in the message).
+_NOT_KEYS = [
+    ("e=1", lambda n: _spki(n, 1), "e = 1"),
+    ("e=0", lambda n: _spki(n, 0), "e = 0"),
+    ("e=2", lambda n: _spki(n, 2), "is even"),
+    ("e=65536", lambda n: _spki(n, 65536), "is even"),
+    ("e=-65537", lambda n: _tlv(0x30, bytes.fromhex("300d06092a864886f70d0101010500")
+                                + _tlv(3, b"\x00" + _tlv(0x30, _int(n) + _signed_int(-65537)))), "negative INTEGER"),
+    ("n even", lambda n: _spki(n ^ 1, 65537), "n is even"),
+    ("n of 1023 bits", lambda n: _spki(n >> 1 | 1, 65537), "bits"),
+    ("e=n", lambda n: _spki(n, n), "not below n"),
+    ("n negative", lambda n: _tlv(0x30, bytes.fromhex("300d06092a864886f70d0101010500")
+                                  + _tlv(3, b"\x00" + _tlv(0x30, _signed_int(-n) + _int(65537)))), "negative INTEGER"),
+    ("n with leading zeros", lambda n: _tlv(0x30, bytes.fromhex("300d06092a864886f70d0101010500")
+                                            + _tlv(3, b"\x00" + _tlv(0x30, _tlv(2, b"\x00\x00" + n.to_bytes(128, "big")) + _int(65537)))), "redundant leading byte"),
+    ("non-minimal length", lambda n: _long_length(_spki(n, 65537)), "more bytes than it needs"),
+    ("bit string with unused bits", lambda n: _tlv(0x30, bytes.fromhex("300d06092a864886f70d0101010500")
+                                                   + _tlv(3, b"\x01" + _tlv(0x30, _int(n) + _int(65537)))), "1 unused bits"),
+    ("algorithm parameters absent", lambda n: _spki(n, 65537, algorithm=bytes.fromhex("300b06092a864886f70d010101")), "not DER"),
+    ("pkcs1 e=1", lambda n: _tlv(0x30, _int(n) + _int(1)), "e = 1"),
+]
+
+
+@pytest.mark.parametrize("name,make,words", _NOT_KEYS, ids=[case[0] for case in _NOT_KEYS])
+def test_notAValidRsaKey_isRefusedAtLoad(key1024: rsa.RSAPrivateKey, name: str, make, words: str) -> None:  # type: ignore[no-untyped-def]
+    der = make(key1024.public_key().public_numbers().n)
+    for data in (der, _pem("PUBLIC KEY" if der[2:3] != b"\x02" and der[3:4] != b"\x02" else "RSA PUBLIC KEY", der)):
+        failure = _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, data)
+        assert words in failure.detail, failure.detail
+
+
+def test_privateKeyVersions_otherThan0or1_areRefused(key1024: rsa.RSAPrivateKey) -> None:
+    pkcs1 = key1024.private_bytes(ser.Encoding.DER, ser.PrivateFormat.TraditionalOpenSSL, ser.NoEncryption())
+    pkcs8 = key1024.private_bytes(ser.Encoding.DER, ser.PrivateFormat.PKCS8, ser.NoEncryption())
+    header = 2 + (pkcs1[1] & 0x7F)
+    assert pkcs1[header : header + 3] == b"\x02\x01\x00"
+    version5 = pkcs1[: header + 2] + b"\x05" + pkcs1[header + 3 :]
+    assert "version is 5" in _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, version5).detail
+    assert "version is 5" in _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, _pem("RSA PRIVATE KEY", version5)).detail
+    outer = 2 + (pkcs8[1] & 0x7F)
+    assert pkcs8[outer : outer + 3] == b"\x02\x01\x00"
+    version16 = pkcs8[: outer + 2] + b"\x10" + pkcs8[outer + 3 :]
+    _expect(ErrorKind.BAD_KEY, rsa_keys.load_private, version16)
+    assert rsa_keys.load_private(pkcs8).private_numbers() == key1024.private_numbers()
 
 
 def test_rsaPssSubjectPublicKeyInfo_isNotAnEncryptionKey(key1024: rsa.RSAPrivateKey) -> None:
@@ -89,13 +150,11 @@ def test_publicInfo_reportsAnExponentOver63BitsAsZero(key1024: rsa.RSAPrivateKey
     assert rsa_keys.public_info(key1024.public_key())["e"] == 65537
 
 
-def test_encryptToAKeyOpenSslRefuses_isBadKeyNotInternal(key1024: rsa.RSAPrivateKey) -> None:
+def test_keyOpenSslWouldRefuseAtEncryption_isRefusedAtLoad(key1024: rsa.RSAPrivateKey) -> None:
     n = key1024.public_key().public_numbers().n
     for e in (n, n + 2):  # e >= n
-        key = rsa_keys.load_public(_spki(n, e))
-        _expect(ErrorKind.BAD_KEY, rsa_cipher.encrypt, key, "pkcs1", b"x")
-    even = rsa_keys.load_public(_spki(n ^ 1, 65537))
-    _expect(ErrorKind.BAD_KEY, rsa_cipher.encrypt, even, "oaep-sha256", b"x")
+        assert "e is not below n" in _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _spki(n, e)).detail
+    assert "n is even" in _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, _spki(n ^ 1, 65537)).detail
 
 
 # ---- AES-CBC, sealed boxes: which fault is named first ---------------------------------------------

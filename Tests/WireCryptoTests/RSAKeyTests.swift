@@ -129,9 +129,102 @@ final class RSAKeyTests: XCTestCase {
         XCTAssertEqual(try RSAPrivateKey(importing: der).info, Self.key1024.info)
     }
 
+    // docs/PROTOCOL.md "Padding and keys" (RFC 8017 §3.1, X.690 §10): a key that is not a valid RSA
+    // key, or not DER, is refused at import, before anything can be encrypted to it. The same planted
+    // keys as PythonRef's tests/test_fuzz_findings.py `_NOT_KEYS`.
+    func testInvalidRSAKeys_areRefusedNamingTheDefect() throws {
+        let numbers = try XCTUnwrap(Self.modulusAndExponent(try Self.key1024.publicKey.exported(.pkcs1DER)))
+        let n = numbers.modulus
+        let rsaEncryption = Data(hexString: "300d06092a864886f70d0101010500")!
+        func spki(_ pkcs1: Data, algorithm: Data = rsaEncryption, unusedBits: UInt8 = 0) -> Data {
+            DER.tlv(0x30, algorithm + DER.tlv(0x03, Data([unusedBits]) + pkcs1))
+        }
+        func pkcs1(_ modulus: Data, _ exponent: Data) -> Data { DER.tlv(0x30, DER.tlv(0x02, modulus) + DER.tlv(0x02, exponent)) }
+        var evenN = n; evenN[evenN.index(before: evenN.endIndex)] &= 0xfe
+        let cases: [(String, Data, String)] = [
+            ("e=1", spki(pkcs1(n, Data([1]))), "e = 1"),
+            ("e=0", spki(pkcs1(n, Data([0]))), "e = 0"),
+            ("e=2", spki(pkcs1(n, Data([2]))), "is even"),
+            ("e=65536", spki(pkcs1(n, Data([1, 0, 0]))), "is even"),
+            ("e=-65537", spki(pkcs1(n, Data([0xfe, 0xff, 0xff]))), "negative INTEGER"),
+            ("n even", spki(pkcs1(evenN, Data([1, 0, 1]))), "n is even"),
+            ("n of 1016 bits", spki(pkcs1(Data([0]) + n.dropFirst(2), Data([1, 0, 1]))), "bits"),
+            ("e=n", spki(pkcs1(n, n)), "not below n"),
+            ("n negative", spki(pkcs1(n.dropFirst(), Data([1, 0, 1]))), "negative INTEGER"),
+            ("n with leading zeros", spki(pkcs1(Data([0, 0]) + n, Data([1, 0, 1]))), "redundant leading byte"),
+            ("non-minimal length", Self.longOuterLength(spki(pkcs1(n, Data([1, 0, 1])))), "more bytes than it needs"),
+            ("bit string with unused bits", spki(pkcs1(n, Data([1, 0, 1])), unusedBits: 1), "1 unused bits"),
+            ("algorithm parameters absent", spki(pkcs1(n, Data([1, 0, 1])), algorithm: Data(hexString: "300b06092a864886f70d010101")!), "not DER"),
+            ("pkcs1 e=1", pkcs1(n, Data([1])), "e = 1"),
+        ]
+        XCTAssertEqual(try RSAPublicKey(importing: spki(pkcs1(n, Data([1, 0, 1])))).info, Self.key1024.info, "the control imports")
+        for (name, der, words) in cases {
+            let label = der[der.index(der.startIndex, offsetBy: 2)] == 0x02 || der[der.index(der.startIndex, offsetBy: 3)] == 0x02
+                ? "RSA PUBLIC KEY" : "PUBLIC KEY"
+            for bytes in [der, PEM.iOSStyle(label: label, der: der)] {
+                XCTAssertThrowsError(try RSAPublicKey(importing: bytes), name) { error in
+                    guard case WireCryptoError.malformedKey(let reason, _) = error else { return XCTFail("\(name): \(error)") }
+                    XCTAssertTrue(reason.contains(words), "\(name): \(reason)")
+                }
+            }
+        }
+    }
+
+    func testPrivateKeyVersions_otherThan0Or1_areRefused() throws {
+        let pkcs1 = try PEM.body(of: try Self.key1024.exported(.pkcs1PEM), label: "RSA PRIVATE KEY")
+        let pkcs8 = try Self.key1024.exported(.pkcs8DER)
+        XCTAssertEqual(pkcs1[4..<7].hexString, "020100")
+        var version5 = pkcs1; version5[6] = 5
+        for bytes in [version5, PEM.iOSStyle(label: "RSA PRIVATE KEY", der: version5)] {
+            XCTAssertThrowsError(try RSAPrivateKey(importing: bytes)) { error in
+                guard case WireCryptoError.malformedKey(let reason, _) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains("version is 5"), reason)
+            }
+        }
+        XCTAssertEqual(pkcs8[4..<7].hexString, "020100")
+        var version16 = pkcs8; version16[6] = 16
+        XCTAssertThrowsError(try RSAPrivateKey(importing: version16))
+        XCTAssertEqual(try RSAPrivateKey(importing: pkcs8).info, Self.key1024.info)
+    }
+
+    /// (n, e) of a PKCS#1 RSAPublicKey DER, each INTEGER's content as written.
+    static func modulusAndExponent(_ der: Data) -> (modulus: Data, exponent: Data)? {
+        let bytes = [UInt8](der)
+        func element(_ index: Int) -> (start: Int, end: Int)? {
+            guard index + 2 <= bytes.count else { return nil }
+            var length = Int(bytes[index + 1]), start = index + 2
+            if length & 0x80 != 0 {
+                let count = length & 0x7f
+                length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+                start += count
+            }
+            return (start, start + length)
+        }
+        guard let outer = element(0), let n = element(outer.start), let e = element(n.end) else { return nil }
+        return (Data(bytes[n.start..<n.end]), Data(bytes[e.start..<e.end]))
+    }
+
+    /// The outer length written with one more length byte than it needs (BER, not DER).
+    static func longOuterLength(_ der: Data) -> Data {
+        let bytes = [UInt8](der)
+        let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
+        let size = bytes.count - header
+        let sizeBytes: [UInt8] = size > 0xff ? [UInt8(size >> 8), UInt8(size & 0xff)] : [UInt8(size)]
+        return Data([bytes[0], 0x80 | UInt8(sizeBytes.count + 1), 0] + sizeBytes + bytes[header...])
+    }
+
     func testGenerate_refusesSizesOutsideTheRange() {
         XCTAssertThrowsError(try RSAPrivateKey(bits: 512)) {
             guard case WireCryptoError.unsupported = $0 else { return XCTFail("\($0)") }
         }
+    }
+}
+
+/// DER's tag-length-value, for the planted keys above.
+private enum DER {
+    static func tlv(_ tag: UInt8, _ content: Data) -> Data {
+        let count = content.count
+        let length: [UInt8] = count < 0x80 ? [UInt8(count)] : count <= 0xff ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+        return Data([tag] + length) + content
     }
 }

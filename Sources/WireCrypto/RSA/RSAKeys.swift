@@ -100,7 +100,17 @@ public struct RSAPublicKey: Sendable {
         if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
         }
+        // DER first, named before OpenSSL reads it: its decoders take some BER and read its oddities
+        // into other numbers (a BIT STRING with unused bits shifts e), which the number check would
+        // misname; and pyca's newer decoders refuse them in words of their own.
+        let der = try PEM.firstLabel(in: data).map { try PEM.body(of: data, label: $0) } ?? data
+        if let (defect, offset) = derDefect([UInt8](der)) {
+            throw WireCryptoError.malformedKey(reason: "not DER (X.690 §10): \(defect) at byte \(offset)", stack: [])
+        }
         self.key = try decodeKey(data, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), passphrase: nil)
+        try requireDER(der, reencodings: [(der.first == 0x30 && firstInnerTag(of: der) == 0x30) ? "SubjectPublicKeyInfo" : "type-specific"],
+                       of: key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY())
+        try requireValidRSANumbers(key)
         ImportedKeys.publicKeys.remember(key, as: id)
     }
 
@@ -163,6 +173,9 @@ public struct RSAPrivateKey: Sendable {
         if encrypted, !legacyPEM, passphrase?.isEmpty ?? true {
             throw WireCryptoError.wrongPassphrase
         }
+        if let der, !encrypted, let (defect, offset) = derDefect([UInt8](der)) {
+            throw WireCryptoError.malformedKey(reason: "not DER (X.690 §10): \(defect) at byte \(offset)", stack: [])
+        }
         do {
             if let der {
                 self.key = try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: nil, passphrase: passphrase,
@@ -175,6 +188,13 @@ public struct RSAPrivateKey: Sendable {
             _ = (reason, stack)
             throw WireCryptoError.wrongPassphrase
         }
+        // An encrypted key's DER is the encryption's; its inner key cannot be compared (OpenSSL
+        // decrypts it internally), so only its numbers are checked.
+        if let der, !encrypted {
+            try requireRSAPrivateKeyVersion(der)
+            try requireDER(der, reencodings: ["PrivateKeyInfo", "type-specific"], of: key, selection: COpenSSLShims_EVP_PKEY_KEYPAIR())
+        }
+        try requireValidRSANumbers(key)
         try checkPrivateKey(key)
         ImportedKeys.privateKeys.remember(key, as: id)
     }
@@ -202,6 +222,153 @@ public struct RSAPrivateKey: Sendable {
                                  structure: "EncryptedPrivateKeyInfo", passphrase: passphrase)
         }
     }
+}
+
+// MARK: - What a key must be (docs/PROTOCOL.md, "Padding and keys")
+
+/// A key is a valid RSA key or it is refused before anything is encrypted to it. RFC 8017 §3.1: the
+/// modulus n is a product of distinct odd primes (so odd), the public exponent e is an integer with
+/// 3 ≤ e ≤ n − 1 and gcd(e, λ(n)) = 1 (λ(n) is even, so e is odd). Encrypting to e = 1 is the
+/// identity: the "ciphertext" is the padded message in the clear. The floor of 1024 bits is the
+/// protocol's (docs/PROTOCOL.md): the seed's own size, and what OpenSSL's default security level
+/// still accepts. Checked on the numbers OpenSSL decoded, the same rule as PythonRef's
+/// `rsa_keys._require_valid_numbers`.
+func requireValidRSANumbers(_ key: EVPKey) throws {
+    guard let n = bigNumber(key, "n"), let e = bigNumber(key, "e") else {
+        throw WireCryptoError.malformedKey(reason: "the key has no RSA modulus and exponent", stack: OpenSSLError.drainQueue())
+    }
+    defer { BN_free(n); BN_free(e) }
+    if let defect = rsaNumbersDefect(n: n, e: e) {
+        throw WireCryptoError.malformedKey(reason: defect, stack: [])
+    }
+}
+
+/// What is wrong with (n, e) as an RSA public key, in words a person can act on, or nil.
+private func rsaNumbersDefect(n: OpaquePointer, e: OpaquePointer) -> String? {
+    let rule = "RFC 8017 §3.1 needs an odd e with 3 ≤ e < n"
+    if BN_is_negative(e) != 0 { return "e is negative: no RSA key (\(rule))" }
+    if BN_is_zero(e) != 0 { return "e = 0: no RSA key (\(rule))" }
+    if BN_is_one(e) != 0 { return "e = 1: no RSA key (encrypting to it sends the message in the clear; \(rule))" }
+    if BN_is_odd(e) == 0 { return "e = \(bigNumberText(e)) is even: no RSA key (\(rule))" }
+    if BN_is_negative(n) != 0 || BN_is_zero(n) != 0 { return "the modulus n is not positive: no RSA key (RFC 8017 §3.1)" }
+    if BN_is_odd(n) == 0 { return "the modulus n is even: no RSA key (RFC 8017 §3.1: n is a product of odd primes)" }
+    let bits = Int(BN_num_bits(n))
+    if bits < 1024 { return "the modulus has \(bits) bits: below the 1024 bits the protocol requires (docs/PROTOCOL.md)" }
+    if BN_cmp(e, n) >= 0 { return "e is not below n: no RSA key (\(rule))" }
+    return nil
+}
+
+/// DER as DER (X.690 §10): what was accepted must re-encode to exactly the bytes given, in one of
+/// the structures `reencodings` names (OpenSSL's encoder structure names). This refuses every BER
+/// form OpenSSL's decoders let through (non-minimal and indefinite lengths, INTEGERs with leading
+/// zeros or a sign, a BIT STRING with unused bits, absent or non-NULL rsaEncryption parameters,
+/// other version numbers) with one rule instead of a list; PythonRef's `_require_der` is the same.
+func requireDER(_ der: Data, reencodings: [String], of key: EVPKey, selection: Int32) throws {
+    func agreeing(_ encoded: Data) -> Int {
+        zip(der, encoded).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(der.count, encoded.count)
+    }
+    var canonical = Data()
+    for structure in reencodings {
+        let encoded = try encodeKey(key, selection: selection, output: "DER", structure: structure)
+        if encoded == der { return }
+        // The structure that was meant: the longest common prefix.
+        if canonical.isEmpty || agreeing(encoded) > agreeing(canonical) { canonical = encoded }
+    }
+    let offset = agreeing(canonical)
+    let defect = derDefect([UInt8](der)).map { "\($0) at byte \($1)" }
+        ?? "it re-encodes to other bytes from byte \(offset) on (\(der.count) bytes given, \(canonical.count) in DER: missing or other algorithm parameters, or another version)"
+    throw WireCryptoError.malformedKey(reason: "not DER (X.690 §10): \(defect)", stack: [])
+}
+
+/// The first X.690 §10 (DER) rule the TLV tree at `der` breaks, and where: the words a person needs
+/// instead of "re-encodes to other bytes". Only diagnosis: `requireDER` decides. PythonRef's
+/// `_der_defect` gives the same words.
+func derDefect(_ der: [UInt8]) -> (String, Int)? {
+    func walk(_ from: Int, _ to: Int, depth: Int) -> (String, Int)? {
+        var index = from
+        while index < to {
+            guard depth < 16, index + 2 <= to else { return nil }
+            let tag = der[index], first = der[index + 1]
+            var length = Int(first), start = index + 2
+            if first == 0x80 { return ("an indefinite length (BER)", index + 1) }
+            if first & 0x80 != 0 {
+                let count = Int(first & 0x7f)
+                guard count >= 1, count <= 4, start + count <= to else { return nil }
+                length = der[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+                if der[start] == 0 || length < 0x80 { return ("a length in more bytes than it needs", index + 1) }
+                start += count
+            }
+            let end = start + length
+            guard end <= to else { return nil }
+            switch tag {
+            case 0x02:
+                guard length > 0 else { return ("an empty INTEGER", index) }
+                if length > 1, (der[start] == 0 && der[start + 1] & 0x80 == 0) || (der[start] == 0xff && der[start + 1] & 0x80 != 0) {
+                    return ("an INTEGER with a redundant leading byte", start)
+                }
+                if der[start] & 0x80 != 0 { return ("a negative INTEGER (a key's numbers are positive)", start) }
+            case 0x03:
+                guard length > 0 else { return ("an empty BIT STRING", index) }
+                if der[start] != 0 { return ("a BIT STRING with \(der[start]) unused bits (a key's BIT STRING has none)", start) }
+                if let inner = walk(start + 1, end, depth: depth + 1) { return inner }
+            case 0x04:
+                if let inner = walk(start, end, depth: depth + 1) { return inner }
+            default:
+                if tag & 0x20 != 0, let inner = walk(start, end, depth: depth + 1) { return inner }
+            }
+            index = end
+        }
+        return nil
+    }
+    return walk(0, der.count, depth: 0)
+}
+
+/// RFC 8017 A.1.2: RSAPrivateKey's version "SHALL be 0 …, unless multi-prime is used, in which
+/// case it SHALL be 1". OpenSSL keeps any other version it reads and writes it back (rsa_asn1.c's
+/// callback checks only version 1), so re-encoding cannot catch it. `der` is a PKCS#8
+/// PrivateKeyInfo or a PKCS#1 RSAPrivateKey that `requireDER` has found to be DER. The same rule
+/// as PythonRef's `_require_private_version`.
+func requireRSAPrivateKeyVersion(_ der: Data) throws {
+    let bytes = [UInt8](der)
+    /// (tag, content start, content end) of the DER element at `index`.
+    func element(at index: Int) -> (tag: UInt8, start: Int, end: Int)? {
+        guard index + 2 <= bytes.count else { return nil }
+        var length = Int(bytes[index + 1]), start = index + 2
+        if length & 0x80 != 0 {
+            let count = length & 0x7f
+            guard (1...4).contains(count), start + count <= bytes.count else { return nil }
+            length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+            start += count
+        }
+        return start + length <= bytes.count ? (bytes[index], start, start + length) : nil
+    }
+    guard let outer = element(at: 0), let version = element(at: outer.start), let second = element(at: version.end) else { return }
+    var rsaVersion = version
+    if second.tag == 0x30 {  // PKCS#8: version, algorithm, OCTET STRING { RSAPrivateKey }
+        guard let octets = element(at: second.end), octets.tag == 0x04, let inner = element(at: octets.start),
+              let innerVersion = element(at: inner.start) else { return }
+        rsaVersion = innerVersion
+    }
+    let value = bytes[rsaVersion.start..<rsaVersion.end]
+    guard rsaVersion.tag == 0x02, value.count == 1, value.first! <= 1 else {
+        throw WireCryptoError.malformedKey(
+            reason: "the RSAPrivateKey version is \(value.count == 1 ? String(Int8(bitPattern: value.first!)) : "0x" + value.map { String(format: "%02x", $0) }.joined()), "
+                + "not 0 (two primes) or 1 (more): RFC 8017 A.1.2", stack: [])
+    }
+}
+
+private func bigNumber(_ key: EVPKey, _ name: String) -> OpaquePointer? {
+    var number: OpaquePointer? = nil
+    guard EVP_PKEY_get_bn_param(key.pointer, name, &number) == 1 else { return nil }
+    return number
+}
+
+/// A number in decimal when it is short, else in hex.
+private func bigNumberText(_ number: OpaquePointer) -> String {
+    let text = BN_num_bits(number) <= 64 ? BN_bn2dec(number) : BN_bn2hex(number)
+    guard let text else { return "?" }
+    defer { COpenSSLShims_OPENSSL_free(text) }
+    return (BN_num_bits(number) <= 64 ? "" : "0x") + String(cString: text).lowercased()
 }
 
 /// Checks an imported private key's numbers (p and q prime, n = pq, d, the CRT values), as pyca
