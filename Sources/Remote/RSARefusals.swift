@@ -24,6 +24,9 @@ extension RemoteRSASocket {
         /// A k-byte ciphertext below the modulus whose only fault is its padding: a PKCS#1 v1.5
         /// server with implicit rejection acknowledges it (ImplicitRejection).
         var onlyThePaddingIsWrong = false
+        /// A client key with e = 1: a server that encrypts its message to it sends the message in
+        /// the clear, which is a weakness finding with the message as evidence, not a failure.
+        var exponentOneKey = false
     }
 
     func malformedInputs() -> [MalformedInput] {
@@ -50,6 +53,16 @@ extension RemoteRSASocket {
             MalformedInput(name: "malformed-public-key", afterKey: false, payload: { _ in
                 framing.encode(Data("public_key=-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----\n".utf8))
             }, halfClose: false),
+            // docs/PROTOCOL.md "Padding and keys" (RFC 8017 §3.1: 3 ≤ e < n): well-formed DER around
+            // a 2048-bit odd "modulus" and e = 1, which a server must refuse before it encrypts.
+            MalformedInput(name: "client-key-exponent-1", afterKey: false, payload: { _ in
+                var generator = run.generator("refuses.client-key-exponent-1")
+                var modulus = [UInt8](generator.bytes(256))
+                modulus[0] |= 0x80
+                modulus[255] |= 1
+                let pem = RSAInvalidKeys.spkiPEM(modulus: Data(modulus), exponent: Data([1]))
+                return framing.encode(Data(RSASocket.keyPrefix.utf8) + pem + Data("\n".utf8))
+            }, halfClose: false, exponentOneKey: true),
         ]
         if framed {
             // In a frame the length is known, so a ciphertext one byte too long is plainly wrong.
@@ -144,6 +157,14 @@ extension RemoteRSASocket {
         let messages = probe.messages(answer.bytes)
         if implicitRejectionApplies, let key, let first = messages.first, first.starts(with: Data(RSASocket.ok.utf8)) {
             return try acknowledgedImplicitly(input, key: key, digest: ImplicitRejection.digest(in: first), facts: facts)
+        }
+        if input.exponentOneKey, let first = messages.first, let clear = RSAInvalidKeys.messageInTheClear(first) {
+            run.finding("client-key-exponent-1", weak: true,
+                        "the server encrypted its message to a client key with e = 1, which is no RSA key (RFC 8017 §3.1: 3 ≤ e < n): "
+                        + "the \(first.count)-byte \"ciphertext\" is the \(clear.padding)-encoded message in the clear, read back here as "
+                        + "\(ProbeConnection.describeMessage(clear.message)) — refuse such a key with \"Server: ERROR\" before encrypting to it "
+                        + "(pyca/cryptography >= 42 and crosscheck's servers refuse it at load)")
+            return .passed
         }
         let name = input.name
         let legacyLimit = input.isLimit && options.framing == .legacy

@@ -48,9 +48,12 @@ extension WireCryptoError: CustomStringConvertible {
         case let .openSSL(error):
             return "\(error)"
         case let .malformedKey(reason, stack):
+            // A key whose numbers or DER break a rule (they cite RFC 8017 or X.690) is in an accepted
+            // format: listing the formats would send the person looking in the wrong place.
+            let brokenRule = reason.contains("RFC 8017") || reason.contains("X.690") || reason.contains("docs/PROTOCOL.md")
             return "not a usable RSA key: \(reason)"
                 + (stack.isEmpty ? "" : " (OpenSSL: \(stack.map(\.text).joined(separator: "; ")))")
-                + ". Accepted: PEM 'PUBLIC KEY', 'RSA PUBLIC KEY', 'PRIVATE KEY', 'RSA PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', or their DER."
+                + (brokenRule ? "" : ". Accepted: PEM 'PUBLIC KEY', 'RSA PUBLIC KEY', 'PRIVATE KEY', 'RSA PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', or their DER.")
         case .wrongPassphrase:
             return "the private key is encrypted and the passphrase is missing or wrong"
         case let .plaintextTooLong(length, limit, padding, bits):

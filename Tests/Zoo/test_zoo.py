@@ -709,3 +709,53 @@ def test_echo_any_json_echoes_every_json_value_and_refuses_the_rest(servers):
         assert echo(client, token, key, value)[0] == {"echo": value}
     for body in (seal(key, b"not json"), seal(key, b"\xff")):
         assert client.post("/secure-data", body, token=token) == (400, b'{"error":"bad request"}')
+
+
+# ---- keys that are not RSA keys (docs/PROTOCOL.md "Padding and keys") -------------------------------
+
+def exponent_one_pem(n):
+    """SPKI PEM of (n, e = 1), built by hand: cryptography >= 42 will not make one."""
+    def tlv(tag, content):
+        size = len(content)
+        if size < 0x80:
+            return bytes([tag, size]) + content
+        length = size.to_bytes((size.bit_length() + 7) // 8, "big")
+        return bytes([tag, 0x80 | len(length)]) + length + content
+
+    def integer(value):
+        return tlv(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+    der = tlv(0x30, bytes.fromhex("300d06092a864886f70d0101010500") + tlv(0x03, b"\x00" + tlv(0x30, integer(n) + integer(1))))
+    text = base64.b64encode(der)
+    return (b"-----BEGIN PUBLIC KEY-----\n" + b"".join(text[i:i + 64] + b"\n" for i in range(0, len(text), 64))
+            + b"-----END PUBLIC KEY-----")
+
+
+def test_control_refuses_a_client_key_with_exponent_1(servers):
+    answer, closed = refusal(servers("control-legacy-pkcs1").port, [b"public_key=" + exponent_one_pem(phone_key().public_key().public_numbers().n)])
+    assert (answer, closed) == (b"Server: ERROR", True)
+
+
+def test_encrypts_to_exponent_1_sends_its_message_in_the_clear(servers):
+    port = servers("encrypts-to-exponent-1").port
+    wire = Wire(port)
+    try:
+        wire.send(b"public_key=" + exponent_one_pem(phone_key().public_key().public_numbers().n))
+        block = wire.exactly(256)
+        assert block[:2] == b"\x00\x02" and block.endswith(b"\x00" + MESSAGE)
+    finally:
+        wire.close()
+    plaintext, stopped, _, closed = pi_to_phone(port, "pkcs1")  # to a real key it is a correct server
+    assert (plaintext, stopped.strip(), closed) == (MESSAGE, b"Server stopped", True)
+
+
+def test_offers_exponent_1_sends_its_modulus_with_e_1(servers):
+    wire = Wire(servers("offers-exponent-1").port)
+    try:
+        wire.send(b"Client: OK")
+        message = wire.read(lambda b: b.index(b"-----END PUBLIC KEY-----\n") + 25 if b"-----END PUBLIC KEY-----\n" in b else 0)
+        body = b"".join(message[len(b"public_key="):].splitlines()[1:-1])
+        der = base64.b64decode(body)
+        assert der.endswith(b"\x02\x01\x01"), der[-8:].hex()  # the last INTEGER, e, is 1
+    finally:
+        wire.close()

@@ -58,6 +58,15 @@ def rsa_private_key(path, bits):
     return rsa.generate_private_key(public_exponent=65537, key_size=bits)
 
 
+def pem(label, der):
+    """PEM of `der` in pyca's form: 64-column lines, a newline after the END line."""
+    import base64
+
+    text = base64.b64encode(der)
+    lines = b"".join(text[i:i + 64] + b"\n" for i in range(0, len(text), 64))
+    return b"-----BEGIN " + label.encode() + b"-----\n" + lines + b"-----END " + label.encode() + b"-----\n"
+
+
 def spki_pem(public_key):
     """SubjectPublicKeyInfo PEM: 64-column lines, a newline after the END line (pyca's form)."""
     return public_key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)

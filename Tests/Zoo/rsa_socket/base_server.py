@@ -5,7 +5,8 @@ Written from docs/PROTOCOL.md ("rsa-socket conversations", "Server rules", "Fram
 that each mutant file shows its flaw and nothing else. Unmodified (as the `control-*` entries of
 zoo.json run it) it is a correct server: legacy or framed, pkcs1 / oaep-sha1 / oaep-sha256, the
 optional digest extension, a 64 KiB bound on a message, a 1 s quiet gap ending an incomplete legacy
-message, and one answer — `Server: ERROR` and a close — for every failure.
+message, one answer — `Server: ERROR` and a close — for every failure, and a client key that is no
+valid RSA key (e = 1, an even n, …) refused before anything is encrypted to it.
 
 Expected verdict (unmodified): pass. With pkcs1 on a cryptography whose OpenSSL is >= 3.2 (zoo
 entry control-pkcs1-current-openssl) a bad padding gets `Server: OK` and a synthetic plaintext's
@@ -125,6 +126,11 @@ class Conversation:
             raise Refusal("not a public key PEM")
         if not isinstance(key, rsa.RSAPublicKey):
             raise Refusal("not an RSA public key")
+        # docs/PROTOCOL.md "Padding and keys" (RFC 8017 §3.1): refused before anything is encrypted to
+        # it. (A cryptography on OpenSSL 3.0 loads e = 1; one >= 42 already refuses it at load.)
+        numbers = key.public_numbers()
+        if numbers.n % 2 == 0 or numbers.n.bit_length() < 1024 or not 3 <= numbers.e < numbers.n or numbers.e % 2 == 0:
+            raise Refusal("not a valid RSA key (n odd and >= 1024 bits, 3 <= e < n, e odd)")
         return key
 
     def encrypt_for(self, phone_key, message):
