@@ -13,14 +13,20 @@ final class TestServers {
 
     /// Runs `executable ARGUMENTS` in `directory` and returns the port at the end of its first
     /// line (`listening on HOST:PORT` or `LISTENING PORT`). One that prints none within 60 s is killed.
-    func start(_ executable: String, _ arguments: [String], in directory: URL) throws -> UInt16 {
+    /// `errorLog`: a file that gets what it writes to stderr (default: nowhere).
+    func start(_ executable: String, _ arguments: [String], in directory: URL, errorLog: URL? = nil) throws -> UInt16 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         processes.append(process)
         let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }  // ends the read below
