@@ -84,6 +84,13 @@ final class LegacyDigestTests: XCTestCase {
         XCTAssertNil(CC_MD4("x", 1, nil))
     }
 
+    /// The sweep's cheap names (issue 34): header constants app code sizes buffers with, Apple's values.
+    func testHeaderConstants_haveApplesValues() {
+        XCTAssertEqual(CC_HMAC_CONTEXT_SIZE, 96)
+        XCTAssertEqual([CC_MD2_DIGEST_LENGTH, CC_MD4_DIGEST_LENGTH, CC_MD5_DIGEST_LENGTH], [16, 16, 16])
+        XCTAssertEqual([CC_MD2_BLOCK_BYTES, CC_MD4_BLOCK_BYTES, CC_MD5_BLOCK_BYTES], [64, 64, 64])
+    }
+
     /// MD4 of random messages (lengths around the 55/56/64-byte padding edges) equals
     /// `openssl dgst -md4` with OpenSSL 3's legacy provider.
     func testMD4_matchesOpenSSL() throws {
