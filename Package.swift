@@ -37,6 +37,9 @@ let package = Package(
 
         // Layer 1½: the strict readers of the protocol's text formats (base64, JSON); Foundation only.
         .target(name: "StrictFormats"),
+        // What an app's process records about where it keeps things (a keychain item as stored), shared
+        // by Security's in-memory keychain and AppUnderTest's storage facts; Foundation only.
+        .target(name: "StorageRecords"),
 
         // Layer 2: Swift owners of C objects. WireCrypto is the Swift side's crypto over OpenSSL;
         // PythonBridge embeds CPython and runs PythonRef in-process.
@@ -47,7 +50,7 @@ let package = Package(
         // docs/APPLE-MODULES.md lists what they cover and where they differ from Apple's.
         .target(name: "CryptoKit", dependencies: ["WireCrypto"]),
         .target(name: "CommonCrypto", dependencies: ["WireCrypto"]),
-        .target(name: "Security", dependencies: ["WireCrypto"]),
+        .target(name: "Security", dependencies: ["WireCrypto", "StorageRecords"]),
         .target(name: "AppleImplicitImports", dependencies: ["Security"]),
         // The device owner's authentication (LAContext), answered by Security's simulated user.
         .target(name: "LocalAuthentication", dependencies: ["Security"]),
@@ -81,7 +84,7 @@ let package = Package(
         // The app under test: capability protocols an app's adapter implements (no harness
         // dependency), and the seed apps' own code compiled as app code is (Swift 5 mode), each with
         // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
-        .target(name: "AppUnderTest", dependencies: []),
+        .target(name: "AppUnderTest", dependencies: ["StorageRecords"]),
         // An app in a process of its own: the host loop, the proxy, the package builder (`--app DIR`).
         .target(name: "AppHost", dependencies: ["AppUnderTest", "Security"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),

@@ -1,4 +1,6 @@
 import Foundation
+// KeychainItemRecord (StorageFacts.keychainItems) is StorageRecords' type, re-exported: it is part of this module's API.
+@_exported import StorageRecords
 
 /// An app's container: the scratch home its own process runs in, with the folders an iOS app
 /// has, so what the app writes is observable and crosscheck's own home stays clean. The host's
@@ -60,25 +62,6 @@ public struct KeyMaterial: Equatable, Sendable {
     /// What it is, for a finding: "the key given to keychain.store", "the private key from rsa-own-key.encrypt".
     public let what: String
     public init(_ bytes: Data, _ what: String) { self.bytes = bytes; self.what = what }
-}
-
-/// One keychain item as the app stored it, as its process reports it.
-public struct KeychainItemRecord: Equatable, Sendable {
-    /// Apple's name of the class ("kSecClassKey").
-    public let itemClass: String
-    /// The attributes the app passed, by Apple's names ("kSecAttrAccessible": "kSecAttrAccessibleAfterFirstUnlock").
-    public let requested: [String: String]
-    /// The item's accessibility: the app's, or the keychain's default.
-    public let accessible: String
-    public let value: Data?
-    /// Made by SecKeyCreateRandomKey with kSecAttrIsPermanent.
-    public let generatedPermanentKey: Bool
-    public let isPrivateKey: Bool
-
-    public init(itemClass: String, requested: [String: String], accessible: String, value: Data?, generatedPermanentKey: Bool, isPrivateKey: Bool) {
-        self.itemClass = itemClass; self.requested = requested; self.accessible = accessible; self.value = value
-        self.generatedPermanentKey = generatedPermanentKey; self.isPrivateKey = isPrivateKey
-    }
 }
 
 /// What the app's process reports about where it keeps things.

@@ -1,15 +1,26 @@
 import Foundation
 internal import WireCrypto
 
-// CommonCrypto's CommonDigest.h as Swift imports it on iOS: one-shot `CC_MD5`/`CC_SHA1`/
-// `CC_SHA224`/`CC_SHA256`/`CC_SHA384`/`CC_SHA512` (each returns its `md` argument), the
+// CommonCrypto's CommonDigest.h as Swift imports it on iOS: one-shot `CC_MD2`/`CC_MD4`/`CC_MD5`/
+// `CC_SHA1`/`CC_SHA224`/`CC_SHA256`/`CC_SHA384`/`CC_SHA512` (each returns its `md` argument), the
 // `CC_<H>_Init/Update/Final` context functions (return 1), `CC_LONG` lengths and the
-// `CC_<H>_DIGEST_LENGTH`/`_BLOCK_BYTES` macros (imported as Int32). The digests are OpenSSL's,
-// through WireCrypto's DigestContext (the one CryptoKit's hash functions use too).
+// `CC_<H>_DIGEST_LENGTH`/`_BLOCK_BYTES` macros (imported as Int32). MD5 and the SHAs are OpenSSL's,
+// through WireCrypto's DigestContext (the one CryptoKit's hash functions use too); MD2 and MD4 are
+// WireCrypto's own (`InsecureMD2`, RFC 1319; `InsecureMD4`, RFC 1320), in CommonDigestLegacy.swift.
+//
+// Availability and deprecation as Apple's header (CommonDigest.h, iOS 13 SDK and later) declares
+// them: MD2, MD4 and MD5 are `API_DEPRECATED(CC_DIGEST_DEPRECATION_WARNING, macos(10.4, 10.15),
+// ios(2.0, 13.0))`, the SHAs `API_AVAILABLE(macos(10.4), ios(2.0))`. Marks for iOS and macOS have
+// no effect on Linux (a Linux build warns about nothing), as an iOS target's build does.
 
 public typealias CC_LONG = UInt32
 public typealias CC_LONG64 = UInt64
 
+public let CC_MD2_DIGEST_LENGTH: Int32 = 16
+/// 64, as Apple's header says, although MD2 works on 16-byte blocks (RFC 1319 §3.1).
+public let CC_MD2_BLOCK_BYTES: Int32 = 64
+public let CC_MD4_DIGEST_LENGTH: Int32 = 16
+public let CC_MD4_BLOCK_BYTES: Int32 = 64
 public let CC_MD5_DIGEST_LENGTH: Int32 = 16
 public let CC_MD5_BLOCK_BYTES: Int32 = 64
 public let CC_SHA1_DIGEST_LENGTH: Int32 = 20
@@ -103,6 +114,8 @@ public struct CC_SHA512_CTX { var state = CCDigestState(); public init() {} }
 
 /// MD5: broken for collisions; apps use it for checksums and cache keys (deprecated on iOS 13).
 @discardableResult
+@available(iOS, introduced: 2.0, deprecated: 13.0, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
+@available(macOS, introduced: 10.4, deprecated: 10.15, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
 public func CC_MD5(_ data: UnsafeRawPointer!, _ len: CC_LONG, _ md: UnsafeMutablePointer<UInt8>!) -> UnsafeMutablePointer<UInt8>! {
     CCHashFunction.md5.oneShot(data, Int(len), md)
 }
@@ -130,12 +143,18 @@ public func CC_SHA512(_ data: UnsafeRawPointer!, _ len: CC_LONG, _ md: UnsafeMut
 // MARK: contexts
 
 @discardableResult
+@available(iOS, introduced: 2.0, deprecated: 13.0, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
+@available(macOS, introduced: 10.4, deprecated: 10.15, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
 public func CC_MD5_Init(_ c: UnsafeMutablePointer<CC_MD5_CTX>!) -> Int32 { c.pointee.state.start(.md5); return 1 }
 @discardableResult
+@available(iOS, introduced: 2.0, deprecated: 13.0, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
+@available(macOS, introduced: 10.4, deprecated: 10.15, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
 public func CC_MD5_Update(_ c: UnsafeMutablePointer<CC_MD5_CTX>!, _ data: UnsafeRawPointer!, _ len: CC_LONG) -> Int32 {
     c.pointee.state.requireStarted("CC_MD5_Update"); c.pointee.state.update(data, Int(len)); return 1
 }
 @discardableResult
+@available(iOS, introduced: 2.0, deprecated: 13.0, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
+@available(macOS, introduced: 10.4, deprecated: 10.15, message: "This function is cryptographically broken and should not be used in security contexts. Clients should migrate to SHA256 (or stronger).")
 public func CC_MD5_Final(_ md: UnsafeMutablePointer<UInt8>!, _ c: UnsafeMutablePointer<CC_MD5_CTX>!) -> Int32 {
     c.pointee.state.requireStarted("CC_MD5_Final"); return c.pointee.state.finish(into: md)
 }

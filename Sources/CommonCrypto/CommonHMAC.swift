@@ -67,6 +67,10 @@ final class HMACState {
     }
 }
 
+/// CommonHMAC.h's `#define CC_HMAC_CONTEXT_SIZE 96`: the 32-bit words of Apple's `CCHmacContext`
+/// (code sizes buffers with it). Here the context holds its state otherwise; its size is not this.
+public let CC_HMAC_CONTEXT_SIZE: Int32 = 96
+
 /// `CCHmacContext`: start it with `CCHmacInit`. Copying it copies the state, as a C struct does.
 public struct CCHmacContext {
     var state: HMACState?

@@ -1,37 +1,22 @@
 import Foundation
+public import StorageRecords
 
 // What a key-storage audit reads from the in-memory keychain: every item with the attributes the
 // app stored it with (by Apple's names, before defaults were filled in), and the private keys the
 // app exported. On iOS the keychain belongs to the app's process; here an app's own process (the
 // host crosscheck runs it in) may hold several InMemoryKeychains (a seed adapter keeps its own),
-// so the audit reads all of them.
+// so the audit reads all of them. Each item is a `KeychainItemRecord` (module StorageRecords, below
+// Security and AppUnderTest: the same value AppHost carries out of the app's process and the audit reads).
 
 extension InMemoryKeychain {
-    /// One item as the app stored it.
-    public struct StoredItem: Equatable, Sendable {
-        /// Apple's name of its class, e.g. "kSecClassKey".
-        public let itemClass: String
-        /// The attributes the app passed, by Apple's names, values as Apple's names where they are
-        /// constants ("kSecAttrAccessibleAfterFirstUnlock"), blobs as UTF-8 text or hex.
-        public let requested: [String: String]
-        /// The accessibility the item has (the app's, or the default kSecAttrAccessibleWhenUnlocked).
-        public let accessible: String
-        /// The bytes it holds: kSecValueData, or the key's external representation.
-        public let value: Data?
-        /// Stored by SecKeyCreateRandomKey because the app asked for kSecAttrIsPermanent.
-        public let generatedPermanentKey: Bool
-        /// kSecAttrKeyClassPrivate, for keys.
-        public let isPrivateKey: Bool
-    }
-
     /// This keychain's items, in the order they were added.
-    public var storedItems: [StoredItem] {
+    public var storedItems: [KeychainItemRecord] {
         lock.lock(); defer { lock.unlock() }
         return items.map(Self.stored)
     }
 
     /// The items of every keychain this process made (the app's, in an app's own process).
-    public static var everyStoredItem: [StoredItem] {
+    public static var everyStoredItem: [KeychainItemRecord] {
         registryLock.lock()
         registry.removeAll { $0.keychain == nil }
         let keychains = registry.compactMap(\.keychain)
@@ -66,13 +51,13 @@ extension InMemoryKeychain {
     nonisolated(unsafe) private static var registry: [WeakKeychain] = []
     nonisolated(unsafe) private static var exported: [Data] = []
 
-    static func stored(_ item: Item) -> StoredItem {
+    static func stored(_ item: Item) -> KeychainItemRecord {
         var requested: [String: String] = [:]
         for (code, value) in item.attributes where item.requested.contains(code) {
             requested[AttributeName.byCode[code] ?? code] = AttributeName.text(code, value)
         }
         let accessible = item.attributes[kSecAttrAccessible as String].map { AttributeName.text(kSecAttrAccessible as String, $0) }
-        return StoredItem(itemClass: AttributeName.classes[item.itemClass] ?? item.itemClass, requested: requested,
+        return KeychainItemRecord(itemClass: AttributeName.classes[item.itemClass] ?? item.itemClass, requested: requested,
                           accessible: accessible ?? "kSecAttrAccessibleWhenUnlocked", value: item.data,
                           generatedPermanentKey: item.generatedPermanent,
                           isPrivateKey: item.attributes[kSecAttrKeyClass as String] == .string(kSecAttrKeyClassPrivate as String))

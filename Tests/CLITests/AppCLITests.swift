@@ -190,6 +190,129 @@ final class AppCLITests: XCTestCase {
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
     }
 
+    /// Issue 34's APIs as app code reaches them in an app package, as on iOS: CC_MD2/CC_MD4 through
+    /// `import CommonCrypto`, SecCertificateCopyPublicKey through `import Foundation` alone and
+    /// SecCertificateCopySerialNumber through `import Security`, applyingTransform on a String and a
+    /// Substring. The app's own process computes each known answer (RFC 1319/1320 "abc", the P-256
+    /// point and serial openssl printed for the embedded certificate, ICU's transliterations) and
+    /// its adapter names itself `issue34-apis-WRONG` (the wrong ones on its console) when any differs.
+    func testIssue34APIs_areVisibleToAppCodeAndGiveApplesAnswers() throws {
+        let folder = try appFolder("issue34-apis-app", [
+            "LegacyHash.swift": """
+                // App code as an old iOS file writes it: CommonDigest's deprecated MD2 and MD4.
+                import Foundation
+                import CommonCrypto
+
+                enum LegacyHash {
+                    static func md2(_ string: String) -> String {
+                        let data = Data(string.utf8)
+                        var digest = [UInt8](repeating: 0, count: Int(CC_MD2_DIGEST_LENGTH))
+                        data.withUnsafeBytes { _ = CC_MD2($0.baseAddress, CC_LONG(data.count), &digest) }
+                        return digest.map { String(format: "%02x", $0) }.joined()
+                    }
+
+                    static func md4(_ string: String) -> String {
+                        var context = CC_MD4_CTX()
+                        CC_MD4_Init(&context)
+                        let data = Data(string.utf8)
+                        data.withUnsafeBytes { _ = CC_MD4_Update(&context, $0.baseAddress, CC_LONG(data.count)) }
+                        var digest = [UInt8](repeating: 0, count: Int(CC_MD4_DIGEST_LENGTH))
+                        CC_MD4_Final(&digest, &context)
+                        return digest.map { String(format: "%02x", $0) }.joined()
+                    }
+                }
+                """,
+            "PinnedKey.swift": """
+                // Imports only Foundation, as an iOS pinning helper does: Security's names come with it.
+                import Foundation
+
+                enum PinnedKey {
+                    static let certificateBase64 = "MIIBeDCCAR2gAwIBAgICNBIwCgYIKoZIzj0EAwIwGjEYMBYGA1UEAwwPaXNzdWUzNC5leGFtcGxlMB4XDTI2MTIwNjA1MzQzOVoXDTM2MTIwMzA1MzQzOVowGjEYMBYGA1UEAwwPaXNzdWUzNC5leGFtcGxlMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAECsg9cvnCSaZqhHfIAprm6K942sTHW3wIrS/bJjPyRd5OUycvfjCpfmitzWsTJrCybm64g9LmkUkXCIZSTgTlzqNTMFEwHQYDVR0OBBYEFDWvrCB5CjFaxunQQNQebWv2RbBCMB8GA1UdIwQYMBaAFDWvrCB5CjFaxunQQNQebWv2RbBCMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAPCkXcNfthSnvSk8XPemTGgCM3oKNOieUbEiIHRSzjNHAiEAgc4ByKWwAXNnYdaWPfhW7la1p6Js71RDIym2UEKmJZI="
+
+                    /// The pinned certificate's public key bytes, the iOS 10.3-11 way.
+                    static func publicKeyBytes() -> Data? {
+                        guard let der = Data(base64Encoded: certificateBase64),
+                              let certificate = SecCertificateCreateWithData(nil, der as CFData),
+                              let key = SecCertificateCopyPublicKey(certificate) else { return nil }
+                        var error: Unmanaged<CFError>?
+                        return SecKeyCopyExternalRepresentation(key, &error) as Data?
+                    }
+                }
+                """,
+            "CertificateSerial.swift": """
+                import Foundation
+                import Security
+
+                func pinnedSerialHex() -> String? {
+                    guard let der = Data(base64Encoded: PinnedKey.certificateBase64),
+                          let certificate = SecCertificateCreateWithData(nil, der as CFData),
+                          let serial = SecCertificateCopySerialNumber(certificate) as Data? else { return nil }
+                    return serial.map { String(format: "%02x", $0) }.joined()
+                }
+                """,
+            "Slug.swift": """
+                import Foundation
+
+                extension String {
+                    /// A file-name-safe Latin form of a user's name, the way iOS code builds one.
+                    var latinSlug: String? {
+                        applyingTransform(.toLatin, reverse: false)?.applyingTransform(.stripDiacritics, reverse: false)
+                    }
+                }
+
+                /// The first word only, transformed as a Substring (iOS declares applyingTransform on StringProtocol).
+                func firstWordInGreek(_ text: String) -> String? {
+                    text.split(separator: " ").first?.applyingTransform(.latinToGreek, reverse: false)
+                }
+                """,
+            "Adapter.swift": """
+                // The adapter: seals with a key kept inside (SelfContainedSealing), and names itself after the
+                // known answers the app's own calls gave in its process (RFC 1319 and RFC 1320's "abc"; the
+                // certificate's P-256 point and serial as openssl printed them; ICU's transliterations).
+                import Foundation
+                import CryptoKit
+                import AppUnderTest
+
+                final class Issue34Adapter: AppUnderTest, SelfContainedSealing {
+                    static let key = SymmetricKey(size: .bits256)
+                    let identifier: String
+                    let summary: String
+                    let boxAlgorithm = "aes-gcm"
+
+                    init() {
+                        let answers: [(String, String?, String)] = [
+                            ("CC_MD2", LegacyHash.md2("abc"), "da853b0d3f88d99b30283a69e6ded6bb"),
+                            ("CC_MD4", LegacyHash.md4("abc"), "a448017aaf21d8525fc10ae87aa6729d"),
+                            ("SecCertificateCopyPublicKey", PinnedKey.publicKeyBytes().map { $0.map { String(format: "%02x", $0) }.joined() },
+                             "040ac83d72f9c249a66a8477c8029ae6e8af78dac4c75b7c08ad2fdb2633f245de4e53272f7e30a97e68adcd6b1326b0b26e6eb883d2e69149170886524e04e5ce"),
+                            ("SecCertificateCopySerialNumber", pinnedSerialHex(), "3412"),
+                            ("applyingTransform", "Crème Brûlée ありがとう".latinSlug, "Creme Brulee arigatou"),
+                            ("Substring.applyingTransform", firstWordInGreek("beta test"), "βετα"),
+                        ]
+                        let wrong = answers.filter { $0.1 != $0.2 }.map { $0.0 + " gave " + ($0.1 ?? "nil") + ", not " + $0.2 }
+                        identifier = wrong.isEmpty ? "issue34-apis" : "issue34-apis-WRONG"
+                        summary = wrong.isEmpty ? "CC_MD2, CC_MD4, SecCertificateCopyPublicKey/SerialNumber, applyingTransform: Apple's answers"
+                                                : wrong.joined(separator: "; ")
+                        if !wrong.isEmpty { FileHandle.standardError.write(Data((summary + "\\n").utf8)) }
+                    }
+
+                    func seal(_ plaintext: Data) throws -> Data {
+                        guard let combined = try AES.GCM.seal(plaintext, using: Self.key).combined else { throw AppFailure("seal", "no combined box") }
+                        return combined
+                    }
+
+                    func open(_ box: Data) throws -> Data { try AES.GCM.open(AES.GCM.SealedBox(combined: box), using: Self.key) }
+                }
+
+                func makeAppUnderTest() -> AppUnderTest { Issue34Adapter() }
+                """,
+        ])
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--filter", "issue34-apis"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the app under test is issue34-apis (SelfContainedSealing)"), outcome.stderr)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_app"), [12, 12, 0, 0, 0], outcome.stdout)
+    }
+
     /// Every app package builds in one shared scratch folder: an app built again, unchanged, after
     /// another app was built must get its own host back, not the other's (SwiftPM's plan there
     /// named the other package's sources; `AppPackage.forgetAnotherPackagesPlan`).
