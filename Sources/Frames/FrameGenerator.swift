@@ -34,9 +34,11 @@ struct MutationContext: Sendable {
 /// A structured mutator: a name (reported, and in reproducers) and an edit of a draft.
 struct FrameMutator: Sendable {
     let name: String
+    /// What the specification requires of the frames it makes, where it decides.
+    let spec: FrameSpec?
     let apply: @Sendable (inout FrameDraft, inout SeededGenerator, MutationContext) -> Void
-    init(_ name: String, _ apply: @escaping @Sendable (inout FrameDraft, inout SeededGenerator, MutationContext) -> Void) {
-        self.name = name; self.apply = apply
+    init(_ name: String, spec: FrameSpec? = nil, _ apply: @escaping @Sendable (inout FrameDraft, inout SeededGenerator, MutationContext) -> Void) {
+        self.name = name; self.spec = spec; self.apply = apply
     }
 }
 
@@ -109,17 +111,37 @@ public struct FrameGenerator: Sendable {
         // 6 in 100 stay valid, 78 get one structured mutator, 12 random byte edits, 4 both.
         let roll = random.next() % 100
         var name = "valid"
+        var spec = Self.validSpec(family)
+        var unchanged: Bool?
         if roll >= 6 && roll < 84 || roll >= 96 {
             let mutator = random.choose(Self.mutators(family))
+            let before = (assemble(family, draft), draft.setting, draft.tail)
             mutator.apply(&draft, &random, context)
             name = mutator.name
+            spec = mutator.spec
+            unchanged = before.0 == assemble(family, draft) && before.1 == draft.setting && before.2 == draft.tail
         }
         var bytes = assemble(family, draft)
         if roll >= 84 {
             bytes = havoc(bytes, family, &random)
             name = name == "valid" ? "random-bytes" : name + "+random-bytes"
+            spec = nil  // random edits: the specification's answer is no longer known
         }
-        return FuzzFrame(family: family, mutator: name, bytes: bytes, setting: draft.setting, tail: draft.tail)
+        // A message over a lowered limit is refused whatever it holds: the key's validity no longer decides.
+        if spec?.answer == .valid, draft.setting["maxMessage"] != nil { spec = nil }
+        var frame = FuzzFrame(family: family, mutator: name, bytes: bytes, setting: draft.setting, tail: draft.tail, spec: spec)
+        frame.unchanged = unchanged
+        return frame
+    }
+
+    /// What an unmutated frame of `family` must get, where the specification says: a key file in
+    /// a format docs/PROTOCOL.md lists, and a `public_key=` message carrying one, are accepted.
+    static func validSpec(_ family: FrameFamily) -> FrameSpec? {
+        switch family {
+        case .publicKey, .privateKey: return .valid("docs/PROTOCOL.md \"Padding and keys\": a valid RSA key in a listed format")
+        case .clientKey, .serverKey: return .valid("docs/PROTOCOL.md: `public_key=` + a valid RSA key's PEM")
+        default: return nil
+        }
     }
 
     private func havoc(_ bytes: Data, _ family: FrameFamily, _ random: inout SeededGenerator) -> Data {
@@ -392,11 +414,17 @@ public enum StreamFrames {
         },
     ]
 
+    /// The key variants a `public_key=` message carries in the protocol's own form (iOS PEM layout).
+    static let messageForms: Set<String> = ["spki-pem", "pkcs1-pem", "exponent-3"]
+
     /// `public_key=` + a mutated key: into a server (client key), or as the server's key into a client.
     static func keyMessageMutators(server: Bool) -> [FrameMutator] {
         let index = 0
         var list = KeyMutations.publicVariants.map { variant in
-            FrameMutator("key-\(variant.name)") { draft, random, context in
+            // In a `public_key=` message the valid form is the iOS PEM layout (docs/PROTOCOL.md; other
+            // line ends and final newlines are one side's rule, not both sides'); a key that is no RSA
+            // key is invalid in any wrapping.
+            FrameMutator("key-\(variant.name)", spec: variant.spec?.answer == .invalid || Self.messageForms.contains(variant.name) ? variant.spec : nil) { draft, random, context in
                 let key = server ? context.key(draft.setting) : random.choose(context.keys)
                 let body = variant.make(key, context.other(than: key), &random)
                 draft.messages[index] = keyPrefix + body + (server ? Data("\n".utf8) : Data())

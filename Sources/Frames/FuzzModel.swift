@@ -81,6 +81,26 @@ public struct FrameTail: Sendable, Equatable, Codable {
     public init(byte: UInt8, count: Int) { self.byte = byte; self.count = count }
 }
 
+/// What the specification requires of a frame, whatever the two implementations do (Wycheproof's
+/// valid / invalid, with the clause that decides it): `crosscheck fuzz` judges each side against
+/// it as well as against the other side, so "both accepted an invalid frame" is a failure of its
+/// own kind (`spec`). Frames the specification leaves open (acceptable either way) carry none.
+public struct FrameSpec: Sendable, Equatable, Codable {
+    public enum Answer: String, Sendable, Codable {
+        /// Every conforming implementation accepts it.
+        case valid
+        /// Every conforming implementation refuses it.
+        case invalid
+    }
+    public var answer: Answer
+    /// The rule that decides, e.g. `RFC 8017 §3.1: 3 ≤ e < n`.
+    public var clause: String
+
+    public init(_ answer: Answer, _ clause: String) { self.answer = answer; self.clause = clause }
+    public static func valid(_ clause: String) -> FrameSpec { FrameSpec(.valid, clause) }
+    public static func invalid(_ clause: String) -> FrameSpec { FrameSpec(.invalid, clause) }
+}
+
 /// One generated input: what family it belongs to, which mutator made it, the bytes, and the
 /// configuration both implementations get.
 public struct FuzzFrame: Sendable, Equatable, Codable {
@@ -91,10 +111,18 @@ public struct FuzzFrame: Sendable, Equatable, Codable {
     public var bytes: Data
     public var setting: FuzzSetting
     public var tail: FrameTail?
+    /// What the specification requires of this frame, where it decides (nil: acceptable either way,
+    /// or unknown after random byte edits).
+    public var spec: FrameSpec?
+    /// The structured mutator left the frame as it was (a mutator that changed nothing tests nothing).
+    public var unchanged: Bool?
 
-    public init(family: FrameFamily, mutator: String, bytes: Data, setting: FuzzSetting, tail: FrameTail? = nil) {
-        self.family = family; self.mutator = mutator; self.bytes = bytes; self.setting = setting; self.tail = tail
+    public init(family: FrameFamily, mutator: String, bytes: Data, setting: FuzzSetting, tail: FrameTail? = nil, spec: FrameSpec? = nil) {
+        self.family = family; self.mutator = mutator; self.bytes = bytes; self.setting = setting; self.tail = tail; self.spec = spec
     }
+
+    /// The structured mutator's name without a `+random-bytes` suffix: what counts and groups findings.
+    public var baseMutator: String { mutator.components(separatedBy: "+").first ?? mutator }
 
     /// The total length, tail included.
     public var length: Int { bytes.count + (tail?.count ?? 0) }
@@ -154,4 +182,7 @@ public enum FrameFinding: Sendable, Equatable {
     case crash
     /// The frame took longer than its deadline.
     case hang
+    /// A side answered against what the specification requires (`FuzzFrame.spec`), whether or not
+    /// the other side did the same.
+    case specViolation
 }

@@ -9,8 +9,26 @@ import WireCrypto
 enum KeyMutations {
     struct Variant: Sendable {
         let name: String
+        /// What the specification requires of the key it makes (nil: it leaves the answer open).
+        let spec: FrameSpec?
         let make: @Sendable (_ key: FuzzKey, _ other: FuzzKey, _ random: inout SeededGenerator) -> Data
+
+        init(name: String, spec: FrameSpec? = nil,
+             make: @escaping @Sendable (_ key: FuzzKey, _ other: FuzzKey, _ random: inout SeededGenerator) -> Data) {
+            self.name = name; self.spec = spec; self.make = make
+        }
     }
+
+    // The clauses the specification's answers cite (docs/PROTOCOL.md "Padding and keys").
+    static let formats = FrameSpec.valid("docs/PROTOCOL.md \"Padding and keys\": SPKI or PKCS#1, PEM or DER")
+    static let privateFormats = FrameSpec.valid("docs/PROTOCOL.md \"Padding and keys\": PKCS#8 or PKCS#1, PEM or DER")
+    static let numbers = FrameSpec.invalid("RFC 8017 §3.1: n odd and at least 1024 bits (docs/PROTOCOL.md), 3 ≤ e < n, e odd")
+    static let der = FrameSpec.invalid("X.690 §10.1 and §8.3.2: DER lengths and INTEGERs are minimal, lengths definite")
+    static let oneStructure = FrameSpec.invalid("docs/PROTOCOL.md \"Padding and keys\": one DER structure, nothing after it")
+    static let notDER = FrameSpec.invalid("X.690 §8.1: the bytes are no complete DER structure of the key's type")
+    static let notRSA = FrameSpec.invalid("RFC 8017 §3.1 / RFC 3279 §2.3.1: not an RSA key (rsaEncryption)")
+    static let nullParameters = FrameSpec.invalid("RFC 3279 §2.3.1: rsaEncryption's parameters MUST be NULL")
+    static let version = FrameSpec.invalid("RFC 5208 §5 / RFC 8017 A.1.2: the version is 0 (or 1 for more primes)")
 
     // A P-256 and an Ed25519 key (made once with `openssl genpkey`): well-formed keys that are not RSA.
     static let ecSPKI = Data(base64Encoded: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEJ97MITiFq3Ee9JlPO9RZg3ulF1m/PkU/vqJPXviuhSOh5Hgu2Me8D8PQLjG5F1tGu7kd1UKcMTs+EkBWDUgrIg==")!
@@ -68,13 +86,13 @@ enum KeyMutations {
     }
 
     static let publicVariants: [Variant] = [
-        Variant(name: "spki-pem") { key, _, _ in pem("PUBLIC KEY", key.spkiDER) },
-        Variant(name: "pkcs1-pem") { key, _, _ in pem("RSA PUBLIC KEY", key.pkcs1DER) },
-        Variant(name: "spki-pem-final-newline") { key, _, _ in pem("PUBLIC KEY", key.spkiDER, final: "\n") },
-        Variant(name: "spki-pem-crlf") { key, _, _ in pem("PUBLIC KEY", key.spkiDER, lineEnd: "\r\n") },
-        Variant(name: "spki-pem-crlf-final") { key, _, _ in pem("PUBLIC KEY", key.spkiDER, lineEnd: "\r\n", final: "\r\n") },
-        Variant(name: "spki-der") { key, _, _ in key.spkiDER },
-        Variant(name: "pkcs1-der") { key, _, _ in key.pkcs1DER },
+        Variant(name: "spki-pem", spec: formats) { key, _, _ in pem("PUBLIC KEY", key.spkiDER) },
+        Variant(name: "pkcs1-pem", spec: formats) { key, _, _ in pem("RSA PUBLIC KEY", key.pkcs1DER) },
+        Variant(name: "spki-pem-final-newline", spec: formats) { key, _, _ in pem("PUBLIC KEY", key.spkiDER, final: "\n") },
+        Variant(name: "spki-pem-crlf", spec: formats) { key, _, _ in pem("PUBLIC KEY", key.spkiDER, lineEnd: "\r\n") },
+        Variant(name: "spki-pem-crlf-final", spec: formats) { key, _, _ in pem("PUBLIC KEY", key.spkiDER, lineEnd: "\r\n", final: "\r\n") },
+        Variant(name: "spki-der", spec: formats) { key, _, _ in key.spkiDER },
+        Variant(name: "pkcs1-der", spec: formats) { key, _, _ in key.pkcs1DER },
         Variant(name: "base64-invalid-char") { key, _, random in
             pemEditingBody("PUBLIC KEY", key.spkiDER, &random) { body, random in
                 let lines = body.indices.filter { body[$0] != 0x0a }
@@ -137,14 +155,14 @@ enum KeyMutations {
         Variant(name: "dashes-four") { key, _, _ in
             Data(String(decoding: pem("PUBLIC KEY", key.spkiDER), as: UTF8.self).replacingOccurrences(of: "-----", with: "----").utf8)
         },
-        Variant(name: "der-truncated") { key, _, random in pem("PUBLIC KEY", key.spkiDER.prefix(random.int(in: 1...(key.spkiDER.count - 1)))) },
-        Variant(name: "der-padded-zeros") { key, _, random in pem("PUBLIC KEY", key.spkiDER + Data(count: random.int(in: 1...8))) },
-        Variant(name: "der-trailing-garbage") { key, _, random in pem("PUBLIC KEY", key.spkiDER + random.bytes(random.int(in: 1...16))) },
-        Variant(name: "der-raw-trailing-garbage") { key, _, random in key.spkiDER + random.bytes(random.int(in: 1...16)) },
-        Variant(name: "der-raw-pkcs1-trailing-zero") { key, _, _ in key.pkcs1DER + Data([0]) },
-        Variant(name: "der-length-nonminimal") { key, _, _ in pem("PUBLIC KEY", DERMutations.nonMinimalOuterLength(key.spkiDER)) },
-        Variant(name: "der-indefinite-length") { key, _, _ in pem("PUBLIC KEY", DERMutations.indefiniteOuterLength(key.spkiDER)) },
-        Variant(name: "der-outer-tag-set") { key, _, _ in var der = key.spkiDER; der[der.startIndex] = 0x31; return pem("PUBLIC KEY", der) },
+        Variant(name: "der-truncated", spec: notDER) { key, _, random in pem("PUBLIC KEY", key.spkiDER.prefix(random.int(in: 1...(key.spkiDER.count - 1)))) },
+        Variant(name: "der-padded-zeros", spec: oneStructure) { key, _, random in pem("PUBLIC KEY", key.spkiDER + Data(count: random.int(in: 1...8))) },
+        Variant(name: "der-trailing-garbage", spec: oneStructure) { key, _, random in pem("PUBLIC KEY", key.spkiDER + random.bytes(random.int(in: 1...16))) },
+        Variant(name: "der-raw-trailing-garbage", spec: oneStructure) { key, _, random in key.spkiDER + random.bytes(random.int(in: 1...16)) },
+        Variant(name: "der-raw-pkcs1-trailing-zero", spec: oneStructure) { key, _, _ in key.pkcs1DER + Data([0]) },
+        Variant(name: "der-length-nonminimal", spec: der) { key, _, _ in pem("PUBLIC KEY", DERMutations.nonMinimalOuterLength(key.spkiDER)) },
+        Variant(name: "der-indefinite-length", spec: der) { key, _, _ in pem("PUBLIC KEY", DERMutations.indefiniteOuterLength(key.spkiDER)) },
+        Variant(name: "der-outer-tag-set", spec: notDER) { key, _, _ in var der = key.spkiDER; der[der.startIndex] = 0x31; return pem("PUBLIC KEY", der) },
         Variant(name: "der-integer-bitflip") { key, _, random in pem("PUBLIC KEY", DERMutations.flipIntegerBit(key.spkiDER, &random)) },
         Variant(name: "der-raw-integer-bitflip") { key, _, random in DERMutations.flipIntegerBit(key.pkcs1DER, &random) },
         Variant(name: "trailing-garbage-after-end") { key, _, random in
@@ -156,31 +174,31 @@ enum KeyMutations {
         Variant(name: "pem-headers") { key, _, _ in
             pem("PUBLIC KEY", key.spkiDER, headers: "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\n")
         },
-        Variant(name: "empty-body") { _, _, _ in Data("-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----".utf8) },
-        Variant(name: "non-rsa-ec-p256") { _, _, _ in pem("PUBLIC KEY", ecSPKI) },
-        Variant(name: "non-rsa-ed25519") { _, _, _ in pem("PUBLIC KEY", ed25519SPKI) },
-        Variant(name: "non-rsa-ec-der") { _, _, _ in ecSPKI },
-        Variant(name: "rsa-pss-algorithm") { key, _, _ in pem("PUBLIC KEY", FuzzDER.spki(pkcs1: key.pkcs1DER, algorithm: FuzzDER.sequence(FuzzDER.rsaPSSOID))) },
-        Variant(name: "algorithm-parameters-absent") { key, _, _ in pem("PUBLIC KEY", FuzzDER.spki(pkcs1: key.pkcs1DER, algorithm: FuzzDER.sequence(FuzzDER.rsaEncryptionOID))) },
-        Variant(name: "modulus-tiny") { _, _, random in spkiPEM(modulus: randomOddModulus(bits: random.int(in: 8...512), &random), exponent: exponentBytes(65537)) },
+        Variant(name: "empty-body", spec: notDER) { _, _, _ in Data("-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----".utf8) },
+        Variant(name: "non-rsa-ec-p256", spec: notRSA) { _, _, _ in pem("PUBLIC KEY", ecSPKI) },
+        Variant(name: "non-rsa-ed25519", spec: notRSA) { _, _, _ in pem("PUBLIC KEY", ed25519SPKI) },
+        Variant(name: "non-rsa-ec-der", spec: notRSA) { _, _, _ in ecSPKI },
+        Variant(name: "rsa-pss-algorithm", spec: notRSA) { key, _, _ in pem("PUBLIC KEY", FuzzDER.spki(pkcs1: key.pkcs1DER, algorithm: FuzzDER.sequence(FuzzDER.rsaPSSOID))) },
+        Variant(name: "algorithm-parameters-absent", spec: nullParameters) { key, _, _ in pem("PUBLIC KEY", FuzzDER.spki(pkcs1: key.pkcs1DER, algorithm: FuzzDER.sequence(FuzzDER.rsaEncryptionOID))) },
+        Variant(name: "modulus-tiny", spec: numbers) { _, _, random in spkiPEM(modulus: randomOddModulus(bits: random.int(in: 8...512), &random), exponent: exponentBytes(65537)) },
         Variant(name: "modulus-huge") { _, _, random in spkiPEM(modulus: randomOddModulus(bits: random.int(in: 16_385...24_000), &random), exponent: exponentBytes(65537)) },
         Variant(name: "modulus-16384-bits") { _, _, random in spkiPEM(modulus: randomOddModulus(bits: 16_384, &random), exponent: exponentBytes(65537)) },
-        Variant(name: "modulus-even") { key, _, _ in
+        Variant(name: "modulus-even", spec: numbers) { key, _, _ in
             var n = modulus(key)
             n[n.index(before: n.endIndex)] &= 0xfe
             return spkiPEM(modulus: n, exponent: exponentBytes(key.info.publicExponent))
         },
-        Variant(name: "modulus-zero") { _, _, _ in spkiPEM(modulus: Data([0]), exponent: exponentBytes(65537)) },
-        Variant(name: "modulus-one") { _, _, _ in spkiPEM(modulus: Data([1]), exponent: exponentBytes(65537)) },
-        Variant(name: "modulus-negative") { key, _, _ in spkiPEM(rawModulusInteger: modulus(key), exponent: key.info.publicExponent) },
-        Variant(name: "modulus-leading-zeros") { key, _, _ in spkiPEM(rawModulusInteger: Data([0, 0]) + modulus(key), exponent: key.info.publicExponent) },
-        Variant(name: "exponent-1") { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(1)) },
-        Variant(name: "exponent-0") { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(0)) },
-        Variant(name: "exponent-2") { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(2)) },
-        Variant(name: "exponent-3") { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(3)) },
+        Variant(name: "modulus-zero", spec: numbers) { _, _, _ in spkiPEM(modulus: Data([0]), exponent: exponentBytes(65537)) },
+        Variant(name: "modulus-one", spec: numbers) { _, _, _ in spkiPEM(modulus: Data([1]), exponent: exponentBytes(65537)) },
+        Variant(name: "modulus-negative", spec: der) { key, _, _ in spkiPEM(rawModulusInteger: modulus(key), exponent: key.info.publicExponent) },
+        Variant(name: "modulus-leading-zeros", spec: der) { key, _, _ in spkiPEM(rawModulusInteger: Data([0, 0]) + modulus(key), exponent: key.info.publicExponent) },
+        Variant(name: "exponent-1", spec: numbers) { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(1)) },
+        Variant(name: "exponent-0", spec: numbers) { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(0)) },
+        Variant(name: "exponent-2", spec: numbers) { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(2)) },
+        Variant(name: "exponent-3", spec: formats) { key, _, _ in spkiPEM(modulus: modulus(key), exponent: exponentBytes(3)) },
         Variant(name: "exponent-huge") { key, _, random in spkiPEM(modulus: modulus(key), exponent: Data([0x01]) + random.bytes(random.int(in: 9...40))) },
-        Variant(name: "exponent-equals-modulus") { key, _, _ in spkiPEM(modulus: modulus(key), exponent: modulus(key)) },
-        Variant(name: "exponent-negative") { key, _, _ in
+        Variant(name: "exponent-equals-modulus", spec: numbers) { key, _, _ in spkiPEM(modulus: modulus(key), exponent: modulus(key)) },
+        Variant(name: "exponent-negative", spec: der) { key, _, _ in
             pem("PUBLIC KEY", FuzzDER.spki(pkcs1: FuzzDER.sequence(FuzzDER.unsignedInteger(modulus(key)), FuzzDER.integer(-65537))))
         },
         Variant(name: "private-key-pkcs8") { key, _, _ in key.privateKeyPEM },
@@ -195,22 +213,22 @@ enum KeyMutations {
     static func pkcs8DER(_ key: FuzzKey) -> Data { (try? key.privateKey.exported(.pkcs8DER)) ?? Data() }
 
     static let privateVariants: [Variant] = [
-        Variant(name: "pkcs8-pem") { key, _, _ in key.privateKeyPEM },
-        Variant(name: "pkcs8-der") { key, _, _ in pkcs8DER(key) },
-        Variant(name: "pkcs1-pem") { key, _, _ in (try? key.privateKey.exported(.pkcs1PEM)) ?? Data() },
-        Variant(name: "pkcs1-der") { key, _, _ in pkcs1PrivateDER(key) },
-        Variant(name: "pkcs8-pem-ios-form") { key, _, _ in pem("PRIVATE KEY", pkcs8DER(key)) },
-        Variant(name: "pkcs8-pem-crlf") { key, _, _ in pem("PRIVATE KEY", pkcs8DER(key), lineEnd: "\r\n", final: "\r\n") },
+        Variant(name: "pkcs8-pem", spec: privateFormats) { key, _, _ in key.privateKeyPEM },
+        Variant(name: "pkcs8-der", spec: privateFormats) { key, _, _ in pkcs8DER(key) },
+        Variant(name: "pkcs1-pem", spec: privateFormats) { key, _, _ in (try? key.privateKey.exported(.pkcs1PEM)) ?? Data() },
+        Variant(name: "pkcs1-der", spec: privateFormats) { key, _, _ in pkcs1PrivateDER(key) },
+        Variant(name: "pkcs8-pem-ios-form", spec: privateFormats) { key, _, _ in pem("PRIVATE KEY", pkcs8DER(key)) },
+        Variant(name: "pkcs8-pem-crlf", spec: privateFormats) { key, _, _ in pem("PRIVATE KEY", pkcs8DER(key), lineEnd: "\r\n", final: "\r\n") },
         Variant(name: "label-rsa-private-holding-pkcs8") { key, _, _ in pem("RSA PRIVATE KEY", pkcs8DER(key), final: "\n") },
         Variant(name: "label-private-holding-pkcs1") { key, _, _ in pem("PRIVATE KEY", pkcs1PrivateDER(key), final: "\n") },
         Variant(name: "label-encrypted-on-plain-key") { key, _, _ in pem("ENCRYPTED PRIVATE KEY", pkcs8DER(key), final: "\n") },
         Variant(name: "label-public-on-private-key") { key, _, _ in pem("PUBLIC KEY", pkcs8DER(key), final: "\n") },
         Variant(name: "public-key-as-private") { key, _, _ in pem("PUBLIC KEY", key.spkiDER) },
-        Variant(name: "der-truncated") { key, _, random in let der = pkcs8DER(key); return der.prefix(random.int(in: 1...(der.count - 1))) },
-        Variant(name: "der-trailing-garbage") { key, _, random in pkcs8DER(key) + random.bytes(random.int(in: 1...16)) },
-        Variant(name: "pem-der-trailing-garbage") { key, _, random in pem("PRIVATE KEY", pkcs8DER(key) + random.bytes(random.int(in: 1...16)), final: "\n") },
-        Variant(name: "pkcs1-der-trailing-zero") { key, _, _ in pkcs1PrivateDER(key) + Data([0]) },
-        Variant(name: "der-length-nonminimal") { key, _, _ in DERMutations.nonMinimalOuterLength(pkcs8DER(key)) },
+        Variant(name: "der-truncated", spec: notDER) { key, _, random in let der = pkcs8DER(key); return der.prefix(random.int(in: 1...(der.count - 1))) },
+        Variant(name: "der-trailing-garbage", spec: oneStructure) { key, _, random in pkcs8DER(key) + random.bytes(random.int(in: 1...16)) },
+        Variant(name: "pem-der-trailing-garbage", spec: oneStructure) { key, _, random in pem("PRIVATE KEY", pkcs8DER(key) + random.bytes(random.int(in: 1...16)), final: "\n") },
+        Variant(name: "pkcs1-der-trailing-zero", spec: oneStructure) { key, _, _ in pkcs1PrivateDER(key) + Data([0]) },
+        Variant(name: "der-length-nonminimal", spec: der) { key, _, _ in DERMutations.nonMinimalOuterLength(pkcs8DER(key)) },
         Variant(name: "der-integer-bitflip") { key, _, random in pem("RSA PRIVATE KEY", DERMutations.flipIntegerBit(pkcs1PrivateDER(key), &random), final: "\n") },
         Variant(name: "der-raw-integer-bitflip") { key, _, random in DERMutations.flipIntegerBit(pkcs8DER(key), &random) },
         Variant(name: "base64-invalid-char") { key, _, random in
@@ -225,10 +243,10 @@ enum KeyMutations {
         Variant(name: "trailing-garbage-after-end") { key, _, random in key.privateKeyPEM + Data(random.choose(["garbage", "\n\n", "\0"]).utf8) },
         Variant(name: "leading-text") { key, _, random in Data(random.choose(["Private key:\n", "x", " \n"]).utf8) + key.privateKeyPEM },
         Variant(name: "two-pem-blocks") { key, other, _ in key.privateKeyPEM + other.privateKeyPEM },
-        Variant(name: "non-rsa-ec-p256") { _, _, _ in pem("PRIVATE KEY", ecPKCS8, final: "\n") },
-        Variant(name: "non-rsa-ed25519") { _, _, _ in pem("PRIVATE KEY", ed25519PKCS8, final: "\n") },
-        Variant(name: "non-rsa-ec-der") { _, _, _ in ecPKCS8 },
-        Variant(name: "empty") { _, _, _ in Data() },
+        Variant(name: "non-rsa-ec-p256", spec: notRSA) { _, _, _ in pem("PRIVATE KEY", ecPKCS8, final: "\n") },
+        Variant(name: "non-rsa-ed25519", spec: notRSA) { _, _, _ in pem("PRIVATE KEY", ed25519PKCS8, final: "\n") },
+        Variant(name: "non-rsa-ec-der", spec: notRSA) { _, _, _ in ecPKCS8 },
+        Variant(name: "empty", spec: notDER) { _, _, _ in Data() },
     ]
 }
 

@@ -66,7 +66,7 @@ enum SymmetricFrames {
 
     static func keyFileMutators(_ variants: [KeyMutations.Variant]) -> [FrameMutator] {
         variants.map { variant in
-            FrameMutator(variant.name) { draft, random, context in
+            FrameMutator(variant.name, spec: variant.spec) { draft, random, context in
                 let key = context.key(draft.setting)
                 draft.plaintext = variant.make(key, context.other(than: key), &random)
             }

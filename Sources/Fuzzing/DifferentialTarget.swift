@@ -115,11 +115,11 @@ public final class DifferentialTarget: @unchecked Sendable {
         inputs += 1
         let frame = frame(from: input)
         let verdicts = oracle.run(frame)
-        let finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
+        let finding = FuzzOracle.judge(frame, swift: verdicts.swift, python: verdicts.python)
         guard finding != .agreed else { return }
         disagreements += 1
-        let kind = finding == .crash ? "crash" : "disagreement"
-        let key = DistinctFailure.key(frame.family, kind, verdicts.swift.summary, verdicts.python.summary)
+        let kind = finding == .crash ? "crash" : finding == .specViolation ? "spec" : "disagreement"
+        let key = DistinctFailure.key(frame.family, kind, frame.baseMutator, verdicts.swift.summary, verdicts.python.summary)
         guard !saved.contains(key) else { return }
         saved.insert(key)
         var failure = DistinctFailure(family: frame.family, kind: kind, swiftSummary: verdicts.swift.summary, pythonSummary: verdicts.python.summary,

@@ -38,27 +38,60 @@ public struct FamilyStats: Sendable, Equatable, Codable {
     public var disagreements = 0
     public var crashes = 0
     public var hangs = 0
+    /// Frames a side answered against the specification's answer (`FuzzFrame.spec`).
+    public var specViolations = 0
     public var slowestSeconds = 0.0
     public var seconds = 0.0
-    /// Frames per mutator name.
-    public var mutators: [String: Int] = [:]
+    /// Counts per structured mutator (its name without `+random-bytes`).
+    public var mutators: [String: MutatorTally] = [:]
 
-    public var failures: Int { disagreements + crashes + hangs }
+    public var failures: Int { disagreements + crashes + hangs + specViolations }
 
     /// Both parts' counts together (slowest: the slower; times: summed).
     public mutating func add(_ other: FamilyStats) {
         frames += other.frames; acceptedByBoth += other.acceptedByBoth; refusedByBoth += other.refusedByBoth
-        disagreements += other.disagreements; crashes += other.crashes; hangs += other.hangs
+        disagreements += other.disagreements; crashes += other.crashes; hangs += other.hangs; specViolations += other.specViolations
         slowestSeconds = max(slowestSeconds, other.slowestSeconds); seconds += other.seconds
-        mutators.merge(other.mutators, uniquingKeysWith: +)
+        mutators.merge(other.mutators) { $0.adding($1) }
+    }
+}
+
+/// What one mutator's frames got: accepted or refused by both, split between the sides, against
+/// the specification, and how many it left unchanged (a mutator that changes nothing tests nothing).
+public struct MutatorTally: Sendable, Equatable, Codable {
+    public var frames = 0
+    public var acceptedByBoth = 0
+    public var refusedByBoth = 0
+    public var split = 0
+    public var specViolations = 0
+    public var unchanged = 0
+    /// The specification's answer for its frames, where it has one (`valid` / `invalid`).
+    public var spec: String?
+
+    public init() {}
+
+    func adding(_ other: MutatorTally) -> MutatorTally {
+        var sum = self
+        sum.frames += other.frames; sum.acceptedByBoth += other.acceptedByBoth; sum.refusedByBoth += other.refusedByBoth
+        sum.split += other.split; sum.specViolations += other.specViolations; sum.unchanged += other.unchanged
+        sum.spec = sum.spec ?? other.spec
+        return sum
+    }
+
+    /// `frames 120, both accept 0, both refuse 120, split 0, spec violations 0, unchanged 0 (spec: invalid)`.
+    public var line: String {
+        "frames \(frames), both accept \(acceptedByBoth), both refuse \(refusedByBoth), split \(split), spec violations \(specViolations), unchanged \(unchanged)"
+            + (spec.map { " (spec: \($0))" } ?? "")
     }
 }
 
 /// One distinct failure: frames of one family whose verdict pair (coarse summaries) was the same.
 public struct DistinctFailure: Sendable, Codable {
     public let family: FrameFamily
-    /// `disagreement`, `crash` or `hang`.
+    /// `disagreement`, `spec`, `crash` or `hang`.
     public let kind: String
+    /// The structured mutator of its frames (without `+random-bytes`): findings of ten mutators are ten findings.
+    public var mutator: String { example.baseMutator }
     public let swiftSummary: String
     public let pythonSummary: String
     public var count: Int
@@ -74,9 +107,9 @@ public struct DistinctFailure: Sendable, Codable {
     /// For a hang: how long the frame took, for the reproducer's note.
     public var seconds = 0.0
 
-    var key: String { Self.key(family, kind, swiftSummary, pythonSummary) }
-    static func key(_ family: FrameFamily, _ kind: String, _ swift: String, _ python: String) -> String {
-        "\(family.rawValue)|\(kind)|\(swift)|\(python)"
+    var key: String { Self.key(family, kind, mutator, swiftSummary, pythonSummary) }
+    static func key(_ family: FrameFamily, _ kind: String, _ mutator: String, _ swift: String, _ python: String) -> String {
+        "\(family.rawValue)|\(kind)|\(mutator)|\(swift)|\(python)"
     }
 
     /// A short testcase name: `disagreement.<swift>-vs-<python>`.
@@ -86,7 +119,7 @@ public struct DistinctFailure: Sendable, Codable {
                 if !(c == "-" && out.last == "-") { out.append(c) }
             }.prefix(60)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
         }
-        return "\(kind).swift-\(short(swift.outcome.rawValue + " " + swiftSummary))-vs-python-\(short(python.outcome.rawValue + " " + pythonSummary))"
+        return "\(kind).\(short(mutator)).swift-\(short(swift.outcome.rawValue + " " + swiftSummary))-vs-python-\(short(python.outcome.rawValue + " " + pythonSummary))"
     }
 }
 
@@ -113,6 +146,7 @@ public struct FuzzReport: Sendable, Codable {
     public var disagreements: Int { stats.values.reduce(0) { $0 + $1.disagreements } }
     public var crashes: Int { stats.values.reduce(0) { $0 + $1.crashes } }
     public var hangs: Int { stats.values.reduce(0) { $0 + $1.hangs } }
+    public var specViolations: Int { stats.values.reduce(0) { $0 + $1.specViolations } }
     public var clean: Bool { failures.isEmpty && lostWorkers.isEmpty }
 
     /// Parts of one run (disjoint frame ranges, e.g. worker processes) as the report one process
@@ -195,27 +229,37 @@ public final class FuzzCampaign: @unchecked Sendable {
             let verdicts = oracle(frame)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds) / 1e9
             watchdog.end()
-            var finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
-            if seconds > options.deadline, finding != .crash, finding != .disagreement { finding = .hang }
+            var finding = FuzzOracle.judge(frame, swift: verdicts.swift, python: verdicts.python)
+            if seconds > options.deadline, finding != .crash, finding != .disagreement, finding != .specViolation { finding = .hang }
 
             var stats = report.stats[family] ?? FamilyStats()
             stats.frames += 1
             stats.seconds += seconds
             stats.slowestSeconds = max(stats.slowestSeconds, seconds)
-            stats.mutators[frame.mutator.components(separatedBy: "+").first ?? frame.mutator, default: 0] += 1
+            var tally = stats.mutators[frame.baseMutator] ?? MutatorTally()
+            tally.frames += 1
+            tally.spec = tally.spec ?? frame.spec?.answer.rawValue
+            if frame.unchanged == true { tally.unchanged += 1 }
+            if verdicts.swift.outcome == verdicts.python.outcome {
+                if verdicts.swift.outcome == .accepted { tally.acceptedByBoth += 1 } else if verdicts.swift.outcome == .rejected { tally.refusedByBoth += 1 }
+            } else {
+                tally.split += 1
+            }
             var failureKind: String?
             switch finding {
             case .agreed:
                 if verdicts.swift.outcome == .accepted { stats.acceptedByBoth += 1 } else { stats.refusedByBoth += 1 }
             case .disagreement: stats.disagreements += 1; failureKind = "disagreement"
+            case .specViolation: stats.specViolations += 1; tally.specViolations += 1; failureKind = "spec"
             case .crash: stats.crashes += 1; failureKind = "crash"
             case .hang: stats.hangs += 1; failureKind = "hang"
             }
+            stats.mutators[frame.baseMutator] = tally
             report.stats[family] = stats
             report.frames += 1
 
             if let kind = failureKind {
-                let key = DistinctFailure.key(family, kind, verdicts.swift.summary, verdicts.python.summary)
+                let key = DistinctFailure.key(family, kind, frame.baseMutator, verdicts.swift.summary, verdicts.python.summary)
                 if let position = index[key] {
                     report.failures[position].count += 1
                 } else if report.failures.count < (options.writesReproducers ? Self.maxDistinct : Self.maxDistinctInWorker) {

@@ -26,11 +26,17 @@ public final class FuzzOracle: @unchecked Sendable {
     private var httpsServers: [String: HTTPSPair] = [:]
     private var httpsUses = 0
 
+    /// The Python side of the crypto-call families: `python` itself, or it with a planted flaw
+    /// (`PlantedFlaw.onBothSides`).
+    let pythonCalls: CryptoPeer
+
     public init(swift: CryptoPeer, python: PythonPeer, corpus: FuzzCorpus) {
         self.swift = swift
         self.python = python
         self.corpus = corpus
         self.keys = corpus.orderedKeys
+        let plant = PlantedFlaw.planted(in: swift)
+        self.pythonCalls = plant?.onBothSides == true ? plant!.peer(wrapping: python) : python
     }
 
     /// Both verdicts for `frame`.
@@ -43,9 +49,32 @@ public final class FuzzOracle: @unchecked Sendable {
         case .httpsServer:
             return httpsVerdicts(frame)
         default:
-            return (cryptoVerdict(frame, peer: swift), cryptoVerdict(frame, peer: python))
+            return (cryptoVerdict(frame, peer: swift), cryptoVerdict(frame, peer: pythonCalls))
         }
     }
+
+    /// What the two verdicts amount to for `frame`: as `judge(swift:python:)`, and beside agreement
+    /// the specification's answer (`frame.spec`): a side that accepts an invalid frame or refuses a
+    /// valid one violates it even when the other side does the same; a message sent in the clear
+    /// (an "encryption" that is the padded message itself) is a violation whatever the frame.
+    public static func judge(_ frame: FuzzFrame, swift: FuzzVerdict, python: FuzzVerdict) -> FrameFinding {
+        let pair = judge(swift: swift, python: python)
+        if pair == .crash { return .crash }
+        if let spec = frame.spec, violates(spec, swift) || violates(spec, python) { return .specViolation }
+        if [swift, python].contains(where: { $0.detail.contains(Self.inTheClear) }) { return .specViolation }
+        return pair
+    }
+
+    /// Whether `verdict` answers against `spec`.
+    public static func violates(_ spec: FrameSpec, _ verdict: FuzzVerdict) -> Bool {
+        switch spec.answer {
+        case .valid: return verdict.outcome == .rejected
+        case .invalid: return verdict.outcome == .accepted
+        }
+    }
+
+    /// The words a ciphertext class carries when the "ciphertext" is the message itself.
+    static let inTheClear = "THE MESSAGE IN THE CLEAR"
 
     /// What the two verdicts amount to. Both sides already speak the shared `FailureKind`s (the
     /// error-equivalence map, `ErrorEquivalence`), so refusing "the same way" means the same kind.
@@ -253,6 +282,11 @@ public final class FuzzOracle: @unchecked Sendable {
                 return "ciphertext(\(ciphertext.count) bytes, decrypts under \(key.name) to \(plaintext.count) bytes sha256 \(Digest.sha256.hash(plaintext).hexString.prefix(16)))"
             }
         }
+        if let clear = RSAInvalidKeys.messageInTheClear(ciphertext) {
+            // c = m when e = 1: RFC 8017 §3.1 keys never do this; the bytes are the encoded message.
+            return "ciphertext(\(ciphertext.count) bytes, \(Self.inTheClear): the \(clear.padding) encoding of \(clear.message.count) bytes sha256 \(Digest.sha256.hash(clear.message).hexString.prefix(16)))"
+        }
+        if ciphertext.allSatisfy({ $0 == 0 }) { return "ciphertext(\(ciphertext.count) bytes, all zero)" }
         return "ciphertext(\(ciphertext.count) bytes, not under a corpus key)"
     }
 

@@ -63,7 +63,8 @@ public enum FuzzWorkers {
         var brief = FuzzReport(seed: report.seed, target: report.target, plant: report.plant)
         brief.frames = report.frames
         for (family, stats) in report.stats {
-            brief.stats[family] = FamilyStats(frames: stats.frames, disagreements: stats.disagreements, crashes: stats.crashes, hangs: stats.hangs)
+            brief.stats[family] = FamilyStats(frames: stats.frames, disagreements: stats.disagreements, crashes: stats.crashes, hangs: stats.hangs,
+                                              specViolations: stats.specViolations)
         }
         return brief
     }

@@ -252,23 +252,27 @@ struct FuzzCommand: ParsableCommand {
     static func progress(_ report: FuzzReport, total: Int, quiet: Bool) {
         guard !quiet else { return }
         printError(String(format: "  %d/%d frames, %.0f frames/s, %d failures (%d distinct)", report.frames, total, report.framesPerSecond,
-                          report.disagreements + report.crashes + report.hangs, report.failures.count))
+                          report.disagreements + report.crashes + report.hangs + report.specViolations, report.failures.count))
     }
 
     static func summary(_ report: FuzzReport, labels: (String, String)) -> String {
         var lines = [String(format: "crosscheck fuzz: seed %llu, target %@%@", report.seed, report.target,
                             report.plant.map { ", PLANTED FLAW \($0.rawValue)" } ?? "")]
-        lines.append("family                       frames  accepted  refused  disagree  crash  hang  slowest")
+        lines.append("family                       frames  accepted  refused  disagree  spec  crash  hang  slowest")
         for family in FrameFamily.allCases {
             guard let stats = report.stats[family] else { continue }
-            lines.append(family.rawValue.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: " %6d  %8d  %7d  %8d  %5d  %4d  %5.0f ms", stats.frames, stats.acceptedByBoth,
-                                stats.refusedByBoth, stats.disagreements, stats.crashes, stats.hangs,
+            lines.append(family.rawValue.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: " %6d  %8d  %7d  %8d  %4d  %5d  %4d  %5.0f ms", stats.frames, stats.acceptedByBoth,
+                                stats.refusedByBoth, stats.disagreements, stats.specViolations, stats.crashes, stats.hangs,
                                 stats.slowestSeconds * 1000))
         }
-        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB%@; %d disagreements, %d crashes, %d hangs",
+        lines.append(String(format: "%d frames in %.1f s: %.0f frames/s; peak memory %.1f MiB%@; %d disagreements, %d spec violations, %d crashes, %d hangs",
                             report.frames, report.elapsed, report.framesPerSecond, Double(report.peakResidentKiB) / 1024,
                             report.processes > 1 ? " per process, \(report.processes) worker processes" : "",
-                            report.disagreements, report.crashes, report.hangs))
+                            report.disagreements, report.specViolations, report.crashes, report.hangs))
+        let idle = report.stats.flatMap { family, stats in
+            stats.mutators.filter { $0.value.frames > 0 && $0.value.unchanged == $0.value.frames }.map { "\(family.rawValue)/\($0.key)" }
+        }.sorted()
+        if !idle.isEmpty { lines.append("mutators that changed none of their frames: \(idle.joined(separator: ", "))") }
         for lost in report.lostWorkers { lines.append("LOST: \(lost)") }
         if !report.failures.isEmpty {
             lines.append("\n\(report.failures.count) distinct failures:")
@@ -288,11 +292,11 @@ struct FuzzCommand: ParsableCommand {
             let classname = "crosscheck.\(family.profile).\(relation)"
             let properties: [(String, String)] = [
                 ("frames", "\(stats.frames)"), ("accepted-by-both", "\(stats.acceptedByBoth)"), ("refused-by-both", "\(stats.refusedByBoth)"),
-                ("disagreements", "\(stats.disagreements)"),
+                ("disagreements", "\(stats.disagreements)"), ("spec-violations", "\(stats.specViolations)"),
                 ("crashes", "\(stats.crashes)"), ("hangs", "\(stats.hangs)"),
                 ("distinct-failures", "\(report.failures.filter { $0.family == family }.count)"), ("mutators", "\(stats.mutators.count)"),
                 ("slowest-ms", String(format: "%.1f", stats.slowestSeconds * 1000)),
-            ]
+            ] + stats.mutators.sorted { $0.key < $1.key }.map { ("mutator.\($0.key)", $0.value.line) }
             cases.append(JUnitCase(name: family.rawValue, classname: classname, time: stats.seconds, outcome: .passed,
                                    properties: properties.map { JUnitProperty(name: $0.0, value: $0.1) }))
         }

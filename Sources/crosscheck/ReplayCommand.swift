@@ -101,7 +101,7 @@ struct ReplayCommand: ParsableCommand {
             let remote = try FuzzRemote(target: target, corpus: try corpus(), python: pythonPeer, swift: swiftPeer, options: options)
             verdicts = remote.verdicts(frame)
         }
-        let finding = FuzzOracle.judge(swift: verdicts.swift, python: verdicts.python)
+        let finding = FuzzOracle.judge(frame, swift: verdicts.swift, python: verdicts.python)
         print("now:")
         print("  \(labels.0): \(verdicts.swift.line)\(verdicts.swift.note.isEmpty ? "" : " — " + String(verdicts.swift.note.prefix(400)))")
         print("  \(labels.1): \(verdicts.python.line)\(verdicts.python.note.isEmpty ? "" : " — " + String(verdicts.python.note.prefix(400)))")
@@ -109,6 +109,9 @@ struct ReplayCommand: ParsableCommand {
         case .agreed:
             print("result: agreement (fixed)")
             return .success
+        case .specViolation:
+            print("result: still against the specification (\(frame.spec.map { "\($0.answer.rawValue): \($0.clause)" } ?? "a message sent in the clear"))")
+            return .checksFailed
         case .disagreement, .crash, .hang:
             print("result: still a \(finding == .crash ? "crash" : "disagreement")")
             return .checksFailed

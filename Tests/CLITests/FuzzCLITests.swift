@@ -32,7 +32,7 @@ final class FuzzCLITests: XCTestCase {
                                                 "--save-failures", directory.appendingPathComponent("failures").path])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("420 frames in"), outcome.stdout)
-        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 spec violations, 0 crashes, 0 hangs"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("peak memory"), outcome.stdout)
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
         let xml = try String(contentsOf: report, encoding: .utf8)
@@ -57,7 +57,8 @@ final class FuzzCLITests: XCTestCase {
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
         let xml = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(xml.contains("<failure"), xml)
-        XCTAssertTrue(xml.contains("disagreement.swift-accepted-plaintext-vs-python-rejected-badlength"), xml)
+        XCTAssertTrue(xml.contains(".swift-accepted-plaintext-vs-python-rejected-badlength"), xml)
+        XCTAssertTrue(xml.contains("name=\"aes-https.cbc.disagreement.iv-"), "findings are grouped by mutator: \(xml)")
 
         let files = try FileManager.default.contentsOfDirectory(at: failures, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "json" }.sorted { $0.path < $1.path }
@@ -68,6 +69,34 @@ final class FuzzCLITests: XCTestCase {
         let fixed = try CrosscheckBinary.run(["replay", "--without-plant", file.path])
         XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
         XCTAssertTrue(fixed.stdout.contains("result: agreement (fixed)"), fixed.stdout)
+    }
+
+    /// Issue 37: a flaw both sides share is no disagreement, so only the specification's answer
+    /// can catch it. Both sides planted to accept e = 1 keys: the run fails with spec violations
+    /// naming the mutator and the clause, and says both sides answered against it; without the
+    /// plant the same frames are clean, and each mutator's counts are in the report.
+    func testFlawOnBothSides_isCaughtByTheSpecificationNotByAgreement() throws {
+        let directory = try temporaryDirectory()
+        let report = directory.appendingPathComponent("fuzz.xml")
+        let planted = try CrosscheckBinary.run(["fuzz", "--plant", "accepts-exponent-1-on-both-sides", "--family", "keys.public", "--frames", "3000",
+                                                "--seed", "5", "--quiet", "--junit", report.path,
+                                                "--save-failures", directory.appendingPathComponent("failures").path])
+        XCTAssertEqual(planted.status, 1, planted.stdout + planted.stderr)
+        XCTAssertTrue(planted.stdout.contains(" 0 disagreements, "), "the two sides agree: \(planted.stdout)")
+        XCTAssertTrue(planted.stdout.contains("keys.public spec ×"), planted.stdout)
+        XCTAssertTrue(planted.stdout.contains("mutator exponent-1"), planted.stdout)
+        XCTAssertTrue(planted.stdout.contains("specification: invalid (RFC 8017 §3.1"), planted.stdout)
+        XCTAssertTrue(planted.stdout.contains("answered against it: swift and python — both sides agree, and both are wrong"), planted.stdout)
+        XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+        XCTAssertTrue(try String(contentsOf: report, encoding: .utf8).contains("name=\"keys.public.spec.exponent-1."), "grouped by mutator")
+
+        let clean = try CrosscheckBinary.run(["fuzz", "--family", "keys.public", "--frames", "3000", "--seed", "5", "--quiet", "--junit", report.path,
+                                              "--save-failures", directory.appendingPathComponent("failures").path])
+        XCTAssertEqual(clean.status, 0, clean.stdout + clean.stderr)
+        XCTAssertTrue(clean.stdout.contains("0 disagreements, 0 spec violations, 0 crashes, 0 hangs"), clean.stdout)
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains("mutator.exponent-1 = frames "), xml)
+        XCTAssertTrue(xml.contains(", both accept 0, ") && xml.contains("(spec: invalid)"), xml)
     }
 
     /// `--jobs N` splits the run's frames over N worker processes: the merged result must be what
@@ -185,7 +214,7 @@ final class FuzzCLITests: XCTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("target 127.0.0.1:\(port)"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("160 frames in"), outcome.stdout)
-        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("0 disagreements, 0 spec violations, 0 crashes, 0 hangs"), outcome.stdout)
         XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
         let xml = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(xml.contains("fuzz.python_vs_remote"), xml)
@@ -222,7 +251,7 @@ final class FuzzCLITests: XCTestCase {
                       "--quiet", "--save-failures", directory.path]
         let implicit = try CrosscheckBinary.run(common + ["--remote-rejection", "implicit"])
         XCTAssertEqual(implicit.status, 0, implicit.stdout + implicit.stderr)
-        XCTAssertTrue(implicit.stdout.contains("0 disagreements, 0 crashes, 0 hangs"), implicit.stdout)
+        XCTAssertTrue(implicit.stdout.contains("0 disagreements, 0 spec violations, 0 crashes, 0 hangs"), implicit.stdout)
         let explicit = try CrosscheckBinary.run(common + ["--remote-rejection", "explicit"])
         XCTAssertEqual(explicit.status, 1, explicit.stdout + explicit.stderr)
         XCTAssertFalse(explicit.stdout.contains(" 0 disagreements"), explicit.stdout)

@@ -25,6 +25,32 @@ public enum RSAInvalidKeys {
         return Data(hexString: padded) ?? Data()
     }
 
+    /// n and e (INTEGER contents as written) of an SPKI or PKCS#1 public key, PEM or DER, read
+    /// without any check: what a refused key held, for reports and planted flaws. Nil when the
+    /// bytes do not have that shape.
+    public static func numbers(in data: Data) -> (modulus: Data, exponent: Data)? {
+        let der = PEM.firstLabel(in: data).flatMap { try? PEM.body(of: data, label: $0) } ?? data
+        let bytes = [UInt8](der)
+        func element(_ index: Int) -> (tag: UInt8, start: Int, end: Int)? {
+            guard index + 2 <= bytes.count else { return nil }
+            var length = Int(bytes[index + 1]), start = index + 2
+            if length & 0x80 != 0 {
+                let count = length & 0x7f
+                guard (1...4).contains(count), start + count <= bytes.count else { return nil }
+                length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+                start += count
+            }
+            return start + length <= bytes.count ? (bytes[index], start, start + length) : nil
+        }
+        guard let outer = element(0), var first = element(outer.start) else { return nil }
+        if first.tag == 0x30 {  // SPKI: algorithm, BIT STRING { 00, RSAPublicKey }
+            guard let bits = element(first.end), bits.tag == 0x03, let inner = element(bits.start + 1), let n = element(inner.start) else { return nil }
+            first = n
+        }
+        guard first.tag == 0x02, let e = element(first.end), e.tag == 0x02 else { return nil }
+        return (Data(bytes[first.start..<first.end]), Data(bytes[e.start..<e.end]))
+    }
+
     /// What a block "encrypted" to e = 1 reveals: the message, and the padding whose encoding it is
     /// (RFC 8017 §7.2.2 for PKCS#1 v1.5: 00 02 PS 00 M with at least 8 nonzero PS bytes; §7.1.2
     /// for OAEP, whose mask is keyed only by bytes in the block itself, tried with SHA-1 and
