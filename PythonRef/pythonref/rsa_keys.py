@@ -477,10 +477,10 @@ def generate(bits: int, e: int = 65537) -> PrivateKey:
 
 def public_info(key: PublicKey) -> dict[str, object]:
     nums = key.public_numbers()
-    # An exponent over 63 bits cannot cross to Swift as an int (nor fit WireCrypto's RSAKeyInfo,
-    # which reports 0 for it): report 0 the same way. Such keys are useless, not secret.
+    # An exponent over 63 bits cannot cross to Swift as an int: `e` is 0 for it (as WireCrypto's
+    # RSAKeyInfo.publicExponent), and `e_hex` always holds it, which is what comparisons use.
     e = nums.e if nums.e.bit_length() <= 63 else 0
-    return {"n": format(nums.n, "x"), "e": e, "bits": key.key_size}
+    return {"n": format(nums.n, "x"), "e": e, "e_hex": format(nums.e, "x"), "bits": key.key_size}
 
 
 def ios_pem(label: str, der: bytes) -> bytes:

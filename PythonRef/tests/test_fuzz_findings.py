@@ -143,11 +143,13 @@ def test_publicPemBody_isReadAsWireCryptoReadsIt(key1024: rsa.RSAPrivateKey) -> 
     _expect(ErrorKind.BAD_KEY, rsa_keys.load_public, f"{lines[0]}\n{body}=\n{lines[-1]}".encode())
 
 
-def test_publicInfo_reportsAnExponentOver63BitsAsZero(key1024: rsa.RSAPrivateKey) -> None:
+def test_publicInfo_keepsAnExponentOver63BitsExactlyInHex(key1024: rsa.RSAPrivateKey) -> None:
     n = key1024.public_key().public_numbers().n
-    info = rsa_keys.public_info(rsa_keys.load_public(_spki(n, (1 << 100) + 1)))
-    assert info["e"] == 0 and info["n"] == format(n, "x")
+    for e in ((1 << 100) + 1, (1 << 100) + 3):  # two such exponents never compare equal
+        info = rsa_keys.public_info(rsa_keys.load_public(_spki(n, e)))
+        assert info["e"] == 0 and info["e_hex"] == format(e, "x") and info["n"] == format(n, "x")
     assert rsa_keys.public_info(key1024.public_key())["e"] == 65537
+    assert rsa_keys.public_info(key1024.public_key())["e_hex"] == "10001"
 
 
 def test_keyOpenSslWouldRefuseAtEncryption_isRefusedAtLoad(key1024: rsa.RSAPrivateKey) -> None:

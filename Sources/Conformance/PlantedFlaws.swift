@@ -44,7 +44,7 @@ struct PlantedFlawPeer: DelegatingPeer {
             let modulus = numbers.modulus.drop { $0 == 0 }
             let hex = modulus.map { String(format: "%02x", $0) }.joined().drop { $0 == "0" }
             let bits = modulus.first.map { (modulus.count - 1) * 8 + (8 - $0.leadingZeroBitCount) } ?? 0
-            return RSAKeyInfo(modulusHex: String(hex), publicExponent: 1, bits: bits)
+            return RSAKeyInfo(modulusHex: String(hex), publicExponentHex: "1", bits: bits)
         }
     }
 

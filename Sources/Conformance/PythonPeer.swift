@@ -128,9 +128,9 @@ public struct PythonPeer: CryptoPeer {
     }
 
     private func info(_ value: PythonValue) throws -> RSAKeyInfo {
-        guard let n = value["n"]?.stringValue, let e = value["e"]?.intValue, let bits = value["bits"]?.intValue else {
+        guard let n = value["n"]?.stringValue, let e = value["e_hex"]?.stringValue, let bits = value["bits"]?.intValue else {
             throw PeerFailure(.internal, "pythonref returned \(value) where key info was expected")
         }
-        return RSAKeyInfo(modulusHex: n, publicExponent: e, bits: bits)
+        return RSAKeyInfo(modulusHex: n, publicExponentHex: e, bits: bits)
     }
 }

@@ -117,7 +117,7 @@ public final class FuzzOracle: @unchecked Sendable {
     }
 
     private func keyInfoVerdict(_ info: RSAKeyInfo) -> FuzzVerdict {
-        .accepted("key", detail: "RSA-\(info.bits) e=\(info.publicExponent) n=\(info.modulusHex)")
+        .accepted("key", detail: "RSA-\(info.bits) e=0x\(info.publicExponentHex) n=\(info.modulusHex)")
     }
 
     private func plaintextVerdict(_ plaintext: Data) -> FuzzVerdict {

@@ -141,6 +141,8 @@ final class RSAKeyTests: XCTestCase {
         }
         func pkcs1(_ modulus: Data, _ exponent: Data) -> Data { DER.tlv(0x30, DER.tlv(0x02, modulus) + DER.tlv(0x02, exponent)) }
         var evenN = n; evenN[evenN.index(before: evenN.endIndex)] &= 0xfe
+        // 1016 bits: the modulus without its top byte, its new top bit set (so its INTEGER is minimal).
+        var shortN = Data(n.dropFirst(2)); shortN[shortN.startIndex] |= 0x80
         let cases: [(String, Data, String)] = [
             ("e=1", spki(pkcs1(n, Data([1]))), "e = 1"),
             ("e=0", spki(pkcs1(n, Data([0]))), "e = 0"),
@@ -148,7 +150,7 @@ final class RSAKeyTests: XCTestCase {
             ("e=65536", spki(pkcs1(n, Data([1, 0, 0]))), "is even"),
             ("e=-65537", spki(pkcs1(n, Data([0xfe, 0xff, 0xff]))), "negative INTEGER"),
             ("n even", spki(pkcs1(evenN, Data([1, 0, 1]))), "n is even"),
-            ("n of 1016 bits", spki(pkcs1(Data([0]) + n.dropFirst(2), Data([1, 0, 1]))), "bits"),
+            ("n of 1016 bits", spki(pkcs1(Data([0]) + shortN, Data([1, 0, 1]))), "1016 bits"),
             ("e=n", spki(pkcs1(n, n)), "not below n"),
             ("n negative", spki(pkcs1(n.dropFirst(), Data([1, 0, 1]))), "negative INTEGER"),
             ("n with leading zeros", spki(pkcs1(Data([0, 0]) + n, Data([1, 0, 1]))), "redundant leading byte"),

@@ -78,10 +78,18 @@ public enum RSAPrivateKeyFormat: String, CaseIterable, Sendable {
 public struct RSAKeyInfo: Equatable, Sendable, CustomStringConvertible {
     /// The modulus as lowercase hex without leading zeros.
     public var modulusHex: String
+    /// The public exponent, or 0 when it does not fit 63 bits (`publicExponentHex` always holds it).
     public var publicExponent: Int
+    /// The public exponent as lowercase hex without leading zeros: what comparisons use, so that
+    /// two exponents over 63 bits are never reported as the same `0`.
+    public var publicExponentHex: String
     public var bits: Int
+    public init(modulusHex: String, publicExponentHex: String, bits: Int) {
+        self.modulusHex = modulusHex; self.publicExponentHex = publicExponentHex; self.bits = bits
+        self.publicExponent = publicExponentHex.count <= 15 ? Int(publicExponentHex, radix: 16) ?? 0 : 0
+    }
     public init(modulusHex: String, publicExponent: Int, bits: Int) {
-        self.modulusHex = modulusHex; self.publicExponent = publicExponent; self.bits = bits
+        self.init(modulusHex: modulusHex, publicExponentHex: String(publicExponent, radix: 16), bits: bits)
     }
     public var description: String { "RSA-\(bits) e=\(publicExponent) n=\(modulusHex.prefix(16))…" }
 }
@@ -614,6 +622,5 @@ private func keyInfo(_ key: EVPKey) -> RSAKeyInfo {
         let trimmed = String(cString: text).lowercased().drop { $0 == "0" }
         return trimmed.isEmpty ? "0" : String(trimmed)
     }
-    return RSAKeyInfo(modulusHex: hex("n"), publicExponent: Int(hex("e"), radix: 16) ?? 0,
-                      bits: Int(EVP_PKEY_get_bits(key.pointer)))
+    return RSAKeyInfo(modulusHex: hex("n"), publicExponentHex: hex("e"), bits: Int(EVP_PKEY_get_bits(key.pointer)))
 }
