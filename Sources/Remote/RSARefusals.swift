@@ -26,6 +26,19 @@ extension RemoteRSASocket {
         var onlyThePaddingIsWrong = false
     }
 
+    /// Each class must get `Server: ERROR` and a close (docs/PROTOCOL.md, rsa-socket 4 and
+    /// "Framing"). For the ciphertext classes the sources agree on a refusal, with one exception:
+    /// - a ciphertext whose length is not k: RFC 8017 §7.2.2 step 1 ("If the length of the
+    ///   ciphertext C is not k octets, output 'decryption error'"); pyca/cryptography checks it itself
+    ///   ("Ciphertext length must be equal to key size"). OpenSSL alone refuses only a longer one
+    ///   (`crypto/rsa/rsa_ossl.c` `rsa_ossl_private_decrypt`: RSA_R_DATA_GREATER_THAN_MOD_LEN); since
+    ///   3.2 a shorter one is read as 00‖C and, with implicit rejection, answered with a synthetic
+    ///   plaintext (`derive_kdk` zero-extends it), so a server calling OpenSSL directly acknowledges
+    ///   it — still a failure here, by RFC 8017 and the protocol's k-byte ciphertexts;
+    /// - a ciphertext not below the modulus: RFC 8017 §5.1.2 RSADP step 1 ("ciphertext
+    ///   representative out of range"); OpenSSL `rsa_ossl_private_decrypt` (RSA_R_DATA_TOO_LARGE_FOR_MODULUS);
+    /// - a block that no padding accepts (undecryptable-ciphertext, first byte 01): refused, except
+    ///   that a PKCS#1 v1.5 server with implicit rejection acknowledges it (`acknowledgedImplicitly`).
     func malformedInputs() -> [MalformedInput] {
         let framing = options.framing
         let framed = framing == .framed
