@@ -83,9 +83,9 @@ extension RemoteRSASocket {
 
     /// A PKCS#1 v1.5 server acknowledged a ciphertext whose padding is wrong. With the digest
     /// extension that must look like implicit rejection (SyntheticDigestRule): a digest of none of
-    /// the block's bytes, not the empty string's or the ciphertext's (a sentinel: checked again on
-    /// a fresh ciphertext before any verdict), and the same again for the same ciphertext under the
-    /// same key; without it, it is only consistent with implicit rejection.
+    /// the block's bytes; another undecryptable ciphertext gets another digest, and not the empty
+    /// string's or its ciphertext's twice (a sentinel); the same ciphertext under the same key gets
+    /// the same digest again. Without it, it is only consistent with implicit rejection.
     func acknowledgedImplicitly(_ input: MalformedInput, key: RSAPublicKey, digest: String?, facts: ServerFacts) throws -> CheckOutcome {
         let (ciphertext, block) = try undecryptableCiphertext(key)
         switch ImplicitRejection.classify(digest: digest, block: block) {
@@ -102,11 +102,14 @@ extension RemoteRSASocket {
             return .passed
         case .synthetic(let first):
             let probe = AcknowledgedMalformed(className: input.name, ciphertext: ciphertext, block: block, digest: first, keyModulus: key.info.modulusHex)
-            if let why = SyntheticDigestRule.suspicion(of: probe, among: [], wellFormed: []) {
-                // A synthetic message is empty now and then by chance; a sentinel is, every time.
-                let fresh = try freshUndecryptableAcknowledgement()
-                if let fresh, let again = SyntheticDigestRule.suspicion(of: fresh, among: [probe], wellFormed: []) {
-                    throw SyntheticDigestRule.oracleFailure([(probe, why)], fresh: [(fresh, again)])
+            // Another undecryptable ciphertext must get another digest: a sentinel gives the same one
+            // (or the empty string's, or the ciphertext's, again). A synthetic message is empty now
+            // and then by chance, so one suspicious digest alone is not a verdict.
+            if let fresh = try freshUndecryptableAcknowledgement() {
+                let why = SyntheticDigestRule.suspicion(of: probe, among: [], wellFormed: [])
+                if let again = SyntheticDigestRule.suspicion(of: fresh, among: [probe], wellFormed: []),
+                   why != nil || fresh.digest == probe.digest {
+                    throw SyntheticDigestRule.oracleFailure(why.map { [(probe, $0)] } ?? [], fresh: [(fresh, again)])
                 }
             }
             let again = try acknowledgement(of: ciphertext)

@@ -433,6 +433,11 @@ final class RemoteOracleCLITests: XCTestCase {
         XCTAssertEqual(oracle.outcome, "failure")
         XCTAssertTrue(oracle.message.hasPrefix("padding oracle (vulnerable: the digest tells a bad padding from a good one): malformed ciphertexts were acknowledged with a constant sentinel's digest"), oracle.message)
         XCTAssertTrue(oracle.message.contains("got the same digest as another malformed ciphertext"), oracle.message)
+        // The refusal check's one undecryptable ciphertext gets a second one: the same digest again.
+        let refusal = try XCTUnwrap(report.cases["refuses.undecryptable-ciphertext"])
+        XCTAssertEqual(refusal.outcome, "failure")
+        XCTAssertTrue(refusal.message.hasPrefix("padding oracle"), refusal.message)
+        XCTAssertNil(report.property("implicit-rejection", "finding"), "no finding calls a sentinel consistent with implicit rejection")
     }
 
     /// A new key on every connection: the same ciphertext cannot be sent again under the same key,
