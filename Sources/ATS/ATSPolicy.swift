@@ -6,7 +6,10 @@ import WireCrypto
 /// loosens each rule. Every rule names its source; docs/PROTOCOL.md "App Transport Security" lists them.
 public enum ATSPolicy {
     /// Source: Apple, "Preventing Insecure Network Connections" (Security framework documentation):
-    /// "The negotiated TLS version must be TLS 1.2 or later"; NSExceptionMinimumTLSVersion lowers it.
+    /// "The negotiated TLS version must be TLS 1.2 or later"; Security's `protocol/SecProtocolConfiguration.m`
+    /// `sec_protocol_configuration_copy_transformed_options_with_ats_minimums` sets
+    /// `tls_protocol_version_TLSv12` (with RSA 2048 / ECDSA 256 and SHA-256 minimums) on every
+    /// connection ATS governs; NSExceptionMinimumTLSVersion lowers it.
     public static let minimumVersion = TLSProtocolVersion.tls1_2
 
     /// The suite tables are Apple's shipped groups, not the documentation page's longer list:
