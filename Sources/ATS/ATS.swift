@@ -19,6 +19,8 @@ public struct ATSOptions: Sendable {
     public var timeout: TimeInterval = 5
     /// The moment certificate dates are judged at.
     public var now = Date()
+    /// The iOS major version judged for: whether ATS governs an IP address depends on it (ATSScope).
+    public var iosMajor = ATSScope.currentIOS
 
     public init() {}
 }

@@ -6,30 +6,41 @@ import WireCrypto
 /// loosens each rule. Every rule names its source; docs/PROTOCOL.md "App Transport Security" lists them.
 public enum ATSPolicy {
     /// Source: Apple, "Preventing Insecure Network Connections" (Security framework documentation):
-    /// "The negotiated TLS version must be TLS 1.2 or later"; NSExceptionMinimumTLSVersion lowers it.
+    /// "The negotiated TLS version must be TLS 1.2 or later"; Security's `protocol/SecProtocolConfiguration.m`
+    /// `sec_protocol_configuration_copy_transformed_options_with_ats_minimums` sets
+    /// `tls_protocol_version_TLSv12` (with RSA 2048 / ECDSA 256 and SHA-256 minimums) on every
+    /// connection ATS governs; NSExceptionMinimumTLSVersion lowers it.
     public static let minimumVersion = TLSProtocolVersion.tls1_2
 
-    /// Source: "Preventing Insecure Network Connections", the suites ATS accepts by default
-    /// (forward secrecy through ECDHE, AES-128 or AES-256), IANA names.
+    /// The suite tables are Apple's shipped groups, not the documentation page's longer list:
+    /// apple-oss-distributions/Security `protocol/SecProtocolHelper.m` defines
+    /// `tls_ciphersuite_group_ats` as `CiphersuitesTLS13` + `CiphersuitesPFS` and
+    /// `tls_ciphersuite_group_ats_compatibility` as `CiphersuitesNonPFS`, the three macros of
+    /// `protocol/SecProtocolInternal.h` (tag Security-61901.0.87.0.1) copied below as IANA names;
+    /// `protocol/SecProtocolConfiguration.m` (`sec_protocol_configuration_copy_transformed_options_with_ats_minimums`)
+    /// puts the ATS group on every connection ATS governs, and adds the compatibility group only for
+    /// a domain whose exception sets `NSExceptionRequiresForwardSecrecy` to NO
+    /// (`sec_protocol_configuration_copy_transformed_options_for_host_or_address_internal`).
+
+    /// `CiphersuitesPFS` (SecProtocolInternal.h): TLS 1.2 (and earlier) suites ATS allows by
+    /// default — ECDHE with AES-GCM, ChaCha20-Poly1305 or AES-CBC-SHA.
     public static let defaultSuites: Set<String> = [
         "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
-        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
         "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
-        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
     ]
 
-    /// Source: the same page, NSExceptionRequiresForwardSecrecy = NO: these suites (RSA key
-    /// exchange, no forward secrecy) are accepted in addition.
+    /// `CiphersuitesNonPFS` (SecProtocolInternal.h): RSA key exchange, no forward secrecy; added
+    /// by `NSExceptionRequiresForwardSecrecy = NO`.
     public static let withoutForwardSecrecySuites: Set<String> = [
         "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_RSA_WITH_AES_128_GCM_SHA256",
-        "TLS_RSA_WITH_AES_256_CBC_SHA256", "TLS_RSA_WITH_AES_256_CBC_SHA",
-        "TLS_RSA_WITH_AES_128_CBC_SHA256", "TLS_RSA_WITH_AES_128_CBC_SHA",
+        "TLS_RSA_WITH_AES_256_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA",
     ]
 
-    /// Source: Apple Platform Security, "TLS security": TLS 1.3 is on by default for URLSession
-    /// since iOS 12.2; these are the TLS 1.3 suites Apple's stack offers (the CCM ones it does not).
+    /// `CiphersuitesTLS13` (SecProtocolInternal.h): the TLS 1.3 suites Apple's stack offers (not the CCM ones).
     public static let tls13Suites: Set<String> = ["TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"]
 
     /// Source: "Preventing Insecure Network Connections": certificates "signed using a SHA-256 or
@@ -55,17 +66,20 @@ public enum ATSPolicy {
     public struct Exception: Sendable, Hashable, CustomStringConvertible {
         public let key: String
         public let value: String
-        public var description: String { "\(key) = \(value)" }
 
-        /// Source: NSExceptionMinimumTLSVersion's documentation (values TLSv1.0 … TLSv1.3).
+        /// Why the value is not recommended, said after it (nil: nothing to say).
+        public var note: String? = nil
+        public var description: String { "\(key) = \(value)" + (note.map { " (\($0))" } ?? "") }
+
+        /// Source: NSExceptionMinimumTLSVersion's documentation (values TLSv1.0 … TLSv1.3; below
+        /// 1.2 App Store review wants a justification). TLS 1.0 and 1.1 are deprecated:
+        /// `tls_protocol_version_TLSv10`/`TLSv11` are API_DEPRECATED ("Use tls_protocol_version_TLSv12
+        /// or tls_protocol_version_TLSv13 instead", iOS 13.0–15.0) in Security's `protocol/SecProtocolTypes.h`.
         static func minimumTLSVersion(_ version: TLSProtocolVersion) -> Exception {
-            Exception(key: "NSExceptionMinimumTLSVersion", value: "TLSv" + version.rawValue.dropFirst(4))
+            Exception(key: "NSExceptionMinimumTLSVersion", value: "TLSv" + version.rawValue.dropFirst(4),
+                      note: version < .tls1_2 ? "deprecated: Apple deprecated TLS \(version.rawValue.dropFirst(4)) in iOS 15 (SecProtocolTypes.h), and App Store review asks for a justification" : nil)
         }
         /// Source: NSExceptionRequiresForwardSecrecy's documentation.
         static let noForwardSecrecy = Exception(key: "NSExceptionRequiresForwardSecrecy", value: "NO")
-        /// Source: NSExceptionAllowsInsecureHTTPLoads's documentation: "to be able to loosen the
-        /// server trust evaluation requirements for HTTPS connections", with the app's own trust
-        /// evaluation (Apple, "Performing Manual Server Trust Authentication").
-        static let insecureLoads = Exception(key: "NSExceptionAllowsInsecureHTTPLoads", value: "YES")
     }
 }

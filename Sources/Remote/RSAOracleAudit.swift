@@ -46,6 +46,8 @@ struct RSAOracleAudit {
                  "a valid encoding of a 1-byte message: the zero separator 2 bytes before the end (ROBOT's \"0x00 on a wrong position\")"),
             make("well-formed-empty", .validEmptyMessage, wellFormed: true, rightPrefix: true, "a valid encoding of an empty message (an unexpected length)"),
             make("well-formed-maximum", .validMaximumMessage, wellFormed: true, rightPrefix: true, "a valid encoding of the longest message (an unexpected length)"),
+            make("well-formed-text", .valid, wellFormed: true, rightPrefix: true, message: Data("crosscheck oracle probe".utf8),
+                 "a valid encoding of a short ASCII text: what an application that reads its plaintext as text accepts"),
         ]
         if isPKCS1 {
             return wellFormed + [
@@ -73,8 +75,8 @@ struct RSAOracleAudit {
     func audit() throws -> CheckOutcome {
         let classes = self.classes
         var samples: [String: [OracleSample]] = [:]
-        /// Each class's first probe, kept for the implicit-rejection proof.
-        var firstProbes: [String: Observation] = [:]
+        /// Every probe of each class, in the order sent: the implicit-rejection judgement reads them all.
+        var observations: [String: [Observation]] = [:]
         var last: String?
         func sample(_ cls: ProbeClass, _ tag: String) throws -> OracleSample {
             let observed: Observation
@@ -88,7 +90,7 @@ struct RSAOracleAudit {
                 throw error
             }
             last = cls.name
-            if firstProbes[cls.name] == nil { firstProbes[cls.name] = observed }
+            observations[cls.name, default: []].append(observed)
             return observed.sample
         }
 
@@ -104,13 +106,31 @@ struct RSAOracleAudit {
             for cls in classes { samples[cls.name, default: []].append(try sample(cls, "confirmation")) }
             analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: samples)
         }
-        if let count = options.timingSamples { measureTiming(analysis: analysis, classes: classes, samples: count) }
+        let plaintextRule = isPKCS1 ? self.plaintextRule(classes, observations) : nil
+        let acknowledgesMalformed = isPKCS1 && (analysis.everyClassAcknowledgedAlike || plaintextRule != nil)
+        var timed = false
+        if let count = options.timingSamples {
+            timed = measureTiming(analysis: analysis, classes: classes, samples: count, acknowledgedMalformed: acknowledgesMalformed)
+        }
 
         let rounds = "\(classes.count) classes × \(repeats)\(confirmed ? " + a confirmation round" : "")"
         let details = "padding \(padding), \(rounds), seed \(options.seed); each class on its own connection after the server's key, "
             + "and each probe's connection (`Client: OK`, then the key) the liveness check of the class sent before it: the server answered every one.\n"
             + "verdict (ROBOT terms): \(analysis.verdict.rawValue)\n" + analysis.evidence
         analysis.record(on: run, rounds: rounds)
+        if let plaintextRule {
+            let malformedAcknowledged = classes.contains { cls in !cls.oracle.wellFormed && (observations[cls.name] ?? []).contains(where: \.sample.accepted) }
+            run.note("plaintext-rule", plaintextRule.rawValue)
+            run.finding("plaintext-rule", weak: true, gating: false,
+                        "plaintext rule: the server \(plaintextRule.rawValue) — the well-formed classes were acknowledged exactly when their plaintext is UTF-8, and every refusal was the same"
+                        + (malformedAcknowledged ? "; malformed classes were acknowledged or refused as their synthetic plaintexts (implicit rejection) met the rule" : "")
+                        + ": not a padding oracle (the answer depends on the plaintext, not on the padding), but a client whose plaintext breaks the rule is refused")
+            // Repeats of a malformed class may differ here: each repeat is another ciphertext,
+            // so another synthetic plaintext, which meets the rule or not.
+            if malformedAcknowledged {
+                return try implicitRejection(classes: classes, observations: observations, details: details, timed: timed, rule: plaintextRule)
+            }
+        }
         switch analysis.verdict {
         case .inconsistent:
             throw analysis.inconsistentFailure(details: details)
@@ -119,7 +139,7 @@ struct RSAOracleAudit {
             throw CheckFailure("padding oracle (\(analysis.verdict.rawValue)): \(pair)", details: details)
         case .notVulnerable:
             if isPKCS1, analysis.everyClassAcknowledgedAlike {
-                return try implicitRejection(classes: classes, firstProbes: firstProbes, details: details)
+                return try implicitRejection(classes: classes, observations: observations, details: details, timed: timed, rule: nil)
             }
             if let accepted = analysis.acceptedMalformed.first {
                 throw CheckFailure("the server acknowledged undecryptable ciphertexts: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
@@ -132,38 +152,104 @@ struct RSAOracleAudit {
         }
     }
 
-    /// A PKCS#1 v1.5 server answered every class, malformed or not, with the same acknowledgement:
-    /// consistent with implicit rejection (ImplicitRejection). With the digest extension it is
-    /// proven: no malformed class's digest is of its block's own bytes (a lenient decoder's would
-    /// be), and the same ciphertext sent again gets the same digest (implicit rejection is
-    /// deterministic; a server answering random bytes is not it).
-    func implicitRejection(classes: [ProbeClass], firstProbes: [String: Observation], details: String) throws -> CheckOutcome {
+    /// The plaintext rule the answers follow, if any: every well-formed probe acknowledged exactly
+    /// when the rule accepts its plaintext (and at least one of each), one refusal for every refused
+    /// probe and one acknowledgement for every acknowledged one. Malformed probes may be
+    /// acknowledged too: implicit rejection's synthetic plaintexts meeting the same rule.
+    func plaintextRule(_ classes: [ProbeClass], _ observations: [String: [Observation]]) -> PlaintextRule? {
+        let all = classes.flatMap { observations[$0.name] ?? [] }
+        let wellFormed = classes.filter(\.oracle.wellFormed).flatMap { observations[$0.name] ?? [] }
+        guard Set(all.filter(\.sample.accepted).map(\.sample.signature)).count == 1,
+              Set(all.filter { !$0.sample.accepted }.map(\.sample.signature)).count == 1 else { return nil }
+        let rule = PlaintextRule.utf8
+        var seen = (accepted: false, refused: false)
+        for observation in wellFormed {
+            guard let message = pkcs1Message(observation.block), rule.predicts(accepted: observation.sample.accepted, plaintext: message) else { return nil }
+            if observation.sample.accepted { seen.accepted = true } else { seen.refused = true }
+        }
+        return seen.accepted && seen.refused ? rule : nil
+    }
+
+    /// A PKCS#1 v1.5 server acknowledged malformed classes (every one alike, or as a plaintext rule
+    /// allows): consistent with implicit rejection. With the digest extension the answers must
+    /// show what implicit rejection is (SyntheticDigestRule): no digest of the block's own bytes
+    /// (a lenient decoder), of the empty string, of the ciphertext, or shared with another
+    /// ciphertext (a sentinel: a padding oracle); the same ciphertext under the same key gets the
+    /// same digest again. A server that sends a new key on every connection leaves determinism
+    /// unprovable, which is said, not failed.
+    func implicitRejection(classes: [ProbeClass], observations: [String: [Observation]], details: String, timed: Bool,
+                           rule: PlaintextRule?) throws -> CheckOutcome {
         let malformed = classes.filter { !$0.oracle.wellFormed }
+        let acknowledged = malformed.flatMap { cls in (observations[cls.name] ?? []).filter(\.sample.accepted).map { (cls, $0) } }
+        let ruleText = rule.map { " (the rest refused by the plaintext rule: the server \($0.rawValue))" } ?? ""
         guard offersDigest else {
-            run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
-                proven: false, evidence: "every class, well-formed or not (\(malformed.count) malformed), answered \(firstProbes.values.first?.sample.signature ?? "")"))
+            run.finding(ImplicitRejection.findingName, weak: true, gating: false, implicitRejectionFindingText(
+                shown: "consistent with implicit rejection, not shown: \(acknowledged.count) malformed probes were acknowledged\(ruleText), "
+                    + "but without the digest extension a decoder that returns a fixed sentinel for a bad padding cannot be told from it", timing: timed))
             return .passed
         }
-        var proofs: [String] = []
-        for cls in malformed {
-            guard let first = firstProbes[cls.name] else { continue }
-            switch ImplicitRejection.classify(digest: first.sample.digest, block: first.block) {
+        var probes: [AcknowledgedMalformed] = []
+        for (cls, observation) in acknowledged {
+            switch ImplicitRejection.classify(digest: observation.sample.digest, block: observation.block) {
             case .realPlaintext(let length):
                 throw CheckFailure("a lenient PKCS#1 v1.5 decoder: class \(cls.name) (\(cls.oracle.about)) was acknowledged with the digest of the last \(length) bytes of its block — real bytes of a malformed encoding, not implicit rejection's synthetic plaintext",
-                                   details: "block: \(first.block.hexString)\ndigest: \(first.sample.digest ?? "")\n" + details)
+                                   details: "block: \(observation.block.hexString)\ndigest: \(observation.sample.digest ?? "")\n" + details)
             case .unverified:
-                throw CheckFailure("class \(cls.name) was acknowledged without the digest the server sends elsewhere: \(first.sample.signature)", details: details)
+                throw CheckFailure("class \(cls.name) was acknowledged without the digest the server sends elsewhere: \(observation.sample.signature)", details: details)
             case .synthetic(let digest):
-                let again = try socket.acknowledgementDigest(of: first.ciphertext)
-                guard again == digest else {
-                    throw CheckFailure("the same class \(cls.name) ciphertext, sent twice, was acknowledged with different digests (\(digest.prefix(16))… then \(again?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic",
-                                       details: details)
-                }
-                proofs.append(cls.name)
+                probes.append(AcknowledgedMalformed(className: cls.name, ciphertext: observation.ciphertext, block: observation.block,
+                                                    digest: digest, keyModulus: observation.keyModulus))
             }
         }
-        run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
-            proven: true, evidence: "\(proofs.count) malformed classes (\(proofs.joined(separator: ", "))) acknowledged with digests of none of their blocks' bytes, each the same when the ciphertext was sent again"))
+        let wellFormed = classes.filter(\.oracle.wellFormed).flatMap { cls in
+            (observations[cls.name] ?? []).compactMap { observation in observation.sample.digest.map { (className: cls.name, digest: $0) } }
+        }
+        // A digest that is not a fresh synthetic message's gets fresh ciphertexts of its class
+        // before any verdict: an empty or repeated synthetic message happens by chance, a sentinel every time.
+        let suspicious = probes.compactMap { probe in
+            SyntheticDigestRule.suspicion(of: probe, among: probes, wellFormed: wellFormed).map { (probe, $0) }
+        }
+        var coincidences = 0
+        if !suspicious.isEmpty {
+            var fresh: [(AcknowledgedMalformed, String)] = []
+            var seen = probes
+            for name in Set(suspicious.map(\.0.className)).sorted() {
+                guard let cls = classes.first(where: { $0.name == name }) else { continue }
+                for index in 0..<2 {
+                    let observation = try observe(cls, tag: "fresh\(index)")
+                    guard observation.sample.accepted, let digest = observation.sample.digest else { continue }
+                    let probe = AcknowledgedMalformed(className: name, ciphertext: observation.ciphertext, block: observation.block,
+                                                      digest: digest, keyModulus: observation.keyModulus)
+                    if let why = SyntheticDigestRule.suspicion(of: probe, among: seen, wellFormed: wellFormed) { fresh.append((probe, why)) }
+                    seen.append(probe)
+                }
+            }
+            if !fresh.isEmpty { throw SyntheticDigestRule.oracleFailure(suspicious, fresh: fresh) }
+            coincidences = suspicious.count
+        }
+        // Determinism: the first probe of each malformed class sent again on a fresh connection.
+        var repeated: [String] = [], unprovable = 0
+        for cls in malformed {
+            guard let first = probes.first(where: { $0.className == cls.name }) else { continue }
+            let again = try socket.acknowledgement(of: first.ciphertext)
+            guard again.keyModulus == first.keyModulus else { unprovable += 1; continue }
+            guard again.digest == first.digest else {
+                throw CheckFailure("the same class \(cls.name) ciphertext, sent twice under the same key, was acknowledged with different digests (\(first.digest.prefix(16))… then \(again.digest?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic",
+                                   details: details)
+            }
+            repeated.append(cls.name)
+        }
+        let determinism = repeated.isEmpty
+            ? "determinism not provable: the server sent a different key on each re-probe's connection (\(unprovable) tried), so the same ciphertext could not be sent again under the same key"
+            : "deterministic: the same ciphertext sent again under the same key got the same digest (\(repeated.count) classes)"
+                + (unprovable > 0 ? "; \(unprovable) re-probes got a new key and could not be compared" : "")
+        let distinct = Set(probes.map(\.digest)).count
+        run.note("implicit-rejection-digests", "\(probes.count) acknowledged, \(distinct) distinct")
+        run.finding(ImplicitRejection.findingName, weak: true, gating: false, implicitRejectionFindingText(
+            shown: "consistent with implicit rejection, as far as answers show: \(probes.count) malformed ciphertexts acknowledged\(ruleText) with \(distinct) distinct digests, "
+                + "none of the empty string, of the ciphertext, of bytes of its own block, or of another class's"
+                + (coincidences > 0 ? " (\(coincidences) that looked so were chance: fresh ciphertexts of their classes were not)" : "")
+                + "; \(determinism)", timing: timed))
         return .passed
     }
 
@@ -173,6 +259,8 @@ struct RSAOracleAudit {
         let ciphertext: Data
         /// The encoding the ciphertext decrypts to under the server's key.
         let block: Data
+        /// The modulus (hex) of the key the server sent on this probe's connection.
+        let keyModulus: String
     }
 
     /// One probe: connect, `Client: OK`, the server's key, then `encrypted_message=` and the class's ciphertext.
@@ -204,7 +292,7 @@ struct RSAOracleAudit {
         }
         let sample = OracleSample(signature: signature, accepted: accepted, latency: answer.latency,
                                   digest: messages.first.flatMap(ImplicitRejection.digest(in:)))
-        return Observation(sample: sample, ciphertext: ciphertext, block: block)
+        return Observation(sample: sample, ciphertext: ciphertext, block: block, keyModulus: key.info.modulusHex)
     }
 
     /// The class's encoding under `key`, from seeded bytes. A PKCS#1 server's "other scheme"
@@ -234,11 +322,15 @@ struct RSAOracleAudit {
         return ProbeConnection.describeMessage(message)
     }
 
-    /// `--timing N`: latency to the answer per refused class; reported in the audit, never in the verdict.
-    func measureTiming(analysis: OracleAnalysis, classes: [ProbeClass], samples count: Int) {
-        let refused = classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
-        run.timingFinding("timing.rsa-padding", refused: refused, named: \.name, rounds: count) { probeClass, round in
+    /// `--timing N`: latency to the answer per refused class; under implicit rejection (every
+    /// class acknowledged) the acknowledged malformed classes against the well-formed ones, the
+    /// channel the Marvin attack measures. Reported in the audit, never in the verdict. True when
+    /// timing was measured.
+    func measureTiming(analysis: OracleAnalysis, classes: [ProbeClass], samples count: Int, acknowledgedMalformed: Bool) -> Bool {
+        let timed = acknowledgedMalformed ? classes : classes.filter { cls in analysis.refused.contains { $0.name == cls.name } }
+        run.timingFinding("timing.rsa-padding", refused: timed, named: \.name, rounds: count) { probeClass, round in
             try observe(probeClass, tag: "timing\(round)").sample.latency
         }
+        return timed.count >= 2
     }
 }

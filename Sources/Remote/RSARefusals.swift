@@ -29,6 +29,19 @@ extension RemoteRSASocket {
         var exponentOneKey = false
     }
 
+    /// Each class must get `Server: ERROR` and a close (docs/PROTOCOL.md, rsa-socket 4 and
+    /// "Framing"). For the ciphertext classes the sources agree on a refusal, with one exception:
+    /// - a ciphertext whose length is not k: RFC 8017 §7.2.2 step 1 ("If the length of the
+    ///   ciphertext C is not k octets, output 'decryption error'"); pyca/cryptography checks it itself
+    ///   ("Ciphertext length must be equal to key size"). OpenSSL alone refuses only a longer one
+    ///   (`crypto/rsa/rsa_ossl.c` `rsa_ossl_private_decrypt`: RSA_R_DATA_GREATER_THAN_MOD_LEN); since
+    ///   3.2 a shorter one is read as 00‖C and, with implicit rejection, answered with a synthetic
+    ///   plaintext (`derive_kdk` zero-extends it), so a server calling OpenSSL directly acknowledges
+    ///   it — still a failure here, by RFC 8017 and the protocol's k-byte ciphertexts;
+    /// - a ciphertext not below the modulus: RFC 8017 §5.1.2 RSADP step 1 ("ciphertext
+    ///   representative out of range"); OpenSSL `rsa_ossl_private_decrypt` (RSA_R_DATA_TOO_LARGE_FOR_MODULUS);
+    /// - a block that no padding accepts (undecryptable-ciphertext, first byte 01): refused, except
+    ///   that a PKCS#1 v1.5 server with implicit rejection acknowledges it (`acknowledgedImplicitly`).
     func malformedInputs() -> [MalformedInput] {
         let framing = options.framing
         let framed = framing == .framed
@@ -82,8 +95,10 @@ extension RemoteRSASocket {
     static let legacyFloodBytes = 70_000
 
     /// A PKCS#1 v1.5 server acknowledged a ciphertext whose padding is wrong. With the digest
-    /// extension that must be a synthetic plaintext (of none of the block's bytes) and the same
-    /// again for the same ciphertext; without it, it is only consistent with implicit rejection.
+    /// extension that must look like implicit rejection (SyntheticDigestRule): a digest of none of
+    /// the block's bytes; another undecryptable ciphertext gets another digest, and not the empty
+    /// string's or its ciphertext's twice (a sentinel); the same ciphertext under the same key gets
+    /// the same digest again. Without it, it is only consistent with implicit rejection.
     func acknowledgedImplicitly(_ input: MalformedInput, key: RSAPublicKey, digest: String?, facts: ServerFacts) throws -> CheckOutcome {
         let (ciphertext, block) = try undecryptableCiphertext(key)
         switch ImplicitRejection.classify(digest: digest, block: block) {
@@ -94,28 +109,67 @@ extension RemoteRSASocket {
             if facts.offersDigest {
                 throw CheckFailure("the server acknowledged \(input.name) without the digest it sends for real plaintexts")
             }
-            run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
-                proven: false, evidence: "\(input.name), a ciphertext whose block begins 01, was answered \"Server: OK\""))
+            run.finding(ImplicitRejection.findingName, weak: true, gating: false, implicitRejectionFindingText(
+                shown: "consistent with implicit rejection, not shown: \(input.name), a ciphertext whose block begins 01, was answered \"Server: OK\" (without the digest extension a fixed sentinel cannot be told from it)",
+                timing: false))
             return .passed
         case .synthetic(let first):
-            let again = try acknowledgementDigest(of: ciphertext)
-            guard again == first else {
-                throw CheckFailure("the server acknowledged the same \(input.name) ciphertext twice with different digests (\(first.prefix(16))… then \(again?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic")
+            let probe = AcknowledgedMalformed(className: input.name, ciphertext: ciphertext, block: block, digest: first, keyModulus: key.info.modulusHex)
+            // Another undecryptable ciphertext must get another digest: a sentinel gives the same one
+            // (or the empty string's, or the ciphertext's, again). A synthetic message is empty now
+            // and then by chance, so one suspicious digest alone is not a verdict.
+            if let fresh = try freshUndecryptableAcknowledgement() {
+                let why = SyntheticDigestRule.suspicion(of: probe, among: [], wellFormed: [])
+                if let again = SyntheticDigestRule.suspicion(of: fresh, among: [probe], wellFormed: []),
+                   why != nil || fresh.digest == probe.digest {
+                    throw SyntheticDigestRule.oracleFailure(why.map { [(probe, $0)] } ?? [], fresh: [(fresh, again)])
+                }
             }
-            run.finding(ImplicitRejection.findingName, weak: true, gating: false, ImplicitRejection.finding(
-                proven: true, evidence: "\(input.name) acknowledged with a digest of none of its block's bytes, the same when sent again"))
+            let again = try acknowledgement(of: ciphertext)
+            guard again.keyModulus == probe.keyModulus else {
+                run.finding(ImplicitRejection.findingName, weak: true, gating: false, implicitRejectionFindingText(
+                    shown: "consistent with implicit rejection, as far as answers show: \(input.name) acknowledged with a digest of none of its block's bytes; determinism not provable: the server sent another key on the next connection",
+                    timing: false))
+                return .passed
+            }
+            guard again.digest == first else {
+                throw CheckFailure("the server acknowledged the same \(input.name) ciphertext twice under the same key with different digests (\(first.prefix(16))… then \(again.digest?.prefix(16) ?? "none")…): not implicit rejection, which is deterministic")
+            }
+            run.finding(ImplicitRejection.findingName, weak: true, gating: false, implicitRejectionFindingText(
+                shown: "consistent with implicit rejection, as far as answers show: \(input.name) acknowledged with a digest of none of its block's bytes, the same when sent again under the same key",
+                timing: false))
             return .passed
         }
     }
 
-    /// The digest of the acknowledgement of `ciphertext` on a fresh connection (nil: none).
-    func acknowledgementDigest(of ciphertext: Data) throws -> String? {
+    /// What the server answered `ciphertext` with on a fresh connection: the digest of its
+    /// acknowledgement (nil: none) and the key it sent on that connection (a server may make one per connection).
+    func acknowledgement(of ciphertext: Data) throws -> (digest: String?, keyModulus: String) {
         let probe = try ProbeConnection(run)
         defer { probe.close() }
-        _ = try probe.requestServerKey()
+        let key = try probe.requestServerKey()
         probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
         let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: true) })
-        return probe.messages(answer.bytes).first.flatMap(ImplicitRejection.digest(in:))
+        return (probe.messages(answer.bytes).first.flatMap(ImplicitRejection.digest(in:)), key.info.modulusHex)
+    }
+
+    /// Another undecryptable ciphertext (a block beginning 01), under the key of a fresh
+    /// connection, and its acknowledgement; nil when the server refused it.
+    func freshUndecryptableAcknowledgement() throws -> AcknowledgedMalformed? {
+        let probe = try ProbeConnection(run)
+        defer { probe.close() }
+        let key = try probe.requestServerKey()
+        var generator = run.generator("refuses.undecryptable-ciphertext.fresh")
+        var block = Data()
+        guard let ciphertext = try sendableCiphertext(framing: options.framing, {
+            block = Data([0x01]) + generator.bytes(key.modulusByteCount - 1)
+            return try key._WEAK_AND_INSECURE_textbookEncrypt(block)
+        }) else { return nil }
+        probe.send(Data(RSASocket.encryptedPrefix.utf8) + ciphertext)
+        let answer = probe.readAnswer(isWhole: { isWholeAnswer($0, on: probe, digest: true) })
+        guard let digest = probe.messages(answer.bytes).first.flatMap(ImplicitRejection.digest(in:)) else { return nil }
+        return AcknowledgedMalformed(className: "undecryptable-ciphertext (fresh)", ciphertext: ciphertext, block: block, digest: digest,
+                                     keyModulus: key.info.modulusHex)
     }
 
     /// k bytes below the modulus whose raw decryption starts with a non-zero byte: no padding

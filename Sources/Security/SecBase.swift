@@ -28,8 +28,10 @@ public let errSecMissingEntitlement: OSStatus = -34018
 public let errSecHostNameMismatch: OSStatus = -67602
 public let errSecInvalidExtendedKeyUsage: OSStatus = -67609
 public let errSecInvalidRecord: OSStatus = -67701
+public let errSecUnsupportedKeySize: OSStatus = -67735
 public let errSecVerifyFailed: OSStatus = -67808
 public let errSecCertificateExpired: OSStatus = -67818
+public let errSecInvalidDigestAlgorithm: OSStatus = -67815
 public let errSecCertificateNotValidYet: OSStatus = -67819
 public let errSecNotTrusted: OSStatus = -67843
 public let errSecCertificateValidityPeriodTooLong: OSStatus = -67901
@@ -56,6 +58,8 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecHostNameMismatch: text = "A host name mismatch has occurred."
     case errSecCertificateValidityPeriodTooLong: text = "The validity period in the certificate exceeds the maximum allowed."
     case errSecInvalidExtendedKeyUsage: text = "The extended key usage is not valid."
+    case errSecUnsupportedKeySize: text = "The key size is not supported."
+    case errSecInvalidDigestAlgorithm: text = "An invalid digest algorithm was detected."
     default: return nil
     }
     return text as NSString

@@ -138,11 +138,16 @@ public final class SecTrust: @unchecked Sendable {
         let useSystemRoots = customAnchors == nil || !anchorsOnly
         let date = verifyDate ?? Date()
         let verification: X509VerificationResult
+        // Apple's SSL policy checks no key usage (`SecPolicyCreateSSL` passes kSecKeyUsageUnspecified,
+        // OSX/sec/Security/SecPolicy.c) and the server EKU by its own list (set_ssl_ekus, below), so
+        // OpenSSL's TLS-server purpose (which also wants a TLS key usage) is not asked for; the
+        // client policy keeps OpenSSL's TLS-client purpose; basic X.509 checks no purpose.
+        let purpose: X509VerificationPolicy.Purpose = isSSL && !server ? .sslClient : .none
         do {
             verification = try X509ChainVerifier.verify(
                 leaf: leaf.x509, intermediates: certificates.dropFirst().map(\.x509), anchors: anchors,
                 systemRoots: useSystemRoots,
-                policy: X509VerificationPolicy(hostname: isSSL ? hostname : nil, serverAuthentication: server, verifyDate: date))
+                policy: X509VerificationPolicy(hostname: isSSL ? hostname : nil, purpose: purpose, verifyDate: date))
         } catch {
             return Evaluation(result: .otherError, status: errSecInternalComponent, message: "trust evaluation failed: \(error)", chain: [])
         }
@@ -163,19 +168,45 @@ public final class SecTrust: @unchecked Sendable {
         case .other?:
             return Evaluation(result: .fatalTrustFailure, status: errSecNotTrusted, message: "\(leafName) certificate: \(verification.message)", chain: chain)
         }
-        // Apple's rules on top of the chain (SecPolicyServer.c): weak keys and hashes anywhere below
-        // the anchor, and for TLS servers on chains that do not end in a system root: a leaf issued
-        // after 1 July 2019 must carry the serverAuth EKU and be valid for at most 825 days (+1 h).
-        let belowAnchor = verification.chain.count > 1 ? Array(verification.chain.dropLast()) : verification.chain
-        for certificate in belowAnchor {
-            if certificate.publicKeyBits < 1024 {
+        // Apple's rules on top of the chain, from apple-oss-distributions/Security:
+        // - every policy: no weak key (RSA < 1024, EC < 160 bits) and no MD2/MD4/MD5 signature below the anchor
+        //   (SecPolicyServer.c SecPolicyCheckWeakKeySize, SecPolicyCheckWeakSignature);
+        // - the SSL server policy (SecPolicy.c SecPolicyCreateSSL_internal) on app-anchored and system
+        //   chains: RSA ≥ 2048 / EC ≥ 256 bits on every certificate of the path, the anchor included
+        //   (SecPolicyAddStrongKeySizeOptions; SecPolicyServer.c SecPolicyCheckKeySize →
+        //   errSecUnsupportedKeySize); no MD2/MD4/MD5/SHA-1 signature on any certificate but a
+        //   self-signed one's own (SecPolicyRemoveWeakHashOptions; SecPolicyCheckSignatureHashAlgorithms
+        //   skips self-signed certificates → errSecInvalidDigestAlgorithm); a leaf EKU, when present,
+        //   with serverAuth, anyExtendedKeyUsage or SGC (set_ssl_ekus → errSecInvalidExtendedKeyUsage).
+        let sslServer = isSSL && server
+        for (index, certificate) in verification.chain.enumerated() {
+            let isAnchor = index == verification.chain.count - 1 && verification.chain.count > 1
+            // SecCertificate.c SecCertificateIsWeakKey: RSA under 1024 bits, EC under 160 bits.
+            let weakKeyFloor = certificate.publicKeyAlgorithm == "EC" ? 160 : 1024
+            if !isAnchor, certificate.publicKeyBits < weakKeyFloor {
                 return Evaluation(result: .recoverableTrustFailure, status: errSecNotTrusted,
                                   message: "\(leafName) certificate uses a weak key (\(certificate.publicKeyBits) bits)", chain: chain)
             }
-            if let digest = certificate.signatureDigestName, ["MD2", "MD4", "MD5"].contains(digest.uppercased()) {
-                return Evaluation(result: .recoverableTrustFailure, status: errSecNotTrusted,
+            if sslServer {
+                let bits = certificate.publicKeyBits, algorithm = certificate.publicKeyAlgorithm
+                let strong = (algorithm == "RSA" && bits >= AppleServerCertificateRules.minimumRSABits)
+                    || (algorithm == "EC" && bits >= AppleServerCertificateRules.minimumECBits)
+                if !strong {
+                    return Evaluation(result: .recoverableTrustFailure, status: errSecUnsupportedKeySize,
+                                      message: "\(leafName) certificate chain uses a key too small for TLS (\(algorithm) \(bits) bits in certificate \(index))", chain: chain)
+                }
+            }
+            let digest = certificate.signatureDigestName?.uppercased() ?? ""
+            let weakDigests = sslServer ? ["MD2", "MD4", "MD5", "SHA1"] : ["MD2", "MD4", "MD5"]
+            let selfSigned = certificate.isSelfIssued
+            if weakDigests.contains(digest), !(sslServer ? selfSigned : isAnchor) {
+                return Evaluation(result: .recoverableTrustFailure, status: sslServer ? errSecInvalidDigestAlgorithm : errSecNotTrusted,
                                   message: "\(leafName) certificate is signed with a weak hash (\(digest))", chain: chain)
             }
+        }
+        if sslServer, !leaf.x509.extendedKeyUsageAllowsTLSServer {
+            return Evaluation(result: .recoverableTrustFailure, status: errSecInvalidExtendedKeyUsage,
+                              message: "\(leafName) certificate is not permitted for this usage", chain: chain)
         }
         let anchoredByApp = !anchors.isEmpty && verification.chain.last.map { last in anchors.contains { $0.der == last.der } } == true
         if isSSL, server, anchoredByApp, let notBefore = leaf.x509.notBefore, let notAfter = leaf.x509.notAfter {
@@ -184,7 +215,8 @@ public final class SecTrust: @unchecked Sendable {
                     return Evaluation(result: .recoverableTrustFailure, status: errSecCertificateValidityPeriodTooLong,
                                       message: "\(leafName) certificate is not standards compliant", chain: chain)
                 }
-                if !leaf.x509.hasExtendedKeyUsage {
+                // SecPolicyCheckServerAuthEKU: an EKU extension holding serverAuth itself (anyExtendedKeyUsage is not enough).
+                if !leaf.x509.hasServerAuthExtendedKeyUsage {
                     return Evaluation(result: .recoverableTrustFailure, status: errSecInvalidExtendedKeyUsage,
                                       message: "\(leafName) certificate is not standards compliant", chain: chain)
                 }

@@ -63,7 +63,11 @@ final class ATSCLITests: XCTestCase {
         let (outcome, xml) = try ats(port, ["--pin", tls + "/pinned.crt.pem", "--server-name", "localhost"])
         XCTAssertEqual(outcome.status, 1, outcome.stdout)
         XCTAssertTrue(xml.contains("iOS allows at most 825"), xml)
-        XCTAssertTrue(xml.contains("NSExceptionAllowsInsecureHTTPLoads = YES"), "the verdict names the exception key")
+        // A certificate rule is the app's trust evaluation's: no Info.plist key relaxes it, the fix is a new certificate.
+        XCTAssertTrue(xml.contains("the app&apos;s trust evaluation refuses (SecTrust, SSL policy)") || xml.contains("the app's trust evaluation refuses (SecTrust, SSL policy)"), xml)
+        XCTAssertTrue(xml.contains("no Info.plist key relaxes this: reissue the certificate"), xml)
+        XCTAssertTrue(xml.contains("python3 -m pythonref server-cert --host localhost"), xml)
+        XCTAssertFalse(xml.contains("NSExceptionAllowsInsecureHTTPLoads"), "no Info.plist key is offered for a certificate rule")
         XCTAssertEqual(xml.components(separatedBy: "<failure").count - 1, 2, "the validity rule and the verdict, nothing else")
         // Without the pin, the self-signed certificate is not trusted either, and the advice says --pin.
         let (_, unpinned) = try ats(port, ["--server-name", "localhost"])
@@ -71,6 +75,58 @@ final class ATSCLITests: XCTestCase {
         // Under another name, the subjectAltName rule fails too.
         let (_, renamed) = try ats(port, ["--pin", tls + "/pinned.crt.pem", "--server-name", "raspberrypi.local"])
         XCTAssertTrue(renamed.contains("not &apos;raspberrypi.local&apos;") || renamed.contains("not 'raspberrypi.local'"), renamed)
+    }
+
+    /// Starts one of the zoo's TLS configurations (Tests/Zoo/tls/ats_server.py, written from Apple's
+    /// published rules, its certificate for localhost, raspberrypi.local, pi.example.com and 127.0.0.1).
+    func startZooTLS(_ config: String) throws -> UInt16 {
+        try servers.start("/usr/bin/python3", ["-u", "Tests/Zoo/tls/ats_server.py", "--config", config, "--host", "127.0.0.1", "--port", "0"],
+                          in: CrosscheckBinary.root)
+    }
+
+    /// The shipped ATS suite group has ECDHE-RSA-CHACHA20-POLY1305 at TLS 1.2 (SecProtocolInternal.h
+    /// CiphersuitesPFS): a server whose only suite it is passes.
+    func testChaCha20OnlyTLS12_isInAppleShippedATSGroup_passes() throws {
+        let port = try startZooTLS("tls12-chacha20-only")
+        let (outcome, xml) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "pi.example.com"])
+        XCTAssertEqual(outcome.status, 0, xml)
+        XCTAssertTrue(xml.contains("ios-would-use = TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"), xml)
+        XCTAssertFalse(xml.contains("<failure"), xml)
+    }
+
+    /// ATS governs a public DNS name, not a .local one: the same server without forward secrecy is
+    /// refused under the one (naming NSExceptionRequiresForwardSecrecy) and passes under the other
+    /// with a note saying why.
+    func testNonForwardSecretServer_refusedUnderAPublicName_passesUnderALocalName() throws {
+        let port = try startZooTLS("rsa-key-exchange-only")
+        let (refused, publicXML) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "pi.example.com"])
+        XCTAssertEqual(refused.status, 1, publicXML)
+        XCTAssertTrue(publicXML.contains("NSExceptionDomains › pi.example.com: NSExceptionRequiresForwardSecrecy = NO"), publicXML)
+        XCTAssertTrue(publicXML.contains("ats-governs = yes"), publicXML)
+        let (local, localXML) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "raspberrypi.local"])
+        XCTAssertEqual(local.status, 0, localXML)
+        XCTAssertTrue(localXML.contains("note: ATS does not govern raspberrypi.local on iOS 26"), localXML)
+        XCTAssertTrue(localXML.contains("not governed: ATS would refuse this (accepts no cipher suite with forward secrecy"), localXML)
+        XCTAssertTrue(localXML.contains("ats = not governed"), localXML)
+        XCTAssertFalse(localXML.contains("<failure"), localXML)
+    }
+
+    /// IP literals: ATS governs them from iOS 17, not on iOS 10–16 (NSAllowsLocalNetworking); a
+    /// TLS 1.0/1.1 server is refused on 17 with the deprecated exception said so, passes on 16.
+    func testIPAddress_governedFromIOS17_andTLS11ExceptionIsDeprecated() throws {
+        let port = try startZooTLS("tls10-11-only")
+        let (refused, newXML) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "127.0.0.1", "--ios", "17"])
+        XCTAssertEqual(refused.status, 1, newXML)
+        XCTAssertTrue(newXML.contains("NSExceptionMinimumTLSVersion = TLSv1.1 (deprecated: Apple deprecated TLS 1.1 in iOS 15"), newXML)
+        XCTAssertTrue(newXML.contains("an IP address: from iOS 17 ATS governs IP addresses"), newXML)
+        let (older, oldXML) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "127.0.0.1", "--ios", "16.4"])
+        XCTAssertEqual(older.status, 0, oldXML)
+        XCTAssertTrue(oldXML.contains("note: ATS does not govern 127.0.0.1 on iOS 16"), oldXML)
+        let (_, localhostXML) = try ats(port, ["--pin", tls + "/ios-ca.crt.pem", "--server-name", "localhost"])
+        XCTAssertTrue(localhostXML.contains("an unqualified name: ATS does not govern unqualified names such as localhost"), localhostXML)
+        let usage = try CrosscheckBinary.run(["ats", "--host", "127.0.0.1", "--ios", "seventeen"])
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.stderr.contains("--ios takes an iOS version such as 16 or 17.4"), usage.stderr)
     }
 
     func testErrors_sayWhatToDo() throws {

@@ -320,23 +320,41 @@ final class RemoteOracleCLITests: XCTestCase {
     /// OpenSSL's algorithm, which PythonRef models): a bad PKCS#1 v1.5 padding decrypts to a
     /// synthetic message, deterministic per ciphertext and unrelated to the block's bytes; a
     /// ciphertext out of range is still refused. `onBadPadding` may replace the synthetic message.
-    func startImplicitRejection(_ options: [String], onBadPadding: String = "synthetic") throws -> UInt16 {
+    func startImplicitRejection(_ options: [String], onBadPadding: String = "synthetic", keyPerConnection: Bool = false,
+                                utf8Only: Bool = false) throws -> UInt16 {
         try startVariant("""
         import hashlib, hmac, os
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        SENTINEL = os.urandom(16)
         class Variant(base_server.Conversation):
+            def __init__(self, sock, server):
+                super().__init__(sock, server)
+                if \(keyPerConnection ? "True" : "False"):  # a new key for every connection
+                    self.private_key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+                    self.k = 128
             def decrypt(self, ciphertext):
                 block = self.raw_rsa(ciphertext)  # refuses a wrong length or c >= n, as OpenSSL does
                 separator = block.find(b"\\x00", 2)
                 if block[:2] == b"\\x00\\x02" and separator >= 10:
-                    return block[separator + 1:]
-                secret = hashlib.sha256(self.private_key.private_numbers().d.to_bytes(self.k, "big")).digest()
-                mac = hmac.new(secret, ciphertext, hashlib.sha256).digest()
-                synthetic = (mac * (self.k // 32 + 1))[: mac[0] % (self.k - 10)]
-                return {"synthetic": synthetic, "lenient": block[2:], "random": os.urandom(24)}["\(onBadPadding)"]
+                    plaintext = block[separator + 1:]
+                else:
+                    secret = hashlib.sha256(self.private_key.private_numbers().d.to_bytes(self.k, "big")).digest()
+                    mac = hmac.new(secret, ciphertext, hashlib.sha256).digest()
+                    synthetic = (mac * (self.k // 32 + 1))[: mac[0] % (self.k - 10)]
+                    if \(utf8Only ? "True" : "False") and mac[1] % 2 == 0:
+                        synthetic = mac.hex()[: mac[2] % 40].encode()  # a synthetic message that happens to be text
+                    plaintext = {"synthetic": synthetic, "lenient": block[2:], "random": os.urandom(24),
+                                 "sentinel-empty": b"", "sentinel-fixed": SENTINEL}["\(onBadPadding)"]
+                if \(utf8Only ? "True" : "False"):
+                    try:
+                        plaintext.decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise Refusal("not UTF-8")
+                return plaintext
         """, ["--padding", "pkcs1"] + options)
     }
 
-    func testImplicitRejectionWithDigest_passesAndTheAuditProvesIt() throws {
+    func testImplicitRejectionWithDigest_passesAndTheAuditSaysWhatTheAnswersShow() throws {
         let port = try startImplicitRejection(["--digest"])
         let (status, report, _) = try remote(port, [])
         XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
@@ -344,8 +362,14 @@ final class RemoteOracleCLITests: XCTestCase {
         XCTAssertEqual(report.cases["refuses.undecryptable-ciphertext"]?.outcome, "passed")
         XCTAssertEqual(report.cases["refuses.ciphertext-over-the-modulus"]?.outcome, "passed", "still refused outright")
         let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
-        XCTAssertTrue(finding.hasPrefix("implicit rejection (OpenSSL ≥ 3.2): undecryptable ciphertexts are acknowledged with a synthetic plaintext; no padding oracle"), finding)
-        XCTAssertTrue(finding.contains("proven with the digest extension: 6 malformed classes"), finding)
+        XCTAssertTrue(finding.hasPrefix("implicit rejection (OpenSSL ≥ 3.2: a bad PKCS#1 v1.5 padding decrypts to a synthetic plaintext)"), finding)
+        // 6 malformed classes × (3 rounds + the confirmation round): every one acknowledged, each with its own digest.
+        XCTAssertTrue(finding.contains("consistent with implicit rejection, as far as answers show: 24 malformed ciphertexts acknowledged with 24 distinct digests"), finding)
+        XCTAssertTrue(finding.contains("deterministic: the same ciphertext sent again under the same key got the same digest (6 classes)"), finding)
+        XCTAssertTrue(finding.contains("timing not measured"), finding)
+        XCTAssertFalse(finding.contains("proven"), finding)
+        XCTAssertFalse(finding.contains("no padding oracle"), finding)
+        XCTAssertEqual(report.property("oracle.rsa-padding", "implicit-rejection-digests"), "24 acknowledged, 24 distinct")
         XCTAssertEqual(report.cases["audit:implicit-rejection"]?.outcome, "skipped", "reported as a finding")
         let strict = try remote(port, ["--strict", "--direction", "phone-to-pi"])
         XCTAssertEqual(strict.report.cases["audit:implicit-rejection"]?.outcome, "skipped", "never a failure, even with --strict")
@@ -353,14 +377,15 @@ final class RemoteOracleCLITests: XCTestCase {
     }
 
     /// Without the digest every padding is acknowledged: discovery takes the server's own
-    /// pi-to-phone padding, and the audit says implicit rejection is consistent, not proven.
-    func testImplicitRejectionWithoutDigest_passesAsConsistentNotProven() throws {
+    /// pi-to-phone padding, and the audit says implicit rejection is consistent, not shown.
+    func testImplicitRejectionWithoutDigest_passesAsConsistentNotShown() throws {
         let port = try startImplicitRejection([])
         let (status, report, _) = try remote(port, [])
         XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
         XCTAssertEqual(report.cases["oracle.rsa-padding"]?.outcome, "passed")
         let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
-        XCTAssertTrue(finding.contains("consistent with it, not proven"), finding)
+        XCTAssertTrue(finding.contains("consistent with implicit rejection, not shown"), finding)
+        XCTAssertTrue(finding.contains("a decoder that returns a fixed sentinel for a bad padding cannot be told from it"), finding)
         let padding = try XCTUnwrap(report.cases["audit:padding.phone-to-pi"])
         XCTAssertTrue(padding.message.contains("uses PKCS#1 v1.5 encryption (it also acknowledged oaep-sha256 and oaep-sha1 ciphertexts"), padding.message)
     }
@@ -382,7 +407,75 @@ final class RemoteOracleCLITests: XCTestCase {
         let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
         XCTAssertEqual(status, 1)
         let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
-        XCTAssertTrue(oracle.message.contains("sent twice, was acknowledged with different digests"), oracle.message)
+        XCTAssertTrue(oracle.message.contains("sent twice under the same key, was acknowledged with different digests"), oracle.message)
+    }
+
+    /// PyCryptodome's sentinel style: every bad padding decrypts to b"" and its digest is acknowledged.
+    func testEmptySentinelOnBadPadding_failsAsAPaddingOracle() throws {
+        let port = try startImplicitRejection(["--digest"], onBadPadding: "sentinel-empty")
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertEqual(oracle.outcome, "failure")
+        XCTAssertTrue(oracle.message.hasPrefix("padding oracle (vulnerable: the digest tells a bad padding from a good one): malformed ciphertexts were acknowledged with an empty sentinel's digest"), oracle.message)
+        XCTAssertTrue(oracle.details.contains("sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), oracle.details)
+        let refusal = try XCTUnwrap(report.cases["refuses.undecryptable-ciphertext"])
+        XCTAssertEqual(refusal.outcome, "failure")
+        XCTAssertTrue(refusal.message.hasPrefix("padding oracle"), refusal.message)
+    }
+
+    /// The same with 16 fixed random bytes: one digest for every bad padding, unknown in advance.
+    func testFixedSentinelOnBadPadding_failsAsAPaddingOracle() throws {
+        let port = try startImplicitRejection(["--digest"], onBadPadding: "sentinel-fixed")
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 1)
+        let oracle = try XCTUnwrap(report.cases["oracle.rsa-padding"])
+        XCTAssertEqual(oracle.outcome, "failure")
+        XCTAssertTrue(oracle.message.hasPrefix("padding oracle (vulnerable: the digest tells a bad padding from a good one): malformed ciphertexts were acknowledged with a constant sentinel's digest"), oracle.message)
+        XCTAssertTrue(oracle.message.contains("got the same digest as another malformed ciphertext"), oracle.message)
+        // The refusal check's one undecryptable ciphertext gets a second one: the same digest again.
+        let refusal = try XCTUnwrap(report.cases["refuses.undecryptable-ciphertext"])
+        XCTAssertEqual(refusal.outcome, "failure")
+        XCTAssertTrue(refusal.message.hasPrefix("padding oracle"), refusal.message)
+        XCTAssertNil(report.property("implicit-rejection", "finding"), "no finding calls a sentinel consistent with implicit rejection")
+    }
+
+    /// A new key on every connection: the same ciphertext cannot be sent again under the same key,
+    /// so determinism is not provable — said, not failed.
+    func testKeyPerConnection_passesWithDeterminismNotProvable() throws {
+        let port = try startImplicitRejection(["--digest"], keyPerConnection: true)
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
+        XCTAssertEqual(report.cases["oracle.rsa-padding"]?.outcome, "passed")
+        XCTAssertEqual(report.cases["refuses.undecryptable-ciphertext"]?.outcome, "passed")
+        let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
+        XCTAssertTrue(finding.contains("determinism not provable: the server sent a different key on each re-probe's connection (6 tried)"), finding)
+    }
+
+    /// An application that refuses plaintexts that are not UTF-8, over implicit rejection: some
+    /// synthetic plaintexts are acknowledged, others refused, so repeats of a class differ. The
+    /// audit names the plaintext rule instead of calling the results inconsistent.
+    func testImplicitRejectionWithAUTF8Rule_passesWithThePlaintextRuleNamed() throws {
+        let port = try startImplicitRejection(["--digest"], utf8Only: true)
+        let (status, report, _) = try remote(port, ["--direction", "phone-to-pi"])
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" || $0.value.outcome == "error" })")
+        XCTAssertEqual(report.cases["oracle.rsa-padding"]?.outcome, "passed")
+        XCTAssertEqual(report.property("oracle.rsa-padding", "plaintext-rule"), "refuses plaintexts that are not UTF-8")
+        XCTAssertTrue(try XCTUnwrap(report.property("plaintext-rule", "finding")).hasPrefix("plaintext rule: the server refuses plaintexts that are not UTF-8"))
+        XCTAssertEqual(report.cases["audit:plaintext-rule"]?.outcome, "skipped")
+        let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
+        XCTAssertTrue(finding.contains("(the rest refused by the plaintext rule: the server refuses plaintexts that are not UTF-8)"), finding)
+    }
+
+    /// `--timing` under implicit rejection times every class (all acknowledged): the malformed
+    /// ones against the well-formed ones, and the finding says timing was measured.
+    func testTimingUnderImplicitRejection_comparesAcknowledgedClasses() throws {
+        let port = try startImplicitRejection(["--digest"])
+        let (_, report, _) = try remote(port, ["--direction", "phone-to-pi", "--timing", "10"])
+        let timing = try XCTUnwrap(report.property("timing.rsa-padding", "finding"))
+        // 5 well-formed and 6 malformed classes, all acknowledged: every pair compared.
+        XCTAssertTrue(timing.contains("10 samples per class, 55 pairs of classes"), timing)
+        XCTAssertTrue(try XCTUnwrap(report.property("implicit-rejection", "finding")).contains("timing measured"))
     }
 
     /// An OAEP server that acknowledges what it cannot decrypt is not implicit rejection (OAEP has

@@ -95,6 +95,36 @@ final class TrustTests: XCTestCase {
         XCTAssertTrue(SecTrustEvaluateWithError(trust!, nil))
     }
 
+    /// Apple's SSL server policy (Security's SecPolicy.c SecPolicyCreateSSL_internal, checks in
+    /// SecPolicyServer.c) on an app-anchored chain: RSA ≥ 2048 / EC ≥ 256 on every certificate, the
+    /// anchor included; no SHA-1 signature but a self-signed anchor's own; no key usage check; a
+    /// present EKU needs serverAuth (anyExtendedKeyUsage is enough for set_ssl_ekus, not for the
+    /// post-2019 serverAuth rule). Certificates from the openssl command line, not from this code.
+    func testSSLServerPolicy_keySizesSignatureHashesAndUsages() throws {
+        let ca = try certificate("ca")
+        XCTAssertEqual(evaluate([try certificate("rsa1024-leaf")], anchors: [ca]).code, Int(errSecUnsupportedKeySize))
+        XCTAssertEqual(evaluate([try certificate("under-rsa1024-ca")], anchors: [try certificate("rsa1024-ca")]).code, Int(errSecUnsupportedKeySize),
+                       "an RSA-1024 anchor fails the key size rule too")
+        XCTAssertEqual(evaluate([try certificate("rsa1024-leaf")], anchors: [ca]).result, .recoverableTrustFailure)
+        let ec = evaluate([try certificate("ec256-leaf")], anchors: [ca])
+        XCTAssertEqual(ec.result, .unspecified, "EC P-256 is enough (code \(String(describing: ec.code)))")
+        XCTAssertEqual(evaluate([try certificate("sha1-leaf")], anchors: [ca]).code, Int(errSecInvalidDigestAlgorithm))
+        XCTAssertEqual(evaluate([try certificate("under-sha1-ca")], anchors: [try certificate("sha1-ca")]).result, .unspecified,
+                       "a self-signed anchor's own SHA-1 signature is not judged")
+        XCTAssertEqual(evaluate([try certificate("key-cert-sign-usage")], anchors: [ca]).result, .unspecified,
+                       "Apple's SSL policy checks no key usage (OpenSSL's TLS-server purpose would refuse keyCertSign alone)")
+        XCTAssertEqual(evaluate([try certificate("client-eku")], anchors: [ca]).code, Int(errSecInvalidExtendedKeyUsage))
+        XCTAssertEqual(evaluate([try certificate("any-eku")], anchors: [ca]).code, Int(errSecInvalidExtendedKeyUsage),
+                       "issued after 1 July 2019 under an app anchor: serverAuth itself is required")
+        // A basic X.509 policy judges none of the SSL rules: the RSA-1024 leaf and the SHA-1 leaf verify.
+        for name in ["rsa1024-leaf", "sha1-leaf", "client-eku"] {
+            var trust: SecTrust?
+            XCTAssertEqual(SecTrustCreateWithCertificates(try certificate(name), SecPolicyCreateBasicX509(), &trust), errSecSuccess)
+            XCTAssertEqual(SecTrustSetAnchorCertificates(trust!, [ca] as CFArray), errSecSuccess)
+            XCTAssertTrue(SecTrustEvaluateWithError(trust!, nil), name)
+        }
+    }
+
     func testIntermediates_mustBeSent() throws {
         let withIntermediate = evaluate([try certificate("chained"), try certificate("intermediate")], anchors: [try certificate("root2")])
         XCTAssertEqual(withIntermediate.result, .unspecified)

@@ -257,6 +257,7 @@ CURRENT_OPENSSL = [
     ("pythonref-current-openssl", "pkcs1", False, True),
     ("tutorial-current-openssl", "pkcs1", False, False),
     ("control-pkcs1-current-openssl", "pkcs1", False, True),
+    ("key-per-connection", "pkcs1", False, True),
 ]
 
 
@@ -682,6 +683,49 @@ def test_ok_over_the_modulus_acknowledges_a_ciphertext_no_openssl_decrypts(serve
     port = servers("ok-over-the-modulus").port
     answer, closed = refusal(port, [lambda key: b"encrypted_message=" + over_the_modulus(key)])
     assert answer.startswith(b"Server: OK sha256=") and not closed, answer
+
+
+def acknowledge(port, make_ciphertext, digest=True):
+    """Sends `make_ciphertext(server key)` after `Client: OK`; returns (answer, the key)."""
+    wire = Wire(port)
+    try:
+        wire.send(b"Client: OK")
+        key = wire.server_key()
+        wire.send(b"encrypted_message=" + make_ciphertext(key))
+        return wire.answer(digest), key
+    finally:
+        wire.close()
+
+
+@pytest.mark.parametrize("name", ["sentinel-empty", "sentinel-fixed16"])
+def test_sentinel_servers_digest_every_bad_padding_alike(servers, name):
+    """The planted flaw (issue 29): distinct bad paddings get one digest — the empty string's for
+    sentinel-empty — while a real plaintext gets its own."""
+    port = servers(name).port
+    first, _ = acknowledge(port, bad_padding)
+    second, _ = acknowledge(port, lambda key: raw_encrypt(key, pkcs1_block(key.key_size // 8, header=b"\x00\x00")))
+    assert first.startswith(b"Server: OK sha256=") and first == second, (first, second)
+    if name == "sentinel-empty":
+        assert first == b"Server: OK sha256=" + hashlib.sha256(b"").hexdigest().encode()
+    real, _ = acknowledge(port, lambda key: key.encrypt(b"zoo probe", PADDINGS["pkcs1"]))
+    assert real == b"Server: OK sha256=" + hashlib.sha256(b"zoo probe").hexdigest().encode()
+    assert refusal(port, [lambda key: b"encrypted_message=" + over_the_modulus(key)]) == (b"Server: ERROR", True)
+
+
+def test_key_per_connection_sends_a_new_key_each_time(servers):
+    port = servers("key-per-connection").port
+    keys = [acknowledge(port, lambda key: key.encrypt(b"zoo probe", PADDINGS["pkcs1"]))[1].public_numbers().n for _ in range(3)]
+    assert len(set(keys)) == 3
+    answer, _ = acknowledge(port, bad_padding)
+    assert answer.startswith(b"Server: OK sha256="), answer  # implicit rejection (OpenSSL >= 3.2)
+
+
+def test_implicit_utf8_refuses_plaintexts_that_are_not_utf8(servers):
+    port = servers("implicit-utf8").port
+    answer, _ = acknowledge(port, lambda key: key.encrypt("zoo probe ✓".encode(), PADDINGS["pkcs1"]))
+    assert answer == b"Server: OK sha256=" + hashlib.sha256("zoo probe ✓".encode()).hexdigest().encode()
+    assert refusal(port, [lambda key: b"encrypted_message=" + key.encrypt(b"\xff\xfe not text", PADDINGS["pkcs1"])]) == (b"Server: ERROR", True)
+    assert pi_to_phone(port, "pkcs1") == (MESSAGE, b"Server stopped\n", b"", True)
 
 
 def test_pause_reader_reads_a_message_up_to_a_pause(servers):

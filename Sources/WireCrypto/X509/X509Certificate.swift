@@ -174,15 +174,30 @@ public final class X509Certificate: @unchecked Sendable {
 
 /// What an X.509 chain must satisfy besides chaining to an anchor.
 public struct X509VerificationPolicy: Sendable {
+    /// OpenSSL's purpose check on the chain.
+    public enum Purpose: Sendable {
+        /// X509_PURPOSE_SSL_SERVER: serverAuth (or SGC) EKU if present, a TLS key usage if present, CA flags.
+        case sslServer
+        /// X509_PURPOSE_SSL_CLIENT.
+        case sslClient
+        /// X509_PURPOSE_ANY: no purpose check (CA flags are still checked), for callers that judge
+        /// usages by their own rules (Apple's SSL policy checks no key usage: Security's SecTrust).
+        case none
+    }
     /// The server name to match against the certificate's subjectAltName (never its common name).
     public var hostname: String?
+    public var purpose: Purpose
     /// Check the TLS-server purpose (serverAuth EKU if present, CA flags); false checks TLS-client.
-    public var serverAuthentication: Bool
+    public var serverAuthentication: Bool { purpose == .sslServer }
     /// The moment at which validity dates are checked.
     public var verifyDate: Date
 
     public init(hostname: String?, serverAuthentication: Bool = true, verifyDate: Date = Date()) {
-        self.hostname = hostname; self.serverAuthentication = serverAuthentication; self.verifyDate = verifyDate
+        self.init(hostname: hostname, purpose: serverAuthentication ? .sslServer : .sslClient, verifyDate: verifyDate)
+    }
+
+    public init(hostname: String?, purpose: Purpose, verifyDate: Date = Date()) {
+        self.hostname = hostname; self.purpose = purpose; self.verifyDate = verifyDate
     }
 }
 
@@ -228,10 +243,11 @@ public enum X509Failure: Sendable, Equatable {
 /// when `systemRoots` is set). Any anchor ends a chain, self-signed or not, so a pinned leaf or a
 /// pinned intermediate is trusted by itself (OpenSSL's partial-chain mode).
 public enum X509ChainVerifier {
-    /// From x509v3.h (not in the COpenSSL module): X509_PURPOSE_SSL_CLIENT/SERVER and the
+    /// From x509v3.h (not in the COpenSSL module): X509_PURPOSE_SSL_CLIENT/SERVER/ANY and the
     /// host-check flags NO_PARTIAL_WILDCARDS | NEVER_CHECK_SUBJECT (names only from subjectAltName).
     static let purposeSSLClient: Int32 = 1
     static let purposeSSLServer: Int32 = 2
+    static let purposeAny: Int32 = 7
     static let hostFlags: UInt32 = 0x4 | 0x20
 
     public static func verify(leaf: X509Certificate, intermediates: [X509Certificate], anchors: [X509Certificate],
@@ -252,7 +268,11 @@ public enum X509ChainVerifier {
         guard let parameters = X509_STORE_CTX_get0_param(context) else { throw openSSLFailure("X509_STORE_CTX_get0_param") }
         X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         X509_VERIFY_PARAM_set_time(parameters, time_t(policy.verifyDate.timeIntervalSince1970.rounded(.down)))
-        _ = X509_VERIFY_PARAM_set_purpose(parameters, policy.serverAuthentication ? purposeSSLServer : purposeSSLClient)
+        switch policy.purpose {
+        case .sslServer: _ = X509_VERIFY_PARAM_set_purpose(parameters, purposeSSLServer)
+        case .sslClient: _ = X509_VERIFY_PARAM_set_purpose(parameters, purposeSSLClient)
+        case .none: _ = X509_VERIFY_PARAM_set_purpose(parameters, purposeAny)
+        }
         if let hostname = policy.hostname, !hostname.isEmpty {
             X509_VERIFY_PARAM_set_hostflags(parameters, hostFlags)
             let isIP = hostname.contains(":") || hostname.allSatisfy { $0.isNumber || $0 == "." }

@@ -51,6 +51,13 @@ extension X509Certificate {
         guard hasExtendedKeyUsage else { return false }
         return X509_get_extended_key_usage(pointer) & UInt32(XKU_SSL_SERVER) != 0
     }
+
+    /// No extended key usage extension, or one with serverAuth, anyExtendedKeyUsage or a
+    /// Server Gated Crypto OID: what Apple's SSL server policy accepts (Security's `SecPolicy.c`, `set_ssl_ekus`).
+    public var extendedKeyUsageAllowsTLSServer: Bool {
+        guard hasExtendedKeyUsage else { return true }
+        return X509_get_extended_key_usage(pointer) & UInt32(XKU_SSL_SERVER | XKU_SGC | XKU_ANYEKU) != 0
+    }
 }
 
 /// Apple's published requirements for TLS server certificates, written once for the modules that

@@ -40,6 +40,8 @@ CONFIGS = {
     "tls12-ecdhe": dict(versions=("TLSv1_2", "TLSv1_2"), ciphers="ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"),
     "tls13-only": dict(versions=("TLSv1_3", "TLSv1_3")),
     "tls12-ecdsa": dict(versions=("TLSv1_2", "TLSv1_3"), ciphers="ECDHE-ECDSA-AES128-GCM-SHA256", key="ec256"),
+    # Apple's shipped ATS group has ECDHE with ChaCha20-Poly1305 at TLS 1.2 (issue 29).
+    "tls12-chacha20-only": dict(versions=("TLSv1_2", "TLSv1_2"), ciphers="ECDHE-RSA-CHACHA20-POLY1305"),
     # It refuses these, each for one reason.
     "tls10-11-only": dict(versions=("TLSv1", "TLSv1_1"), ciphers="ECDHE-RSA-AES128-SHA:AES128-SHA"),
     "rsa-key-exchange-only": dict(versions=("TLSv1_2", "TLSv1_2"), ciphers="AES128-GCM-SHA256:AES256-SHA256:AES128-SHA"),
@@ -51,7 +53,9 @@ CONFIGS = {
 
 
 def make_certificate(config, directory):
-    """A leaf for localhost/127.0.0.1 (or `names`), signed by the test CA; returns (cert, key) paths."""
+    """A leaf for localhost, 127.0.0.1, raspberrypi.local and pi.example.com (or `names`), signed by the
+    test CA; returns (cert, key) paths. The zoo judges it under pi.example.com (a name ATS governs)
+    or raspberrypi.local (one it does not)."""
     with open(os.path.join(zoolib.TLS_DIR, "ios-ca.key.pem"), "rb") as handle:
         ca_key = serialization.load_pem_private_key(handle.read(), password=None)
     with open(os.path.join(zoolib.TLS_DIR, "ios-ca.crt.pem"), "rb") as handle:
@@ -61,7 +65,8 @@ def make_certificate(config, directory):
         rsa.generate_private_key(public_exponent=65537, key_size=1024 if kind == "rsa1024" else 2048)
     names = config.get("names")
     alt = [x509.DNSName(name) for name in names] if names else \
-        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+        [x509.DNSName("localhost"), x509.DNSName("raspberrypi.local"), x509.DNSName("pi.example.com"),
+         x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
     now = datetime.datetime.now(datetime.timezone.utc)
     # Inside the CA's own validity (it starts 2026-11-01), so only the planted rule can fail.
     not_before = max(now - datetime.timedelta(days=1), ca.not_valid_before.replace(tzinfo=datetime.timezone.utc))
