@@ -53,6 +53,18 @@ public final class FuzzOracle: @unchecked Sendable {
         }
     }
 
+    /// Which generation of pyca/cryptography the Python side runs, from its version: 38–41 read keys
+    /// with OpenSSL's decoders (which take some BER), 42 and later with pyca's own ASN.1 parser
+    /// (which refuses BER and some invalid numbers itself, in its own words). Recorded in every fuzz
+    /// report. The oracle needs no allowance for it: both sides name a key's DER and number
+    /// defects before their library reads the key (WireCrypto's `requireDER`/`requireValidRSANumbers`,
+    /// PythonRef's `_require_no_der_defect`/`_require_valid_public_numbers_in`), so every
+    /// generation answers each key frame the same; a difference is a finding, never excused.
+    public static func pycaGeneration(_ version: String) -> String {
+        guard let major = Int(version.prefix { $0.isNumber }) else { return "unknown (cryptography \(version))" }
+        return major >= 42 ? "pyca >= 42 (its own ASN.1 key parser)" : "pyca \(major) (OpenSSL's key decoders)"
+    }
+
     /// What the two verdicts amount to for `frame`: as `judge(swift:python:)`, and beside agreement
     /// the specification's answer (`frame.spec`): a side that accepts an invalid frame or refuses a
     /// valid one violates it even when the other side does the same; a message sent in the clear

@@ -319,6 +319,7 @@ struct FuzzCommand: ParsableCommand {
             ("crosscheck.peak-memory-kib", "\(report.peakResidentKiB)"),
             ("swift.openssl", OpenSSLInfo.version), ("swift.rsa-pkcs1-rejection", PKCS1Rejection.description),
             ("python.cryptography", versions["cryptography"] ?? "unknown"),
+            ("python.cryptography-generation", FuzzOracle.pycaGeneration(versions["cryptography"] ?? "")),
             ("python.openssl", versions["openssl"] ?? "unknown"),
         ]
         if let plant = report.plant { properties.append(("crosscheck.planted-flaw", plant.rawValue)) }
