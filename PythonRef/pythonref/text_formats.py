@@ -33,6 +33,18 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _finite_int(text: str) -> int:
+    """An integer literal that binary64 can hold (RFC 8259 §6 lets a reader refuse the rest, and
+    Foundation's parser, the app's, does: 10**309 is not JSON there). Python's int() itself refuses
+    more than 4,300 digits (a ValueError too)."""
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits is too large to be finite") from None
+    return value
+
+
 # The "unrolled loop" form: an alternation inside a repeat would keep a backtracking frame per
 # character (≈ 150 MB for a 1 MiB body); this keeps one per escape.
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
@@ -59,7 +71,9 @@ def loads_strict(data: bytes) -> object:
         return obj
 
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=members)
+        doc = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_finite_int, object_pairs_hook=members
+        )
     except RecursionError:  # absurdly nested
         raise ValueError("JSON nested too deeply") from None
     stack: list[tuple[object, int]] = [(doc, 1)]

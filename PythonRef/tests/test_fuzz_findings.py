@@ -195,13 +195,20 @@ def test_json_nestingLimitIsFoundations512() -> None:
 
 
 @pytest.mark.parametrize("body", [b'{"s":"\\ud800"}', b'{"\\udc00":1}', b'{"n":1e400}', b'{"n":-1e999}', b'{"n":NaN}',
-                                  b'{"n":Infinity}', b"\xef\xbb\xbf{}", '{"a":1}'.encode("utf-16"), b'{"a":1,}'])
+                                  b'{"n":Infinity}', b"\xef\xbb\xbf{}", '{"a":1}'.encode("utf-16"), b'{"a":1,}',
+                                  b'{"n":1' + b"0" * 309 + b"}", b'{"n":-1' + b"0" * 309 + b"}", b'{"n":1' + b"0" * 4300 + b"}"])
 def test_json_refusesWhatFoundationRefuses(body: bytes) -> None:
     with pytest.raises(ValueError):
         text_formats.loads_strict(body)
     server = aes_https.AesHttpsServer(aes_https.AesHttpsConfig({"a": "b"}))
     login = server.handle({"method": "POST", "path": "/login", "headers": {}, "body": body})
     assert login["status"] == 400  # the login body is read by the same strict reader
+
+
+def test_json_theLargestFiniteIntegerIsJson() -> None:
+    dbl_max = (2**53 - 1) * 2**971  # 309 digits: Foundation reads it as DBL_MAX, finite
+    assert text_formats.loads_strict(b'{"n":%d}' % dbl_max) == {"n": dbl_max}
+    assert text_formats.loads_strict(b'{"n":1' + b"0" * 308 + b"}") == {"n": 10**308}
 
 
 def test_envelope_withAnInfiniteOrNanField_isBadEnvelope() -> None:

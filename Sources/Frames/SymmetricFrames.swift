@@ -80,9 +80,12 @@ enum SymmetricFrames {
 
     // MARK: envelopes
 
+    /// DBL_MAX's exact decimal digits (309 of them).
+    static let dblMaxDigits = "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
+
     /// Rewrites the envelope's JSON text.
-    static func json(_ name: String, _ edit: @escaping @Sendable (String, FrameDraft, inout SeededGenerator) -> String) -> FrameMutator {
-        FrameMutator(name) { draft, random, _ in
+    static func json(_ name: String, spec: FrameSpec? = nil, _ edit: @escaping @Sendable (String, FrameDraft, inout SeededGenerator) -> String) -> FrameMutator {
+        FrameMutator(name, spec: spec) { draft, random, _ in
             let text = String(decoding: CBCEnvelope(ciphertext: draft.ciphertext, iv: draft.iv).jsonData, as: UTF8.self)
             draft.raw = Data(edit(text, draft, &random).utf8)
         }
@@ -132,6 +135,17 @@ enum SymmetricFrames {
         json("json-extra-field") { text, _, random in
             String(text.dropLast()) + "," + random.choose([#""mac":"x""#, #""n":1e400"#, #""n":NaN"#, #""n":-0"#, #""n":12345678901234567890123"#,
                                                           #""x":{"y":[1,2,3]}"#, #""data2":"AAAA""#, #""":"""#]) + "}"
+        },
+        // RFC 8259 §6 lets a reader refuse a number outside binary64 (docs/PROTOCOL.md: "no number
+        // too large to be finite"): integers from just below to well past DBL_MAX (≈1.8e308), and
+        // past Python's 4,300-digit int limit.
+        json("json-integer-too-large-to-be-finite", spec: .invalid("docs/PROTOCOL.md / RFC 8259 §6: no number too large to be finite")) { text, _, random in
+            let digits = random.choose([310, 311, 400, 4_301])  // 10^309 and up
+            return String(text.dropLast()) + #","n":"# + (random.chance(50) ? "-" : "") + "1" + String(repeating: "0", count: digits - 1) + "}"
+        },
+        json("json-integer-largest-finite") { text, _, _ in
+            // 2^1023·(2 − 2^−52), DBL_MAX itself as an integer literal: finite, so valid.
+            String(text.dropLast()) + #","n":"# + Self.dblMaxDigits + "}"
         },
         FrameMutator("json-utf16-bytes") { draft, random, _ in
             let text = String(decoding: CBCEnvelope(ciphertext: draft.ciphertext, iv: draft.iv).jsonData, as: UTF8.self)

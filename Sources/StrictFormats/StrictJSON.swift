@@ -242,7 +242,11 @@ public enum StrictJSON {
                 guard let byte = current, isDigit(byte) else { throw invalid("an exponent without digits") }
                 while let byte = current, isDigit(byte) { index += 1 }
             }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            // docs/PROTOCOL.md: no number too large to be finite (RFC 8259 §6 lets a reader refuse a
+            // number outside binary64; Foundation's parser, which app code uses, refuses it).
+            guard let value = Double(text), value.isFinite else { throw invalid("a number too large to be finite", at: start) }
+            return text
         }
 
         func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

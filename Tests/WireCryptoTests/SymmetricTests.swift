@@ -94,6 +94,20 @@ final class EnvelopeTests: XCTestCase {
                        .object(["a": .object(["b": .array([.number("2")])])]))
     }
 
+    /// docs/PROTOCOL.md: no number too large to be finite, integers included (issue 37: Foundation
+    /// refuses 10^309, PythonRef took it up to 4,300 digits, and no mutator made one).
+    func testStrictJSON_anIntegerTooLargeToBeFiniteIsNotJSON() throws {
+        let huge = "1" + String(repeating: "0", count: 309)
+        for text in [#"{"n":"# + huge + "}", #"{"n":-"# + huge + "}", "[" + huge + "]"] {
+            XCTAssertThrowsError(try StrictJSON.parse(Data(text.utf8))) { error in
+                XCTAssertTrue("\(error)".contains("too large to be finite"), "\(error)")
+            }
+        }
+        let largestFinite = "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
+        XCTAssertTrue(StrictJSON.isValid(Data(#"{"n":\#(largestFinite)}"#.utf8)))
+        XCTAssertNotNil(StrictJSON.object(Data(#"{"n":\#(largestFinite)}"#.utf8)), "Foundation takes DBL_MAX too")
+    }
+
     func testKeyDerivation_utf8ZeroPad16AndItsSixteenByteFailure() throws {
         XCTAssertEqual(try KeyDerivationMode.weakUTF8ZeroPad16.deriveKey(from: "abc").hexString,
                        "61626300000000000000000000000000")
