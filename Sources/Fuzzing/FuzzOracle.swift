@@ -256,8 +256,10 @@ public final class FuzzOracle: @unchecked Sendable {
         let kinds = events.map { String($0.prefix { $0 != "(" }) }
         let summary = "sent [\(sent.map(\.name).joined(separator: ","))] \(closed ? "closed" : "open") events [\(kinds.joined(separator: ","))]"
         let detail = "sent [\(sent.map(\.detail).joined(separator: ", "))] \(closed ? "closed" : "open") events [\(events.joined(separator: ", "))]"
-        // A conversation a side refused (server error, client failure, the server's ERROR seen) counts as a refusal.
-        let refused = kinds.contains { ["error", "failed", "server-error"].contains($0) }
+        // A conversation a side refused (server error, client failure, the server's ERROR seen) counts as a
+        // refusal; so does a `Server: OK sha256=` whose digest is not the plaintext's (docs/PROTOCOL.md,
+        // the digest extension: it proves the server recovered the bytes, and here it proves it did not).
+        let refused = kinds.contains { ["error", "failed", "server-error"].contains($0) } || events.contains { $0.hasSuffix("verified false)") }
         return FuzzVerdict(outcome: refused ? .rejected : .accepted, summary: summary, detail: detail, note: note)
     }
 
