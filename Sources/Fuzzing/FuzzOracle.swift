@@ -73,7 +73,7 @@ public final class FuzzOracle: @unchecked Sendable {
         let pair = judge(swift: swift, python: python)
         if pair == .crash { return .crash }
         if let spec = frame.spec, violates(spec, swift) || violates(spec, python) { return .specViolation }
-        if [swift, python].contains(where: { $0.detail.contains(Self.inTheClear) }) { return .specViolation }
+        if [swift, python].contains(where: { $0.detail.contains(Self.inTheClear) || $0.detail.contains(Self.roundTripBroken) }) { return .specViolation }
         return pair
     }
 
@@ -102,21 +102,35 @@ public final class FuzzOracle: @unchecked Sendable {
     func cryptoVerdict(_ frame: FuzzFrame, peer: CryptoPeer) -> FuzzVerdict {
         let setting = frame.setting
         do {
+            // Beside agreement, round trips (issue 37): what a side accepted must come back to the
+            // same bytes through the same side — a key re-exported, a plaintext re-encrypted under
+            // the same key and IV or nonce. A side whose check is lenient (a non-canonical padding, a
+            // key it rewrote) fails this even when the other side is just as lenient.
             switch frame.family {
             case .publicKey:
-                return keyInfoVerdict(try peer.publicKeyInfo(frame.bytes))
+                let info = try peer.publicKeyInfo(frame.bytes)
+                return keyInfoVerdict(info, export: roundTrip { try peer.exportPublicKey(frame.bytes, format: .spkiDER) })
             case .privateKey:
-                return keyInfoVerdict(try peer.privateKeyInfo(frame.bytes, passphrase: setting.data("passphrase")))
+                let passphrase = setting.data("passphrase")
+                let info = try peer.privateKeyInfo(frame.bytes, passphrase: passphrase)
+                let export = roundTrip { try peer.exportPrivateKey(frame.bytes, format: .pkcs8DER, exportPassphrase: nil) }
+                return keyInfoVerdict(info, export: passphrase?.isEmpty == false ? nil : export)
             case .envelope:
                 return plaintextVerdict(try peer.openEnvelope(key: setting.data("symKey") ?? Data(), envelope: frame.bytes))
             case .cbc:
-                return plaintextVerdict(try peer.cbcDecrypt(key: setting.data("symKey") ?? Data(), iv: setting.data("iv") ?? Data(), ciphertext: frame.bytes))
+                let key = setting.data("symKey") ?? Data(), iv = setting.data("iv") ?? Data()
+                let plaintext = try peer.cbcDecrypt(key: key, iv: iv, ciphertext: frame.bytes)
+                let again = roundTrip { try peer.cbcEncrypt(key: key, iv: iv, plaintext: plaintext) }
+                return plaintextVerdict(plaintext, roundTripBroken: again.map { $0 != frame.bytes } ?? true ? "re-encrypting the plaintext under the same key and IV does not give the ciphertext back (a padding the decrypter should have refused)" : nil)
             case .kdf:
                 let mode = KeyDerivationMode(rawValue: setting["mode"] ?? "") ?? .base64Raw
                 return plaintextVerdict(try peer.deriveKey(mode: mode, encryptionKey: String(decoding: frame.bytes, as: UTF8.self)))
             case .aesGCM, .chaChaPoly:
                 let algorithm = AEADAlgorithm(rawValue: setting["alg"] ?? "") ?? .aesGCM
-                return plaintextVerdict(try peer.aeadOpen(algorithm, key: setting.data("symKey") ?? Data(), combined: frame.bytes, aad: setting.data("aad")))
+                let key = setting.data("symKey") ?? Data()
+                let plaintext = try peer.aeadOpen(algorithm, key: key, combined: frame.bytes, aad: setting.data("aad"))
+                let again = roundTrip { try peer.aeadSeal(algorithm, key: key, plaintext: plaintext, nonce: Data(frame.bytes.prefix(12)), aad: setting.data("aad")) }
+                return plaintextVerdict(plaintext, roundTripBroken: again.map { $0 != frame.bytes } ?? true ? "sealing the plaintext again with the box's nonce does not give the box back" : nil)
             default:
                 return .crashed("harness", note: "no crypto oracle for \(frame.family.rawValue)")
             }
@@ -128,13 +142,28 @@ public final class FuzzOracle: @unchecked Sendable {
         }
     }
 
-    private func keyInfoVerdict(_ info: RSAKeyInfo) -> FuzzVerdict {
-        .accepted("key", detail: "RSA-\(info.bits) e=0x\(info.publicExponentHex) n=\(info.modulusHex)")
+    /// The value `make` gives, or nil when it throws (a round trip that cannot be made).
+    private func roundTrip(_ make: () throws -> Data) -> Data? { try? make() }
+
+    /// An accepted key: its numbers and, compared between the sides, the digest of its canonical
+    /// export (a side that accepted a key must export it; both must export the same bytes).
+    private func keyInfoVerdict(_ info: RSAKeyInfo, export: Data?? = .none) -> FuzzVerdict {
+        var detail = "RSA-\(info.bits) e=0x\(info.publicExponentHex) n=\(info.modulusHex)"
+        switch export {
+        case .none: break
+        case .some(.none): detail += " export \(Self.roundTripBroken): the key it accepted does not export"
+        case .some(.some(let der)): detail += " export sha256 \(Digest.sha256.hash(der).hexString.prefix(16))"
+        }
+        return .accepted("key", detail: detail)
     }
 
-    private func plaintextVerdict(_ plaintext: Data) -> FuzzVerdict {
-        .accepted("plaintext", detail: "\(plaintext.count) bytes \(plaintext.prefix(24).hexString)\(plaintext.count > 24 ? "… sha256 " + Digest.sha256.hash(plaintext).hexString.prefix(16) : "")")
+    private func plaintextVerdict(_ plaintext: Data, roundTripBroken: String? = nil) -> FuzzVerdict {
+        .accepted("plaintext", detail: "\(plaintext.count) bytes \(plaintext.prefix(24).hexString)\(plaintext.count > 24 ? "… sha256 " + Digest.sha256.hash(plaintext).hexString.prefix(16) : "")"
+                  + (roundTripBroken.map { " \(Self.roundTripBroken): \($0)" } ?? ""))
     }
+
+    /// The words a verdict carries when a round trip through the same side does not come back.
+    static let roundTripBroken = "ROUND TRIP BROKEN"
 
     // MARK: rsa-socket machines
 
