@@ -21,7 +21,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
                    chromium python3-junitparser python3-venv testssl.sh python3-flask
 
-.PHONY: venv-current vectors-implicit-rejection
+.PHONY: venv-current vectors-implicit-rejection test-interop-current
 .PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
@@ -49,6 +49,7 @@ help:
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
+	@echo "  make test-interop-current  every suite with .venv-current as the embedded Python's packages (current pyca); JUnit to reports/interop-current.xml"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -123,7 +124,7 @@ test: deps
 	bash scripts/test-lanes.sh \
 	    "swift-apps=$(XCTEST) $(subst $(space),$(comma),$(TEST_LANE_APPS))" \
 	    "swift-rest=$(XCTEST) $$rest" \
-	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats"
+	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats test-interop-current"
 	$(MAKE) --no-print-directory test-reports
 	@echo "make test: all test stages passed"
 
@@ -167,6 +168,15 @@ pi: build
 pi-selftest: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	bash scripts/pi-selftest.sh
+
+# Issue 30: every suite with the embedded Python's packages from .venv-current (`--python`: the
+# embedded interpreter takes its prefix, and so the venv's site-packages, from that executable):
+# PythonRef on a current pyca/cryptography with its own OpenSSL (>= 3.2), the stand-in for a Pi on a
+# current image, beside Debian's python3-cryptography in test-junit. Its own report,
+# reports/interop-current.xml, which test-reports reads with the others. Last in its lane of
+# `make test`, so that its failures do not stop the stages before it.
+test-interop-current: venv-current
+	$(DEBUG_BIN) run --quiet --seed 1 --python $(VENV_PYTHON) --junit reports/interop-current.xml
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
 test-junit:
