@@ -21,7 +21,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
                    chromium python3-junitparser python3-venv testssl.sh python3-flask
 
-.PHONY: venv-current vectors-implicit-rejection test-interop-current
+.PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
 .PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
@@ -50,6 +50,8 @@ help:
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
 	@echo "  make test-interop-current  every suite with .venv-current as the embedded Python's packages (current pyca); JUnit to reports/interop-current.xml"
+	@echo "  make test-debian13  (root) a Debian 13 chroot (debootstrap, kept in DEBIAN13_CACHE=$(DEBIAN13_CACHE)): a clone of HEAD,"
+	@echo "                 make deps, make interop, PythonRef's and the zoo's pytest on Python 3.13; logs in reports/debian13/"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -177,6 +179,14 @@ pi-selftest: deps
 # `make test`, so that its failures do not stop the stages before it.
 test-interop-current: venv-current
 	$(DEBUG_BIN) run --quiet --seed 1 --python $(VENV_PYTHON) --junit reports/interop-current.xml
+
+# Issue 30: Debian 13 (Python 3.13, python3-cryptography 43, OpenSSL 3.5) in a debootstrap chroot,
+# made once and kept in $(DEBIAN13_CACHE)/debian13: a clone of HEAD, make deps, make interop,
+# test-python and test-zoo there (scripts/debian13.sh --help). Needs root; installs debootstrap on
+# the host when it is missing. Not part of `make test` (it takes far longer than its budget).
+DEBIAN13_CACHE ?= /var/cache/crosscheck
+test-debian13:
+	DEBIAN13_CACHE=$(DEBIAN13_CACHE) bash scripts/debian13.sh
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
 test-junit:
