@@ -178,6 +178,7 @@ pi-selftest: deps
 # reports/interop-current.xml, which test-reports reads with the others. Last in its lane of
 # `make test`, so that its failures do not stop the stages before it.
 test-interop-current: venv-current
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	$(DEBUG_BIN) run --quiet --seed 1 --python $(VENV_PYTHON) --junit reports/interop-current.xml
 
 # Issue 30: Debian 13 (Python 3.13, python3-cryptography 43, OpenSSL 3.5) in a debootstrap chroot,

@@ -139,7 +139,7 @@ copy_host_settings() {
     mkdir -p "$root/usr/local/share/ca-certificates"
     cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
   fi
-  chroot "$root" /usr/sbin/update-ca-certificates >/dev/null
+  chroot "$root" /usr/sbin/update-ca-certificates >/dev/null 2>&1 || die 69 "update-ca-certificates failed in $root"
 }
 # The environment inside: PATH with the toolchain, the host's PIP_* and proxy variables.
 chroot_env=(env -i HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive
@@ -231,13 +231,14 @@ phase() {
 }
 
 names=(); results=(); commands=()
-# step NAME NETWORK COMMAND: runs one step, its output to the terminal and reports/debian13/NAME.log.
+# step NAME NETWORK COMMAND [LABEL]: runs one step, its output to the terminal and
+# reports/debian13/NAME.log; LABEL stands for COMMAND in the summary.
 step() {
-  local name=$1 network=$2 command=$3 status=0 started=$SECONDS
+  local name=$1 network=$2 command=$3 label=${4:-$3} status=0 started=$SECONDS
   echo; say "== $name: $command   (in the chroot, /build/crosscheck; network: $network)"
   phase "$network" "$command" 2>&1 | tee "$REPORTS/$name.log" || status=${PIPESTATUS[0]}
   [ "$status" = 130 ] && { say "interrupted"; exit 130; }
-  names+=("$name"); commands+=("$command")
+  names+=("$name"); commands+=("$label")
   if [ "$status" = 0 ]; then results+=("passed ($((SECONDS - started)) s)"); else results+=("FAILED, exit $status ($((SECONDS - started)) s)"); fi
   return "$status"
 }
@@ -256,7 +257,7 @@ finish() {
   exit "$status"
 }
 trap finish EXIT
-trap 'exit 130' INT TERM
+trap 'echo; say "interrupted (apt-get lets a running dpkg finish first); the chroot mounts and processes end with the run"; exit 130' INT TERM
 
 # The clone, made on the host into the overlay's upper layer (no mount needed), at HEAD.
 mkdir -p "$RUN/upper/build"
@@ -271,7 +272,8 @@ fi
 step versions loopback 'echo "Debian $(cat /etc/debian_version)"; python3 --version;
   python3 -c "import cryptography, ssl; from cryptography.hazmat.backends.openssl import backend as b; print(\"python3-cryptography\", cryptography.__version__, \"on\", b.openssl_version_text(), \"| python ssl:\", ssl.OPENSSL_VERSION)";
   .venv-current/bin/python -c "import cryptography; from cryptography.hazmat.backends.openssl import backend as b; print(\".venv-current: cryptography\", cryptography.__version__, \"on\", b.openssl_version_text())";
-  openssl version; swift --version 2>&1 | head -n 1; pkg-config --modversion python3-embed | sed "s/^/python3-embed (what crosscheck embeds): /"' || true
+  openssl version; swift --version 2>&1 | head -n 1; pkg-config --modversion python3-embed | sed "s/^/python3-embed (what crosscheck embeds): /"' \
+  "python3, pyca, OpenSSL, swift --version" || true
 step interop loopback "nice -n 10 make interop" || true
 mkdir -p "$REPORTS" && cp "$RUN/upper/build/crosscheck/reports/junit.xml" "$REPORTS/junit.xml" 2>/dev/null \
   && say "its report: $REPORTS/junit.xml"
