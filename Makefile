@@ -52,6 +52,7 @@ help:
 	@echo "  make test-interop-current  every suite with .venv-current as the embedded Python's packages (current pyca); JUnit to reports/interop-current.xml"
 	@echo "  make test-debian13  (root) a Debian 13 chroot (debootstrap, kept in DEBIAN13_CACHE=$(DEBIAN13_CACHE)): a clone of HEAD,"
 	@echo "                 make deps, make interop, PythonRef's and the zoo's pytest on Python 3.13; logs in reports/debian13/"
+	@echo "                 (DEBIAN13_ARGS=--rebuild makes the chroot again; scripts/debian13.sh --help)"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -186,8 +187,9 @@ test-interop-current: venv-current
 # test-python and test-zoo there (scripts/debian13.sh --help). Needs root; installs debootstrap on
 # the host when it is missing. Not part of `make test` (it takes far longer than its budget).
 DEBIAN13_CACHE ?= /var/cache/crosscheck
+DEBIAN13_ARGS  ?=
 test-debian13:
-	DEBIAN13_CACHE=$(DEBIAN13_CACHE) bash scripts/debian13.sh
+	DEBIAN13_CACHE=$(DEBIAN13_CACHE) bash scripts/debian13.sh $(DEBIAN13_ARGS)
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
 test-junit:

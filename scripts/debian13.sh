@@ -3,6 +3,8 @@
 # OpenSSL 3.5), in a chroot made with debootstrap, from a fresh clone of this checkout's HEAD.
 #
 #   scripts/debian13.sh [--rebuild] [--keep] [--help]
+#     --rebuild  make the chroot again (after changing BASE_PACKAGES, or for a newer point release)
+#     --keep     keep this run's overlay (debian13-run/upper: the clone, its .build and reports)
 #
 # The chroot (debootstrap minbase, plus what the Swift toolchain needs at run time and to link) is
 # made once under $DEBIAN13_CACHE/debian13 (default /var/cache/crosscheck) and kept: it is built in
