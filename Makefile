@@ -21,7 +21,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
                    chromium python3-junitparser python3-venv testssl.sh python3-flask
 
-.PHONY: venv-current vectors-implicit-rejection
+.PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
 .PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
 
 help:
@@ -49,6 +49,10 @@ help:
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
+	@echo "  make test-interop-current  every suite with .venv-current as the embedded Python's packages (current pyca); JUnit to reports/interop-current.xml"
+	@echo "  make test-debian13  (root) a Debian 13 chroot (debootstrap, kept in DEBIAN13_CACHE=$(DEBIAN13_CACHE)): a clone of HEAD,"
+	@echo "                 make deps, make interop, PythonRef's and the zoo's pytest on Python 3.13; logs in reports/debian13/"
+	@echo "                 (DEBIAN13_ARGS=--rebuild makes the chroot again; scripts/debian13.sh --help)"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -123,7 +127,7 @@ test: deps
 	bash scripts/test-lanes.sh \
 	    "swift-apps=$(XCTEST) $(subst $(space),$(comma),$(TEST_LANE_APPS))" \
 	    "swift-rest=$(XCTEST) $$rest" \
-	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats"
+	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats test-interop-current"
 	$(MAKE) --no-print-directory test-reports
 	@echo "make test: all test stages passed"
 
@@ -167,6 +171,25 @@ pi: build
 pi-selftest: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	bash scripts/pi-selftest.sh
+
+# Issue 30: every suite with the embedded Python's packages from .venv-current (`--python`: the
+# embedded interpreter takes its prefix, and so the venv's site-packages, from that executable):
+# PythonRef on a current pyca/cryptography with its own OpenSSL (>= 3.2), the stand-in for a Pi on a
+# current image, beside Debian's python3-cryptography in test-junit. Its own report,
+# reports/interop-current.xml, which test-reports reads with the others. Last in its lane of
+# `make test`, so that its failures do not stop the stages before it.
+test-interop-current: venv-current
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	$(DEBUG_BIN) run --quiet --seed 1 --python $(VENV_PYTHON) --junit reports/interop-current.xml
+
+# Issue 30: Debian 13 (Python 3.13, python3-cryptography 43, OpenSSL 3.5) in a debootstrap chroot,
+# made once and kept in $(DEBIAN13_CACHE)/debian13: a clone of HEAD, make deps, make interop,
+# test-python and test-zoo there (scripts/debian13.sh --help). Needs root; installs debootstrap on
+# the host when it is missing. Not part of `make test` (it takes far longer than its budget).
+DEBIAN13_CACHE ?= /var/cache/crosscheck
+DEBIAN13_ARGS  ?=
+test-debian13:
+	DEBIAN13_CACHE=$(DEBIAN13_CACHE) bash scripts/debian13.sh $(DEBIAN13_ARGS)
 
 # A real report from the debug binary, validated against the vendored Ant JUnit schema.
 test-junit:
