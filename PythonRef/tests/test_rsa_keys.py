@@ -150,7 +150,7 @@ def test_loadPublic_acceptsEveryPublicFormat(key1024: rsa.RSAPrivateKey, variant
     blob = _public_variants(key1024)[variant]
     info = rsa_keys.public_info(rsa_keys.load_public(blob))
     p, q = key1024.private_numbers().p, key1024.private_numbers().q
-    assert info == {"n": format(p * q, "x"), "e": 65537, "bits": 1024}
+    assert info == {"n": format(p * q, "x"), "e": 65537, "e_hex": "10001", "bits": 1024}
     assert not info["n"].startswith("0")  # type: ignore[union-attr]
 
 
