@@ -24,7 +24,7 @@ public struct TargetIOS: Comparable, CustomStringConvertible, Sendable {
     }
 
     public static func < (lhs: TargetIOS, rhs: TargetIOS) -> Bool { (lhs.major, lhs.minor) < (rhs.major, rhs.minor) }
-    public var description: String { "\(major).\(minor)" }
+    public var description: String { minor == 0 ? "\(major)" : "\(major).\(minor)" }
 
     /// The environment variable that carries `--ios` into an app's process.
     public static let environmentVariable = "CROSSCHECK_IOS_VERSION"

@@ -88,6 +88,9 @@ final class AppleFidelityTests: XCTestCase {
         var result: CFTypeRef?
         XCTAssertEqual(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: true] as CFDictionary, &result), errSecSuccess)
         XCTAssertEqual(result as? Data, Data("secret".utf8))
+        // kSecMatchLimitAll is not checked by update (that function has no match-limit test): it updates.
+        XCTAssertEqual(SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary,
+                                     [kSecValueData as String: Data("new".utf8)] as CFDictionary), errSecSuccess)
     }
 
     /// SecItemServer.c:3292-3295 (`SecServerItemDeleteWithCustomDb`): "match limit not supported by
