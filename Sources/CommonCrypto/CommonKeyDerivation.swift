@@ -33,8 +33,11 @@ func pbkdf2Digest(_ prf: CCPseudoRandomAlgorithm) -> WireCrypto.Digest? {
 public func CCKeyDerivationPBKDF(_ algorithm: CCPBKDFAlgorithm, _ password: UnsafePointer<CChar>!, _ passwordLen: Int,
                                  _ salt: UnsafePointer<UInt8>!, _ saltLen: Int, _ prf: CCPseudoRandomAlgorithm, _ rounds: UInt32,
                                  _ derivedKey: UnsafeMutablePointer<UInt8>!, _ derivedKeyLen: Int) -> Int32 {
+    // Apple's lib/CommonKeyDerivation.c, CCKeyDerivationPBKDF: `if(!password || !derivedKey || …) return
+    // kCCParamError;` — a NULL password is refused whatever its length (an empty password is "" with
+    // length 0); a NULL salt only with a non-zero length.
     guard Int(algorithm) == kCCPBKDF2, let digest = pbkdf2Digest(prf), rounds > 0, let derivedKey, derivedKeyLen > 0,
-          passwordLen >= 0, saltLen >= 0, password != nil || passwordLen == 0, salt != nil || saltLen == 0 else {
+          passwordLen >= 0, saltLen >= 0, password != nil, salt != nil || saltLen == 0 else {
         return Int32(kCCParamError)
     }
     do {

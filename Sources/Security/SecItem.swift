@@ -91,6 +91,49 @@ public final class InMemoryKeychain: @unchecked Sendable {
                                           kSecAttrPath, kSecAttrKeyClass, kSecAttrTokenID]
         .reduce(into: Set<String>()) { $0.insert($1 as String) }
     static let dateKeys: Set<String> = [kSecAttrCreationDate as String, kSecAttrModificationDate as String]
+    /// String attributes Apple's schema keeps as blobs (SecItemSchema.c: `v6acct "acct", Blob`, svce,
+    /// desc, icmt, labl, sdmn, srvr, atyp, path): securityd takes a CFString or a CFData for them, and
+    /// returns what it was given. A String and a Data of the same bytes are different values, as in
+    /// securityd's SQLite (text and blob never compare equal).
+    static let stringOrBlobKeys: Set<String> = [kSecAttrAccount, kSecAttrService, kSecAttrDescription, kSecAttrComment, kSecAttrLabel,
+                                                kSecAttrSecurityDomain, kSecAttrServer, kSecAttrAuthenticationType, kSecAttrPath]
+        .reduce(into: Set<String>()) { $0.insert($1 as String) }
+    /// Apple's kSecAttrAccessible values (SecAccessControl.m, `SecAccessControlSetProtection`: any
+    /// other is errSecParam, "SecAccessControl: invalid protection").
+    static let protections: Set<String> = ["ak", "ck", "dk", "aku", "cku", "dku", "akpu"]
+
+    /// The attributes each class has (Apple's SecItemSchema.c: the current `genp`, `inet`, `cert` and
+    /// `keys` classes' attribute lists, limited to the kSecAttr names this module knows); an attribute of
+    /// another class is errSecNoSuchAttr ("attribute %@ not found in class %@", SecItemDb.c,
+    /// `SecDbAttrWithKey`). An identity takes the certificate's and the key's (the same function).
+    static let attributesByClass: [String: Set<String>] = {
+        func names(_ list: [CFString]) -> Set<String> { Set(list.map { $0 as String }) }
+        let common = names([kSecAttrAccessible, kSecAttrAccessGroup, kSecAttrSynchronizable, kSecAttrCreationDate,
+                            kSecAttrModificationDate, kSecAttrLabel, kSecAttrAccessControl, kSecAttrTokenID])
+        let password = common.union(names([kSecAttrDescription, kSecAttrComment, kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible,
+                                           kSecAttrIsNegative, kSecAttrAccount]))
+        let certificate = common.union(names([kSecAttrCertificateType, kSecAttrCertificateEncoding, kSecAttrSubject, kSecAttrIssuer,
+                                              kSecAttrSerialNumber, kSecAttrSubjectKeyID, kSecAttrPublicKeyHash]))
+        let key = common.union(names([kSecAttrKeyClass, kSecAttrApplicationLabel, kSecAttrApplicationTag, kSecAttrCreator, kSecAttrKeyType,
+                                      kSecAttrKeySizeInBits, kSecAttrEffectiveKeySize, kSecAttrIsSensitive, kSecAttrIsExtractable,
+                                      kSecAttrCanEncrypt, kSecAttrCanDecrypt, kSecAttrCanDerive, kSecAttrCanSign, kSecAttrCanVerify,
+                                      kSecAttrCanWrap, kSecAttrCanUnwrap]))
+        return [
+            ClassName.genericPassword: password.union(names([kSecAttrService, kSecAttrGeneric])),
+            ClassName.internetPassword: password.union(names([kSecAttrSecurityDomain, kSecAttrServer, kSecAttrProtocol,
+                                                              kSecAttrAuthenticationType, kSecAttrPort, kSecAttrPath])),
+            ClassName.certificate: certificate,
+            ClassName.key: key,
+            kSecClassIdentity as String: certificate.union(key),
+        ]
+    }()
+
+    /// The access group items go to when the app names none: on iOS the first of the app's
+    /// keychain-access-groups, by default its application identifier, "<team ID>.<bundle ID>"
+    /// (SecItemServer.c, `SecItemAdd`: the caller's first access group). Apps read it back to learn
+    /// their team ID (the "bundle seed ID" idiom: an item's kSecAttrAccessGroup before the first dot);
+    /// here the team ID is "CROSSCHECK" (ten characters, as Apple's are).
+    public static let defaultAccessGroup = "CROSSCHECK.org.crosscheck.app-under-test"
 
     static let classes: Set<String> = [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassCertificate, kSecClassKey,
                                        kSecClassIdentity].reduce(into: Set<String>()) { $0.insert($1 as String) }
@@ -125,14 +168,23 @@ public final class InMemoryKeychain: @unchecked Sendable {
             return nil
         }
         if dateKeys.contains(key) { return (value as? Date).map(Value.date) }
+        if stringOrBlobKeys.contains(key) {
+            if let text = stringOrNumberAttribute(value) { return .string(text) }
+            switch value {
+            case let data as Data: return .data(data)
+            case let data as NSData: return .data(Data(data))
+            default: return nil
+            }
+        }
         if key == kSecAttrAccessControl as String { return (value as? SecAccessControl).map(Value.accessControl) }
         // kSecAttrKeyType is kSecAttrType ("type"), one of the string keys.
         if stringKeys.contains(key) { return stringOrNumberAttribute(value).map(Value.string) }
         return nil
     }
 
-    /// The attribute part of a dictionary, checked and normalised; control keys are skipped.
-    static func attributes(of dictionary: [String: Any]) -> Result<[String: Value], SecFailure> {
+    /// The attribute part of a dictionary for an item of `itemClass`, checked and normalised; control
+    /// keys are skipped.
+    static func attributes(of dictionary: [String: Any], itemClass: String) -> Result<[String: Value], SecFailure> {
         var result: [String: Value] = [:]
         for (key, value) in dictionary where !controlKeys.contains(key) {
             if key == kSecAttrSynchronizable as String, stringAttribute(value) == kSecAttrSynchronizableAny as String { continue }
@@ -140,8 +192,15 @@ public final class InMemoryKeychain: @unchecked Sendable {
                     || dateKeys.contains(key) || key == kSecAttrAccessControl as String else {
                 return .failure(SecFailure(errSecNoSuchAttr, "unknown attribute \(key)"))
             }
+            guard attributesByClass[itemClass]?.contains(key) ?? true else {
+                let name = AttributeName.byCode[key].map { "\($0) (\(key))" } ?? key
+                return .failure(SecFailure(errSecNoSuchAttr, "attribute \(name) not found in class \(itemClass)"))
+            }
             guard let normalised = normalise(key, value) else {
                 return .failure(SecFailure(errSecParam, "attribute \(key) has a value of the wrong type (\(type(of: value)))"))
+            }
+            if key == kSecAttrAccessible as String, case let .string(protection) = normalised, !protections.contains(protection) {
+                return .failure(SecFailure(errSecParam, "SecAccessControl: invalid protection \(protection) (kSecAttrAccessible takes one of Apple's kSecAttrAccessible… values)"))
             }
             result[key] = normalised
         }
@@ -165,7 +224,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         let itemClass: String
         switch Self.itemClass(of: dictionary) { case let .success(name): itemClass = name; case let .failure(f): return .failure(f) }
         var attributes: [String: Value]
-        switch Self.attributes(of: dictionary) { case let .success(a): attributes = a; case let .failure(f): return .failure(f) }
+        switch Self.attributes(of: dictionary, itemClass: itemClass) { case let .success(a): attributes = a; case let .failure(f): return .failure(f) }
         var item = Item(itemClass: itemClass, attributes: [:], data: nil, ref: nil, requested: Set(dictionary.keys),
                         generatedPermanent: generatedPermanent)
         if let ref = dictionary[kSecValueRef as String] {
@@ -195,8 +254,21 @@ public final class InMemoryKeychain: @unchecked Sendable {
             case let .failure(f): return .failure(f)
             }
         }
-        attributes[kSecAttrAccessible as String] = attributes[kSecAttrAccessible as String] ?? .string(kSecAttrAccessibleWhenUnlocked as String)
+        // securityd's default protection (SecDbQuery.c, `query_infer_keyclass`): "third party certs are
+        // always dk" (kSecAttrAccessibleAlways); everything else ak (kSecAttrAccessibleWhenUnlocked).
+        let defaultProtection = itemClass == ClassName.certificate ? "dk" : kSecAttrAccessibleWhenUnlocked as String
+        attributes[kSecAttrAccessible as String] = attributes[kSecAttrAccessible as String] ?? .string(defaultProtection)
         attributes[kSecAttrSynchronizable as String] = attributes[kSecAttrSynchronizable as String] ?? .bool(false)
+        attributes[kSecAttrAccessGroup as String] = attributes[kSecAttrAccessGroup as String] ?? .string(Self.defaultAccessGroup)
+        // A password's account (and a generic password's service) the app leaves out is an empty blob:
+        // SecItemSchema.c flags them not-null with an empty default, and SecDbItem.c
+        // (`SecDbAttrCopyDefaultValue`) makes a Blob's default an empty CFData.
+        if itemClass == ClassName.genericPassword || itemClass == ClassName.internetPassword {
+            attributes[kSecAttrAccount as String] = attributes[kSecAttrAccount as String] ?? .data(Data())
+        }
+        if itemClass == ClassName.genericPassword {
+            attributes[kSecAttrService as String] = attributes[kSecAttrService as String] ?? .data(Data())
+        }
         let now = Date()
         attributes[kSecAttrCreationDate as String] = .date(now)
         attributes[kSecAttrModificationDate as String] = .date(now)
@@ -250,7 +322,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         let itemClass: String
         switch Self.itemClass(of: query) { case let .success(name): itemClass = name; case let .failure(f): return .failure(f) }
         var wanted: [String: Value]
-        switch Self.attributes(of: query) { case let .success(a): wanted = a; case let .failure(f): return .failure(f) }
+        switch Self.attributes(of: query, itemClass: itemClass) { case let .success(a): wanted = a; case let .failure(f): return .failure(f) }
         let anySync = stringAttribute(query[kSecAttrSynchronizable as String]) == kSecAttrSynchronizableAny as String
         if !anySync, wanted[kSecAttrSynchronizable as String] == nil { wanted[kSecAttrSynchronizable as String] = .bool(false) }
         let ref = query[kSecValueRef as String] as AnyObject?
@@ -280,7 +352,9 @@ public final class InMemoryKeychain: @unchecked Sendable {
             }
             limit = count
         }
-        let asArray = limit != 1 || (query[kSecMatchLimit as String].map { stringAttribute($0) == nil } ?? false)
+        // SecItemDb.c (`s3dl_query`, `s3dl_query_row`): a limit of 1, kSecMatchLimitOne or the number 1,
+        // answers the one value; any other an array.
+        let asArray = limit != 1
         lock.lock(); defer { lock.unlock() }
         let found: [Int]
         switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return .failure(f) }
@@ -330,6 +404,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
         if wantRef {
             switch reference(for: item) { case let .success(r): ref = r; case let .failure(f): return .failure(f) }
         }
+        if wantRef && !wantData && !wantAttributes && ref == nil { return .success(nil) }
         let kinds = [wantData, wantRef, wantAttributes].filter { $0 }.count
         if kinds == 0 { return .success(nil) }
         if kinds == 1 {
@@ -340,14 +415,22 @@ public final class InMemoryKeychain: @unchecked Sendable {
         if wantAttributes {
             dictionary = item.attributes.mapValues(\.object)
             dictionary[kSecClass as String] = item.itemClass
+            // A key's type and class are numbers in securityd's schema (SecItemSchema.c: `v6keytype "type",
+            // Number`, `v6kcls "kcls", Number`), so they come back as NSNumber (42, 73; 0, 1), not the strings given.
+            if item.itemClass == ClassName.key {
+                for name in [kSecAttrKeyType as String, kSecAttrKeyClass as String] {
+                    if case let .string(text)? = item.attributes[name], let number = Int(text) { dictionary[name] = NSNumber(value: number) }
+                }
+            }
         }
         if wantData, let data = item.data { dictionary[kSecValueData as String] = data }
         if wantRef, let ref { dictionary[kSecValueRef as String] = ref }
         return .success(NSDictionary(dictionary: dictionary))
     }
 
-    /// The SecKey/SecCertificate for an item, made from its data when it was stored as data.
-    func reference(for item: Item) -> Result<AnyObject, SecFailure> {
+    /// The SecKey/SecCertificate for an item, made from its data when it was stored as data; nil for a
+    /// password, which has no reference type on iOS (SecItem.m: no ref is made for genp/inet items).
+    func reference(for item: Item) -> Result<AnyObject?, SecFailure> {
         if let ref = item.ref { return .success(ref) }
         guard let data = item.data else { return .failure(SecFailure(errSecItemNotFound, "the item has no value")) }
         switch item.itemClass {
@@ -362,7 +445,7 @@ public final class InMemoryKeychain: @unchecked Sendable {
             }
             return .success(certificate)
         default:
-            return .failure(SecFailure(errSecParam, "items of class \(item.itemClass) have no reference"))
+            return .success(nil)
         }
     }
 
@@ -371,8 +454,16 @@ public final class InMemoryKeychain: @unchecked Sendable {
         where changes[key as String] != nil {
             return errSecParam
         }
+        // SecItemServer.c, `_SecItemUpdate`: "return data/attributes/ref/persistent ref not supported by
+        // update" (errSecReturn…Unsupported, all errSecParam in SecBasePriv.h) for a query that asks for
+        // a result.
+        for key in [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef] where boolAttribute(query[key as String]) {
+            return errSecParam
+        }
+        let itemClass: String
+        switch Self.itemClass(of: query) { case let .success(name): itemClass = name; case let .failure(f): return f.status }
         let newAttributes: [String: Value]
-        switch Self.attributes(of: changes) { case let .success(a): newAttributes = a; case let .failure(f): return f.status }
+        switch Self.attributes(of: changes, itemClass: itemClass) { case let .success(a): newAttributes = a; case let .failure(f): return f.status }
         var newData: Data? = nil
         if let value = changes[kSecValueData as String] {
             guard let data = tagData(value) else { return errSecParam }
@@ -398,6 +489,11 @@ public final class InMemoryKeychain: @unchecked Sendable {
     }
 
     func delete(_ query: [String: Any]) -> OSStatus {
+        // SecItemServer.c, `_SecItemDelete`: "match limit not supported by delete" (any kSecMatchLimit but
+        // kSecMatchLimitAll) and "match not supported by delete" (any kSecMatch… key, kSecMatchLimitAll
+        // included: it is one of the query's match pairs, SecDbQuery.c `query_add_match`); both are
+        // errSecParam (SecBasePriv.h). kSecReturn… keys are not checked there: a delete ignores them.
+        if query.keys.contains(where: { $0.hasPrefix("m_") }) { return errSecParam }
         lock.lock(); defer { lock.unlock() }
         let found: [Int]
         switch matching(query) { case let .success(indices): found = indices; case let .failure(f): return f.status }

@@ -174,7 +174,7 @@ func entries(of dictionary: CFDictionary) -> [String: Any] {
 }
 
 /// Generates an RSA key pair the way SecKeyGeneratePair/SecKeyCreateRandomKey do: kSecAttrKeyType
-/// RSA, kSecAttrKeySizeInBits 1024…4096, top-level attributes applied to both keys and
+/// RSA, kSecAttrKeySizeInBits 512…8192, top-level attributes applied to both keys and
 /// kSecPrivateKeyAttrs/kSecPublicKeyAttrs applied to each; kSecAttrIsPermanent stores the key in
 /// the (in-memory) keychain. Returns the keys or an OSStatus with a description.
 func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, privateKey: SecKey), SecFailure> {
@@ -195,14 +195,14 @@ func generateKeyPair(_ parameters: CFDictionary) -> Result<(publicKey: SecKey, p
         guard type == kSecAttrKeyTypeRSA as String else {
             return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only kSecAttrKeyTypeRSA and kSecAttrKeyTypeECSECPrimeRandom"))
         }
-        guard let bits = integerAttribute(top[kSecAttrKeySizeInBits as String]) else {
-            return .failure(SecFailure(errSecParam, "kSecAttrKeySizeInBits is missing"))
-        }
-        guard (1024...4096).contains(bits), bits % 8 == 0 else {
-            return .failure(SecFailure(errSecParam, "RSA key size \(bits) bits: use a multiple of 8 from 1024 to 4096"))
+        // Apple's SecRSAKey.c (`SecRSAPrivateKeyInit`, kSecGenerateKey): a size below 512 or above
+        // kMaximumRSAKeyBits (8192), or none (read as 0), is errSecKeySizeNotAllowed.
+        let bits = integerAttribute(top[kSecAttrKeySizeInBits as String]) ?? 0
+        guard (512...8192).contains(bits) else {
+            return .failure(SecFailure(errSecKeySizeNotAllowed, "RSA key size \(bits) bits: iOS generates 512 to 8192 (use 2048 or more)"))
         }
         do {
-            let privateKey = try RSAPrivateKey(bits: bits)
+            let privateKey = try RSAPrivateKey(appleGeneratorBits: bits)
             materials = (.rsaPrivate(privateKey), .rsaPublic(privateKey.publicKey))
         } catch {
             return .failure(SecFailure(errSecInternalComponent, "RSA key generation failed: \(error)"))
@@ -329,7 +329,9 @@ func rsaEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data) 
 }
 
 /// RSA decryption with a private key. Like iOS, a ciphertext shorter than the modulus is read as a
-/// big-endian number (leading zero bytes restored); a longer one, and every padding failure, is errSecParam.
+/// big-endian number (leading zero bytes restored); a longer one, and every OAEP padding failure, is
+/// errSecParam; a PKCS#1 v1.5 padding failure is errSecParam before iOS 17.4 and a synthetic message
+/// from 17.4 (`--ios`, TargetIOS.swift).
 func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data) -> Result<Data, SecFailure> {
     if let denied = authorizeUse(of: key) { return .failure(denied) }  // SecAccessControl.swift
     let name = algorithm.rawValue as String
@@ -345,6 +347,12 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
     }
     let block = Data(count: key.blockSize - ciphertext.count) + ciphertext
     do {
+        // From iOS 17.4 Apple's SecKeyAdaptors.m (`SecKeyRSACopyDecryptedWithPadding`) decodes PKCS#1
+        // v1.5 with corecrypto's `ccrsa_eme_pkcs1v15_decode_safe` for software keys: a bad padding
+        // (the wrong key, a tampered ciphertext) is a deterministic random message, not an error.
+        if padding.isWeak, TargetIOS.current >= TargetIOS.implicitRejection {  // TargetIOS.swift
+            return .success(try privateKey.decryptPKCS1v15ImplicitRejection(block))
+        }
         return .success(try privateKey.decrypt(block, padding: padding))
     } catch {
         return .failure(SecFailure(errSecParam, "RSAdecrypt wrong input (err -27)"))
@@ -427,8 +435,9 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ errorOut: UnsafeMu
 }
 
 /// Makes a key from iOS's external representation: kSecAttrKeyType RSA and kSecAttrKeyClass
-/// public (PKCS#1 RSAPublicKey DER) or private (PKCS#1 RSAPrivateKey DER). Anything else,
-/// including SubjectPublicKeyInfo or PEM, is errSecParam ("… creation from data failed").
+/// public (PKCS#1 RSAPublicKey or X.509 SubjectPublicKeyInfo DER, as corecrypto's `ccrsa_import_pub`)
+/// or private (PKCS#1 RSAPrivateKey DER). Anything else, PEM text or PKCS#8 included, is errSecParam
+/// ("… creation from data failed: given <format>; … takes <formats>").
 @discardableResult
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
                                  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
@@ -450,24 +459,61 @@ func secKey(from data: Data, attributes: [String: Any]) -> Result<SecKey, SecFai
     guard type == kSecAttrKeyTypeRSA as String else {
         return .failure(SecFailure(errSecUnimplemented, "key type \(type) is not provided here; only RSA and EC"))
     }
-    // PKCS#1 DER only: RSAPublicKey is SEQUENCE { INTEGER n, INTEGER e }, RSAPrivateKey begins with INTEGER version 0.
-    // PKCS#8 also begins SEQUENCE { INTEGER 0, … } but its second element is a SEQUENCE.
-    let bytes = [UInt8](data.prefix(12))
-    let header = bytes.count >= 2 ? (bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)) : 0
-    let firstInnerTag: UInt8? = bytes.first == 0x30 && header < bytes.count ? bytes[header] : nil
-    let versionThenInteger = header + 3 < bytes.count && Array(bytes[header..<header + 3]) == [0x02, 0x01, 0x00] && bytes[header + 3] == 0x02
+    let given = rsaKeyDataFormat(data)
     switch keyClass {
     case String(kSecAttrKeyClassPublic):
-        guard firstInnerTag == 0x02, let key = try? RSAPublicKey(importing: data) else {
-            return .failure(SecFailure(errSecParam, "RSA public key creation from data failed"))
+        // Apple's SecRSAKey.c (`SecRSAPublicKeyInit`, kSecKeyEncodingBytes) hands the bytes to corecrypto's
+        // `ccrsa_import_pub`, which reads an X.509 SubjectPublicKeyInfo first (`ccder_decode_rsa_pub_x509`)
+        // and a PKCS#1 RSAPublicKey second (`ccder_decode_rsa_pub`): both DER, no PEM.
+        guard given == .spki || given == .pkcs1Public, let key = try? RSAPublicKey(importing: data) else {
+            return .failure(SecFailure(errSecParam, "RSA public key creation from data failed: given \(given.name); kSecAttrKeyClassPublic takes "
+                                       + "a PKCS#1 RSAPublicKey or an X.509 SubjectPublicKeyInfo (\"BEGIN PUBLIC KEY\"), as DER"))
         }
         return .success(SecKey(.rsaPublic(key), attributes: attributes))
     case String(kSecAttrKeyClassPrivate):
-        guard versionThenInteger, let key = try? RSAPrivateKey(importing: data) else {
-            return .failure(SecFailure(errSecParam, "RSA private key creation from data failed"))
+        // SecRSAKey.c (`SecRSAPrivateKeyInit`) → corecrypto's `ccrsa_import_priv`: PKCS#1 RSAPrivateKey DER only.
+        guard given == .pkcs1Private, let key = try? RSAPrivateKey(importing: data) else {
+            return .failure(SecFailure(errSecParam, "RSA private key creation from data failed: given \(given.name); kSecAttrKeyClassPrivate takes "
+                                       + "a PKCS#1 RSAPrivateKey (\"BEGIN RSA PRIVATE KEY\"), as DER"))
         }
         return .success(SecKey(.rsaPrivate(key), attributes: attributes))
     default:
         return .failure(SecFailure(errSecParam, "Unsupported key class: \(keyClass)"))
+    }
+}
+
+/// What RSA key bytes look like from their outer DER shape, to name in an error (the import decides).
+enum RSAKeyDataFormat: Equatable {
+    case pkcs1Public, spki, pkcs1Private, pkcs8, pem, empty, other
+
+    var name: String {
+        switch self {
+        case .pkcs1Public: return "a PKCS#1 RSAPublicKey"
+        case .spki: return "an X.509 SubjectPublicKeyInfo"
+        case .pkcs1Private: return "a PKCS#1 RSAPrivateKey"
+        case .pkcs8: return "a PKCS#8 PrivateKeyInfo"
+        case .pem: return "PEM text (decode its base64 body to DER first)"
+        case .empty: return "no bytes"
+        case .other: return "bytes that are not an RSA key's DER"
+        }
+    }
+}
+
+/// RSAPublicKey is SEQUENCE { INTEGER n, INTEGER e }; SubjectPublicKeyInfo SEQUENCE { SEQUENCE, BIT
+/// STRING }; RSAPrivateKey SEQUENCE { INTEGER 0, INTEGER n, … }; PKCS#8 SEQUENCE { INTEGER 0, SEQUENCE, … }.
+func rsaKeyDataFormat(_ data: Data) -> RSAKeyDataFormat {
+    let bytes = [UInt8](data.prefix(16))
+    guard let first = bytes.first else { return .empty }
+    if first == UInt8(ascii: "-") || String(decoding: data.prefix(64), as: UTF8.self).contains("-----BEGIN") { return .pem }
+    guard first == 0x30, bytes.count >= 2 else { return .other }
+    let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
+    guard header < bytes.count else { return .other }
+    switch bytes[header] {
+    case 0x30: return .spki
+    case 0x02:
+        let versionZero = header + 3 < bytes.count && Array(bytes[header..<header + 3]) == [0x02, 0x01, 0x00]
+        guard versionZero else { return .pkcs1Public }
+        return bytes[header + 3] == 0x30 ? .pkcs8 : .pkcs1Private
+    default: return .other
     }
 }

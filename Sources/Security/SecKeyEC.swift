@@ -123,12 +123,15 @@ extension SecKeyAlgorithm {
     public static let ecdsaSignatureMessageRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA512")
 }
 
-/// Whether an EC key supports `algorithm` for `operation` (sign: the private key; verify: either;
-/// encrypt/decrypt: ECIES; keyExchange: ECDH with the private key).
+/// Whether an EC key supports `algorithm` for `operation` (sign: the private key; verify: the public
+/// key; encrypt/decrypt: ECIES; keyExchange: ECDH with the private key). Apple's SecECKey.m
+/// (`SecECPrivateKeyCopyOperationResult`) answers only sign and key exchange for a private key, so
+/// verify with one is "algorithm not supported by the key" (errSecParam, SecKey.m
+/// `SecKeyRunAlgorithmAndCopyResult`).
 func ecAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     switch operation {
     case .sign: return key.isPrivate && algorithm.ecdsa != nil
-    case .verify: return algorithm.ecdsa != nil
+    case .verify: return !key.isPrivate && algorithm.ecdsa != nil
     case .encrypt: return !key.isPrivate && algorithm.ecies != nil
     case .decrypt: return key.isPrivate && algorithm.ecies != nil
     case .keyExchange: return key.isPrivate && algorithm.keyExchange != nil
@@ -160,7 +163,7 @@ func ecdsaSign(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ input: Data) -> Re
 /// does not support or a digest of the wrong length.
 func ecdsaVerify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ input: Data, _ signature: Data) -> SecFailure? {
     let name = algorithm.rawValue as String
-    guard let ecdsa = algorithm.ecdsa, let publicKey = key.ecPublicKey else {
+    guard let ecdsa = algorithm.ecdsa, !key.isPrivate, let publicKey = key.ecPublicKey else {
         return SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)")
     }
     if let length = ecdsa.digestLength, input.count != length {

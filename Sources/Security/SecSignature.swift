@@ -117,6 +117,14 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
         report(errSecParam, "\(name): algorithm not supported by the key \(key)", to: error)
         return false
     }
+    // Apple's SecKeyAdaptors.m (`SecKeyRSAVerifyAdaptorCopyResult`) verifies by running the key's raw
+    // RSA operation on the signature and checking the padding; a private key's raw operation is the
+    // private one (SecRSAKey.c, `SecRSAPrivateKeyCopyOperationResult`, decrypt), so the padding never
+    // checks out: false with errSecVerifyFailed, whatever the signature.
+    if key.isPrivate {
+        report(errSecVerifyFailed, "RSA signature verification failed, no match (a private key was given; verify with SecKeyCopyPublicKey's key)", to: error)
+        return false
+    }
     let input = Data(signedData)
     let valid = hashesMessage
         ? publicKey.verify(signature: Data(signature), message: input, scheme: scheme)

@@ -21,11 +21,14 @@ struct AppOptions: ParsableArguments {
     var requestTimeout: Double = 60
     @Option(name: "--app-user", value: "present|absent|cancel", help: "the simulated user who answers the app's biometry and passcode prompts (items and keys with kSecAttrAccessControl): present authenticates, cancel taps Cancel (errSecUserCanceled), absent fails (errSecAuthFailed)")
     var appUser: String = "present"
+    @Option(name: "--ios", value: "VERSION", help: "the iOS version the app's Apple modules behave as where iOS versions differ (e.g. from 17.4 a PKCS#1 v1.5 decryption with the wrong key returns a random message instead of an error); default \(AppTargetIOS.defaultVersion), the current iOS")
+    var ios: String = AppTargetIOS.defaultVersion
     init() {}
 
     func validate() throws {
         guard buildTimeout > 0, requestTimeout > 0 else { throw UsageError("--app-build-timeout and --app-timeout take a number of seconds above 0") }
         guard AppUser.choices.contains(appUser) else { throw UsageError("--app-user takes \(AppUser.choices.joined(separator: ", ")), not \(appUser)") }
+        guard AppTargetIOS.isValid(ios) else { throw UsageError("--ios takes an iOS version such as 17.3, 17.4 or 26, not \(ios)") }
         if let app, app.isEmpty { throw UsageError("--app takes a folder or a seed app (\(SeedApps.identifiers.joined(separator: ", ")))") }
     }
 
@@ -48,7 +51,7 @@ struct AppOptions: ParsableArguments {
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })
             let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
-            let environment = AppUser.environment(container.environment(), user: appUser)
+            let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
                                        container: container, requestTimeout: requestTimeout)
             if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path) in \(container.folder.path)") }
@@ -68,7 +71,7 @@ struct AppOptions: ParsableArguments {
     func hostedSeed(_ seed: String) throws -> HostedApp {
         let container = try Self.container(seed)
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let environment = AppUser.environment(container.environment(), user: appUser)
+        let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
         do {
             return try HostedApp(launch: { try HostChannel.launch(executable: executable, arguments: ["app-host", seed], log: container.console,
                                                                   environment: environment) },

@@ -378,7 +378,7 @@ final class AppCLITests: XCTestCase {
         XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.python_to_app"), [36, 36, 0, 0, 0], outcome.stdout)
         XCTAssertFalse(outcome.stdout.contains("seed-001"), "only the chosen app runs")
         for arguments in [["run", "--app", "/nonexistent/app"], ["run", "--app", ""], ["run", "--app", "seed-003", "--app-timeout", "0"],
-                          ["run", "--app", "seed-003", "--app-user", "nobody"]] {
+                          ["run", "--app", "seed-003", "--app-user", "nobody"], ["run", "--app", "seed-003", "--ios", "seventeen"]] {
             let refused = try CrosscheckBinary.run(arguments)
             XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.stderr)")
         }

@@ -48,7 +48,7 @@ final class InternetPasswordTests: XCTestCase {
         // Implicitly unwrapped on iOS: `as String` with no `!`.
         let domain = CFErrorGetDomain(cfError) as String
         XCTAssertEqual(domain, kCFErrorDomainOSStatus)
-        XCTAssertEqual(CFErrorGetCode(cfError), Int(errSecParam))
+        XCTAssertEqual(CFErrorGetCode(cfError), Int(errSecKeySizeNotAllowed))  // SecRSAKey.c: below 512 bits
         let userInfo = CFErrorCopyUserInfo(cfError) as NSDictionary
         XCTAssertEqual(userInfo as? [String: String], cfError.userInfo as? [String: String])
         XCTAssertFalse((CFErrorCopyDescription(cfError) as String).isEmpty)

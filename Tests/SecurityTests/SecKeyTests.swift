@@ -37,7 +37,8 @@ final class SecKeyTests: XCTestCase {
         var result: CFTypeRef?
         XCTAssertEqual(SecItemCopyMatching(query as CFDictionary, &result), errSecSuccess)
         let items = try XCTUnwrap((result as? NSArray) as? [[String: Any]])
-        XCTAssertEqual(Set(items.compactMap { $0[kSecAttrKeyClass as String] as? String }), ["0", "1"])
+        // A key item's class is a number in securityd's schema (SecItemSchema.c `"kcls", Number`).
+        XCTAssertEqual(Set(items.compactMap { ($0[kSecAttrKeyClass as String] as? NSNumber)?.intValue }), [0, 1])
         XCTAssertEqual(items.first?[kSecAttrApplicationTag as String] as? Data, Data("com.myapp.keys.localStore".utf8))
         XCTAssertEqual(items.first?[kSecAttrKeySizeInBits as String] as? Int, 2048)
     }
@@ -98,7 +99,8 @@ final class SecKeyTests: XCTestCase {
         XCTAssertEqual(status { SecKeyCreateDecryptedData(privateKey, .rsaEncryptionOAEPSHA256, pkcs1 as CFData, $0) }, Int(errSecParam))
         // Generation parameters.
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeySizeInBits as String: 2048] as CFDictionary, $0) }, Int(errSecParam))
-        XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 512] as CFDictionary, $0) }, Int(errSecParam))
+        XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 511] as CFDictionary, $0) },
+                       Int(errSecKeySizeNotAllowed), "SecRSAKey.c: below 512 bits")
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 224] as CFDictionary, $0) }, Int(errSecUnimplemented))
         XCTAssertEqual(status { SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
                                                        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0) }, Int(errSecParam),
@@ -151,8 +153,12 @@ final class SecKeyTests: XCTestCase {
         let cipher = try scratch.openssl(["pkeyutl", "-encrypt", "-inkey", "cli.pem", "-in", "m.bin", "-pkeyopt", "rsa_padding_mode:oaep",
                                           "-pkeyopt", "rsa_oaep_md:sha256", "-pkeyopt", "rsa_mgf1_md:sha256"])
         XCTAssertEqual(SecKeyCreateDecryptedData(importedPrivate, .rsaEncryptionOAEPSHA256, cipher as CFData, &error) as Data?, Data("from the CLI".utf8))
-        // Not iOS's formats: SPKI as a public key, PKCS#8 as a private key, PEM, and a missing class.
-        for (file, keyClass) in [("cli-spki.der", kSecAttrKeyClassPublic), ("cli-pkcs8.der", kSecAttrKeyClassPrivate), ("cli.pem", kSecAttrKeyClassPrivate)] {
+        // SPKI DER as a public key is iOS's too (corecrypto's ccrsa_import_pub reads X.509 first): the same key.
+        let fromSPKI = try XCTUnwrap(SecKeyCreateWithData(try scratch.read("cli-spki.der") as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
+                                                                                                   kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary, nil))
+        XCTAssertEqual(SecKeyCopyExternalRepresentation(fromSPKI, nil) as Data?, try scratch.read("cli-pub-pkcs1.der"))
+        // Not iOS's formats: PKCS#8 as a private key, PEM, and a missing class.
+        for (file, keyClass) in [("cli-pkcs8.der", kSecAttrKeyClassPrivate), ("cli.pem", kSecAttrKeyClassPrivate)] {
             var refused: Unmanaged<CFError>?
             XCTAssertNil(SecKeyCreateWithData(try scratch.read(file) as CFData, [kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
                                                                                kSecAttrKeyClass as String: keyClass] as CFDictionary, &refused), file)
@@ -210,7 +216,14 @@ final class SecKeyTests: XCTestCase {
         XCTAssertEqual(SecKeyEncrypt(publicKey!, .PKCS1, message, message.count, &smallCipher, &smallCipherLength), errSecParam)
         cipher[5] ^= 0x40
         plainLength = plain.count
-        XCTAssertEqual(SecKeyDecrypt(privateKey!, .PKCS1, &cipher, cipherLength, &plain, &plainLength), errSecParam)
+        // A corrupted PKCS#1 ciphertext: errSecParam before iOS 17.4, a synthetic message from 17.4
+        // (implicit rejection, AppleFidelityTests), so seed 000's error branch is never taken on a current device.
+        TargetIOS.with(TargetIOS(major: 17, minor: 3)) {
+            XCTAssertEqual(SecKeyDecrypt(privateKey!, .PKCS1, &cipher, cipherLength, &plain, &plainLength), errSecParam)
+        }
+        plainLength = plain.count
+        XCTAssertEqual(SecKeyDecrypt(privateKey!, .PKCS1, &cipher, cipherLength, &plain, &plainLength), errSecSuccess)
+        XCTAssertNotEqual(Array(plain.prefix(plainLength)), message)
         XCTAssertEqual(SecKeyDecrypt(privateKey!, .PKCS1SHA256, &cipher, cipherLength, &plain, &plainLength), errSecParam)
         // OAEP in the older API is OAEP with SHA-1.
         cipherLength = cipher.count

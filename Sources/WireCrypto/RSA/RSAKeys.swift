@@ -155,6 +155,16 @@ public struct RSAPrivateKey: Sendable {
         self.key = EVPKey(takingOwnershipOf: pointer)
     }
 
+    /// Generates a fresh key of 512 to 16384 bits: what iOS's SecKeyCreateRandomKey makes (from 512,
+    /// broken as that is), for the Security module only; everything else uses `init(bits:)`.
+    public init(appleGeneratorBits bits: Int) throws {
+        guard (512...16384).contains(bits) else {
+            throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 512 to 16384)")
+        }
+        guard let pointer = COpenSSLShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
+        self.key = EVPKey(takingOwnershipOf: pointer)
+    }
+
     /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
     public init(importing data: Data, passphrase: Data? = nil) throws {
         let id = ImportedKeys.id(data, passphrase: passphrase)
