@@ -22,6 +22,15 @@ public final class PythonInterpreter: @unchecked Sendable {
     nonisolated(unsafe) private static var instance: Result<PythonInterpreter, PythonError>?
     private static let startLock = NSLock()
 
+    /// `major.minor` of the libpython crosscheck links (3.11 on Debian 12, 3.13 on Debian 13): the
+    /// only Python an `executable` may be, since the library takes its standard library from it.
+    /// `Py_GetVersion` may be called before the interpreter starts (CPython's docs, "Process-wide
+    /// parameters").
+    public static var linkedVersion: String {
+        let full = String(cString: Py_GetVersion()).split(separator: " ").first.map(String.init) ?? ""
+        return full.split(separator: ".").prefix(2).joined(separator: ".")
+    }
+
     /// The interpreter, started on first use with PythonRef's directory at the front of `sys.path`.
     /// Later calls return the same interpreter (a different `pythonRefDirectory` is ignored).
     ///

@@ -54,7 +54,8 @@ struct FilesOptions: ParsableArguments {
 /// standard library from that interpreter, so another program (or another Python version) would
 /// start a mismatched interpreter, and the report would record the wrong one.
 enum PythonExecutable {
-    static let embeddedVersion = "3.11"
+    /// The Python version crosscheck was built against (Debian 12: 3.11; Debian 13: 3.13).
+    static let embeddedVersion = PythonInterpreter.linkedVersion
 
     static func check(_ path: String) throws {
         guard FileManager.default.isExecutableFile(atPath: path) else {
