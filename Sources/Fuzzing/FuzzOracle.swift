@@ -378,9 +378,13 @@ public final class FuzzOracle: @unchecked Sendable {
             return WebRequest(method: frame.setting["method"] ?? "POST", path: frame.setting["path"] ?? "/secure-data", headers: headers, body: frame.bytes)
         }
         let key = HTTPSFrames.derivedKey(frame.setting)
-        let swiftVerdict = describe(pair.swift.handle(request(token: pair.swiftToken)), key: key)
+        // docs/PROTOCOL.md: the answer to /secure-data is an envelope of {"echo": <params>}, the
+        // request's own parameters: an echo of anything else is wrong whatever the other side sent.
+        let echo = (try? CBCEnvelope(json: frame.bytes)).flatMap { try? $0.open(key: key) }.flatMap { try? StrictJSON.parse($0) }
+            .map { JSONValue.object(["echo": $0]).canonicalText }
+        let swiftVerdict = describe(pair.swift.handle(request(token: pair.swiftToken)), key: key, echo: echo)
         let pythonVerdict: FuzzVerdict
-        do { pythonVerdict = describe(try pair.python(request(token: pair.pythonToken)), key: key) } catch let failure as PeerFailure {
+        do { pythonVerdict = describe(try pair.python(request(token: pair.pythonToken)), key: key, echo: echo) } catch let failure as PeerFailure {
             pythonVerdict = .crashed(failure.kind == .internal ? "python-exception" : "python-\(failure.kind.rawValue)", note: failure.detail)
         } catch {
             pythonVerdict = .crashed("python-exception", note: "\(error)")
@@ -388,13 +392,15 @@ public final class FuzzOracle: @unchecked Sendable {
         return (swiftVerdict, pythonVerdict)
     }
 
-    func describe(_ response: WebResponse, key: Data) -> FuzzVerdict {
+    func describe(_ response: WebResponse, key: Data, echo: String? = nil) -> FuzzVerdict {
         let contentType = response.headers["content-type"] ?? "none"
         var body = response.body.count <= 200 ? String(decoding: response.body, as: UTF8.self).debugDescription
                                               : "\(response.body.count) bytes sha256 \(Digest.sha256.hash(response.body).hexString.prefix(16))"
         if response.status == 200 {
             if let envelope = try? CBCEnvelope(json: response.body), let plaintext = try? envelope.open(key: key) {
-                body = "envelope of " + StrictJSON.canonical(plaintext)
+                let answer = StrictJSON.canonical(plaintext)
+                body = "envelope of " + answer
+                if let echo, answer != echo { body += " \(Self.roundTripBroken): the echo is not the request's parameters \(echo.prefix(120))" }
             } else if let fields = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] {
                 let token = fields["token"] as? String ?? ""
                 let tokenShape = token.count == 32 && token.allSatisfy(\.isHexDigit) ? "32 hex" : "malformed \(token.debugDescription)"
