@@ -62,7 +62,7 @@ public enum FuzzText {
         let right = (labels.1 + ":").padding(toLength: max(labels.0.count, labels.1.count) + 2, withPad: " ", startingAt: 0)
         return """
         \(failure.family.rawValue) \(failure.kind) ×\(failure.count): \(labels.0) \(failure.swift.outcome.rawValue) \(failure.swiftSummary) / \(labels.1) \(failure.python.outcome.rawValue) \(failure.pythonSummary)
-        first frame: #\(failure.ordinal) mutator \(failure.example.mutator), \(failure.example.length) bytes: \(preview(failure.example.bytes))\(specLine(failure))
+        first frame: #\(failure.ordinal) mutator \(failure.example.mutator), \(failure.example.length) bytes: \(preview(failure.example.bytes))\(specLine(failure, labels: labels))
         setting: \(failure.example.setting.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.prefix(48))" }.joined(separator: " "))
         \(left)\(failure.swift.line)\(failure.swift.note.isEmpty ? "" : " — " + String(failure.swift.note.prefix(300)))
         \(right)\(failure.python.line)\(failure.python.note.isEmpty ? "" : " — " + String(failure.python.note.prefix(300)))
@@ -71,10 +71,10 @@ public enum FuzzText {
     }
 
     /// For a specification failure, what the specification requires and who answered against it.
-    static func specLine(_ failure: DistinctFailure) -> String {
+    static func specLine(_ failure: DistinctFailure, labels: (String, String)) -> String {
         guard failure.kind == "spec" else { return "" }
         guard let spec = failure.example.spec else { return "\nspecification: no message may go out in the clear (an \"encryption\" that is the encoded message: e = 1)" }
-        let against = [("swift", failure.swift), ("python", failure.python)].filter { FuzzOracle.violates(spec, $0.1) }.map(\.0)
+        let against = [(labels.0, failure.swift), (labels.1, failure.python)].filter { FuzzOracle.violates(spec, $0.1) }.map(\.0)
         return "\nspecification: \(spec.answer.rawValue) (\(spec.clause)); answered against it: \(against.joined(separator: " and "))"
             + (against.count == 2 ? " — both sides agree, and both are wrong" : "")
     }

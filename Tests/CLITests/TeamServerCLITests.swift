@@ -372,10 +372,9 @@ final class TeamServerCLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.contains("0 disagreements"), outcome.stdout)
     }
 
-    /// Client keys as docs/PROTOCOL.md reads them: BER lengths (indefinite too) in one structure,
-    /// strict base64 (`YWJj=` refused), a line end after the BEGIN line. These 300 frames hold
-    /// key-der-indefinite-length and key-base64-padding-added mutants, which the example once
-    /// answered unlike PythonRef (refused the first, accepted the second).
+    /// Client keys as docs/PROTOCOL.md reads them: DER as DER and valid RSA keys only (issue 37:
+    /// key-exponent-1 and key-der-length-nonminimal, which the example accepted on pyca 38 and the
+    /// spec oracle caught), strict base64 (`YWJj=` refused), a line end after the BEGIN line.
     func testFuzzServer_socketExampleAgreesWithPythonRef_onClientKeyFrames() throws {
         let directory = try makeTemporaryDirectory()
         let outcome = try CrosscheckBinary.run(["fuzz", "--server", Self.socketExample + ":Handler", "--frames", "300",

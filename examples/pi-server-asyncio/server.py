@@ -5,7 +5,7 @@ Written from docs/PROTOCOL.md ("Profile rsa-socket", "rsa-socket conversations a
 "Legacy reading"): legacy framing, both directions, OAEP-SHA256 for what the Pi decrypts with the
 `digest` extension, PKCS#1 v1.5 for what the shipped app decrypts (it calls SecKeyDecrypt with
 .PKCS1 only), client keys read strictly (SPKI or PKCS#1 PEM, strict base64, one DER structure with
-BER lengths allowed), `Server: ERROR` and a close for every failure, a bound on every message and a
+DER as DER, valid RSA keys only), `Server: ERROR` and a close for every failure, a bound on every message and a
 quiet gap that ends an incomplete one.
 
 Its shape is not one crosscheck takes as is (the class runs its own loop), so `adapter.py` next to
@@ -89,6 +89,15 @@ def read_client_key(pem):
         raise Refusal("key does not load: %s" % why)
     if not isinstance(key, rsa.RSAPublicKey):
         raise Refusal("not an RSA key")
+    # docs/PROTOCOL.md "Padding and keys": DER as DER (re-encoding gives the bytes given, X.690 §10)
+    # and a real RSA key (RFC 8017 §3.1), before anything is encrypted to it: e = 1 would send the
+    # message in the clear.
+    form = serialization.PublicFormat.SubjectPublicKeyInfo if spki else serialization.PublicFormat.PKCS1
+    if key.public_bytes(serialization.Encoding.DER, form) != der:
+        raise Refusal("not DER")
+    n, e = key.public_numbers().n, key.public_numbers().e
+    if n % 2 == 0 or n.bit_length() < 1024 or not 3 <= e < n or e % 2 == 0:
+        raise Refusal("not a valid RSA key (n odd and >= 1024 bits, 3 <= e < n, e odd)")
     return key
 
 

@@ -81,12 +81,27 @@ def public_key_from_pem(pem):
         raise Refused("not a public key PEM")
     if not isinstance(key, rsa.RSAPublicKey):
         raise Refused("not an RSA public key")
+    require_valid_rsa_key(key, der, spki=label == b"PUBLIC KEY")
     return key
 
 
+def require_valid_rsa_key(key, der, spki):
+    """docs/PROTOCOL.md "Padding and keys": DER as DER (what loaded must re-encode to exactly the
+    bytes given, X.690 §10) and a real RSA key (RFC 8017 §3.1: n odd, at least 1024 bits, 3 <= e < n,
+    e odd). A cryptography on OpenSSL 3.0 loads e = 1, to which "encrypting" sends the message in
+    the clear."""
+    form = serialization.PublicFormat.SubjectPublicKeyInfo if spki else serialization.PublicFormat.PKCS1
+    if key.public_bytes(serialization.Encoding.DER, form) != der:
+        raise Refused("not DER (a non-minimal length, a padded INTEGER, ...)")
+    numbers = key.public_numbers()
+    n, e = numbers.n, numbers.e
+    if n % 2 == 0 or n.bit_length() < 1024 or not 3 <= e < n or e % 2 == 0:
+        raise Refused("not a valid RSA key (n odd and >= 1024 bits, 3 <= e < n, e odd)")
+
+
 def one_der_structure(der):
-    """True when `der` is one SEQUENCE and nothing after it. Lengths may be BER's (long form, or
-    indefinite up to the end-of-contents octets 00 00), as docs/PROTOCOL.md allows."""
+    """True when `der` is one SEQUENCE and nothing after it (BER's lengths are let through here
+    and refused by `require_valid_rsa_key`, which compares the key with its DER)."""
     if len(der) < 2 or der[0] != 0x30:
         return False
     try:
