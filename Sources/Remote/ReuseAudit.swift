@@ -45,7 +45,8 @@ final class ReuseLedger {
         if let example = echoed.first {
             problems.append("IV echoed: \(echoed.count) of \(exchanges.count) responses reuse the request's own IV (e.g. \(example.responseIV.hexString) in \(example.step)) — a response needs its own fresh random IV")
         }
-        let repeated = Dictionary(grouping: exchanges, by: \.responseIV).filter { $0.value.count > 1 }
+        // An echoed IV repeats when the request's does (one request sent twice): counted as an echo only.
+        let repeated = Dictionary(grouping: exchanges.filter { $0.requestIV != $0.responseIV }, by: \.responseIV).filter { $0.value.count > 1 }
         if let (iv, group) = repeated.max(by: { $0.value.count < $1.value.count }) {
             problems.append("IV repeated: the response IV \(iv.hexString) came back in \(group.count) of \(exchanges.count) responses (\(Set(group.map(\.step)).sorted().joined(separator: ", "))) — CBC under a repeated IV shows which messages share a first block")
         }
@@ -90,10 +91,12 @@ final class ReuseLedger {
         // Low entropy: few distinct byte values in one IV, or byte positions that never change.
         if let poor = ivs.first(where: { Set($0).count < 8 }) {
             problems.append("IV predictable: the response IV \(poor.hexString) has only \(Set(poor).count) distinct byte values (a random 16-byte IV has about 15.5)")
-        } else if ivs.count >= 4 {
-            let fixed = (0..<16).filter { index in Set(ivs.map { $0[$0.startIndex + index] }).count == 1 }
-            if fixed.count >= 4 {
-                problems.append("IV predictable: \(fixed.count) of 16 byte positions are the same in all \(ivs.count) response IVs (positions \(fixed.map(String.init).joined(separator: ", "))) — low entropy")
+        } else {
+            // Over distinct IVs only: one IV repeated is "IV repeated", not low entropy.
+            let distinct = Array(Set(ivs))
+            let fixed = (0..<16).filter { index in Set(distinct.map { $0[$0.startIndex + index] }).count == 1 }
+            if distinct.count >= 4, fixed.count >= 4 {
+                problems.append("IV predictable: \(fixed.count) of 16 byte positions are the same in all \(distinct.count) distinct response IVs (positions \(fixed.map(String.init).joined(separator: ", "))) — low entropy")
             }
         }
         return problems

@@ -71,6 +71,23 @@ final class CBCAuditRulesTests: XCTestCase {
         XCTAssertTrue(text?.contains("IV repeated") ?? false, text ?? "passed")
     }
 
+    /// The zoo's static-iv and iv-echo get their own finding only.
+    func testOneFixedIVIsRepeatedNotPredictable_andAnEchoOfOneRequestTwiceIsAnEchoOnly() {
+        let fixed = AESCBC.randomIV()
+        let repeated = message(ledger(Array(repeating: fixed, count: 10))) ?? "passed"
+        XCTAssertTrue(repeated.hasPrefix("IV repeated"), repeated)
+        XCTAssertFalse(repeated.contains("IV predictable"), repeated)
+
+        let echo = ReuseLedger()
+        let twice = AESCBC.randomIV()
+        for iv in [AESCBC.randomIV(), AESCBC.randomIV(), twice, twice] {
+            echo.recordExchange(requestIV: iv, responseIV: iv, responseCiphertext: AESCBC.randomIV(), key: key, step: "echo")
+        }
+        let echoed = message(echo) ?? "passed"
+        XCTAssertTrue(echoed.hasPrefix("IV echoed: 4 of 4"), echoed)
+        XCTAssertFalse(echoed.contains("IV repeated"), echoed)
+    }
+
     func testMaskHidesARequestIdButNotACause() {
         func body(_ cause: String) -> Data { Data("{\"error\":\"bad request\",\"cause\":\"\(cause)\",\"request_id\":\"\(UUID().uuidString)\",\"time\":\(Date().timeIntervalSince1970 + Double.random(in: 0...9))}".utf8) }
         let padding = [body("padding"), body("padding"), body("padding")]
