@@ -186,6 +186,7 @@ extension AppHostServer {
             var entry: [String: Any] = ["class": item.itemClass, "requested": item.requested, "accessible": item.accessible,
                                         "generatedPermanentKey": item.generatedPermanentKey, "privateKey": item.isPrivateKey]
             if let value = item.value { entry["value"] = value.base64EncodedString() }
+            if let keyClass = item.keyClass { entry["keyClass"] = keyClass }
             return entry
         }
         return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() },

@@ -264,6 +264,65 @@ final class EnclaveExportStorage: ProtectedStorage {
     }
 }
 
+/// PLANTED: the key in UserDefaults as an array of byte values (`Array(key)`), not a string.
+final class DefaultsByteArrayStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws { UserDefaults.standard.set(key.map { Int($0) }, forKey: "bytes.\(tag)") }
+    override func fetch(tag: String) throws -> Data {
+        guard let list = UserDefaults.standard.array(forKey: "bytes.\(tag)") as? [Int] else { throw AppFailure("read", "no key \(tag) in UserDefaults") }
+        return Data(list.map { UInt8($0) })
+    }
+}
+
+/// PLANTED: the key in UserDefaults as NSData's description prints it on iOS: `<0a1b2c3d 4e5f…>`.
+final class DefaultsSpacedHexStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        let groups = stride(from: 0, to: key.count, by: 4).map { key[$0..<min($0 + 4, key.count)].map { String(format: "%02x", $0) }.joined() }
+        UserDefaults.standard.set("<" + groups.joined(separator: " ") + ">", forKey: "described.\(tag)")
+        try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+    }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: the key in the keychain with kSecAttrSynchronizable (iCloud Keychain), as
+/// kSecAttrAccessibleWhenUnlocked: a ThisDeviceOnly class is refused for a synchronizable item.
+final class SynchronizableStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        let match: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecAttrSynchronizable as String: true]
+        SecItemDelete(match as CFDictionary)
+        var add = match
+        add[kSecValueData as String] = key
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlocked
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+    override func fetch(tag: String) throws -> Data {
+        let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecAttrSynchronizable as String: true,
+                                    kSecReturnData as String: true]
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return data
+    }
+}
+
+/// By the book, with a public key beside it: the symmetric key ThisDeviceOnly, and an EC public
+/// key (not a secret) added as kSecAttrAccessibleWhenUnlocked — nothing to flag.
+final class PublicKeyBesideStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+        guard let privateKey = SecKeyCreateRandomKey(parameters as CFDictionary, &error), let publicKey = SecKeyCopyPublicKey(privateKey) else {
+            throw AppFailure("store", "SecKeyCreateRandomKey failed")
+        }
+        let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag + ".public", kSecValueRef as String: publicKey,
+                                  kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd of the public key returned \(status)") }
+    }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
 let apps: [String: () -> AppUnderTest] = [
     "planted-enclave-export": { EnclaveExportStorage("planted-enclave-export", "tests: exports its Secure Enclave key to UserDefaults (PLANTED)") },
     "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
@@ -278,6 +337,10 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-printed-key": { PrintingStorage("planted-printed-key", "tests: the key printed as hex (PLANTED)") },
     "planted-after-first-unlock": { AfterFirstUnlockStorage("planted-after-first-unlock", "tests: keychain AfterFirstUnlock (PLANTED)") },
     "planted-always": { AlwaysStorage("planted-always", "tests: keychain Always (PLANTED)") },
+    "planted-defaults-byte-array": { DefaultsByteArrayStorage("planted-defaults-byte-array", "tests: the key in UserDefaults as an array of byte values (PLANTED)") },
+    "planted-defaults-spaced-hex": { DefaultsSpacedHexStorage("planted-defaults-spaced-hex", "tests: the key in UserDefaults as NSData's description, <0a1b2c3d …> (PLANTED)") },
+    "planted-synchronizable": { SynchronizableStorage("planted-synchronizable", "tests: the key in the keychain with kSecAttrSynchronizable (PLANTED)") },
+    "public-key-beside": { PublicKeyBesideStorage("public-key-beside", "tests: keys ThisDeviceOnly, a public key WhenUnlocked beside them") },
     "planted-untagged-permanent-key": { UntaggedPermanentKey() },
     "textbook-password-store": { KeychainPasswords("textbook-password-store", "tests: generic passwords in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-update-does-nothing": { UpdateDoesNothingPasswords("planted-update-does-nothing", "tests: an update that matches no item (PLANTED)") },
