@@ -280,7 +280,10 @@ struct CBCOracleAudit {
 /// comparing repeats of one request and masked before answers are compared. A body that parses
 /// as a JSON object is masked by field: a field whose value differs between repeats reads
 /// `<varies>` in every answer. Any other body by token (runs of letters, digits and `+/=_-.`):
-/// a token position that differs between repeats of equal token count reads `<varies>`.
+/// a token position that differs between repeats of equal token count reads `<varies>`. Only
+/// values with a digit in them vary this way (ids, times, counters): a word that changes between
+/// repeats ("padding" one time, "request" the next) is not masked — it may be the leak itself, and
+/// the class stays inconsistent (no verdict) rather than passing.
 struct ResponseMask {
     /// Dotted paths of JSON fields that varied.
     private(set) var fields: Set<String> = []
@@ -292,12 +295,18 @@ struct ResponseMask {
         for group in groups where group.count > 1 {
             let objects = group.compactMap(Self.leaves)
             if objects.count == group.count {
-                for path in Set(objects.flatMap(\.keys)) where Set(objects.map { $0[path] }).count > 1 { fields.insert(path) }
+                for path in Set(objects.flatMap(\.keys)) {
+                    let values = Set(objects.map { $0[path] })
+                    if values.count > 1, values.allSatisfy({ $0.map(Self.hasDigit) ?? true }) { fields.insert(path) }
+                }
                 continue
             }
             let tokenised = group.map(Self.tokens)
             guard let count = tokenised.first?.count, tokenised.allSatisfy({ $0.count == count }) else { continue }
-            for index in 0..<count where Set(tokenised.map { $0[index] }).count > 1 { positions[count, default: []].insert(index) }
+            for index in 0..<count {
+                let values = Set(tokenised.map { $0[index] })
+                if values.count > 1, values.allSatisfy({ Self.hasDigit(String(decoding: $0.text, as: UTF8.self)) }) { positions[count, default: []].insert(index) }
+            }
         }
     }
 
@@ -320,6 +329,8 @@ struct ResponseMask {
         let digest = Digest.sha256.hash(body).prefix(8).hexString
         return ProbeConnection.describeMessage(body) + (body.count > 48 ? "" : " (\(body.count) bytes)") + " sha256 \(digest)…"
     }
+
+    static func hasDigit(_ text: String) -> Bool { text.unicodeScalars.contains { ("0"..."9").contains($0) } }
 
     struct Token: Equatable, Hashable {
         let text: Data

@@ -102,6 +102,16 @@ final class CBCAuditRulesTests: XCTestCase {
         XCTAssertEqual(String(decoding: textMask.apply(Data("refused (json) id=A at 1".utf8)), as: UTF8.self), "refused (json) <varies> at <varies>")
     }
 
+    /// A word that changes between repeats may be the leak: it is not masked.
+    func testMaskLeavesAChangingWordAlone() {
+        let flaky = [Data("{\"error\":\"bad padding\"}".utf8), Data("{\"error\":\"bad request\"}".utf8)]
+        let mask = ResponseMask(groups: [flaky])
+        XCTAssertTrue(mask.isEmpty)
+        XCTAssertNotEqual(mask.apply(flaky[0]), mask.apply(flaky[1]))
+        let text = ResponseMask(groups: [[Data("refused: padding".utf8), Data("refused: request".utf8)]])
+        XCTAssertTrue(text.isEmpty)
+    }
+
     func testOracleKindSeparatesPaddingFromFormat() {
         let classes = CBCOracleAudit.classes.map(\.oracle)
         func analysis(_ answer: (OracleClass) -> String) -> OracleAnalysis {
