@@ -117,7 +117,7 @@ let package = Package(
         .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
         // Test apps for the key-storage audit, each run as a team's app is (its own process and
         // container, over the host protocol): `planted-storage-apps NAME` (Tests/PlantedStorageApps).
-        .executableTarget(name: "planted-storage-apps", dependencies: ["AppHost", "AppUnderTest", "Security", "CryptoKit"],
+        .executableTarget(name: "planted-storage-apps", dependencies: ["AppHost", "AppUnderTest", "Security", "CryptoKit", "LocalAuthentication"],
                           path: "Tests/PlantedStorageApps", swiftSettings: swift5),
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).

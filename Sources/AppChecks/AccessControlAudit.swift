@@ -42,9 +42,12 @@ public enum AccessControlAudit {
                     guard app.has((any SimulatedUserPrompts).self) else {
                         return .skipped(reason: "not applicable: the simulated user is chosen per read only for an app in a process of its own")
                     }
-                    return try app.with((any SimulatedUserPrompts).self) { prompts in
+                    let refusal = try app.with((any SimulatedUserPrompts).self) { prompts in
                         try refusalVerdict(declared: declared, secret: secret) { user in try prompts.readProtectedSecret(name: name, answeredBy: user) }
                     }
+                    guard refusal == .passed, app.has((any KeyStorageInspection).self) else { return refusal }
+                    let facts = try app.with((any KeyStorageInspection).self) { try $0.storageFacts() }
+                    return gateVerdict(declared: declared, facts: facts, secret: secret)
                 },
             ]
         }
@@ -112,6 +115,19 @@ public enum AccessControlAudit {
         guard !easier.isEmpty else { return nil }
         let ways = easier.map { $0.isEmpty ? "no authentication at all" : $0.sorted().joined(separator: " and ") }
         return "it opens with \(ways.joined(separator: "; or with ")), which the declared flags do not allow"
+    }
+
+    /// The app refused the secret to a user who did not authenticate — but if it asked
+    /// `LAContext.evaluatePolicy` and the secret's item carries no user constraint, the answer of
+    /// evaluatePolicy was the only gate: a hooked evaluatePolicy (Frida, objection) returns true and
+    /// the keychain hands the secret out. OWASP MASTG-TEST-0266…0271 (event-bound vs
+    /// keychain-bound local authentication): bind the secret with kSecAttrAccessControl instead.
+    static func gateVerdict(declared: [String], facts: StorageFacts, secret: Data) -> CheckOutcome {
+        guard facts.policyEvaluations > 0, let item = facts.keychainItems.first(where: { $0.value == secret }) else { return .passed }
+        let control = item.requested["kSecAttrAccessControl"] ?? ""
+        let flags = control.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces).split(separator: "|").map(String.init) } ?? []
+        guard userConstraints.isDisjoint(with: flags) else { return .passed }
+        return .failed(message: "the app declares \(declared.joined(separator: "|")) but the only gate is LAContext.evaluatePolicy (called \(facts.policyEvaluations) time\(facts.policyEvaluations == 1 ? "" : "s")): the secret's keychain item (as \(item.accessible)) asks the user for nothing, so a hooked evaluatePolicy hands it out (MASTG-TEST-0266…0271); bind it with kSecAttrAccessControl", details: "")
     }
 
     /// The secret comes back when the simulated user authenticates, and only then.

@@ -190,6 +190,6 @@ extension AppHostServer {
             return entry
         }
         return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() },
-                "simulatedUser": SimulatedUser.current.rawValue]
+                "simulatedUser": SimulatedUser.current.rawValue, "policyEvaluations": SimulatedUser.policyEvaluations]
     }
 }

@@ -220,7 +220,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                                       keyClass: raw["keyClass"] as? String)
         }
         return StorageFacts(keychainItems: records, exportedPrivateKeys: try answer.bytesList("exportedPrivateKeys"),
-                            simulatedUser: answer.raw["simulatedUser"] as? String ?? "present")
+                            simulatedUser: answer.raw["simulatedUser"] as? String ?? "present",
+                            policyEvaluations: answer.raw["policyEvaluations"] as? Int ?? 0)
     }
 
     // MARK: ProtectedSecretStorage, SimulatedUserPrompts

@@ -71,8 +71,11 @@ public struct StorageFacts: Equatable, Sendable {
     public let exportedPrivateKeys: [Data]
     /// How the simulated user answers the app's prompts in its process (`--app-user`).
     public let simulatedUser: String
-    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data], simulatedUser: String = "present") {
+    /// How many times the app's process called `LAContext.evaluatePolicy`.
+    public let policyEvaluations: Int
+    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data], simulatedUser: String = "present", policyEvaluations: Int = 0) {
         self.keychainItems = keychainItems; self.exportedPrivateKeys = exportedPrivateKeys; self.simulatedUser = simulatedUser
+        self.policyEvaluations = policyEvaluations
     }
 }
 

@@ -171,6 +171,7 @@ open class LAContext: NSObject, SecAuthenticationContext, @unchecked Sendable {
 
     /// nil when the user authenticated; else the LAError a device gives.
     private func evaluate(_ policy: LAPolicy, localizedReason: String) -> LAError? {
+        SimulatedUser.recordPolicyEvaluation()
         if isInvalidated { return LAError(.invalidContext) }
         guard !localizedReason.isEmpty else {
             // Apple raises NSInvalidArgumentException for an empty reason; an error is kinder here.

@@ -6,6 +6,7 @@
 // runs them in containers of their own).
 import Foundation
 import Security
+import LocalAuthentication
 import AppHost
 import AppUnderTest
 
@@ -229,6 +230,43 @@ final class FlagIgnoredStorage: ProtectedStorage {
     }
 }
 
+/// PLANTED: keeps the secret in a plain item and asks LAContext.evaluatePolicy before reading it:
+/// event-bound authentication, the only gate a hooked evaluatePolicy opens.
+final class EvaluatePolicyGateStorage: ProtectedStorage {
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        SecItemDelete(query(name) as CFDictionary)
+        var add = query(name)
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        add[kSecValueData as String] = secret
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+    override func readProtectedSecret(name: String) throws -> Data {
+        let context = LAContext()
+        let done = DispatchSemaphore(value: 0)
+        let answer = Answer()
+        context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "Unlock your secret") { success, _ in
+            answer.set(success)
+            done.signal()
+        }
+        done.wait()
+        guard answer.value else { throw AppFailure("read", "the user did not authenticate") }
+        var read = query(name)
+        read[kSecReturnData as String] = true
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(read as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return data
+    }
+
+    final class Answer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var success = false
+        func set(_ value: Bool) { lock.withLock { success = value } }
+        var value: Bool { lock.withLock { success } }
+    }
+}
+
 /// PLANTED: stores it right, but when the user cancels it falls back to a copy kept "for convenience".
 final class CancelFallbackStorage: ProtectedStorage {
     var copies: [String: Data] = [:]
@@ -330,6 +368,7 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-protected-after-first-unlock": {
         ProtectedStorage("planted-protected-after-first-unlock", "tests: behind biometry or passcode, but AfterFirstUnlock (PLANTED)", protection: kSecAttrAccessibleAfterFirstUnlock)
     },
+    "planted-evaluate-policy-gate": { EvaluatePolicyGateStorage("planted-evaluate-policy-gate", "tests: a plain item behind LAContext.evaluatePolicy alone (PLANTED)") },
     "planted-cancel-fallback": { CancelFallbackStorage("planted-cancel-fallback", "tests: hands out a kept copy when the user cancels (PLANTED)") },
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
