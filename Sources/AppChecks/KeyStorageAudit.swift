@@ -28,12 +28,15 @@ public enum KeyStorageAudit {
         case console
         case keychainAccessibility = "keychain-accessibility"
         case permanentKeys = "permanent-keys"
+        /// Hard-coded keys in what the app ships (only when its container knows its bundle).
+        case bundle
     }
 
     public static func checks(_ context: SuiteContext, apps: [AppSubject]) -> [Check] {
         apps.filter { $0.has((any KeyStorageInspection).self) }.flatMap { app in
             let evidence = Evidence(app, context)
-            return Place.allCases.map { place in
+            let bundle = (try? app.with((any KeyStorageInspection).self) { $0.container.bundle }) ?? []
+            return Place.allCases.filter { $0 != .bundle || !bundle.isEmpty }.map { place in
                 Check(suite: "\(suiteName).\(app.identifier)", classname: classname, name: "\(app.identifier).key-storage.\(place.rawValue)") {
                     let findings = try evidence.findings(place)
                     return findings.isEmpty ? .passed : .skipped(reason: weakness + findings.joined(separator: "; "))
@@ -118,7 +121,7 @@ public enum KeyStorageAudit {
                       let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else { continue }
                 readAsDefaults.insert(file.path)
                 for (name, value) in plist.sorted(by: { $0.key < $1.key }) {
-                    for hit in Self.leaves(of: value).flatMap(keys.hits) {
+                    for hit in Self.leaves(of: value).flatMap({ keys.hits($0) }) {
                         add(.userDefaults, "UserDefaults key \"\(name)\" (\(container.relativePath(file))) holds \(hit.key.what) as \(hit.form)", hit)
                     }
                 }
@@ -144,6 +147,23 @@ public enum KeyStorageAudit {
             // MASTG "Testing Logs for Sensitive Data": logs are readable by whoever gets the device's logs).
             if findings[.console] != nil { findings[.console]!.append(Self.dontLog) }
             checkKeychain(facts, keys)
+            // What the app ships: a key that crossed and is also in the bundle was hard-coded.
+            for root in container.bundle {
+                let files = (try? root.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true ? Self.files(under: root) : [root]
+                for file in files {
+                    let name = file.path.hasPrefix(root.path + "/") ? String(file.path.dropFirst(root.path.count + 1)) : file.lastPathComponent
+                    // Hidden folders inside the bundle (.git, .build) are not what the app ships.
+                    if name.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+                    guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+                    for hit in keys.hits(data, large: data.count > 1 << 22) {
+                        let finding = "the app's \(file == root ? "executable" : "bundle file") \(name) holds \(hit.key.what) as \(hit.form): a hard-coded key (MASTG-TEST-0213/0214) is anyone's who has the app"
+                        if !(findings[.bundle] ?? []).contains(finding) { findings[.bundle, default: []].append(finding) }
+                    }
+                }
+            }
+            if findings[.bundle] != nil {
+                findings[.bundle]!.append("generate the key on the device (SecKeyCreateRandomKey, SymmetricKey) and keep it in the Keychain, or get it from the server at run time")
+            }
         }
 
         private mutating func add(_ place: Place, _ finding: String, _ hit: KeyFinder.Hit) {
@@ -273,7 +293,18 @@ struct KeyFinder {
 
     init(_ keys: [KeyMaterial]) { self.keys = keys.filter { $0.bytes.count >= Self.minimumLength } }
 
-    func hits(_ data: Data) -> [Hit] {
+    /// `large`: an executable or another big file — raw bytes, base64 and hex as written only
+    /// (no copies without separators, no number parsing), so a binary of many megabytes stays quick.
+    func hits(_ data: Data, large: Bool = false) -> [Hit] {
+        if large {
+            return keys.compactMap { key in
+                if data.range(of: key.bytes) != nil { return Hit(key: key, form: "raw bytes") }
+                if Self.base64Patterns(key.bytes).contains(where: { data.range(of: Data($0.utf8)) != nil }) { return Hit(key: key, form: "base64") }
+                let hex = key.bytes.map { String(format: "%02x", $0) }.joined()
+                if [hex, hex.uppercased()].contains(where: { data.range(of: Data($0.utf8)) != nil }) { return Hit(key: key, form: "hex") }
+                return nil
+            }
+        }
         let compact = Data(data.filter { ![0x0A, 0x0D, 0x20, 0x09].contains($0) })
         let lowered = Data(data.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 })
         // Hex with its separators gone: spaces, colons, dashes, commas, angle brackets, line ends.

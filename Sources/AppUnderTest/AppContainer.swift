@@ -11,6 +11,9 @@ import Foundation
 public struct AppContainer: Sendable, Equatable {
     /// The folder that holds the container and the app's console log.
     public let folder: URL
+    /// What the app ships (files or folders): its executable and its resources, where the
+    /// key-storage audit looks for hard-coded keys. Empty: not known (no `bundle` testcase).
+    public var bundle: [URL] = []
     /// The app's home.
     public var home: URL { folder.appendingPathComponent("home") }
     public var documents: URL { home.appendingPathComponent("Documents") }

@@ -24,10 +24,12 @@ final class KeyStorageAuditTests: XCTestCase {
         func message(_ place: String) -> String { results[place]?.message ?? "" }
     }
 
-    /// Runs the audit's checks for the app `arguments` serves, in a fresh container.
-    func audit(_ executable: URL, _ arguments: [String]) throws -> Audit {
+    /// Runs the audit's checks for the app `arguments` serves, in a fresh container (whose bundle,
+    /// when given, adds the `bundle` testcase).
+    func audit(_ executable: URL, _ arguments: [String], bundle: [URL] = []) throws -> Audit {
         let folder = try makeScratchDirectory().appendingPathComponent(arguments.last ?? "app")
-        let container = try AppContainer.fresh(in: folder)
+        var container = try AppContainer.fresh(in: folder)
+        container.bundle = bundle
         let environment = container.environment()
         let app = try HostedApp(launch: {
             try HostChannel.launch(executable: executable, arguments: arguments, log: container.console, environment: environment)
@@ -35,7 +37,7 @@ final class KeyStorageAuditTests: XCTestCase {
         defer { app.stop() }
         let subject = AppSubject(app)
         let checks = KeyStorageAudit.checks(try suiteContext(), apps: [subject])
-        XCTAssertEqual(checks.map(\.name), Self.places.map { "\(app.identifier).key-storage.\($0)" })
+        XCTAssertEqual(checks.map(\.name), (Self.places + (bundle.isEmpty ? [] : ["bundle"])).map { "\(app.identifier).key-storage.\($0)" })
         XCTAssertEqual(Set(checks.map(\.suite)), ["audit.\(app.identifier)"])
         let results = Runner().run(checks)
         var byPlace: [String: CheckResult] = [:]
@@ -188,6 +190,18 @@ final class KeyStorageAuditTests: XCTestCase {
         assertFlagged(audit, [])
         XCTAssertTrue(audit.facts.keychainItems.contains { $0.keyClass == "kSecAttrKeyClassPublic" && $0.accessible == "kSecAttrAccessibleWhenUnlocked" },
                       "\(audit.facts.keychainItems)")
+    }
+
+    /// MASTG-TEST-0213/0214: a key that crossed and is also in what the app ships was hard-coded.
+    func testHardCodedKey_foundInTheExecutable_andAKeyFromRunTimeIsNot() throws {
+        let planted = try audit(Self.planted, ["planted-hard-coded-key"], bundle: [Self.planted])
+        XCTAssertEqual(planted.results["bundle"]?.verdict, "skipped", "\(planted.results.mapValues(\.message))")
+        XCTAssertTrue(planted.message("bundle").contains(
+            "the app's executable planted-storage-apps holds the app's file-sealing key (file.current-key) as base64: a hard-coded key (MASTG-TEST-0213/0214)"),
+                      planted.message("bundle"))
+        // The same executable, an app whose keys come at run time: nothing in its bundle.
+        let textbook = try audit(Self.planted, ["textbook-storage"], bundle: [Self.planted])
+        XCTAssertEqual(textbook.results["bundle"]?.verdict, "passed", textbook.message("bundle"))
     }
 
     func testKeyFinder_findsEveryWrittenForm() {

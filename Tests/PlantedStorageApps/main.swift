@@ -361,6 +361,17 @@ final class PublicKeyBesideStorage: StorageApp {
     override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
 }
 
+/// PLANTED: its file-sealing key is a base64 literal in its code (so in its executable).
+final class HardCodedKey: AppUnderTest, FileSealing {
+    let identifier = "planted-hard-coded-key"
+    let summary = "tests: the file-sealing key is a base64 string literal in the code (PLANTED)"
+    let aeadAlgorithm = "aes-gcm"
+    static let literal = "q3tE0bTgV1cD9mZs8XwR2kLpYfHn6JuA4oCiGeNvQ5M="
+    func currentKey() throws -> Data { Data(base64Encoded: Self.literal)! }
+    func sealFile(at source: URL, to destination: URL) throws { throw AppFailure("seal", "not part of this planted app") }
+    func openFile(at source: URL, to destination: URL) throws { throw AppFailure("open", "not part of this planted app") }
+}
+
 let apps: [String: () -> AppUnderTest] = [
     "planted-enclave-export": { EnclaveExportStorage("planted-enclave-export", "tests: exports its Secure Enclave key to UserDefaults (PLANTED)") },
     "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
@@ -368,6 +379,7 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-protected-after-first-unlock": {
         ProtectedStorage("planted-protected-after-first-unlock", "tests: behind biometry or passcode, but AfterFirstUnlock (PLANTED)", protection: kSecAttrAccessibleAfterFirstUnlock)
     },
+    "planted-hard-coded-key": { HardCodedKey() },
     "planted-evaluate-policy-gate": { EvaluatePolicyGateStorage("planted-evaluate-policy-gate", "tests: a plain item behind LAContext.evaluatePolicy alone (PLANTED)") },
     "planted-cancel-fallback": { CancelFallbackStorage("planted-cancel-fallback", "tests: hands out a kept copy when the user cancels (PLANTED)") },
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
