@@ -85,7 +85,9 @@ final class ReuseLedger {
             }
         }
         // A clock: the same 4- or 8-byte field of every IV reads as a time near now.
-        if ivs.count >= 3, let clock = Self.clockField(ivs) {
+        // Over distinct IVs: one IV repeated is "IV repeated", and might read as a time by chance.
+        let distinctIVs = ivs.reduce(into: [Data]()) { if !$0.contains($1) { $0.append($1) } }
+        if distinctIVs.count >= 3, let clock = Self.clockField(distinctIVs) {
             problems.append("IV predictable: bytes \(clock) of every response IV hold the current time (e.g. \(ivs[0].hexString))")
         }
         // Low entropy: few distinct byte values in one IV, or byte positions that never change.

@@ -78,6 +78,12 @@ final class CBCAuditRulesTests: XCTestCase {
         XCTAssertTrue(repeated.hasPrefix("IV repeated"), repeated)
         XCTAssertFalse(repeated.contains("IV predictable"), repeated)
 
+        // The zoo's static-iv once drew an IV whose bytes 8–11 read as today: one IV is no clock.
+        var clockLike = Array(AESCBC.randomIV())
+        clockLike.replaceSubrange(8..<12, with: UInt32(Date().timeIntervalSince1970).bigEndianBytes)
+        let once = message(ledger(Array(repeating: Data(clockLike), count: 10))) ?? "passed"
+        XCTAssertFalse(once.contains("IV predictable"), once)
+
         let echo = ReuseLedger()
         let twice = AESCBC.randomIV()
         for iv in [AESCBC.randomIV(), AESCBC.randomIV(), twice, twice] {
