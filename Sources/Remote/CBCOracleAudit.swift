@@ -83,7 +83,9 @@ struct CBCOracleAudit {
             return .skipped(reason: "no verdict: inconsistent results: \(analysis.inconsistencyText) — repeats of a class disagree, so the audit can neither show an oracle nor rule one out (look at the server's logs and rerun)")
         case .strongOracle, .weakOracle:
             let pair = analysis.decisiveDisagreement
-            throw CheckFailure("\((kind ?? .padding).rawValue) (\(analysis.verdict.rawValue)): \(pair.map(Self.leakText) ?? "")", details: details)
+            let late = pair.flatMap { Self.lateDifference(observations[$0.a.name]?.first?.body, observations[$0.b.name]?.first?.body) }
+            throw CheckFailure("\((kind ?? .padding).rawValue) (\(analysis.verdict.rawValue)): \(pair.map(Self.leakText) ?? "")" + (late.map { "; \($0)" } ?? ""),
+                               details: details)
         case .notVulnerable:
             if let accepted = analysis.acceptedMalformed.first {
                 throw CheckFailure("the server accepted an envelope it cannot have read: class \(accepted.name) (\(accepted.about)) answered \(analysis.signature(accepted)?.signature ?? "")",
@@ -125,6 +127,19 @@ struct CBCOracleAudit {
         let malformed = analysis.refused.filter { !$0.wellFormed }
         let answers = Set(malformed.compactMap { analysis.signature($0)?.signature })
         return answers.count > 1 ? .padding : .format
+    }
+
+    /// Where two bodies first differ, when it is past what a signature shows (48 bytes).
+    static func lateDifference(_ a: Data?, _ b: Data?) -> String? {
+        guard let a, let b, a != b else { return nil }
+        let x = Array(a), y = Array(b)
+        let offset = (0..<min(x.count, y.count)).first { x[$0] != y[$0] } ?? min(x.count, y.count)
+        guard offset >= 48 else { return nil }
+        func around(_ data: Data) -> String {
+            let piece = Data(data.dropFirst(max(0, offset - 8)).prefix(24))
+            return piece.allSatisfy({ (0x20...0x7e).contains($0) }) ? "\"…\(String(decoding: piece, as: UTF8.self))…\"" : piece.hexString
+        }
+        return "the bodies first differ at byte \(offset): \(around(a)) vs \(around(b))"
     }
 
     /// "class A (what it is) answered X; class B (…) answered Y — what the difference tells".

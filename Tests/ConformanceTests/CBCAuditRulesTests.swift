@@ -118,6 +118,13 @@ final class CBCAuditRulesTests: XCTestCase {
         XCTAssertTrue(text.isEmpty)
     }
 
+    func testALateDifferenceIsShownWhereItIs() {
+        let head = String(repeating: "x", count: 60)
+        XCTAssertEqual(CBCOracleAudit.lateDifference(Data((head + "padding").utf8), Data((head + "content").utf8)),
+                       "the bodies first differ at byte 60: \"…xxxxxxxxpadding…\" vs \"…xxxxxxxxcontent…\"")
+        XCTAssertNil(CBCOracleAudit.lateDifference(Data("bad padding".utf8), Data("bad json".utf8)), "an early difference is in the signature already")
+    }
+
     func testOracleKindSeparatesPaddingFromFormat() {
         let classes = CBCOracleAudit.classes.map(\.oracle)
         func analysis(_ answer: (OracleClass) -> String) -> OracleAnalysis {
