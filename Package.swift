@@ -86,7 +86,7 @@ let package = Package(
         // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
         .target(name: "AppUnderTest", dependencies: ["StorageRecords"]),
         // An app in a process of its own: the host loop, the proxy, the package builder (`--app DIR`).
-        .target(name: "AppHost", dependencies: ["AppUnderTest", "Security"]),
+        .target(name: "AppHost", dependencies: ["AppUnderTest", "Security", "LocalAuthentication"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
         .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
         .target(name: "Seed000App", dependencies: ["AppleImplicitImports", "UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),

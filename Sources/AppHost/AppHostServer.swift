@@ -1,6 +1,7 @@
 import Foundation
 import AppUnderTest
 import Security
+import LocalAuthentication
 
 /// The loop an app's own process runs: the hello, then one answer per request, until its input
 /// ends. Requests run one at a time on the calling thread (app code may expect the main thread).
@@ -190,6 +191,6 @@ extension AppHostServer {
             return entry
         }
         return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() },
-                "simulatedUser": SimulatedUser.current.rawValue, "policyEvaluations": SimulatedUser.policyEvaluations]
+                "simulatedUser": SimulatedUser.current.rawValue, "policyEvaluations": LAContext.policyEvaluations]
     }
 }

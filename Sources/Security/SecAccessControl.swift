@@ -141,16 +141,6 @@ public enum SimulatedUser: String, CaseIterable, Sendable {
         try await $override.withValue(user) { try await body() }
     }
 
-    /// How many times the process asked LocalAuthentication (`LAContext.evaluatePolicy`) — the
-    /// access-control audit asks whether that was the secret's only gate (MASTG-TEST-0266…0271).
-    public static var policyEvaluations: Int { evaluationLock.withLock { evaluations } }
-
-    /// Counts one `evaluatePolicy` (LocalAuthentication calls it).
-    public static func recordPolicyEvaluation() { evaluationLock.withLock { evaluations += 1 } }
-
-    private static let evaluationLock = NSLock()
-    nonisolated(unsafe) private static var evaluations = 0
-
     /// What the prompt ends in: nil when the user authenticated.
     var failure: SecFailure? {
         switch self {
