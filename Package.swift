@@ -86,7 +86,7 @@ let package = Package(
         // its adapter. UIKit and AFNetworking are glue holding only the names the seeds use.
         .target(name: "AppUnderTest", dependencies: ["StorageRecords"]),
         // An app in a process of its own: the host loop, the proxy, the package builder (`--app DIR`).
-        .target(name: "AppHost", dependencies: ["AppUnderTest", "Security"]),
+        .target(name: "AppHost", dependencies: ["AppUnderTest", "Security", "LocalAuthentication"]),
         .target(name: "UIKit", dependencies: ["Security"], path: "Sources/SeedApps/Glue/UIKit", swiftSettings: swift5),
         .target(name: "AFNetworking", dependencies: [], path: "Sources/SeedApps/Glue/AFNetworking", swiftSettings: swift5),
         .target(name: "Seed000App", dependencies: ["AppleImplicitImports", "UIKit", "Security", "AppUnderTest"], path: "Sources/SeedApps/Seed000", swiftSettings: swift5),
@@ -117,7 +117,7 @@ let package = Package(
         .executableTarget(name: "crosscheck-fuzz-differential", dependencies: ["Fuzzing", "Conformance"]),
         // Test apps for the key-storage audit, each run as a team's app is (its own process and
         // container, over the host protocol): `planted-storage-apps NAME` (Tests/PlantedStorageApps).
-        .executableTarget(name: "planted-storage-apps", dependencies: ["AppHost", "AppUnderTest", "Security", "CryptoKit"],
+        .executableTarget(name: "planted-storage-apps", dependencies: ["AppHost", "AppUnderTest", "Security", "CryptoKit", "LocalAuthentication"],
                           path: "Tests/PlantedStorageApps", swiftSettings: swift5),
 
         // Helpers the test targets share (hex, scratch directories, the python3 and openssl peers).

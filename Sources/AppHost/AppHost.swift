@@ -4,7 +4,7 @@
 // adopting the same capability protocols, so the suites see one interface whether the app is a
 // seed app in process or a team's app out of process; `AppPackage` writes a small SwiftPM package
 // around the team's files (depending on this checkout by path) and builds it.
-// May import: AppUnderTest, Security (the in-memory keychain the host reports), Foundation.
+// May import: AppUnderTest, Security (the in-memory keychain the host reports), LocalAuthentication (its evaluatePolicy count), Foundation.
 // Nothing of the harness: a team's package builds it too.
 //
 // The protocol (version 1), one JSON object per line each way, bytes as standard base64:

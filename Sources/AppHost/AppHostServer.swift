@@ -1,6 +1,7 @@
 import Foundation
 import AppUnderTest
 import Security
+import LocalAuthentication
 
 /// The loop an app's own process runs: the hello, then one answer per request, until its input
 /// ends. Requests run one at a time on the calling thread (app code may expect the main thread).
@@ -186,9 +187,10 @@ extension AppHostServer {
             var entry: [String: Any] = ["class": item.itemClass, "requested": item.requested, "accessible": item.accessible,
                                         "generatedPermanentKey": item.generatedPermanentKey, "privateKey": item.isPrivateKey]
             if let value = item.value { entry["value"] = value.base64EncodedString() }
+            if let keyClass = item.keyClass { entry["keyClass"] = keyClass }
             return entry
         }
         return ["keychain": items, "exportedPrivateKeys": InMemoryKeychain.exportedPrivateKeys.map { $0.base64EncodedString() },
-                "simulatedUser": SimulatedUser.current.rawValue]
+                "simulatedUser": SimulatedUser.current.rawValue, "policyEvaluations": LAContext.policyEvaluations]
     }
 }

@@ -216,10 +216,12 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
             }
             return KeychainItemRecord(itemClass: try item.string("class"), requested: requested, accessible: try item.string("accessible"),
                                       value: raw["value"] == nil ? nil : try item.bytes("value"),
-                                      generatedPermanentKey: try item.bool("generatedPermanentKey"), isPrivateKey: try item.bool("privateKey"))
+                                      generatedPermanentKey: try item.bool("generatedPermanentKey"), isPrivateKey: try item.bool("privateKey"),
+                                      keyClass: raw["keyClass"] as? String)
         }
         return StorageFacts(keychainItems: records, exportedPrivateKeys: try answer.bytesList("exportedPrivateKeys"),
-                            simulatedUser: answer.raw["simulatedUser"] as? String ?? "present")
+                            simulatedUser: answer.raw["simulatedUser"] as? String ?? "present",
+                            policyEvaluations: answer.raw["policyEvaluations"] as? Int ?? 0)
     }
 
     // MARK: ProtectedSecretStorage, SimulatedUserPrompts

@@ -11,6 +11,9 @@ import Foundation
 public struct AppContainer: Sendable, Equatable {
     /// The folder that holds the container and the app's console log.
     public let folder: URL
+    /// What the app ships (files or folders): its executable and its resources, where the
+    /// key-storage audit looks for hard-coded keys. Empty: not known (no `bundle` testcase).
+    public var bundle: [URL] = []
     /// The app's home.
     public var home: URL { folder.appendingPathComponent("home") }
     public var documents: URL { home.appendingPathComponent("Documents") }
@@ -71,8 +74,11 @@ public struct StorageFacts: Equatable, Sendable {
     public let exportedPrivateKeys: [Data]
     /// How the simulated user answers the app's prompts in its process (`--app-user`).
     public let simulatedUser: String
-    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data], simulatedUser: String = "present") {
+    /// How many times the app's process called `LAContext.evaluatePolicy`.
+    public let policyEvaluations: Int
+    public init(keychainItems: [KeychainItemRecord], exportedPrivateKeys: [Data], simulatedUser: String = "present", policyEvaluations: Int = 0) {
         self.keychainItems = keychainItems; self.exportedPrivateKeys = exportedPrivateKeys; self.simulatedUser = simulatedUser
+        self.policyEvaluations = policyEvaluations
     }
 }
 

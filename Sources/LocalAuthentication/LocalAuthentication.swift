@@ -156,6 +156,13 @@ open class LAContext: NSObject, SecAuthenticationContext, @unchecked Sendable {
         return true
     }
 
+    /// How many times this process called `evaluatePolicy` (any context) — the access-control
+    /// audit asks whether that was a secret's only gate (MASTG-TEST-0266…0271). Not Apple's API.
+    public static var policyEvaluations: Int { evaluationLock.withLock { evaluations } }
+    private static let evaluationLock = NSLock()
+    nonisolated(unsafe) private static var evaluations = 0
+    static func countEvaluation() { evaluationLock.withLock { evaluations += 1 } }
+
     /// Ends the context: later evaluations fail with `.invalidContext` (a pending one is not
     /// cancelled here: the simulated user answers at once).
     open func invalidate() { lock.withLock { invalidated = true } }
@@ -171,6 +178,7 @@ open class LAContext: NSObject, SecAuthenticationContext, @unchecked Sendable {
 
     /// nil when the user authenticated; else the LAError a device gives.
     private func evaluate(_ policy: LAPolicy, localizedReason: String) -> LAError? {
+        LAContext.countEvaluation()
         if isInvalidated { return LAError(.invalidContext) }
         guard !localizedReason.isEmpty else {
             // Apple raises NSInvalidArgumentException for an empty reason; an error is kinder here.

@@ -22,9 +22,14 @@ public struct KeychainItemRecord: Equatable, Sendable {
     public let generatedPermanentKey: Bool
     /// kSecAttrKeyClassPrivate, for keys.
     public let isPrivateKey: Bool
+    /// The key's class by Apple's name ("kSecAttrKeyClassPublic"), given or derived from the key;
+    /// nil for items that are not keys or whose class is unknown (raw key bytes).
+    public let keyClass: String?
 
-    public init(itemClass: String, requested: [String: String], accessible: String, value: Data?, generatedPermanentKey: Bool, isPrivateKey: Bool) {
+    public init(itemClass: String, requested: [String: String], accessible: String, value: Data?, generatedPermanentKey: Bool, isPrivateKey: Bool,
+                keyClass: String? = nil) {
         self.itemClass = itemClass; self.requested = requested; self.accessible = accessible; self.value = value
         self.generatedPermanentKey = generatedPermanentKey; self.isPrivateKey = isPrivateKey
+        self.keyClass = keyClass ?? (isPrivateKey ? "kSecAttrKeyClassPrivate" : nil)
     }
 }

@@ -19,7 +19,10 @@ public struct WebResponse: Equatable, Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    /// The status line's reason phrase as sent (nil in-process or when there was none).
+    public var reason: String?
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), reason: String? = nil) {
+        self.reason = reason
         self.status = status
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.body = body

@@ -50,7 +50,9 @@ struct AppOptions: ParsableArguments {
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })
-            let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
+            var container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
+            // What the app ships, for hard-coded keys: its executable and its folder (sources and resources).
+            container.bundle = [executable, package.sources]
             let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
                                        container: container, requestTimeout: requestTimeout)

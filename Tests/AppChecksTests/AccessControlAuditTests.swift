@@ -46,6 +46,16 @@ final class AccessControlAuditTests: XCTestCase {
                        "the app declares biometryCurrentSet|or|devicePasscode but handed out its secret when the user canceled the prompt (errSecUserCanceled)")
     }
 
+    /// A plain item behind LAContext.evaluatePolicy: the refusal itself works (evaluatePolicy fails
+    /// for cancel and absent), but evaluatePolicy is the only gate (MASTG-TEST-0266…0271).
+    func testEvaluatePolicyAsTheOnlyGate_isRecordedAndFlagged() throws {
+        let results = try audit("planted-evaluate-policy-gate")
+        XCTAssertEqual(results.mapValues(\.verdict), ["declared-flags": "failed", "user-refusal": "failed"], "\(results.mapValues(\.message))")
+        let message = results["user-refusal"]?.message ?? ""
+        XCTAssertTrue(message.hasPrefix("the app declares biometryCurrentSet|or|devicePasscode but the only gate is LAContext.evaluatePolicy (called 3 times)"), message)
+        XCTAssertTrue(message.contains("MASTG-TEST-0266"), message)
+    }
+
     func testCancelFallback_isCaughtByTheRefusal() throws {
         let results = try audit("planted-cancel-fallback")
         XCTAssertEqual(results.mapValues(\.verdict), ["declared-flags": "passed", "user-refusal": "failed"], "\(results.mapValues(\.message))")

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import AppChecks
+@testable import AppChecks
 import AppHost
 import AppUnderTest
 import Conformance
@@ -24,10 +24,12 @@ final class KeyStorageAuditTests: XCTestCase {
         func message(_ place: String) -> String { results[place]?.message ?? "" }
     }
 
-    /// Runs the audit's checks for the app `arguments` serves, in a fresh container.
-    func audit(_ executable: URL, _ arguments: [String]) throws -> Audit {
+    /// Runs the audit's checks for the app `arguments` serves, in a fresh container (whose bundle,
+    /// when given, adds the `bundle` testcase).
+    func audit(_ executable: URL, _ arguments: [String], bundle: [URL] = []) throws -> Audit {
         let folder = try makeScratchDirectory().appendingPathComponent(arguments.last ?? "app")
-        let container = try AppContainer.fresh(in: folder)
+        var container = try AppContainer.fresh(in: folder)
+        container.bundle = bundle
         let environment = container.environment()
         let app = try HostedApp(launch: {
             try HostChannel.launch(executable: executable, arguments: arguments, log: container.console, environment: environment)
@@ -35,7 +37,7 @@ final class KeyStorageAuditTests: XCTestCase {
         defer { app.stop() }
         let subject = AppSubject(app)
         let checks = KeyStorageAudit.checks(try suiteContext(), apps: [subject])
-        XCTAssertEqual(checks.map(\.name), Self.places.map { "\(app.identifier).key-storage.\($0)" })
+        XCTAssertEqual(checks.map(\.name), (Self.places + (bundle.isEmpty ? [] : ["bundle"])).map { "\(app.identifier).key-storage.\($0)" })
         XCTAssertEqual(Set(checks.map(\.suite)), ["audit.\(app.identifier)"])
         let results = Runner().run(checks)
         var byPlace: [String: CheckResult] = [:]
@@ -68,9 +70,16 @@ final class KeyStorageAuditTests: XCTestCase {
         XCTAssertEqual(item.value?.count, 32)
     }
 
-    func testSeed003sOwnStore_passesClean() throws {
+    /// Seed 003's key store is clean; its RSA snippet's permanent key pair, made by
+    /// SecKeyCreateRandomKey without kSecAttrAccessible, gets the default WhenUnlocked and is judged
+    /// by the rule any SecItemAdd of the key would be (issue 36: one rule however a key was added).
+    func testSeed003sOwnStore_isClean_itsPermanentRSAKeyMigrates() throws {
         let audit = try audit(Self.crosscheck, ["app-host", "seed-003"])
-        assertFlagged(audit, [])
+        assertFlagged(audit, ["keychain-accessibility"])
+        XCTAssertTrue(audit.message("keychain-accessibility").contains(
+            #"private key tagged "com.myapp.keys.localStore": stored without kSecAttrAccessible (made permanent by SecKeyCreateRandomKey), so as the default kSecAttrAccessibleWhenUnlocked: it migrates to another device through an encrypted backup or iCloud Keychain"#),
+                      audit.message("keychain-accessibility"))
+        XCTAssertFalse(audit.message("keychain-accessibility").contains("crosscheck.audit.key-storage"), "the store's own item is ThisDeviceOnly")
         let stored = audit.facts.keychainItems.filter { $0.requested["kSecAttrApplicationTag"] == "crosscheck.audit.key-storage" }
         XCTAssertEqual(stored.map(\.accessible), ["kSecAttrAccessibleWhenUnlockedThisDeviceOnly"])
         // Its RSA snippet: a permanent key pair, tagged; the private key was exported (to crosscheck) but written nowhere.
@@ -118,13 +127,16 @@ final class KeyStorageAuditTests: XCTestCase {
         assertFlagged(audit, ["console"])
         XCTAssertTrue(audit.message("console").contains("the app printed the key crosscheck gave the app to keep (keychain.store) as hex (\(audit.container.console.path) line "),
                       audit.message("console"))
+        // The fix for a printed key is not to print it; where it is kept is already right.
+        XCTAssertTrue(audit.message("console").contains("don't log key material"), audit.message("console"))
+        XCTAssertFalse(audit.message("console").contains("keep the key in the Keychain"), audit.message("console"))
     }
 
     func testKeychainAfterFirstUnlock_flaggedWithTheAttribute() throws {
         let audit = try audit(Self.planted, ["planted-after-first-unlock"])
         assertFlagged(audit, ["keychain-accessibility"])
         XCTAssertTrue(audit.message("keychain-accessibility").contains(
-            #"the kSecClassKey item tagged "crosscheck.audit.key-storage": stored as kSecAttrAccessibleAfterFirstUnlock: readable from the first unlock until restart, locked or not, and it goes into backups and onto a new device"#),
+            #"the kSecClassKey item tagged "crosscheck.audit.key-storage": stored as kSecAttrAccessibleAfterFirstUnlock: readable from the first unlock until restart, locked or not, and it migrates to another device through an encrypted backup or iCloud Keychain"#),
                       audit.message("keychain-accessibility"))
     }
 
@@ -132,19 +144,81 @@ final class KeyStorageAuditTests: XCTestCase {
         let audit = try audit(Self.planted, ["planted-always"])
         assertFlagged(audit, ["keychain-accessibility"])
         XCTAssertTrue(audit.message("keychain-accessibility").contains(
-            #"stored as kSecAttrAccessibleAlways: readable even while the device is locked, and it goes into backups and onto a new device (deprecated since iOS 12)"#),
+            #"stored as kSecAttrAccessibleAlways: readable even while the device is locked, and it migrates to another device through an encrypted backup or iCloud Keychain (deprecated since iOS 12)"#),
                       audit.message("keychain-accessibility"))
     }
 
     func testUntaggedPermanentKeyExportedToCaches_flaggedTwice() throws {
         let audit = try audit(Self.planted, ["planted-untagged-permanent-key"])
-        assertFlagged(audit, ["files", "permanent-keys"])
+        // Also its accessibility: the default WhenUnlocked, as any key added without kSecAttrAccessible.
+        assertFlagged(audit, ["files", "permanent-keys", "keychain-accessibility"])
         let written = "the file Library/Caches/rsa-backup.txt holds the private key the app made (rsa-own-key.encrypt) as base64"
         XCTAssertTrue(audit.message("files").contains(written), audit.message("files"))
         XCTAssertTrue(audit.message("permanent-keys").contains("a private key left the keychain and was written down: " + written), audit.message("permanent-keys"))
         XCTAssertTrue(audit.message("permanent-keys").contains(
             "the kSecClassKey private key with no tag, service, account or label: a private key made permanent (kSecAttrIsPermanent) without kSecAttrApplicationTag"),
                       audit.message("permanent-keys"))
+    }
+
+    // MARK: issue 36
+
+    func testKeyInUserDefaultsAsAByteArray_flagged() throws {
+        let audit = try audit(Self.planted, ["planted-defaults-byte-array"])
+        assertFlagged(audit, ["user-defaults"])
+        XCTAssertTrue(audit.message("user-defaults").contains(
+            #"UserDefaults key "bytes.crosscheck.audit.key-storage" (Library/Preferences/planted-storage-apps.plist) holds the key crosscheck gave the app to keep (keychain.store) as"#),
+                      audit.message("user-defaults"))
+    }
+
+    func testKeyInUserDefaultsAsNSDataDescription_flaggedAsSpacedHex() throws {
+        let audit = try audit(Self.planted, ["planted-defaults-spaced-hex"])
+        assertFlagged(audit, ["user-defaults"])
+        XCTAssertTrue(audit.message("user-defaults").contains("as hex with separators"), audit.message("user-defaults"))
+    }
+
+    func testSynchronizableKeyItem_flaggedNamingICloudKeychain() throws {
+        let audit = try audit(Self.planted, ["planted-synchronizable"])
+        assertFlagged(audit, ["keychain-accessibility"])
+        let message = audit.message("keychain-accessibility")
+        XCTAssertTrue(message.contains(#"the kSecClassKey item tagged "crosscheck.audit.key-storage": kSecAttrSynchronizable is true: the secret syncs through iCloud Keychain"#), message)
+        XCTAssertTrue(message.contains("stored as kSecAttrAccessibleWhenUnlocked: it migrates to another device through an encrypted backup or iCloud Keychain"), message)
+    }
+
+    /// A public key is not a secret: WhenUnlocked is no finding for it.
+    func testPublicKeyInAWhenUnlockedItem_notFlagged() throws {
+        let audit = try audit(Self.planted, ["public-key-beside"])
+        assertFlagged(audit, [])
+        XCTAssertTrue(audit.facts.keychainItems.contains { $0.keyClass == "kSecAttrKeyClassPublic" && $0.accessible == "kSecAttrAccessibleWhenUnlocked" },
+                      "\(audit.facts.keychainItems)")
+    }
+
+    /// MASTG-TEST-0213/0214: a key that crossed and is also in what the app ships was hard-coded.
+    func testHardCodedKey_foundInTheExecutable_andAKeyFromRunTimeIsNot() throws {
+        let planted = try audit(Self.planted, ["planted-hard-coded-key"], bundle: [Self.planted])
+        XCTAssertEqual(planted.results["bundle"]?.verdict, "skipped", "\(planted.results.mapValues(\.message))")
+        XCTAssertTrue(planted.message("bundle").contains(
+            "the app's executable planted-storage-apps holds the app's file-sealing key (file.current-key) as base64: a hard-coded key (MASTG-TEST-0213/0214)"),
+                      planted.message("bundle"))
+        // The same executable, an app whose keys come at run time: nothing in its bundle.
+        let textbook = try audit(Self.planted, ["textbook-storage"], bundle: [Self.planted])
+        XCTAssertEqual(textbook.results["bundle"]?.verdict, "passed", textbook.message("bundle"))
+    }
+
+    func testKeyFinder_findsEveryWrittenForm() {
+        let key = Data((0..<32).map { UInt8(($0 * 37 + 11) & 0xff) })
+        let keyFinder = KeyFinder([KeyMaterial(key, "the key")])
+        struct Finder { let finder: KeyFinder; func form(_ data: Data) -> String? { finder.hits(data).first?.form } }
+        let finder = Finder(finder: keyFinder)
+        let hex = key.map { String(format: "%02x", $0) }
+        XCTAssertEqual(finder.form(Data(("[" + key.map { String($0) }.joined(separator: ", ") + "]").utf8)), "a byte array")
+        XCTAssertEqual(finder.form(Data(key.map { String(format: "0x%02X", $0) }.joined(separator: ",").utf8)), "a byte array")
+        XCTAssertEqual(finder.form(Data(hex.joined(separator: ":").utf8)), "hex with separators")
+        XCTAssertEqual(finder.form(Data(hex.joined(separator: " ").utf8)), "hex with separators")
+        for prefix in 0..<3 {  // inside a longer base64 blob, at each alignment
+            let blob = (Data(repeating: 0x41, count: prefix + 5) + key + Data("tail".utf8)).base64EncodedString()
+            XCTAssertEqual(finder.form(Data(blob.utf8)), "base64", "prefix \(prefix)")
+        }
+        XCTAssertNil(finder.form(Data((0..<32).map { String($0) }.joined(separator: ", ").utf8)), "other numbers are not the key")
     }
 
     /// An app in crosscheck's own process has no container to read: it gets no audit testcases.

@@ -3,7 +3,7 @@ import XCTest
 
 /// `crosscheck run`'s audit suite end to end: the seed apps in containers of their own (their
 /// writes under reports/app-containers/, none in the harness's home), seed 004's key in
-/// UserDefaults reported as seed 003's finding, seed 003 clean, and --strict failing the run.
+/// UserDefaults reported as seed 003's finding, seed 003's permanent RSA key's accessibility, and --strict failing the run.
 final class KeyStorageAuditCLITests: XCTestCase {
     func testSeed004_keyInUserDefaultsIsAFinding_strictExits1() throws {
         let home = try makeTemporaryDirectory().appendingPathComponent("home")
@@ -32,9 +32,15 @@ final class KeyStorageAuditCLITests: XCTestCase {
                       strict.stdout)
     }
 
-    func testSeed003_hasKeyStorageTestcasesNoneFlagged_evenStrict() throws {
-        let outcome = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "audit", "--strict", "--quiet"])
+    /// Seed 003's key store is clean; its RSA snippet's permanent private key has the default
+    /// accessibility (WhenUnlocked, which migrates): one finding, which --strict fails (issue 36:
+    /// one rule however a key was added).
+    func testSeed003_onlyItsPermanentRSAKeysAccessibilityIsFlagged() throws {
+        let outcome = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "audit", "--quiet"])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
-        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "audit.seed-003"), [5, 5, 0, 0, 0], outcome.stdout)
+        XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "audit.seed-003"), [5, 4, 0, 0, 1], outcome.stdout)
+        let strict = try CrosscheckBinary.run(["run", "--app", "seed-003", "--suite", "audit", "--strict", "--quiet"])
+        XCTAssertEqual(strict.status, 1, strict.stdout + strict.stderr)
+        XCTAssertTrue(strict.stdout.contains("seed-003.key-storage.keychain-accessibility: weakness (--strict): "), strict.stdout)
     }
 }

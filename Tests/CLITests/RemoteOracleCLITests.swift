@@ -276,6 +276,26 @@ final class RemoteOracleCLITests: XCTestCase {
         XCTAssertEqual(report.cases["secure-data.one-answer-for-every-bad-envelope"]?.outcome, "passed", "shape errors all get the same answer")
     }
 
+    /// Repeats of one class that disagree in a word (not an id: no digit) are not masked: the audit
+    /// reaches no verdict and says so, a skip — neither a pass nor a failure (issue 36).
+    func testCBCAudit_repeatsThatDisagreeAreNoVerdict() throws {
+        let port = try startHTTPSVariant("""
+        import itertools
+        flip = itertools.count()
+        class Variant(threaded_httpserver.SecureAPI):
+            def refuse_envelope(self, why):
+                if why == "padding" and next(flip) % 2:
+                    return self.reply(400, {"error": "bad request", "hint": "padding"})
+                self.reply(400, {"error": "bad request", "hint": "unknown"})
+        """)
+        let (status, report, _) = try remote(port, pin, profile: "aes-https")
+        XCTAssertEqual(status, 0, "\(report.cases.filter { $0.value.outcome == "failure" })")
+        let oracle = try XCTUnwrap(report.cases["oracle.cbc-padding"])
+        XCTAssertEqual(oracle.outcome, "skipped")
+        XCTAssertTrue(oracle.message.hasPrefix("no verdict: inconsistent results: class "), oracle.message)
+        XCTAssertEqual(report.property("oracle.cbc-padding", "oracle-kind"), "no verdict")
+    }
+
     // MARK: timing, opt-in and never gating
 
     /// OAEP, framed, RSA-2048: nothing weak, so `--strict` fails only on a gating finding. The

@@ -6,6 +6,7 @@
 // runs them in containers of their own).
 import Foundation
 import Security
+import LocalAuthentication
 import AppHost
 import AppUnderTest
 
@@ -229,6 +230,43 @@ final class FlagIgnoredStorage: ProtectedStorage {
     }
 }
 
+/// PLANTED: keeps the secret in a plain item and asks LAContext.evaluatePolicy before reading it:
+/// event-bound authentication, the only gate a hooked evaluatePolicy opens.
+final class EvaluatePolicyGateStorage: ProtectedStorage {
+    override func storeProtectedSecret(_ secret: Data, name: String) throws {
+        SecItemDelete(query(name) as CFDictionary)
+        var add = query(name)
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        add[kSecValueData as String] = secret
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+    override func readProtectedSecret(name: String) throws -> Data {
+        let context = LAContext()
+        let done = DispatchSemaphore(value: 0)
+        let answer = Answer()
+        context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "Unlock your secret") { success, _ in
+            answer.set(success)
+            done.signal()
+        }
+        done.wait()
+        guard answer.value else { throw AppFailure("read", "the user did not authenticate") }
+        var read = query(name)
+        read[kSecReturnData as String] = true
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(read as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return data
+    }
+
+    final class Answer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var success = false
+        func set(_ value: Bool) { lock.withLock { success = value } }
+        var value: Bool { lock.withLock { success } }
+    }
+}
+
 /// PLANTED: stores it right, but when the user cancels it falls back to a copy kept "for convenience".
 final class CancelFallbackStorage: ProtectedStorage {
     var copies: [String: Data] = [:]
@@ -264,6 +302,76 @@ final class EnclaveExportStorage: ProtectedStorage {
     }
 }
 
+/// PLANTED: the key in UserDefaults as an array of byte values (`Array(key)`), not a string.
+final class DefaultsByteArrayStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws { UserDefaults.standard.set(key.map { Int($0) }, forKey: "bytes.\(tag)") }
+    override func fetch(tag: String) throws -> Data {
+        guard let list = UserDefaults.standard.array(forKey: "bytes.\(tag)") as? [Int] else { throw AppFailure("read", "no key \(tag) in UserDefaults") }
+        return Data(list.map { UInt8($0) })
+    }
+}
+
+/// PLANTED: the key in UserDefaults as NSData's description prints it on iOS: `<0a1b2c3d 4e5f…>`.
+final class DefaultsSpacedHexStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        let groups = stride(from: 0, to: key.count, by: 4).map { key[$0..<min($0 + 4, key.count)].map { String(format: "%02x", $0) }.joined() }
+        UserDefaults.standard.set("<" + groups.joined(separator: " ") + ">", forKey: "described.\(tag)")
+        try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+    }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: the key in the keychain with kSecAttrSynchronizable (iCloud Keychain), as
+/// kSecAttrAccessibleWhenUnlocked: a ThisDeviceOnly class is refused for a synchronizable item.
+final class SynchronizableStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        let match: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecAttrSynchronizable as String: true]
+        SecItemDelete(match as CFDictionary)
+        var add = match
+        add[kSecValueData as String] = key
+        add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlocked
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd returned \(status)") }
+    }
+    override func fetch(tag: String) throws -> Data {
+        let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecAttrSynchronizable as String: true,
+                                    kSecReturnData as String: true]
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { throw AppFailure("read", "SecItemCopyMatching returned \(status)") }
+        return data
+    }
+}
+
+/// By the book, with a public key beside it: the symmetric key ThisDeviceOnly, and an EC public
+/// key (not a secret) added as kSecAttrAccessibleWhenUnlocked — nothing to flag.
+final class PublicKeyBesideStorage: StorageApp {
+    override func keep(_ key: Data, tag: String) throws {
+        try keychainStore(key, tag: tag, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+        guard let privateKey = SecKeyCreateRandomKey(parameters as CFDictionary, &error), let publicKey = SecKeyCopyPublicKey(privateKey) else {
+            throw AppFailure("store", "SecKeyCreateRandomKey failed")
+        }
+        let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag + ".public", kSecValueRef as String: publicKey,
+                                  kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]
+        let status = SecItemAdd(add as CFDictionary, nil)
+        guard status == errSecSuccess else { throw AppFailure("store", "SecItemAdd of the public key returned \(status)") }
+    }
+    override func fetch(tag: String) throws -> Data { try keychainRead(tag: tag) }
+}
+
+/// PLANTED: its file-sealing key is a base64 literal in its code (so in its executable).
+final class HardCodedKey: AppUnderTest, FileSealing {
+    let identifier = "planted-hard-coded-key"
+    let summary = "tests: the file-sealing key is a base64 string literal in the code (PLANTED)"
+    let aeadAlgorithm = "aes-gcm"
+    static let literal = "q3tE0bTgV1cD9mZs8XwR2kLpYfHn6JuA4oCiGeNvQ5M="
+    func currentKey() throws -> Data { Data(base64Encoded: Self.literal)! }
+    func sealFile(at source: URL, to destination: URL) throws { throw AppFailure("seal", "not part of this planted app") }
+    func openFile(at source: URL, to destination: URL) throws { throw AppFailure("open", "not part of this planted app") }
+}
+
 let apps: [String: () -> AppUnderTest] = [
     "planted-enclave-export": { EnclaveExportStorage("planted-enclave-export", "tests: exports its Secure Enclave key to UserDefaults (PLANTED)") },
     "protected-textbook": { ProtectedStorage("protected-textbook", "tests: a secret behind biometry or passcode (kSecAttrAccessControl)") },
@@ -271,6 +379,8 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-protected-after-first-unlock": {
         ProtectedStorage("planted-protected-after-first-unlock", "tests: behind biometry or passcode, but AfterFirstUnlock (PLANTED)", protection: kSecAttrAccessibleAfterFirstUnlock)
     },
+    "planted-hard-coded-key": { HardCodedKey() },
+    "planted-evaluate-policy-gate": { EvaluatePolicyGateStorage("planted-evaluate-policy-gate", "tests: a plain item behind LAContext.evaluatePolicy alone (PLANTED)") },
     "planted-cancel-fallback": { CancelFallbackStorage("planted-cancel-fallback", "tests: hands out a kept copy when the user cancels (PLANTED)") },
     "textbook-storage": { TextbookStorage("textbook-storage", "tests: keys in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-documents-file": { DocumentsFileStorage("planted-documents-file", "tests: the key as a file in Documents (PLANTED)") },
@@ -278,6 +388,10 @@ let apps: [String: () -> AppUnderTest] = [
     "planted-printed-key": { PrintingStorage("planted-printed-key", "tests: the key printed as hex (PLANTED)") },
     "planted-after-first-unlock": { AfterFirstUnlockStorage("planted-after-first-unlock", "tests: keychain AfterFirstUnlock (PLANTED)") },
     "planted-always": { AlwaysStorage("planted-always", "tests: keychain Always (PLANTED)") },
+    "planted-defaults-byte-array": { DefaultsByteArrayStorage("planted-defaults-byte-array", "tests: the key in UserDefaults as an array of byte values (PLANTED)") },
+    "planted-defaults-spaced-hex": { DefaultsSpacedHexStorage("planted-defaults-spaced-hex", "tests: the key in UserDefaults as NSData's description, <0a1b2c3d …> (PLANTED)") },
+    "planted-synchronizable": { SynchronizableStorage("planted-synchronizable", "tests: the key in the keychain with kSecAttrSynchronizable (PLANTED)") },
+    "public-key-beside": { PublicKeyBesideStorage("public-key-beside", "tests: keys ThisDeviceOnly, a public key WhenUnlocked beside them") },
     "planted-untagged-permanent-key": { UntaggedPermanentKey() },
     "textbook-password-store": { KeychainPasswords("textbook-password-store", "tests: generic passwords in the keychain, WhenUnlockedThisDeviceOnly") },
     "planted-update-does-nothing": { UpdateDoesNothingPasswords("planted-update-does-nothing", "tests: an update that matches no item (PLANTED)") },

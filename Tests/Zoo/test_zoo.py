@@ -826,3 +826,111 @@ def test_offers_exponent_1_sends_its_modulus_with_e_1(servers):
         assert der.endswith(b"\x02\x01\x01"), der[-8:].hex()  # the last INTEGER, e, is 1
     finally:
         wire.close()
+
+
+# ---- issue 36: the CBC audit's own probes, whole responses, predictable IVs ---------------------
+
+def with_last_block_after(key, good, want):
+    """`good` with its second-to-last ciphertext block garbled until want(raw plaintext) holds."""
+    iv, data = base64.b64decode(good["iv"]), bytearray(base64.b64decode(good["data"]))
+    while True:
+        data[-32:-16] = os.urandom(16)
+        decryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
+        raw = decryptor.update(bytes(data)) + decryptor.finalize()
+        if want(raw):
+            return dict(good, data=base64.b64encode(bytes(data)).decode())
+
+
+def valid_padding(raw):
+    n = raw[-1]
+    return 1 <= n <= 16 and raw[-n:] == bytes([n]) * n
+
+
+def not_utf8(raw):
+    try:
+        raw.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def https_session(servers, name):
+    client = HTTPS(servers(name).port)
+    token, encryption_key = client.login()
+    return client, token, derive(encryption_key)
+
+
+def test_not_utf8_500_answers_a_random_plaintext_behind_a_valid_padding_with_500(servers):
+    client, token, key = https_session(servers, "cbc-not-utf8-500")
+    good = seal(key, b'{"oracle":"abcdefghijkl","pad":"abcdefghijkl"}')
+    random_valid = with_last_block_after(key, good, lambda raw: valid_padding(raw) and not_utf8(raw))
+    bad = with_last_block_after(key, good, lambda raw: not valid_padding(raw))
+    assert client.post("/secure-data", random_valid, token=token)[0] == 500
+    assert client.post("/secure-data", bad, token=token) == (400, b'{"error":"bad request"}')
+    assert client.post("/secure-data", seal(key, b"not json"), token=token) == (400, b'{"error":"bad request"}')
+
+
+def test_over_16_answers_only_a_last_byte_above_16_apart(servers):
+    client, token, key = https_session(servers, "cbc-over-16")
+    good = seal(key, b'{"oracle":"abcdefghijkl","pad":"abcdefghijkl"}')
+    above = with_last_block_after(key, good, lambda raw: raw[-1] > 16)
+    zero = with_last_block_after(key, good, lambda raw: raw[-1] == 0)
+    assert client.post("/secure-data", above, token=token) == (400, b'{"error":"bad length"}')
+    assert client.post("/secure-data", zero, token=token) == (400, b'{"error":"bad request"}')
+
+
+def test_late_cause_bodies_are_equal_in_length_and_differ_past_byte_48(servers):
+    client, token, key = https_session(servers, "cbc-late-cause")
+    good = seal(key, b'{"oracle":"abcdefghijkl","pad":"abcdefghijkl"}')
+    bad_padding = client.post("/secure-data", with_last_block_after(key, good, lambda raw: not valid_padding(raw)), token=token)[1]
+    bad_json = client.post("/secure-data", seal(key, b"not json"), token=token)[1]
+    assert len(bad_padding) == len(bad_json) and bad_padding != bad_json
+    assert bad_padding[:48] == bad_json[:48] and b"padding" in bad_padding and b"content" in bad_json
+
+
+def reason_of(port, key, token, envelope):
+    connection = http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=PINNED), timeout=DEADLINE)
+    try:
+        connection.request("POST", "/secure-data", body=json.dumps(envelope).encode(),
+                           headers={"Content-Type": "application/json", "Authorization": token})
+        response = connection.getresponse()
+        return response.status, response.reason, response.read()
+    finally:
+        connection.close()
+
+
+def test_reason_phrase_differs_only_in_the_status_line(servers):
+    client, token, key = https_session(servers, "cbc-reason-phrase")
+    good = seal(key, b'{"oracle":"abcdefghijkl","pad":"abcdefghijkl"}')
+    port = servers("cbc-reason-phrase").port
+    bad = reason_of(port, key, token, with_last_block_after(key, good, lambda raw: not valid_padding(raw)))
+    text = reason_of(port, key, token, seal(key, b"not json"))
+    assert bad == (400, "Bad Padding", b'{"error":"bad request"}') and text == (400, "Bad Request", b'{"error":"bad request"}')
+
+
+def test_chained_iv_is_the_previous_responses_last_block(servers):
+    client, token, key = https_session(servers, "chained-iv")
+    status, body = client.post("/secure-data", seal(key, b'{"n":1}'), token=token)
+    first = json.loads(body)
+    (_, second_iv) = echo(client, token, key, {"n": 2})
+    assert second_iv == base64.b64decode(first["data"])[-16:]
+
+
+def test_request_id_refusals_differ_only_in_the_id_and_time(servers):
+    client, token, key = https_session(servers, "https-request-id")
+    answers = [client.exchange("/secure-data", seal(key, b"not json"), token=token) for _ in range(2)]
+    assert answers[0][2]["x-request-id"] != answers[1][2]["x-request-id"]
+    bodies = [json.loads(body) for _, body, _ in answers]
+    assert bodies[0]["request_id"] != bodies[1]["request_id"]
+    assert [{k: v for k, v in b.items() if k not in ("request_id", "time")} for b in bodies] == [{"error": "bad request"}] * 2
+    assert echo(client, token, key, {"n": 1})[0] == {"echo": {"n": 1}}
+
+
+def test_timing_answers_alike_but_later_after_a_valid_padding(servers):
+    client, token, key = https_session(servers, "cbc-timing")
+    good = seal(key, b'{"oracle":"abcdefghijkl","pad":"abcdefghijkl"}')
+    bad = with_last_block_after(key, good, lambda raw: not valid_padding(raw))
+    start = time.monotonic()
+    assert client.post("/secure-data", seal(key, b"not json"), token=token) == (400, b'{"error":"bad request"}')
+    assert time.monotonic() - start >= 0.15  # the planted sleep is a lower bound, not a measurement
+    assert client.post("/secure-data", bad, token=token) == (400, b'{"error":"bad request"}')

@@ -100,6 +100,13 @@ struct RemoteAESHTTPS {
             for index in 0..<4 {
                 _ = try exchange(Data("{\"reuse\":\(index)}".utf8), session: session, pin: pin, step: "reuse.response-ivs")
             }
+            // One request sent twice, byte for byte: the two answers must still differ (a fresh
+            // IV each, so a fresh ciphertext), or an IV derived from the request shows.
+            let twice = try AESHTTPSClient.secureRequest(params: Data("{\"reuse\":\"twice\"}".utf8), token: session.token, key: session.key)
+            let requestIV = (try? CBCEnvelope(json: twice.body).iv) ?? Data()
+            for copy in 1...2 {
+                recordResponse(try send(twice, pin: pin), requestIV: requestIV, key: session.key, step: "reuse.response-ivs identical request #\(copy)")
+            }
             return ledger.ivOutcome()
         }
         run.step("reuse.logins", profile: profile) {
@@ -123,18 +130,26 @@ struct RemoteAESHTTPS {
             ("data not base64", Data("{\"data\":\"*not base64*\",\"iv\":\"\(good.iv.base64EncodedString())\"}".utf8)),
             ("no iv field", Data("{\"data\":\"\(good.ciphertext.base64EncodedString())\"}".utf8)),
         ]
+        // Each twice: what varies between the two answers to one body (a request id, a time) is
+        // masked before the bodies are compared (ResponseMask).
         var answers: [(String, WebResponse)] = []
+        var repeats: [[Data]] = []
         for (name, body) in bodies {
-            answers.append((name, try send(WebRequest(method: "POST", path: "/secure-data", headers: ["authorization": session.token], body: body), pin: pin)))
+            let request = WebRequest(method: "POST", path: "/secure-data", headers: ["authorization": session.token], body: body)
+            let pair = [try send(request, pin: pin), try send(request, pin: pin)]
+            answers.append((name, pair[0]))
+            repeats.append(pair.map(\.body))
         }
+        let mask = ResponseMask(groups: repeats)
         let lines = answers.map { "\($0.0): \($0.1.status) \(String(decoding: $0.1.body.prefix(80), as: UTF8.self))" }.joined(separator: "\n")
         if let odd = answers.first(where: { $0.1.status != 400 }) {
             throw CheckFailure("a bad envelope (\(odd.0)) got status \(odd.1.status), not 400", details: lines)
         }
         let first = answers[0]
-        if let odd = answers.first(where: { $0.1.body != first.1.body }) {
-            throw CheckFailure("bad envelopes get different answers: \(first.0) → \(String(decoding: first.1.body.prefix(60), as: UTF8.self)), \(odd.0) → \(String(decoding: odd.1.body.prefix(60), as: UTF8.self))",
-                               details: lines)
+        let masked = answers.map { ($0.0, mask.apply($0.1.body)) }
+        if let odd = masked.first(where: { $0.1 != masked[0].1 }) {
+            throw CheckFailure("bad envelopes get different answers: \(first.0) → \(String(decoding: masked[0].1.prefix(60), as: UTF8.self)), \(odd.0) → \(String(decoding: odd.1.prefix(60), as: UTF8.self))",
+                               details: lines + (mask.isEmpty ? "" : "\n(fields that vary between repeats of one body are masked as <varies>)"))
         }
         return .passed
     }
@@ -166,13 +181,13 @@ struct RemoteAESHTTPS {
     func exchange(_ params: Data, session: Session, pin: String, step: String) throws -> (WebResponse, requestIV: Data) {
         let iv = AESCBC.randomIV()
         let answer = try send(try AESHTTPSClient.secureRequest(params: params, token: session.token, key: session.key, iv: iv), pin: pin)
-        recordResponse(answer, requestIV: iv, step: step)
+        recordResponse(answer, requestIV: iv, key: session.key, step: step)
         return (answer, iv)
     }
 
-    func recordResponse(_ answer: WebResponse, requestIV: Data, step: String) {
+    func recordResponse(_ answer: WebResponse, requestIV: Data, key: Data, step: String) {
         if answer.status == 200, let envelope = try? CBCEnvelope(json: answer.body) {
-            ledger.recordExchange(requestIV: requestIV, responseIV: envelope.iv, step: step)
+            ledger.recordExchange(requestIV: requestIV, responseIV: envelope.iv, responseCiphertext: envelope.ciphertext, key: key, step: step)
         }
     }
 

@@ -4,12 +4,16 @@ import WireCrypto
 
 /// What an aes-https server handed out during a run, for the reuse checks: response IVs must be
 /// fresh (a repeat, or the request's own IV sent back, fails: CBC under a repeated IV shows which
-/// messages share a prefix), each login should get its own `encryptionKey` (one key for every
+/// messages share a prefix) and unpredictable (NIST SP 800-38A, appendix C: "the IVs for the CBC
+/// … modes must be unpredictable"; an IV an attacker knows before the message is chosen lets a
+/// chosen plaintext test a guess, the BEAST attack on TLS 1.0's chained IVs), each login should get its own `encryptionKey` (one key for every
 /// session is an audit weakness), and tokens should be long and unpredictable (audit).
 final class ReuseLedger {
     struct Exchange {
         let requestIV: Data
         let responseIV: Data
+        let responseCiphertext: Data
+        let key: Data
         let step: String
     }
 
@@ -22,8 +26,8 @@ final class ReuseLedger {
     private(set) var exchanges: [Exchange] = []
     private(set) var logins: [Login] = []
 
-    func recordExchange(requestIV: Data, responseIV: Data, step: String) {
-        exchanges.append(Exchange(requestIV: requestIV, responseIV: responseIV, step: step))
+    func recordExchange(requestIV: Data, responseIV: Data, responseCiphertext: Data, key: Data, step: String) {
+        exchanges.append(Exchange(requestIV: requestIV, responseIV: responseIV, responseCiphertext: responseCiphertext, key: key, step: step))
     }
 
     func recordLogin(token: String, encryptionKey: String, step: String) {
@@ -41,13 +45,100 @@ final class ReuseLedger {
         if let example = echoed.first {
             problems.append("IV echoed: \(echoed.count) of \(exchanges.count) responses reuse the request's own IV (e.g. \(example.responseIV.hexString) in \(example.step)) — a response needs its own fresh random IV")
         }
-        let repeated = Dictionary(grouping: exchanges, by: \.responseIV).filter { $0.value.count > 1 }
+        // An echoed IV repeats when the request's does (one request sent twice): counted as an echo only.
+        let repeated = Dictionary(grouping: exchanges.filter { $0.requestIV != $0.responseIV }, by: \.responseIV).filter { $0.value.count > 1 }
         if let (iv, group) = repeated.max(by: { $0.value.count < $1.value.count }) {
             problems.append("IV repeated: the response IV \(iv.hexString) came back in \(group.count) of \(exchanges.count) responses (\(Set(group.map(\.step)).sorted().joined(separator: ", "))) — CBC under a repeated IV shows which messages share a first block")
         }
+        problems += predictable()
         guard !problems.isEmpty else { return .passed }
         let table = exchanges.map { "\($0.step): request IV \($0.requestIV.hexString) → response IV \($0.responseIV.hexString)" }.joined(separator: "\n")
         return .failed(message: problems.joined(separator: "; "), details: table)
+    }
+
+    /// IVs an observer could have foretold (NIST SP 800-38A, appendix C), each rule one a random
+    /// 16-byte IV meets with a chance below 2⁻⁶⁰ over a run's few dozen responses.
+    func predictable() -> [String] {
+        var problems: [String] = []
+        let ivs = exchanges.map(\.responseIV).filter { $0.count == 16 }
+        guard ivs.count == exchanges.count else { return [] }
+        // The key itself (or half of an AES-256 key).
+        if let keyed = exchanges.first(where: { $0.key.count >= 16 && ($0.responseIV == $0.key.prefix(16) || $0.responseIV == $0.key.suffix(16)) }) {
+            problems.append("IV predictable: the response IV is the session key (\(keyed.step)) — the key travels in the clear with every response")
+        }
+        // The previous response's last ciphertext block: TLS 1.0's chained IV (BEAST).
+        let chained = zip(exchanges, exchanges.dropFirst()).filter { previous, next in
+            previous.responseCiphertext.count >= 16 && next.responseIV == previous.responseCiphertext.suffix(16)
+        }
+        if let (previous, next) = chained.first {
+            problems.append("IV predictable: \(chained.count) of \(exchanges.count - 1) response IVs are the previous response's last ciphertext block (\(previous.step) → \(next.step)) — known before the message is chosen, as TLS 1.0's chained IVs were (BEAST)")
+        }
+        // A counter: consecutive IVs as 128-bit integers (either byte order) a small step apart.
+        if ivs.count >= 3 {
+            for bigEndian in [true, false] {
+                let values = ivs.map { iv in (bigEndian ? Array(iv) : Array(iv.reversed())) }
+                let steps = zip(values, values.dropFirst()).filter { Self.smallStep($0, $1) }.count
+                if steps * 2 >= values.count - 1 {
+                    problems.append("IV predictable: \(steps) of \(values.count - 1) consecutive response IVs are a counter's next value (\(bigEndian ? "big" : "little")-endian: \(ivs[0].hexString), \(ivs[1].hexString), …)")
+                    break
+                }
+            }
+        }
+        // A clock: the same 4- or 8-byte field of every IV reads as a time near now.
+        // Over distinct IVs: one IV repeated is "IV repeated", and might read as a time by chance.
+        let distinctIVs = ivs.reduce(into: [Data]()) { if !$0.contains($1) { $0.append($1) } }
+        if distinctIVs.count >= 3, let clock = Self.clockField(distinctIVs) {
+            problems.append("IV predictable: bytes \(clock) of every response IV hold the current time (e.g. \(ivs[0].hexString))")
+        }
+        // Low entropy: few distinct byte values in one IV, or byte positions that never change.
+        if let poor = ivs.first(where: { Set($0).count < 8 }) {
+            problems.append("IV predictable: the response IV \(poor.hexString) has only \(Set(poor).count) distinct byte values (a random 16-byte IV has about 15.5)")
+        } else {
+            // Over distinct IVs only: one IV repeated is "IV repeated", not low entropy.
+            let distinct = Array(Set(ivs))
+            let fixed = (0..<16).filter { index in Set(distinct.map { $0[$0.startIndex + index] }).count == 1 }
+            if distinct.count >= 4, fixed.count >= 4 {
+                problems.append("IV predictable: \(fixed.count) of 16 byte positions are the same in all \(distinct.count) distinct response IVs (positions \(fixed.map(String.init).joined(separator: ", "))) — low entropy")
+            }
+        }
+        return problems
+    }
+
+    /// `b − a` (or `a − b`) as 128-bit big-endian integers is positive and below 2³².
+    static func smallStep(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        func difference(_ x: [UInt8], _ y: [UInt8]) -> [UInt8]? {  // x − y when x > y
+            var result = [UInt8](repeating: 0, count: 16), borrow = 0
+            for index in stride(from: 15, through: 0, by: -1) {
+                var value = Int(x[index]) - Int(y[index]) - borrow
+                borrow = value < 0 ? 1 : 0
+                if value < 0 { value += 256 }
+                result[index] = UInt8(value)
+            }
+            return borrow == 0 && result.contains(where: { $0 != 0 }) ? result : nil
+        }
+        guard a.count == 16, b.count == 16, let step = difference(b, a) ?? difference(a, b) else { return false }
+        return step.prefix(12).allSatisfy { $0 == 0 }
+    }
+
+    /// "4–7 (big-endian seconds)" when that field of every IV is a time within a day of now
+    /// (seconds, milliseconds or microseconds since 1970), else nil.
+    static func clockField(_ ivs: [Data], now: Date = Date()) -> String? {
+        let seconds = now.timeIntervalSince1970
+        let units: [(String, Double, Int)] = [("seconds", 1, 4), ("seconds", 1, 8), ("milliseconds", 1e3, 8), ("microseconds", 1e6, 8)]
+        for (unit, scale, width) in units {
+            for offset in 0...(16 - width) {
+                for bigEndian in [true, false] {
+                    let all = ivs.allSatisfy { iv in
+                        let bytes = Array(iv.dropFirst(offset).prefix(width))
+                        let ordered = bigEndian ? bytes : bytes.reversed()
+                        let value = ordered.reduce(0.0) { $0 * 256 + Double($1) }
+                        return abs(value / scale - seconds) < 86_400
+                    }
+                    if all { return "\(offset)–\(offset + width - 1) (\(bigEndian ? "big" : "little")-endian \(unit))" }
+                }
+            }
+        }
+        return nil
     }
 
     /// `encryptionKey` reused across logins (audit).

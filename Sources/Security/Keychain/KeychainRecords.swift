@@ -60,7 +60,8 @@ extension InMemoryKeychain {
         return KeychainItemRecord(itemClass: AttributeName.classes[item.itemClass] ?? item.itemClass, requested: requested,
                           accessible: accessible ?? "kSecAttrAccessibleWhenUnlocked", value: item.data,
                           generatedPermanentKey: item.generatedPermanent,
-                          isPrivateKey: item.attributes[kSecAttrKeyClass as String] == .string(kSecAttrKeyClassPrivate as String))
+                          isPrivateKey: item.attributes[kSecAttrKeyClass as String] == .string(kSecAttrKeyClassPrivate as String),
+                          keyClass: item.attributes[kSecAttrKeyClass as String].map { AttributeName.text(kSecAttrKeyClass as String, $0) })
     }
 }
 

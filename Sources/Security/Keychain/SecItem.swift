@@ -218,6 +218,10 @@ public final class InMemoryKeychain: @unchecked Sendable {
         }
     }
 
+    /// The accessibility classes an item keeps to this device (Apple's names end in ThisDeviceOnly).
+    static let thisDeviceOnly: Set<String> = [kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String,
+                                              kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String, "dku"]
+
     // MARK: Operations
 
     func add(_ dictionary: [String: Any], generatedPermanent: Bool = false) -> Result<Item, SecFailure> {
@@ -268,6 +272,13 @@ public final class InMemoryKeychain: @unchecked Sendable {
         }
         if itemClass == ClassName.genericPassword {
             attributes[kSecAttrService as String] = attributes[kSecAttrService as String] ?? .data(Data())
+        }
+        // Apple's kSecAttrAccessible: "For any item marked as synchronizable, the value for the
+        // kSecAttrAccessible key may only be one whose name does not end with ThisDeviceOnly, as
+        // those cannot sync to another device." (An access control's protection counts too.)
+        if case .bool(true)? = attributes[kSecAttrSynchronizable as String], case let .string(accessible)? = attributes[kSecAttrAccessible as String],
+           Self.thisDeviceOnly.contains(accessible) {
+            return .failure(SecFailure(errSecParam, "kSecAttrSynchronizable with a ThisDeviceOnly accessibility (\(accessible)): such an item cannot sync to another device"))
         }
         let now = Date()
         attributes[kSecAttrCreationDate as String] = .date(now)

@@ -45,11 +45,15 @@ public struct HTTPResponse: Equatable, Sendable {
     /// Lowercase names → values.
     public var headers: [String: String]
     public var body: Data
+    /// The reason phrase of the status line as the server sent it (`Bad Request`); nil when the
+    /// response did not come over the wire (in-process) or had none. For comparing refusals.
+    public var reason: String?
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), reason: String? = nil) {
         self.status = status
         self.headers = lowercasedHeaders(headers)
         self.body = body
+        self.reason = reason
     }
 
     /// A JSON answer: `content-type: application/json`, as every aes-https answer carries.
@@ -402,5 +406,6 @@ extension HTTPRequest {
 extension WebResponse {
     public init(_ response: HTTPResponse) {
         self.init(status: response.status, headers: response.headers, body: response.body)
+        reason = response.reason
     }
 }

@@ -134,7 +134,8 @@ public final class PinnedHTTPSClient: Sendable {
             throw mapCurlError(code, easy: easy, collector: collector, url: url, target: target, port: port,
                                method: request.method)
         }
-        return HTTPResponse(status: easy.longInfo(CURLINFO_RESPONSE_CODE), headers: collector.headers, body: collector.body)
+        return HTTPResponse(status: easy.longInfo(CURLINFO_RESPONSE_CODE), headers: collector.headers, body: collector.body,
+                            reason: collector.reason)
     }
 
     private func mapCurlError(_ code: CURLcode, easy: CurlEasy, collector: ResponseCollector, url: URL, target: String,
@@ -347,6 +348,8 @@ final class ResponseCollector {
     let limit: Int
     private(set) var body = Data()
     private(set) var headers: [String: String] = [:]
+    /// The last status line's reason phrase (after `HTTP/1.1 400 `), nil when it had none.
+    private(set) var reason: String?
     private var headerBytes = 0
     private(set) var bodyExceeded = false
     private(set) var headersExceeded = false
@@ -374,6 +377,9 @@ final class ResponseCollector {
             .trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
         if line.hasPrefix("HTTP/") {
             headers = [:]
+            // "HTTP/1.1 400 Bad Request": the phrase is what follows the second space.
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            reason = parts.count == 3 && !parts[2].isEmpty ? String(parts[2]) : nil
             return true
         }
         guard let colon = line.firstIndex(of: ":") else { return true }
