@@ -43,8 +43,8 @@ public final class FuzzOracle: @unchecked Sendable {
     public func run(_ frame: FuzzFrame) -> (swift: FuzzVerdict, python: FuzzVerdict) {
         switch frame.family {
         case .conversation, .clientKey, .encrypted, .framed, .serverKey, .ciphertext:
-            let swiftVerdict = machineVerdict(frame, python: false)
-            let pythonVerdict = machineVerdict(frame, python: true)
+            let swiftVerdict = splitInvariant(frame, machineVerdict(frame, python: false), python: false)
+            let pythonVerdict = splitInvariant(frame, machineVerdict(frame, python: true), python: true)
             return (swiftVerdict, implicitRejectionExplained(frame, swift: swiftVerdict, python: pythonVerdict) ?? pythonVerdict)
         case .httpsServer:
             return httpsVerdicts(frame)
@@ -73,7 +73,9 @@ public final class FuzzOracle: @unchecked Sendable {
         let pair = judge(swift: swift, python: python)
         if pair == .crash { return .crash }
         if let spec = frame.spec, violates(spec, swift) || violates(spec, python) { return .specViolation }
-        if [swift, python].contains(where: { $0.detail.contains(Self.inTheClear) || $0.detail.contains(Self.roundTripBroken) }) { return .specViolation }
+        if [swift, python].contains(where: { $0.detail.contains(Self.inTheClear) || $0.detail.contains(Self.roundTripBroken) || $0.detail.contains(Self.splitChanges) }) {
+            return .specViolation
+        }
         return pair
     }
 
@@ -177,6 +179,28 @@ public final class FuzzOracle: @unchecked Sendable {
     static let roundTripBroken = "ROUND TRIP BROKEN"
 
     // MARK: rsa-socket machines
+
+    /// docs/PROTOCOL.md "Framing": TCP may split a stream anywhere, so a side must answer a frame
+    /// delivered in pieces as it answers it whole. For a frame the campaign delivers split
+    /// (`chunk` > 0), the same side is also given it whole; a different answer is a specification
+    /// failure of that side (`splitChanges`), whatever the other side does.
+    ///
+    /// Not under a lowered message limit (`maxMessage`): both sides apply the limit to what they
+    /// hold buffered, so a message over it is refused when it arrives in pieces and taken when it
+    /// arrives whole — a split-dependence both implementations share, left for the limit's own rule.
+    func splitInvariant(_ frame: FuzzFrame, _ verdict: FuzzVerdict, python usePython: Bool) -> FuzzVerdict {
+        guard frame.setting.int("chunk", default: 0) > 0, frame.setting["maxMessage"] == nil, verdict.outcome != .crashed else { return verdict }
+        var whole = frame
+        whole.setting["chunk"] = "0"
+        let wholeVerdict = machineVerdict(whole, python: usePython)
+        guard wholeVerdict.outcome != verdict.outcome || wholeVerdict.detail != verdict.detail else { return verdict }
+        var marked = verdict
+        marked.detail += " \(Self.splitChanges): delivered whole it answers \(wholeVerdict.line.prefix(200))"
+        return marked
+    }
+
+    /// The words a verdict carries when splitting the frame changed a side's answer.
+    static let splitChanges = "SPLIT CHANGES THE ANSWER"
 
     /// A frame whose setting has `rejection=implicit` (`crosscheck fuzz --rsa-rejection implicit`)
     /// runs PythonRef's server as a Pi on OpenSSL ≥ 3.2 does, against the Swift side's explicit
