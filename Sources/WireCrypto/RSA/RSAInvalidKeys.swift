@@ -31,17 +31,7 @@ public enum RSAInvalidKeys {
     public static func numbers(in data: Data) -> (modulus: Data, exponent: Data)? {
         let der = PEM.firstLabel(in: data).flatMap { try? PEM.body(of: data, label: $0) } ?? data
         let bytes = [UInt8](der)
-        func element(_ index: Int) -> (tag: UInt8, start: Int, end: Int)? {
-            guard index + 2 <= bytes.count else { return nil }
-            var length = Int(bytes[index + 1]), start = index + 2
-            if length & 0x80 != 0 {
-                let count = length & 0x7f
-                guard (1...4).contains(count), start + count <= bytes.count else { return nil }
-                length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
-                start += count
-            }
-            return start + length <= bytes.count ? (bytes[index], start, start + length) : nil
-        }
+        func element(_ index: Int) -> DERElement? { DERElement(bytes, at: index) }
         guard let outer = element(0), var first = element(outer.start) else { return nil }
         if first.tag == 0x30 {  // SPKI: algorithm, BIT STRING { 00, RSAPublicKey }
             guard let bits = element(first.end), bits.tag == 0x03, let inner = element(bits.start + 1), let n = element(inner.start) else { return nil }

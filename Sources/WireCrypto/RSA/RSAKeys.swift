@@ -348,18 +348,7 @@ func derDefect(_ der: [UInt8]) -> (String, Int)? {
 /// as PythonRef's `_require_private_version`.
 func requireRSAPrivateKeyVersion(_ der: Data) throws {
     let bytes = [UInt8](der)
-    /// (tag, content start, content end) of the DER element at `index`.
-    func element(at index: Int) -> (tag: UInt8, start: Int, end: Int)? {
-        guard index + 2 <= bytes.count else { return nil }
-        var length = Int(bytes[index + 1]), start = index + 2
-        if length & 0x80 != 0 {
-            let count = length & 0x7f
-            guard (1...4).contains(count), start + count <= bytes.count else { return nil }
-            length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
-            start += count
-        }
-        return start + length <= bytes.count ? (bytes[index], start, start + length) : nil
-    }
+    func element(at index: Int) -> DERElement? { DERElement(bytes, at: index) }
     guard let outer = element(at: 0), let version = element(at: outer.start), let second = element(at: version.end) else { return }
     var rsaVersion = version
     if second.tag == 0x30 {  // PKCS#8: version, algorithm, OCTET STRING { RSAPrivateKey }
@@ -372,6 +361,27 @@ func requireRSAPrivateKeyVersion(_ der: Data) throws {
         throw WireCryptoError.malformedKey(
             reason: "the RSAPrivateKey version is \(value.count == 1 ? String(Int8(bitPattern: value.first!)) : "0x" + value.map { String(format: "%02x", $0) }.joined()), "
                 + "not 0 (two primes) or 1 (more): RFC 8017 A.1.2", stack: [])
+    }
+}
+
+/// One DER element's tag and where its content lies in `bytes` (definite lengths of 1 to 4 bytes),
+/// or nil when it does not fit: for reading the shape of key DER the importers already judged.
+struct DERElement {
+    let tag: UInt8
+    let start: Int
+    let end: Int
+
+    init?(_ bytes: [UInt8], at index: Int) {
+        guard index >= 0, index + 2 <= bytes.count else { return nil }
+        var length = Int(bytes[index + 1]), start = index + 2
+        if length & 0x80 != 0 {
+            let count = length & 0x7f
+            guard (1...4).contains(count), start + count <= bytes.count else { return nil }
+            length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+            start += count
+        }
+        guard start + length <= bytes.count else { return nil }
+        (tag, self.start, end) = (bytes[index], start, start + length)
     }
 }
 
