@@ -76,12 +76,15 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
         // Orphans of the server (a child per connection whose parent died) become crosscheck's to
         // reap, not init's: nothing of the group outlives the run as a zombie either.
         Self.becomeSubreaper()
-        // The interpreter first asks to die with crosscheck (even killed with SIGKILL), then
-        // becomes the script, run as `python3 FILE.py ARGS` in the file's folder.
+        // The interpreter first asks to die with crosscheck (even killed with SIGKILL), closes every
+        // descriptor but stdin, stdout and stderr (crosscheck's own, and what its parent left open,
+        // are not the server's to hold), then becomes the script, run as `python3 FILE.py ARGS` in
+        // the file's folder.
         let bootstrap = """
             import ctypes, os, signal, sys
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != int(sys.argv[1]): os._exit(70)
+            os.closerange(3, 1 << 20)
             os.chdir(sys.argv[2])
             os.execv(sys.argv[3], [sys.argv[3]] + sys.argv[4:])
             """
@@ -157,6 +160,21 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
         }
     }
 
+    /// The leader's exit status if it has ended. A server whose group no longer listens on its port
+    /// is ending (its sockets close before it can be reaped): that is waited for, up to the timeout.
+    private func ended() -> Int32? {
+        if let status = reap() { return status }
+        guard !ProcessGroup.listeningPorts(group: pid).contains(port) else { return nil }
+        let deadline = Date().addingTimeInterval(launch.timeout)
+        var delay: useconds_t = 1_000
+        while Date() < deadline {
+            if let status = reap() { return status }
+            usleep(delay)  // polling for its exit, bounded by the deadline
+            delay = min(delay * 2, 50_000)
+        }
+        return reap()
+    }
+
     /// The leader's exit status once it has exited (reaped here), else nil.
     private func reap() -> Int32? {
         lock.lock(); defer { lock.unlock() }
@@ -221,7 +239,7 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
         opened = []
         lock.unlock()
         connections.forEach { $0.close() }
-        guard let status = reap() else { return [] }
+        guard let status = ended() else { return [] }
         lock.lock(); defer { lock.unlock() }
         if reportedExit { return [] }
         reportedExit = true
@@ -230,7 +248,7 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
     }
 
     /// Whether the server is still running (the leader has not exited).
-    public var isRunning: Bool { reap() == nil }
+    public var isRunning: Bool { ended() == nil }
 
     /// Stops the whole group and everything it spawned: SIGTERM, then SIGKILL for what is left after
     /// a grace period; reaps what is crosscheck's to reap. Idempotent.
