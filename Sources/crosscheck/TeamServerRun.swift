@@ -156,6 +156,11 @@ extension RunCommand {
     /// `remote` finds it; a discovery step that did not pass is reported (it says why a
     /// conversation is missing).
     func runTeamServerSessions(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+        // Only an app named by --app is a client here (the run without it is the reference clients' alone).
+        // Hosted before the server is loaded: loading moves this process to the server's folder, and
+        // the app's folder, build and container paths are the command line's.
+        let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: files.files, quiet: report.quiet)
+        defer { hosted.forEach { $0.stop() } }
         let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter)
         if !report.quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)) in the server seat of the sessions suite, profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let (discovered, discovery) = RemoteRun.discover(ServerAddress(host: server.name, port: 0), options: options)
@@ -174,9 +179,6 @@ extension RunCommand {
         sessions.teamServer = seat
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: PythonPeer(interpreter: interpreter), seed: seed.value, files: files.files)
-        // Only an app named by --app is a client here (the run without it is the reference clients' alone).
-        let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: files.files, quiet: report.quiet)
-        defer { hosted.forEach { $0.stop() } }
         let apps = hosted.map(AppSubject.init)
         let checks = Runner(filter: filter).selected(SuiteCatalog.checks(for: [SessionSuite.name], context: context, sessions: sessions, apps: apps))
         let latch = InterruptLatch()
