@@ -149,7 +149,8 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
                 throw OwnProcessError.severalPorts(script: launch.script.path, listening)
             }
             if let status = reap() {
-                throw OwnProcessError.exitedBeforeListening(script: launch.script.path, status: Self.describe(status), output: lastOutput())
+                throw OwnProcessError.exitedBeforeListening(script: launch.script.path, status: Self.describe(status), output: lastOutput(),
+                                                            missingModule: missingModule)
             }
             if Date() >= deadline {
                 let other = launch.port.map { " on port \($0)" + (listening.isEmpty ? "" : " (it listens on \(listening.map(String.init).joined(separator: ", ")))") } ?? ""
@@ -204,7 +205,30 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
             tail += "\n[crosscheck] it read its standard input, which crosscheck gives it as end-of-file (no one types at it here): "
                 + "pass what it asks for with --server-arg ARG or an environment variable"
         }
+        if let module = Self.missingModule(in: text) {
+            tail += "\n[crosscheck] \(launch.python) lacks module '\(module)': \(TeamServerError.installHint(module: module, python: launch.python))"
+        }
+        if text.contains("Errno 98] Address already in use") {
+            tail += "\n[crosscheck] its port is taken: by another process, or by the connections of a run that just ended "
+                + "(TIME_WAIT, up to 60 s, for a server that does not set SO_REUSEADDR, as on the Pi): stop the other, or run again in a minute"
+        }
         return tail
+    }
+
+    /// The module of the last `ModuleNotFoundError: No module named 'X'` in `text`.
+    static func missingModule(in text: String) -> String? {
+        let marker = "ModuleNotFoundError: No module named '"
+        guard let range = text.range(of: marker, options: .backwards) else { return nil }
+        let name = text[range.upperBound...].prefix { $0 != "'" }
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// The module whose absence ended the server before it listened, if that is what ended it.
+    public var missingModule: String? {
+        guard let handle = FileHandle(forReadingAtPath: launch.logPath) else { return nil }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: logStart)
+        return Self.missingModule(in: String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self))
     }
 
     public func connect(timeout: TimeInterval, watchingReads: Bool) throws -> TCPConnection {
@@ -310,7 +334,8 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
 /// Why the script could not be checked as its own process; each says what to do.
 public enum OwnProcessError: Error, Equatable, CustomStringConvertible {
     case cannotStart(script: String, String)
-    case exitedBeforeListening(script: String, status: String, output: String)
+    /// `missingModule`: a ModuleNotFoundError ended it (exit 69, as in-process).
+    case exitedBeforeListening(script: String, status: String, output: String, missingModule: String?)
     case neverListened(script: String, seconds: TimeInterval, detail: String, output: String)
     case severalPorts(script: String, [UInt16])
     case interrupted(script: String)
@@ -322,7 +347,7 @@ public enum OwnProcessError: Error, Equatable, CustomStringConvertible {
         switch self {
         case let .cannotStart(script, message):
             return "--server \(script): \(message)"
-        case let .exitedBeforeListening(script, status, output):
+        case let .exitedBeforeListening(script, status, output, _):
             return "--server \(script): it ended (\(status)) before it listened on a port: run it as the Pi does (python3 \(URL(fileURLWithPath: script).lastPathComponent), in its folder) and fix what stops it; give its arguments with --server-arg.\(shown(output))"
         case let .neverListened(script, seconds, detail, output):
             return "--server \(script): it did not listen\(detail) within \(seconds.formatted()) s (--timeout): does it start its server when run as a script? give a longer --timeout if it takes longer to start, or --port if it listens through another process.\(shown(output))"

@@ -305,6 +305,7 @@ extension RunCommand {
         let server: OwnProcessServer
         do { server = try OwnProcessServer(launch, shouldStop: { latch.interrupted }) } catch let error as OwnProcessError {
             if case .interrupted = error { throw CommandExit(.interrupted, "crosscheck run: \(error)") }
+            if case .exitedBeforeListening(_, _, _, _?) = error { throw CommandExit(.unavailable, "crosscheck run: \(error)") }
             throw CommandExit(.noInput, "crosscheck run: \(error)")
         }
         defer { server.stop() }
