@@ -48,6 +48,9 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
     public let pid: pid_t
     /// The port it listens on (loopback).
     public private(set) var port: UInt16 = 0
+    /// The address to reach it at: the one it listens on, or loopback when it listens on every
+    /// address (a server bound to 127.0.0.5 is reached there).
+    public private(set) var host = "127.0.0.1"
     private let logStart: UInt64
     private let lock = NSLock()
     private var opened: [TCPConnection] = []
@@ -121,7 +124,10 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
         }
         pid = child
         runningGroup = child
-        do { port = try waitForPort(shouldStop: shouldStop) } catch {
+        do {
+            port = try waitForPort(shouldStop: shouldStop)
+            host = ProcessGroup.listeningHost(group: pid, port: port) ?? "127.0.0.1"
+        } catch {
             stop()
             throw error
         }
@@ -232,7 +238,7 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
     }
 
     public func connect(timeout: TimeInterval, watchingReads: Bool) throws -> TCPConnection {
-        let connection = try TCPConnection.connect(host: "127.0.0.1", port: port, timeout: timeout)
+        let connection = try TCPConnection.connect(host: host, port: port, timeout: timeout)
         lock.lock(); opened.append(connection); lock.unlock()
         return connection
     }
@@ -242,7 +248,7 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
         let connection = try connect(timeout: timeout, watchingReads: false)
         defer { connection.close() }
         let deadline = Date().addingTimeInterval(timeout)
-        try connection.write(try request.serialized(host: "127.0.0.1:\(port)"), timeout: timeout)
+        try connection.write(try request.serialized(host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"), timeout: timeout)
         var answer = Data()
         while true {
             let left = deadline.timeIntervalSinceNow
@@ -412,6 +418,45 @@ public enum ProcessGroup {
             }
         }
         return ports.sorted()
+    }
+
+    /// Where to connect to the group's listener on `port`: its own address, loopback for an
+    /// unspecified one (0.0.0.0 → 127.0.0.1, :: → ::1); nil when it is not found.
+    public static func listeningHost(group: pid_t, port: UInt16) -> String? {
+        guard let pid = members(group: group).first else { return nil }
+        var found: [String] = []
+        for table in ["tcp", "tcp6"] {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 3, fields[3] == "0A", let colon = fields[1].lastIndex(of: ":"),
+                      UInt16(fields[1][fields[1].index(after: colon)...], radix: 16) == port else { continue }
+                found.append(address(hex: String(fields[1][..<colon])))
+            }
+        }
+        // Loopback first (a server listening on 127.0.0.1 and on a LAN address is reached on loopback).
+        return found.first { $0 == "127.0.0.1" || $0 == "::1" } ?? found.first
+    }
+
+    /// /proc/net/tcp's address (IPv4: one 32-bit word; IPv6: four; each in the host's byte order,
+    /// little-endian here) as text to connect to.
+    static func address(hex: String) -> String {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let end = hex.index(index, offsetBy: 8, limitedBy: hex.endIndex),
+              let word = UInt32(hex[index..<end], radix: 16) {
+            bytes += [UInt8(word & 0xff), UInt8(word >> 8 & 0xff), UInt8(word >> 16 & 0xff), UInt8(word >> 24)]
+            index = end
+        }
+        if bytes.count == 4 {
+            return bytes == [0, 0, 0, 0] ? "127.0.0.1" : bytes.map(String.init).joined(separator: ".")
+        }
+        guard bytes.count == 16 else { return "127.0.0.1" }
+        if bytes.allSatisfy({ $0 == 0 }) { return "::1" }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {  // ::ffff:a.b.c.d
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
     }
 
     static func allPIDs() -> [pid_t] {

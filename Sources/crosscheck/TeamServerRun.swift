@@ -309,7 +309,7 @@ extension RunCommand {
             throw CommandExit(.noInput, "crosscheck run: \(error)")
         }
         defer { server.stop() }
-        if !quiet { printError("crosscheck run: \(server.name) (pid \(server.pid)) listens on port \(server.port); profile \(profile.rawValue)\(teamServer.profile == nil ? " (told from its source; --profile to say)" : "")") }
+        if !quiet { printError("crosscheck run: \(server.name) (pid \(server.pid)) listens on port \(server.port) (reached at \(server.host)); profile \(profile.rawValue)\(teamServer.profile == nil ? " (told from its source; --profile to say)" : "")") }
         var options = RemoteOptions()
         options.inProcess = server
         options.profile = profile
@@ -334,7 +334,7 @@ extension RunCommand {
             ("crosscheck.server.folder", script.deletingLastPathComponent().path),
             ("crosscheck.server.python", "\(environment.python) (\(environment.source))"),
             ("crosscheck.server.stdin", "end-of-file (nobody types at it)"),
-            ("crosscheck.server.port", String(server.port)), ("crosscheck.server.pid", String(server.pid)),
+            ("crosscheck.server.port", String(server.port)), ("crosscheck.server.host", server.host), ("crosscheck.server.pid", String(server.pid)),
             ("crosscheck.server.ended", running ? "stopped by crosscheck with its process group" : "on its own during the run"),
             ("crosscheck.server.log", launch.logPath), ("crosscheck.profile", profile.rawValue),
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),

@@ -48,7 +48,8 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         let group = try XCTUnwrap(checked.group, "the server printed its PGID: \(checked.log)\n\(checked.output)", file: file, line: line)
         XCTAssertEqual(Self.processes(inGroup: group), [], "processes of the server's group left behind", file: file, line: line)
         if let port = checked.property("crosscheck.server.port").flatMap(UInt16.init) {
-            XCTAssertThrowsError(try TCPProbe.connect(port), "port \(port) still accepts connections", file: file, line: line)
+            let host = checked.property("crosscheck.server.host") ?? "127.0.0.1"
+            XCTAssertThrowsError(try TCPProbe.connect(port, host: host), "\(host) port \(port) still accepts connections", file: file, line: line)
         }
     }
 
@@ -75,6 +76,14 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         let checked = Checked(status: outcome.status, output: outcome.stdout + outcome.stderr,
                               log: try String(contentsOf: log, encoding: .utf8), report: try String(contentsOf: report, encoding: .utf8))
         XCTAssertTrue(checked.output.contains("calls socket.accept() while it is imported") && checked.output.contains("as its own process"), checked.output)
+        assertReached(checked)
+        try assertNothingLeft(checked)
+    }
+
+    func testServerBoundToItsOwnAddress_isReachedThere() throws {
+        let checked = try check("other_address.py")
+        XCTAssertEqual(checked.status, 1, checked.output)
+        XCTAssertEqual(checked.property("crosscheck.server.host"), "127.0.0.7")
         assertReached(checked)
         try assertNothingLeft(checked)
     }
@@ -176,13 +185,13 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
 enum TCPProbe {
     struct Refused: Error {}
 
-    static func connect(_ port: UInt16) throws {
+    static func connect(_ port: UInt16, host: String = "127.0.0.1") throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
