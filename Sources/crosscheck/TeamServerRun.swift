@@ -53,9 +53,11 @@ struct TeamServerOptions: ParsableArguments {
     /// raised), 69 for a module the machine lacks; both with Python's traceback.
     /// `run` loads a FILE.py:NAME as `python3 FILE.py` run in its folder would see it (its folder as the
     /// working directory, `--server-arg`s, PYTHONPATH, an empty stdin); `.ownLoop` is thrown on.
-    func load(_ spec: String, interpreter: PythonInterpreter) throws -> TeamServer {
-        try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: checks.timeout.value, interpreter: interpreter, command: "run",
-                      runInFolder: true, arguments: arguments, pythonPath: ProcessInfo.processInfo.environment["PYTHONPATH"] ?? "")
+    /// `sitePackages`: a virtual environment's, before PYTHONPATH's folders.
+    func load(_ spec: String, interpreter: PythonInterpreter, sitePackages: String? = nil) throws -> TeamServer {
+        let pythonPath = ([sitePackages] + [ProcessInfo.processInfo.environment["PYTHONPATH"]]).compactMap { $0 }.filter { !$0.isEmpty }
+        return try Self.load(spec, searchPath: searchPath, logPath: logPath, timeout: checks.timeout.value, interpreter: interpreter, command: "run",
+                             runInFolder: true, arguments: arguments, pythonPath: pythonPath.joined(separator: ":"))
     }
 
     /// The one way every command (`run`, `fuzz`, `replay`) loads `--server`, with its exit codes.
@@ -111,8 +113,8 @@ struct TeamServerOptions: ParsableArguments {
 
 extension RunCommand {
     /// What both forms of `run --server` start with: the server loaded, its profile, the remote options.
-    func prepareTeamServer(_ spec: String, interpreter: PythonInterpreter) throws -> (TeamServer, RemoteOptions.Profile, RemoteOptions) {
-        let server = try teamServer.load(spec, interpreter: interpreter)
+    func prepareTeamServer(_ spec: String, interpreter: PythonInterpreter, sitePackages: String? = nil) throws -> (TeamServer, RemoteOptions.Profile, RemoteOptions) {
+        let server = try teamServer.load(spec, interpreter: interpreter, sitePackages: sitePackages)
         let profile = try teamServer.profile(for: server)
         if report.junit == nil { report.junit = "reports/junit.xml" }
         return (server, profile, teamServer.remoteOptions(profile: profile, server: server, seed: seed.value, strict: strict))
@@ -127,8 +129,8 @@ extension RunCommand {
     }
 
     /// `run --server`: the remote checks and audits against the team's server in this process.
-    func runTeamServer(_ spec: String, interpreter: PythonInterpreter, environmentNote: String = "") throws -> ExitCode {
-        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter)
+    func runTeamServer(_ spec: String, interpreter: PythonInterpreter, environmentNote: String = "", sitePackages: String? = nil) throws -> ExitCode {
+        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter, sitePackages: sitePackages)
         let quiet = report.quiet
         if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let latch = InterruptLatch()
@@ -155,13 +157,13 @@ extension RunCommand {
     /// server seat. What a client must know of it (paddings, digest, key mode) is found first, as
     /// `remote` finds it; a discovery step that did not pass is reported (it says why a
     /// conversation is missing).
-    func runTeamServerSessions(_ spec: String, interpreter: PythonInterpreter) throws -> ExitCode {
+    func runTeamServerSessions(_ spec: String, interpreter: PythonInterpreter, sitePackages: String? = nil) throws -> ExitCode {
         // Only an app named by --app is a client here (the run without it is the reference clients' alone).
         // Hosted before the server is loaded: loading moves this process to the server's folder, and
         // the app's folder, build and container paths are the command line's.
         let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: files.files, quiet: report.quiet)
         defer { hosted.forEach { $0.stop() } }
-        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter)
+        let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter, sitePackages: sitePackages)
         if !report.quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)) in the server seat of the sessions suite, profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let (discovered, discovery) = RemoteRun.discover(ServerAddress(host: server.name, port: 0), options: options)
         var seat = TeamServerSeat<any InProcessServer>(server: server, name: server.name, profile: profile == .rsaSocket ? .rsaSocket : .aesHTTPS) { outcome in
@@ -204,6 +206,18 @@ struct TeamEnvironment {
     let python: String
     /// Where it comes from, for the report: "--python", "the virtual environment DIR", "default".
     let source: String
+    /// The virtual environment's folder, when it is one.
+    var venv: URL?
+
+    /// `VENV/lib/pythonX.Y/site-packages` when the environment is Python `version` (its pyvenv.cfg's).
+    static func sitePackages(of venv: URL, version: String) -> String? {
+        let config = (try? String(contentsOf: venv.appendingPathComponent("pyvenv.cfg"), encoding: .utf8)) ?? ""
+        let versions = config.split(separator: "\n").filter { $0.hasPrefix("version") }
+            .compactMap { $0.split(separator: "=").last?.trimmingCharacters(in: .whitespaces) }
+        guard versions.contains(where: { $0 == version || $0.hasPrefix(version + ".") }) else { return nil }
+        let folder = venv.appendingPathComponent("lib/python\(version)/site-packages")
+        return FileManager.default.fileExists(atPath: folder.path) ? folder.path : nil
+    }
 
     static func find(near script: URL, given: String?) -> TeamEnvironment {
         if let given { return TeamEnvironment(python: given, source: "--python") }
@@ -230,7 +244,7 @@ struct TeamEnvironment {
                 for name in ["python3", "python"] {
                     let python = directory.appendingPathComponent("bin").appendingPathComponent(name).path
                     if FileManager.default.isExecutableFile(atPath: python) {
-                        return TeamEnvironment(python: python, source: "the virtual environment \(directory.path)")
+                        return TeamEnvironment(python: python, source: "the virtual environment \(directory.path)", venv: directory)
                     }
                 }
             }
@@ -261,21 +275,24 @@ extension RunCommand {
             if suites != nil { throw UsageError("--server FILE.py (its own process) runs the server checks; --suite sessions needs FILE.py:NAME, in-process") }
             return try runOwnProcess(script, environment: environment, because: nil)
         }
+        // A virtual environment's packages in-process: its site-packages on the embedded Debian
+        // python3's sys.path (after the file's folder), when it is of the embedded version; the
+        // harness's own imports (cryptography) stay Debian's.
         var note = ""
-        if let environment, environment.source != "--python", environment.python != "/usr/bin/python3" {
-            do {
-                try PythonExecutable.check(environment.python)
-                files.executable = environment.python
-                note = "its installation from \(environment.source)"
-            } catch {
-                note = "not \(environment.source) (\(error)): its packages are not seen in-process; give FILE.py alone to run it as its own process with that interpreter"
-                if !report.quiet { printError("crosscheck run: --server \(spec): the embedded Python is \(files.executable), \(note)") }
+        var sitePackages: String?
+        if let environment, environment.source != "--python", let venv = environment.venv {
+            if let found = TeamEnvironment.sitePackages(of: venv, version: PythonExecutable.embeddedVersion) {
+                sitePackages = found
+                note = "with the packages of \(environment.source) (\(found))"
+            } else {
+                note = "without the packages of \(environment.source): it is not Python \(PythonExecutable.embeddedVersion), which crosscheck embeds; give FILE.py alone to run it as its own process with that interpreter"
+                if !report.quiet { printError("crosscheck run: --server \(spec): in-process \(note)") }
             }
         }
         let interpreter = try files.interpreter()
         do {
-            return suites == nil ? try runTeamServer(spec, interpreter: interpreter, environmentNote: note)
-                : try runTeamServerSessions(spec, interpreter: interpreter)
+            return suites == nil ? try runTeamServer(spec, interpreter: interpreter, environmentNote: note, sitePackages: sitePackages)
+                : try runTeamServerSessions(spec, interpreter: interpreter, sitePackages: sitePackages)
         } catch let error as TeamServerError {
             guard case let .ownLoop(_, message, _) = error, let script, let environment else { throw error }
             if suites != nil { throw CommandExit(.noInput, "crosscheck run: \(error)\n--suite sessions needs the server in-process: put its loop under `if __name__ == \"__main__\":`, or leave out --suite sessions to check it as its own process") }

@@ -212,3 +212,86 @@ enum TCPProbe {
         return address.sin_port.bigEndian
     }
 }
+
+/// The team's environment and files, in-process and as its own process: a virtual environment
+/// beside the server, relative paths from the server's folder, stdin at end-of-file, install hints.
+final class TeamServerEnvironmentCLITests: XCTestCase {
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String, report: String) {
+        let directory = try makeTemporaryDirectory()
+        let report = directory.appendingPathComponent("report.xml")
+        let outcome = try CrosscheckBinary.run(["run", "--timeout", "3", "--junit", report.path,
+                                                "--server-log", directory.appendingPathComponent("server.log").path] + arguments)
+        return (outcome.status, outcome.stdout + outcome.stderr, (try? String(contentsOf: report, encoding: .utf8)) ?? "")
+    }
+
+    /// A folder with a server importing a module that only its `.venv/` has.
+    func teamFolderWithVenv() throws -> URL {
+        let folder = try makeTemporaryDirectory()
+        let venv = folder.appendingPathComponent(".venv")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "venv", "--without-pip", venv.path]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "python3 -m venv")
+        let site = venv.appendingPathComponent("lib/python3.11/site-packages")
+        try "GREETING = 'from the team venv'\n".write(to: site.appendingPathComponent("team_only_cc32.py"), atomically: true, encoding: .utf8)
+        try """
+            import socket
+            import team_only_cc32
+
+            def handle(conn, addr):
+                conn.sendall(team_only_cc32.GREETING.encode())
+
+            if __name__ == "__main__":
+                listener = socket.create_server(("127.0.0.1", 0))
+                while True:
+                    conn, addr = listener.accept()
+                    handle(conn, addr)
+                    conn.close()
+            """.write(to: folder.appendingPathComponent("venv_server.py"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    func testVenvBesideTheServer_isItsInterpreterAsItsOwnProcess_andItsPackagesInProcess() throws {
+        let folder = try teamFolderWithVenv()
+        let own = try run(["--server", folder.appendingPathComponent("venv_server.py").path])
+        XCTAssertEqual(own.status, 1, "it ran and was checked (it does not speak the protocol)\n\(own.output)")
+        XCTAssertTrue(own.report.contains("\(folder.path)/.venv/bin/python3 (the virtual environment \(folder.path)/.venv)"), own.report)
+        let inProcess = try run(["--server", folder.appendingPathComponent("venv_server.py").path + ":handle"])
+        XCTAssertEqual(inProcess.status, 1, "it loaded, importing the venv's module, and was checked\n\(inProcess.output)")
+        XCTAssertTrue(inProcess.report.contains("with the packages of the virtual environment \(folder.path)/.venv"), inProcess.report)
+    }
+
+    func testInProcess_relativePathsResolveInTheServersFolder_andArgumentsAreItsArgv() throws {
+        let server = TeamServerOwnProcessCLITests.servers.appendingPathComponent("reads_its_files.py").path
+        let checked = try run(["--server", server + ":handle", "--server-arg", "--verbose"])
+        XCTAssertEqual(checked.status, 1, "loaded (not 66) and checked\n\(checked.output)")
+        XCTAssertTrue(checked.report.contains("<testcase"), checked.output)
+    }
+
+    func testInProcess_readingStdin_isEndOfFileAndTheErrorSaysSo() throws {
+        let server = TeamServerOwnProcessCLITests.servers.appendingPathComponent("asks_passphrase.py").path
+        let checked = try run(["--server", server + ":listener"])
+        XCTAssertEqual(checked.status, 66, checked.output)
+        XCTAssertTrue(checked.output.contains("EOFError") && checked.output.contains("standard input") && checked.output.contains("--server-arg"), checked.output)
+    }
+
+    func testMissingCrypto_isNamedAsPyPIsPycryptodome_notDebiansCryptodome() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        probe.arguments = ["-c", "import Crypto"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        try XCTSkipIf(probe.terminationStatus == 0, "this machine's python3 has Crypto")
+        let folder = try makeTemporaryDirectory()
+        try "from Crypto.Cipher import AES\n\ndef handle(conn, addr):\n    pass\n".write(to: folder.appendingPathComponent("uses_crypto.py"), atomically: true, encoding: .utf8)
+        let inProcess = try run(["--server", folder.appendingPathComponent("uses_crypto.py").path + ":handle"])
+        XCTAssertEqual(inProcess.status, 69, inProcess.output)
+        XCTAssertTrue(inProcess.output.contains("pip install pycryptodome") && inProcess.output.contains("python3-pycryptodome provides 'Cryptodome', not 'Crypto'"), inProcess.output)
+        let own = try run(["--server", folder.appendingPathComponent("uses_crypto.py").path])
+        XCTAssertEqual(own.status, 69, own.output)
+        XCTAssertTrue(own.output.contains("pip install pycryptodome"), own.output)
+    }
+}
