@@ -218,6 +218,10 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
             tail += "\n[crosscheck] its port is taken: by another process, or by the connections of a run that just ended "
                 + "(TIME_WAIT, up to 60 s, for a server that does not set SO_REUSEADDR, as on the Pi): stop the other, or run again in a minute"
         }
+        if text.contains("Errno 99] Cannot assign requested address") {
+            tail += "\n[crosscheck] it binds an address this machine does not have (the Pi's own LAN address?): "
+                + "bind to \"\" or 0.0.0.0 (every address, the Pi's too), or take the address from an argument (--server-arg)"
+        }
         return tail
     }
 
