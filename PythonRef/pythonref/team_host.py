@@ -321,6 +321,16 @@ def _only_importing(what: str, factory: bool = False):
 
     for owner, name, _ in originals:
         setattr(owner, name, refuse(f"{owner.__name__}.{name}"))
+    # Sockets bound meanwhile: closed when the import fails, so the same file run as its own
+    # process (what a module-level loop gets instead) can bind its port again.
+    bound: list = []
+    original_bind = socket.socket.bind
+
+    def recording_bind(self: socket.socket, address: Any) -> None:
+        bound.append(self)
+        original_bind(self, address)
+
+    socket.socket.bind = recording_bind  # type: ignore[method-assign]
     importing = threading.get_ident()
     lock = threading.Lock()
     still = [True]  # importing: the watchdog may interrupt only then
@@ -336,7 +346,13 @@ def _only_importing(what: str, factory: bool = False):
     watchdog.start()
     try:
         yield
+    except BaseException:
+        for sock in bound:
+            with contextlib.suppress(OSError):
+                sock.close()
+        raise
     finally:
+        socket.socket.bind = original_bind  # type: ignore[method-assign]
         with lock:
             still[0] = False
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(importing), None)  # one not yet raised: dropped
@@ -359,14 +375,40 @@ def _load_failure(what: str, error: BaseException, factory: bool = False) -> str
     if isinstance(error, LoadTimedOut):
         return f"{what} did not return within {LOAD_LIMIT:g} s (see where it was, below): {_AT_MODULE_LEVEL}"
     if isinstance(error, FileNotFoundError):
-        return (f"{what} raised {type(error).__name__}: {error} (relative paths resolve against the folder crosscheck runs in, "
-                f"{os.getcwd()}, not the server's: run crosscheck from the server's folder, as the Pi runs it)")
+        return (f"{what} raised {type(error).__name__}: {error} (relative paths resolve against {os.getcwd()}, "
+                "the server file's folder, as `python3 server.py` run there would: put the file there, or give its path)")
+    if isinstance(error, EOFError):
+        return (f"{what} raised EOFError: {error}: it read its standard input, which crosscheck gives it as end-of-file "
+                "(no one types at it here): pass what it asks for with --server-arg ARG or an environment variable")
     return f"{what} raised {type(error).__name__}: {error}"
 
 
-def load(spec: str, search_path: str, log_path: str) -> dict:
+def _own_loop(spec: str, what: str, error: BaseException) -> dict:
+    """The module (or its factory) runs its own server loop: the harness runs the file as its own
+    process instead (`crosscheck run --server FILE.py`)."""
+    return {"err": "own-loop", "message": _load_failure(what, error), "traceback": _traceback_text()}
+
+
+def _prepare(path: str, argv: Optional[list], python_path: str) -> None:
+    """As `python3 FILE.py ARGS` run in the file's folder would see it: that folder as the working
+    directory, `sys.argv`, PYTHONPATH's folders on `sys.path` (after the file's own folder), and a
+    standard input that is at its end (nobody types at it here)."""
+    folder = os.path.dirname(path)
+    os.chdir(folder)
+    sys.argv = [os.path.basename(path)] + [str(arg) for arg in (argv or [])]
+    for entry in reversed([entry for entry in python_path.split(os.pathsep) if entry]):
+        entry = os.path.abspath(entry)
+        if entry not in sys.path:
+            sys.path.insert(1, entry)
+    with contextlib.suppress(OSError):
+        sys.stdin = open(os.devnull, encoding="utf-8")
+
+
+def load(spec: str, search_path: str, log_path: str, run_in_folder: bool = False, argv: Optional[list] = None,
+         python_path: str = "") -> dict:
     """Imports the object `spec` names: `FILE.py:NAME` or `MODULE:NAME` (found on `search_path`).
-    Returns {"ok": id, "kind": ...} or {"err": "bad-input" | "missing-module", "message", "traceback"}."""
+    `run_in_folder` (FILE.py): first as `python3 FILE.py ARGS` run in its folder would (`_prepare`).
+    Returns {"ok": id, "kind": ...} or {"err": "bad-input" | "missing-module" | "own-loop", "message", "traceback"}."""
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not name:
         return {"err": "bad-input", "message": f"'{spec}' is not FILE.py:NAME or MODULE:NAME", "traceback": ""}
@@ -381,6 +423,8 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
         folder = os.path.dirname(path)
         if folder not in sys.path:
             sys.path.insert(0, folder)  # its sibling modules import as they do on the Pi
+        if run_in_folder:
+            _prepare(path, argv, python_path)
         spec_object = importlib.util.spec_from_file_location(module_name, path)
         if spec_object is None or spec_object.loader is None:
             return {"err": "bad-input", "message": f"{target} cannot be loaded as a Python module", "traceback": ""}
@@ -396,6 +440,9 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
         except KeyboardInterrupt:
             sys.modules.pop(module_name, None)
             return {"err": "interrupted", "message": f"interrupted while importing {target}", "traceback": _traceback_text()}
+        except (ServesAtImport, LoadTimedOut) as error:
+            sys.modules.pop(module_name, None)
+            return _own_loop(spec, f"importing {target}", error)
         except BaseException as error:  # SyntaxError, a raise at import time, even SystemExit
             sys.modules.pop(module_name, None)
             return {"err": "bad-input", "message": _load_failure(f"importing {target}", error), "traceback": _traceback_text()}
@@ -425,6 +472,10 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
                 obj = obj()
         except KeyboardInterrupt:
             return {"err": "interrupted", "message": f"interrupted while calling {target}:{name}()", "traceback": _traceback_text()}
+        except (ServesAtImport, LoadTimedOut) as error:
+            if target.endswith(".py"):
+                return _own_loop(spec, f"{target}:{name}()", error)
+            return {"err": "bad-input", "message": _load_failure(f"{target}:{name}()", error, factory=True), "traceback": _traceback_text()}
         except BaseException as error:
             return {"err": "bad-input", "message": _load_failure(f"{target}:{name}()", error, factory=True), "traceback": _traceback_text()}
         name += "()"
@@ -455,7 +506,9 @@ def load(spec: str, search_path: str, log_path: str) -> dict:
 def _report_raise(hosted: _Hosted, error: BaseException) -> None:
     text = _traceback_text()
     print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
-    hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}", text)
+    note = (" (it read its standard input, which crosscheck gives it as end-of-file: pass what it asks for with "
+            "--server-arg ARG or an environment variable)") if isinstance(error, EOFError) else ""
+    hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}{note}", text)
 
 
 def _end_stream(sock: socket.socket) -> None:

@@ -523,7 +523,7 @@ def test_a_server_loop_at_module_level_is_refused_at_once_with_what_to_do(tmp_pa
         while True:
             conn, addr = server.accept()
     """, "conn")
-    assert accepting["err"] == "bad-input"
+    assert accepting["err"] == "own-loop"  # crosscheck run then runs the file as its own process
     assert "calls socket.accept() while it is imported" in accepting["message"]
     assert 'if __name__ == "__main__":' in accepting["message"] and "adapter" in accepting["message"]
     serving = load(tmp_path, "serves_forever.py", """
@@ -532,7 +532,7 @@ def test_a_server_loop_at_module_level_is_refused_at_once_with_what_to_do(tmp_pa
             def handle(self): pass
         socketserver.TCPServer(("127.0.0.1", 0), Handler).serve_forever()
     """, "Handler")
-    assert serving["err"] == "bad-input" and "serve_forever() while it is imported" in serving["message"]
+    assert serving["err"] == "own-loop" and "serve_forever() while it is imported" in serving["message"]
     # Restored afterwards: serving works again.
     assert socket.socket.accept.__name__ == "accept"
 
@@ -544,7 +544,7 @@ def test_an_import_that_never_returns_is_interrupted_at_the_limit(tmp_path, monk
         while True:
             time.sleep(0.01)
     """, "x")
-    assert spinning["err"] == "bad-input" and "did not return within 0.3 s" in spinning["message"]
+    assert spinning["err"] == "own-loop" and "did not return within 0.3 s" in spinning["message"]
     assert "spins_at_import.py" in spinning["traceback"]  # where it was
 
 
@@ -564,5 +564,64 @@ def test_a_main_that_serves_is_not_taken_for_a_factory(tmp_path):
             server.listen(1)
             server.accept()
     """, "main")
-    assert main["err"] == "bad-input"
+    assert main["err"] == "own-loop"
     assert "main() calls socket.accept(): it runs the server's own loop, not a factory" in main["message"]
+
+
+def test_a_refused_module_level_loop_leaves_its_port_free_for_its_own_process(tmp_path):
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    refused = load(tmp_path, "binds_then_accepts.py", f"""
+        import socket
+        server = socket.socket()
+        server.bind(("127.0.0.1", {port}))
+        server.listen(1)
+        conn, addr = server.accept()
+    """, "conn")
+    assert refused["err"] == "own-loop"
+    again = socket.socket()
+    again.bind(("127.0.0.1", port))  # raises EADDRINUSE if the refused import's socket were still open
+    again.close()
+
+
+def test_run_in_folder_is_python3_file_py_run_in_the_files_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setattr("sys.argv", list(__import__("sys").argv))
+    monkeypatch.setattr("sys.stdin", __import__("sys").stdin)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    folder = tmp_path / "pi"
+    (folder / "keys").mkdir(parents=True)
+    (folder / "keys" / "secret.txt").write_text("from-the-servers-folder")
+    (tmp_path / "libs").mkdir()
+    (tmp_path / "libs" / "team_helper_cc32.py").write_text("VALUE = 'on PYTHONPATH'\n")
+    (folder / "files_server.py").write_text(textwrap.dedent("""
+        import sys
+        import team_helper_cc32
+        SECRET = open("keys/secret.txt").read()
+        ARGS = sys.argv[1:]
+        try:
+            PASSPHRASE = input("passphrase: ")
+        except EOFError:
+            PASSPHRASE = None
+        def handle(conn, addr):
+            conn.sendall(SECRET.encode())
+    """))
+    loaded = team_host.load(str(folder / "files_server.py") + ":handle", "", str(tmp_path / "log.txt"), True,
+                            ["--port", "9999"], str(tmp_path / "libs"))
+    assert loaded.get("kind") == "socket-function", loaded
+    module = __import__("sys").modules["files_server"]
+    assert module.SECRET == "from-the-servers-folder" and os.getcwd() == str(folder)
+    assert module.ARGS == ["--port", "9999"] and module.PASSPHRASE is None
+    assert module.team_helper_cc32.VALUE == "on PYTHONPATH"
+
+
+def test_a_server_ended_by_its_empty_stdin_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setattr("sys.argv", list(__import__("sys").argv))
+    monkeypatch.setattr("sys.stdin", __import__("sys").stdin)
+    path = write(tmp_path, "asks_passphrase.py", "PASSPHRASE = input('passphrase: ')\ndef handle(conn, addr):\n    pass\n")
+    refused = team_host.load(path + ":handle", "", str(tmp_path / "log.txt"), True, [], "")
+    assert refused["err"] == "bad-input"
+    assert "EOFError" in refused["message"] and "standard input" in refused["message"] and "--server-arg" in refused["message"]

@@ -186,6 +186,33 @@ public struct Option<Value>: ArgumentDeclaration {
     }
 }
 
+/// `--name VALUE`, repeatable: every occurrence, in order (e.g. `--server-arg --port --server-arg 9000`).
+@propertyWrapper
+public struct RepeatedOption: ArgumentDeclaration {
+    private let box = Box<[String]>([])
+    private let given = Box(false)
+    private let name: String
+    private let valueName: String
+    private let help: String
+
+    public var wrappedValue: [String] {
+        get { box.value }
+        nonmutating set { box.value = newValue }
+    }
+    /// `$option`: whether the command line gave this option at least once.
+    public var projectedValue: Bool { given.value }
+
+    public init(name: String, value: String = "VALUE", help: String) {
+        self.name = name; self.valueName = value; self.help = help
+    }
+
+    var specs: [ArgumentSpec] {
+        let box = self.box
+        return [ArgumentSpec(kind: .option, names: [name], valueName: valueName, help: help + " (repeatable)", defaultText: nil,
+                             accept: { box.value.append($0) }, set: {}, given: given)]
+    }
+}
+
 /// `--name`: false unless given.
 @propertyWrapper
 public struct Flag: ArgumentDeclaration {

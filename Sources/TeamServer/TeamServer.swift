@@ -37,17 +37,24 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
 
     static let module = "pythonref.team_host"
 
-    /// Imports `spec` (`FILE.py:NAME`, or `MODULE:NAME` found on `searchPath`).
+    /// Imports `spec` (`FILE.py:NAME`, or `MODULE:NAME` found on `searchPath`). `runInFolder`
+    /// (FILE.py): as `python3 FILE.py ARGUMENTS` run in its folder would, the embedded interpreter
+    /// first moves to that folder (this whole process does: give it absolute paths from then on),
+    /// takes `arguments` as `sys.argv[1:]`, `pythonPath`'s folders on `sys.path`, and an empty stdin.
     /// - Throws: `TeamServerError`: what to fix, with Python's traceback.
-    public init(spec: String, searchPath: String?, logPath: String, timeout: TimeInterval, interpreter: PythonInterpreter) throws {
+    public init(spec: String, searchPath: String?, logPath: String, timeout: TimeInterval, interpreter: PythonInterpreter,
+                runInFolder: Bool = false, arguments: [String] = [], pythonPath: String = "") throws {
         let reply: PythonValue
         do {
-            reply = try interpreter.call(Self.module, "load", [.string(spec), .string(searchPath ?? ""), .string(logPath)])
+            reply = try interpreter.call(Self.module, "load", [.string(spec), .string(searchPath ?? ""), .string(logPath), .bool(runInFolder),
+                                                              .list(arguments.map(PythonValue.string)), .string(pythonPath)])
         } catch { throw TeamServerError.python(spec: spec, "\(error)") }
         let traceback = reply["traceback"]?.stringValue ?? ""
         switch reply["err"]?.stringValue {
         case "interrupted"?:
             throw TeamServerError.interrupted(spec: spec)
+        case "own-loop"?:
+            throw TeamServerError.ownLoop(spec: spec, message: reply["message"]?.stringValue ?? "", traceback: traceback)
         case "missing-module"?:
             throw TeamServerError.missingModule(spec: spec, module: reply["module"]?.stringValue ?? "",
                                                 message: reply["message"]?.stringValue ?? "", traceback: traceback)
@@ -157,27 +164,59 @@ public enum TeamServerError: Error, Equatable, CustomStringConvertible {
     case badInput(spec: String, message: String, traceback: String)
     /// The server imports a module this machine lacks (exit 69).
     case missingModule(spec: String, module: String, message: String, traceback: String)
+    /// Importing it (or calling its factory) started its own server loop: `run` runs the file as
+    /// its own process instead; elsewhere exit 66.
+    case ownLoop(spec: String, message: String, traceback: String)
     /// The harness's own Python half failed (exit 70).
     case python(spec: String, String)
     /// Ctrl-C while the server was being imported (exit 130).
     case interrupted(spec: String)
 
-    /// Debian's package for an importable module: `python3-` and the top-level name, lower-case,
-    /// `_` as `-`, where the module's name is not its distribution's (Debian's package index).
-    static func debianPackage(forModule module: String) -> String {
+    /// Where an importable module comes from: Debian's package (nil: Debian has none that provides
+    /// this name) and PyPI's distribution, for the modules Pi and phone servers import. Others: the
+    /// rule `python3-` + the top-level name, lower-case, `_` as `-`, and the name itself on PyPI.
+    static func packages(forModule module: String) -> (debian: String?, pypi: String) {
         let top = module.split(separator: ".").first.map(String.init) ?? module
-        // Only the names the rule gets wrong (yaml, serial, jwt, nacl, OpenSSL, PIL, … it gets right).
-        let known = ["Crypto": "pycryptodome", "Cryptodome": "pycryptodomex", "RPi": "rpi.gpio", "cv2": "opencv", "paho": "paho-mqtt"]
-        return "python3-" + (known[top] ?? top.lowercased().replacingOccurrences(of: "_", with: "-"))
+        let known: [String: (String?, String)] = [
+            // PyPI's pycryptodome installs `Crypto`; Debian's python3-pycryptodome installs only
+            // `Cryptodome` (PyPI's pycryptodomex), and Debian no longer ships a `Crypto`.
+            "Crypto": (nil, "pycryptodome"), "Cryptodome": ("python3-pycryptodome", "pycryptodomex"),
+            "rsa": ("python3-rsa", "rsa"), "cryptography": ("python3-cryptography", "cryptography"),
+            "OpenSSL": ("python3-openssl", "pyOpenSSL"), "nacl": ("python3-nacl", "PyNaCl"), "jwt": ("python3-jwt", "PyJWT"),
+            "yaml": ("python3-yaml", "PyYAML"), "serial": ("python3-serial", "pyserial"), "RPi": ("python3-rpi.gpio", "RPi.GPIO"),
+            "cv2": ("python3-opencv", "opencv-python"), "PIL": ("python3-pil", "Pillow"), "paho": ("python3-paho-mqtt", "paho-mqtt"),
+            "flask": ("python3-flask", "Flask"), "flask_cors": ("python3-flask-cors", "Flask-Cors"),
+            "flask_socketio": ("python3-flask-socketio", "Flask-SocketIO"), "socketio": ("python3-socketio", "python-socketio"),
+            "dotenv": ("python3-dotenv", "python-dotenv"), "bluetooth": ("python3-bluez", "PyBluez"), "smbus": ("python3-smbus", "smbus"),
+            "zmq": ("python3-zmq", "pyzmq"), "gnupg": ("python3-gnupg", "python-gnupg"), "Adafruit_DHT": (nil, "Adafruit_DHT"),
+            "board": (nil, "adafruit-blinka"), "picamera": ("python3-picamera", "picamera"), "picamera2": ("python3-picamera2", "picamera2"),
+            "pyaes": ("python3-pyaes", "pyaes"), "ecdsa": ("python3-ecdsa", "ecdsa"), "bcrypt": ("python3-bcrypt", "bcrypt"),
+            "websockets": ("python3-websockets", "websockets"), "aiohttp": ("python3-aiohttp", "aiohttp"),
+            "requests": ("python3-requests", "requests"), "numpy": ("python3-numpy", "numpy"), "psutil": ("python3-psutil", "psutil"),
+            "netifaces": ("python3-netifaces", "netifaces"), "gpiozero": ("python3-gpiozero", "gpiozero"),
+        ]
+        if let (debian, pypi) = known[top] { return (debian, pypi) }
+        return ("python3-" + top.lowercased().replacingOccurrences(of: "_", with: "-"), top)
+    }
+
+    /// What to install for `module`, said for the interpreter that lacks it.
+    static func installHint(module: String, python: String) -> String {
+        let (debian, pypi) = packages(forModule: module)
+        let pip = "pip install \(pypi) in a virtual environment beside the server (.venv/ or venv/, which crosscheck uses) or for \(python)"
+        guard let debian else {
+            let note = module.split(separator: ".").first == "Crypto" ? " (Debian's python3-pycryptodome provides 'Cryptodome', not 'Crypto')" : ""
+            return "PyPI: \(pip); Debian has no package for it\(note)"
+        }
+        return "Debian: apt-get install \(debian); or PyPI: \(pip)"
     }
 
     public var description: String {
         switch self {
-        case let .badInput(spec, message, traceback):
+        case let .badInput(spec, message, traceback), let .ownLoop(spec, message, traceback):
             return "--server \(spec): \(message)" + (traceback.isEmpty ? "" : "\n\(traceback)")
         case let .missingModule(spec, module, message, traceback):
-            let package = module.isEmpty ? "" : " (Debian: apt-get install \(Self.debianPackage(forModule: module)); or pip install it for /usr/bin/python3)"
-            return "--server \(spec): \(message): the embedded Python (/usr/bin/python3) lacks module '\(module)'\(package)\n\(traceback)"
+            let hint = module.isEmpty ? "" : " (\(Self.installHint(module: module, python: "the embedded Python")))"
+            return "--server \(spec): \(message): the embedded Python lacks module '\(module)'\(hint)\n\(traceback)"
         case let .python(spec, message):
             return "--server \(spec): the harness's Python side failed: \(message)"
         case let .interrupted(spec):

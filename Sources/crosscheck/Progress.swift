@@ -1,4 +1,5 @@
 import Foundation
+import TeamServer
 import CommandLineKit
 import Conformance
 import Reports
@@ -24,7 +25,10 @@ final class InterruptLatch: @unchecked Sendable {
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
-            if receivedSignal != 0 { _exit(ExitCode.interrupted.rawValue) }
+            if receivedSignal != 0 {
+                OwnProcessServer.killRunningGroup()  // a team's server run as its own process goes too
+                _exit(ExitCode.interrupted.rawValue)
+            }
             receivedSignal = number
             interruptNotice.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
         }

@@ -52,10 +52,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
+        if let spec = teamServer.spec { return try runTeamServerEntry(spec) }
         let interpreter = try files.interpreter()
-        if let spec = teamServer.spec {
-            return suites == nil ? try runTeamServer(spec, interpreter: interpreter) : try runTeamServerSessions(spec, interpreter: interpreter)
-        }
         let python = PythonPeer(interpreter: interpreter)
         let versions = (try? python.versions()) ?? [:]
         let sessions = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: python)], inProcess: transport != .loopback,
