@@ -52,6 +52,23 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(unanchored.code, Int(errSecNotTrusted))
     }
 
+    /// Apple's SecTrust.c: `SecTrustGetCertificateCount` and `SecTrustGetCertificateAtIndex` (past the
+    /// leaf) evaluate first; `SecTrustGetTrustResult` evaluates nothing and reads the last result.
+    func testCertificateCountAndIndex_evaluateFirst_trustResultDoesNot() throws {
+        var trust: SecTrust?
+        XCTAssertEqual(SecTrustCreateWithCertificates([try certificate("server")] as CFArray, SecPolicyCreateSSL(true, "localhost" as CFString), &trust),
+                       errSecSuccess)
+        XCTAssertEqual(SecTrustSetAnchorCertificates(trust!, [try certificate("ca")] as CFArray), errSecSuccess)
+        var result = SecTrustResultType.unspecified
+        XCTAssertEqual(SecTrustGetTrustResult(trust!, &result), errSecSuccess)
+        XCTAssertEqual(result, .invalid, "nothing has evaluated it yet")
+        XCTAssertEqual(SecTrustGetCertificateCount(trust!), 2, "the leaf and its anchor: it evaluated")
+        XCTAssertEqual(SecTrustGetTrustResult(trust!, &result), errSecSuccess)
+        XCTAssertEqual(result, .unspecified, "the count's evaluation is the last result")
+        XCTAssertEqual(SecTrustGetCertificateAtIndex(trust!, 1).map { SecCertificateCopyData($0) as Data }, SecCertificateCopyData(try certificate("ca")) as Data)
+        XCTAssertNil(SecTrustGetCertificateAtIndex(trust!, 2))
+    }
+
     func testRefusals_impostorExpiredWrongHost() throws {
         let impostor = evaluate([try certificate("impostor")], anchors: [try certificate("ca")])
         XCTAssertEqual(impostor.result, .recoverableTrustFailure)

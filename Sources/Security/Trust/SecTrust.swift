@@ -322,21 +322,30 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
     return false
 }
 
+/// The last evaluation's result, `.invalid` before any (Apple's SecTrust.c, `SecTrustGetTrustResult`:
+/// it reads `_trustResult` and evaluates nothing; the calls below that do evaluate set it).
 @discardableResult
 public func SecTrustGetTrustResult(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
     result.pointee = trust.evaluation?.result ?? .invalid
     return errSecSuccess
 }
 
+/// The evaluated chain's length, evaluating first (Apple's SecTrust.c, `SecTrustGetCertificateCount`:
+/// `SecTrustEvaluateIfNecessary`, then the chain's count, or 1 without a chain). Before issue 38 this
+/// returned the certificates given (1 for a leaf alone) until something else evaluated.
 @discardableResult
 public func SecTrustGetCertificateCount(_ trust: SecTrust) -> CFIndex {
-    trust.evaluation.map { $0.chain.count } ?? trust.certificates.count
+    let chain = trust.evaluate().chain
+    return chain.isEmpty ? 1 : chain.count
 }
 
+/// The leaf without evaluating; any other index from the evaluated chain, evaluating first
+/// (Apple's SecTrust.c, `SecTrustGetCertificateAtIndex`).
 @discardableResult
 public func SecTrustGetCertificateAtIndex(_ trust: SecTrust, _ ix: CFIndex) -> SecCertificate? {
-    let list = trust.evaluation?.chain ?? trust.certificates
-    return list.indices.contains(ix) ? list[ix] : nil
+    if ix == 0 { return trust.certificates.first }
+    let chain = trust.evaluate().chain
+    return chain.indices.contains(ix) ? chain[ix] : nil
 }
 
 /// The evaluated chain, leaf first (evaluating first if needed).
