@@ -52,14 +52,14 @@ enum AppPeerKeyChecks {
         for (index, format) in scheme.keyFormats.enumerated() {
             let lengths = index == 0 ? [0, 32] : [32]
             for length in lengths {
-                let plaintext = context.bytes(length, for: "\(app.identifier).\(prefix).\(format).len\(length)")
+                let plaintext = text(context, length, "\(app.identifier).\(prefix).\(format).len\(length)")
                 toPython.add(profile, "\(prefix).\(format).len\(length).python-decrypts", weaknesses: weaknesses) {
                     try decrypts(context, app, scheme, padding, format: format, plaintext: plaintext)
                 }
             }
             if index == 0 {
                 toPython.add(profile, "\(prefix).\(format).max.python-decrypts", weaknesses: weaknesses) {
-                    let plaintext = context.bytes(padding.maxPlaintextLength(modulusBytes: 256), for: "\(app.identifier).\(prefix).max")
+                    let plaintext = text(context, padding.maxPlaintextLength(modulusBytes: 256), "\(app.identifier).\(prefix).max")
                     return try decrypts(context, app, scheme, padding, format: format, plaintext: plaintext)
                 }
             }
@@ -85,6 +85,12 @@ enum AppPeerKeyChecks {
                 }
             }
         }
+    }
+
+    /// `length` bytes of ASCII text (base64 of the seed's bytes): what apps encrypt to the Pi is
+    /// text (a command, a token), and helpers take `String`.
+    static func text(_ context: SuiteContext, _ length: Int, _ label: String) -> Data {
+        Data(context.bytes(length, for: label).base64EncodedString().prefix(length).utf8)
     }
 
     /// The app encrypts `plaintext` to a fresh Pi key in `format`; PythonRef decrypts with the declared padding.

@@ -70,7 +70,8 @@ public struct AppPackage: Sendable {
         return files.sorted()
     }
 
-    /// Refuses a folder crosscheck cannot host: no adapter, or an entry point of its own.
+    /// Refuses a folder crosscheck cannot host: no adapter, or a file named as a generated one.
+    /// (Files with an entry point of their own are left out by `select`, with a note.)
     public func check(_ files: [String]) throws {
         var foundAdapter = false
         for file in files {
@@ -78,21 +79,119 @@ public struct AppPackage: Sendable {
             if file == Self.generatedMain || file == Self.generatedImplicitImports {
                 throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "a file named \(file)")
             }
-            if (file as NSString).lastPathComponent == "main.swift" {
-                throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "main.swift")
+            if Self.definesAdapter(text) { foundAdapter = true }
+        }
+        guard foundAdapter else { throw AppBuildError.noAdapter(directory: sources.path, files: files) }
+    }
+
+    public static func definesAdapter(_ text: String) -> Bool {
+        text.split(separator: "\n").contains { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return !trimmed.hasPrefix("//") && trimmed.range(of: #"func\s+makeAppUnderTest\s*\("#, options: .regularExpression) != nil
+        }
+    }
+
+    /// The app's files as crosscheck builds them: which Swift files go in, which are left out and
+    /// why, and the resources that go beside the host (`Bundle.main`).
+    public struct Selection: Equatable, Sendable {
+        public var swiftFiles: [String]
+        /// (file, why), for the run's notes.
+        public var leftOut: [LeftOut]
+        public var resources: [String]
+    }
+
+    public struct LeftOut: Equatable, Sendable, CustomStringConvertible {
+        public let file: String
+        public let reason: String
+        public init(file: String, reason: String) { self.file = file; self.reason = reason }
+        public var description: String { "\(file): \(reason)" }
+    }
+
+    /// Frameworks of the app's UI, which crosscheck does not provide: a file importing one is
+    /// left out (its crypto belongs in files of their own, which is how the adapter reaches it).
+    public static let uiFrameworks: Set<String> = ["UIKit", "SwiftUI", "AppKit", "Cocoa", "WatchKit", "MessageUI", "SafariServices"]
+
+    /// Picks the files to build from `candidates` (paths relative to `sources`): leaves out the
+    /// ones matching an `excludes` glob (fnmatch(3), against the path and the file name), the ones
+    /// importing a UI framework, and entry points (`main.swift`, `@main`, `@UIApplicationMain`),
+    /// each with its reason. `resourceCandidates`: nil for a plain folder (its files that are not
+    /// code are resources, as a folder reference's are), or the Xcode target's Resources phase.
+    public func select(_ candidates: [String], excludes: [String], resourceCandidates: [String]? = nil) -> Selection {
+        var selection = Selection(swiftFiles: [], leftOut: [], resources: [])
+        let excluded = { (file: String) -> String? in
+            excludes.first { pattern in
+                fnmatch(pattern, file, 0) == 0 || fnmatch(pattern, (file as NSString).lastPathComponent, 0) == 0
             }
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("@main") || trimmed.hasPrefix("@UIApplicationMain") || trimmed.hasPrefix("@NSApplicationMain") {
-                    throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: index + 1,
-                                                      what: String(trimmed.prefix { !$0.isWhitespace }))
-                }
-                if !trimmed.hasPrefix("//"), trimmed.range(of: #"func\s+makeAppUnderTest\s*\("#, options: .regularExpression) != nil {
-                    foundAdapter = true
+        }
+        for file in candidates {
+            if let pattern = excluded(file) { selection.leftOut.append(LeftOut(file: file, reason: "excluded by --app-exclude \(pattern)")); continue }
+            if (file as NSString).lastPathComponent == "main.swift" {
+                selection.leftOut.append(LeftOut(file: file, reason: "main.swift is the app's entry point; crosscheck makes its own"))
+                continue
+            }
+            let text = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? ""
+            if let reason = Self.reasonToLeaveOut(text) { selection.leftOut.append(LeftOut(file: file, reason: reason)); continue }
+            selection.swiftFiles.append(file)
+        }
+        let resources = resourceCandidates ?? Self.resourceFiles(in: sources)
+        selection.resources = resources.filter { excluded($0) == nil }
+        return selection
+    }
+
+    /// Why a Swift file cannot be built here, or nil.
+    static func reasonToLeaveOut(_ text: String) -> String? {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("@main") || trimmed.hasPrefix("@UIApplicationMain") || trimmed.hasPrefix("@NSApplicationMain") {
+                return "line \(index + 1): \(trimmed.prefix { !$0.isWhitespace }) is the app's entry point; crosscheck makes its own"
+            }
+            if let match = trimmed.range(of: #"^(@testable\s+|@_exported\s+)?import\s+(class\s+|struct\s+|enum\s+|func\s+)?([A-Za-z_]+)"#, options: .regularExpression) {
+                let module = trimmed[match].split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map { String($0.split(separator: ".")[0]) } ?? ""
+                if uiFrameworks.contains(module) {
+                    return "line \(index + 1): imports \(module) (the app's UI), which crosscheck does not provide; keep crypto code in files without UI imports"
                 }
             }
         }
-        guard foundAdapter else { throw AppBuildError.noAdapter(directory: sources.path, files: files) }
+        return nil
+    }
+
+    /// Files of the folder that are not code (a `.der`, `.pem`, `.json`, …): what an app bundles.
+    static func resourceFiles(in folder: URL) -> [String] {
+        let code: Set<String> = ["swift", "h", "m", "mm", "c", "cpp", "md", "pbxproj", "xcscheme", "xcworkspacedata", "resolved", "entitlements", "xcconfig"]
+        return XcodeProject.files(under: folder).filter { file in
+            let parts = file.split(separator: "/")
+            guard !parts.contains(where: { $0 == ".build" || $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") || $0.hasSuffix(".xcassets") }) else { return false }
+            return !code.contains((file as NSString).pathExtension.lowercased()) && (file as NSString).lastPathComponent != "Package.swift"
+                && !file.hasPrefix("build-root/")
+        }
+    }
+
+    /// Names beside the host that are crosscheck's own.
+    static let reservedNames: Set<String> = ["Package.swift", "Package.resolved", "build.log", executableName, "Sources"]
+
+    /// Copies `resources` beside the built host, as an app bundle holds them: flat, by file name
+    /// (Xcode copies a group's files to the bundle's root). On Linux, Foundation's `Bundle.main` is
+    /// the executable's folder, so `Bundle.main.url(forResource:withExtension:)` and
+    /// `Bundle(for:)` find them there. Returns notes for those not copied.
+    @discardableResult
+    public func installResources(_ resources: [String]) throws -> [LeftOut] {
+        var notes: [LeftOut] = []
+        var taken: [String: String] = [:]
+        let installed = directory.appendingPathComponent(".resources-installed")
+        for old in ((try? String(contentsOf: installed, encoding: .utf8)) ?? "").split(separator: "\n") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(String(old)))
+        }
+        for file in resources {
+            let name = (file as NSString).lastPathComponent
+            if Self.reservedNames.contains(name) { notes.append(LeftOut(file: file, reason: "its name is one of crosscheck's files beside the host; rename it")); continue }
+            if let first = taken[name] { notes.append(LeftOut(file: file, reason: "another resource, \(first), has its name; the bundle holds one")); continue }
+            taken[name] = file
+            let target = directory.appendingPathComponent(name)
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: sources.appendingPathComponent(file), to: target)
+        }
+        try Data(taken.keys.sorted().joined(separator: "\n").utf8).write(to: installed)
+        return notes
     }
 
     // MARK: writing the package

@@ -21,6 +21,10 @@ struct AppOptions: ParsableArguments {
     var requestTimeout: Double = 60
     @Option(name: "--app-user", value: "present|absent|cancel", help: "the simulated user who answers the app's biometry and passcode prompts (items and keys with kSecAttrAccessControl): present authenticates, cancel taps Cancel (errSecUserCanceled), absent fails (errSecAuthFailed)")
     var appUser: String = "present"
+    @Option(name: "--app-exclude", value: "GLOB[,GLOB…]", help: "files of --app DIR not to build, as fnmatch globs against each file's path in the folder and its name (e.g. 'Legacy/*,*Tests.swift'); files importing UIKit or SwiftUI, main.swift and @main files are left out anyway, each with a note")
+    var exclude: String = ""
+    @Option(name: "--app-target", value: "NAME", help: "with --app an Xcode project (DIR/NAME.xcodeproj, or a folder holding one): the target whose Swift files (its Sources phase) and resources are the app; default: its one app target")
+    var target: String?
     @Option(name: "--ios", value: "VERSION", help: "the iOS version the app's Apple modules behave as where iOS versions differ (e.g. from 17.4 a PKCS#1 v1.5 decryption with the wrong key returns a random message instead of an error); default \(AppTargetIOS.defaultVersion), the current iOS")
     var ios: String = AppTargetIOS.defaultVersion
     init() {}
@@ -42,14 +46,26 @@ struct AppOptions: ParsableArguments {
     func apps(files: ProjectFiles, quiet: Bool) throws -> [HostedApp] {
         guard let app else { return try SeedApps.identifiers.map(hostedSeed) }
         if SeedApps.identifiers.contains(app) { return [try hostedSeed(app)] }
-        let package = AppPackage(sources: URL(fileURLWithPath: app), checkout: Self.checkout(files),
+        let project: XcodeProject?
+        do { project = try XcodeProject.find(at: URL(fileURLWithPath: app)).map(XcodeProject.init(bundle:)) } catch {
+            throw CommandExit(.noInput, "crosscheck run: --app \(app): \(error)")
+        }
+        if project == nil, target != nil { throw UsageError("--app-target names a target of an Xcode project; --app \(app) holds no .xcodeproj") }
+        let package = AppPackage(sources: project?.root ?? URL(fileURLWithPath: app), checkout: Self.checkout(files),
                                  buildRoot: URL(fileURLWithPath: "reports/app-build"))
         do {
-            let swiftFiles = try package.swiftFiles()
+            let selection = try Self.select(package, project: project, target: target, excludes: exclude.split(separator: ",").map(String.init))
+            for note in selection.leftOut where !quiet { printError("crosscheck run: left out \(note)") }
+            let swiftFiles = selection.swiftFiles
+            guard !swiftFiles.isEmpty else { throw AppBuildError.noSwiftFiles(package.sources.path) }
             try package.check(swiftFiles)
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })
+            for note in try package.installResources(selection.resources) where !quiet { printError("crosscheck run: resource not bundled: \(note)") }
+            if !quiet, !selection.resources.isEmpty {
+                printError("crosscheck run: \(selection.resources.count) resource file(s) beside the host, in Bundle.main: \(selection.resources.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
+            }
             let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
             let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
@@ -65,6 +81,22 @@ struct AppOptions: ParsableArguments {
         } catch let error as HostStartError {
             throw CommandExit(.unavailable, "crosscheck run: --app \(app): the app was built but its host did not start: \(error)")
         }
+    }
+
+    /// The files to build: a folder's Swift files, or an Xcode target's (its Sources phase) plus the
+    /// adapter files beside the project that no target holds; `--app-exclude`, UI files and entry
+    /// points left out (AppPackage.select).
+    static func select(_ package: AppPackage, project: XcodeProject?, target: String?, excludes: [String]) throws -> AppPackage.Selection {
+        guard let project else { return package.select(try package.swiftFiles(), excludes: excludes) }
+        let chosen: XcodeProject.Target
+        do { chosen = try project.target(target) } catch { throw CommandExit(.noInput, "crosscheck run: --app \(project.bundle.path): \(error)") }
+        let inTargets = Set(project.targets().flatMap(\.swiftFiles))
+        let adapters = ((try? package.swiftFiles()) ?? []).filter { file in
+            !inTargets.contains(file) && AppPackage.definesAdapter((try? String(contentsOf: package.sources.appendingPathComponent(file), encoding: .utf8)) ?? "")
+        }
+        var selection = package.select(chosen.swiftFiles + adapters, excludes: excludes, resourceCandidates: chosen.resources)
+        selection.leftOut += chosen.otherSources.map { AppPackage.LeftOut(file: $0, reason: "not Swift (the target's Objective-C or C sources are not built)") }
+        return selection
     }
 
     /// A seed app in `crosscheck app-host SEED`, this very binary, in a container of its own.
