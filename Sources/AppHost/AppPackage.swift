@@ -166,6 +166,53 @@ public struct AppPackage: Sendable {
         }
     }
 
+    /// App files that nothing the adapter calls can reach, by name: from the adapter's files, a
+    /// file is reached when a name it declares (a type, function, property, or an init's first
+    /// label) occurs as a word in a reached file. What is left was built but no check exercises it
+    /// (a request signer with no capability adopted for it): the run says so, with the names looked
+    /// for. By name only, so a name shared with another file counts as reached: it never reports
+    /// reached code, it may miss some unreached code. Returns (file, its declared names).
+    public func unreachedFiles(_ files: [String]) -> [(file: String, names: [String])] {
+        var texts: [String: String] = [:]
+        for file in files { texts[file] = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? "" }
+        let declared = texts.mapValues(Self.declaredNames)
+        var reached = Set(files.filter { Self.definesAdapter(texts[$0] ?? "") })
+        var words = Set(reached.flatMap { Self.words(texts[$0] ?? "") })
+        var changed = true
+        while changed {
+            changed = false
+            for file in files where !reached.contains(file) && !(declared[file] ?? []).isDisjoint(with: words) {
+                reached.insert(file)
+                words.formUnion(Self.words(texts[file] ?? ""))
+                changed = true
+            }
+        }
+        return files.filter { !reached.contains($0) && !(declared[$0] ?? []).isEmpty }.map { ($0, (declared[$0] ?? []).sorted()) }
+    }
+
+    static func declaredNames(_ text: String) -> Set<String> {
+        // Types, functions, static and top-level properties, inits' first labels; not the local
+        // variables of function bodies (`let key`), which would match any file.
+        let pattern = #"(?:\b(?:class|struct|enum|actor|protocol|typealias|func|static\s+let|static\s+var|^let|^var)\s+([A-Za-z_][A-Za-z0-9_]*))|(?:\binit[?!]?\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[A-Za-z_ ]*:)"#
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+        var names = Set<String>()
+        for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+            let line = String(line)
+            for match in regex.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                for group in 1...2 {
+                    if let range = Range(match.range(at: group), in: line), line[range] != "_" { names.insert(String(line[range])) }
+                }
+            }
+        }
+        return names
+    }
+
+    /// The words of the code, without comments and string literals (a summary that names a type does not use it).
+    static func words(_ text: String) -> Set<String> {
+        let code = text.replacingOccurrences(of: #"//[^\n]*|"(?:[^"\\\n]|\\.)*""#, with: " ", options: .regularExpression)
+        return Set(code.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+    }
+
     /// Names beside the host that are crosscheck's own.
     static let reservedNames: Set<String> = ["Package.swift", "Package.resolved", "build.log", executableName, "Sources"]
 

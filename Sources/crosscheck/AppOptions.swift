@@ -59,6 +59,10 @@ struct AppOptions: ParsableArguments {
             let swiftFiles = selection.swiftFiles
             guard !swiftFiles.isEmpty else { throw AppBuildError.noSwiftFiles(package.sources.path) }
             try package.check(swiftFiles)
+            for (file, names) in package.unreachedFiles(swiftFiles) {
+                printError("crosscheck run: no check exercises \(file): nothing the adapter calls uses what it declares (\(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")); "
+                           + "adopt the capability for what it does in the adapter (PeerKeyEncryption for encrypting to the Pi's key, RequestSigning for a request signer, …) or leave it out with --app-exclude")
+            }
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })

@@ -169,6 +169,19 @@ final class AppPackageTests: XCTestCase {
         }
     }
 
+    func testUnreachedFiles_theSignerNoCapabilityCalls_isNamed() throws {
+        let source = try folder([
+            "Crypto.swift": "enum Sealer {\n    static func seal(_ d: Data) -> Data { d.sealedWith(KeyStore.key) }\n}\n",
+            "KeyStore.swift": "struct KeyStore { static let key = Data() }\nextension Data {\n    func sealedWith(_ key: Data) -> Data { self }\n}\n",
+            "Key+Init.swift": "extension SymmetricKey {\n    init?(base64EncodedString string: String) { nil }\n}\n",
+            "RequestSigner.swift": "// signs requests\nenum RequestSigner {\n    static func sign(method: String) -> String { method }\n}\n",
+            "Adapter.swift": "final class A { func seal(_ d: Data) -> Data { Sealer.seal(d) } ; let k = SymmetricKey(base64EncodedString: \"\") }\nfunc makeAppUnderTest() -> AppUnderTest { A() }\n",
+        ])
+        let unreached = package(source).unreachedFiles(try package(source).swiftFiles())
+        XCTAssertEqual(unreached.map(\.file), ["RequestSigner.swift"])
+        XCTAssertEqual(unreached.first?.names, ["RequestSigner", "sign"])
+    }
+
     func testPrepare_writesThePackage_copiesOnlyTheFolder_andNamesErrorsByTheirOriginalFiles() throws {
         let source = try folder(["Crypto.swift": "let x = 1\n", "Adapter.swift": "func makeAppUnderTest() -> AppUnderTest { A() }\n"])
         let root = try folder([:])

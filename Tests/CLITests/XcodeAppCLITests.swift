@@ -57,6 +57,20 @@ final class XcodeAppCLITests: XCTestCase {
         XCTAssertTrue(xml.contains("Fix: pass .rsaEncryptionOAEPSHA256 to SecKeyCreateEncryptedData"), xml)
     }
 
+    /// Issue 35's first finding: a signer that compiled and got zero checks, and nothing said so.
+    func testAdapterWithoutRequestSigning_theSignerIsNamedAsNeverExercised() throws {
+        let folder = try copy("xcode-app-no-signing", editing: "CrosscheckAdapter.swift") { text in
+            guard let start = text.range(of: "    let requestSigningScheme"), let end = text.range(of: "func makeAppUnderTest") else { return text }
+            return String(text[..<start.lowerBound]).replacingOccurrences(of: ", PeerKeyEncryption, RequestSigning {", with: ", PeerKeyEncryption {")
+                + "}\n\n" + String(text[end.lowerBound...])
+        }
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--suite", "roundtrip", "--filter", "pi-remote", "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("crosscheck run: no check exercises PiRemote/Crypto/RequestSigner.swift: nothing the adapter calls uses what it declares "
+                                              + "(RequestSigner, dataFromHex, sign); adopt the capability"), outcome.stderr)
+        XCTAssertFalse(outcome.stderr.contains("ServerKeyEncryptor.swift: nothing"), outcome.stderr)
+    }
+
     func testXcodeProject_excludeAndUnknownTarget() throws {
         let folder = try copy("xcode-app-exclude")
         let excluded = try CrosscheckBinary.run(["run", "--app", folder.path, "--app-exclude", "RequestSigner.swift", "--suite", "roundtrip", "--quiet"])
