@@ -3,7 +3,8 @@
 // the app's process runs over any `AppUnderTest`; `HostedApp` is the proxy crosscheck talks to,
 // adopting the same capability protocols, so the suites see one interface whether the app is a
 // seed app in process or a team's app out of process; `AppPackage` writes a small SwiftPM package
-// around the team's files (depending on this checkout by path) and builds it.
+// around the team's files (depending on this checkout by path) and builds it; `XcodeProject` reads
+// which files an Xcode target holds.
 // May import: AppUnderTest, Security (the in-memory keychain the host reports), Foundation.
 // Nothing of the harness: a team's package builds it too.
 //

@@ -138,6 +138,42 @@ public struct AppPackage: Sendable {
         return selection
     }
 
+    /// True when the folder is a Swift package of the team's own (a Package.swift at its root).
+    public var isSwiftPackage: Bool { FileManager.default.fileExists(atPath: sources.appendingPathComponent("Package.swift").path) }
+
+    /// A Swift package as the app: the Swift files of `Sources/<target>/` (every target under
+    /// Sources/ when `target` is nil) and adapter files outside Sources/ and Tests/; its manifests,
+    /// tests and plugins left out with a note; resources are the targets' non-code files (as
+    /// `resources: [.copy(…)]` or `.process(…)` would bundle them).
+    public func selectSwiftPackage(target: String?, excludes: [String]) throws -> Selection {
+        let all = try swiftFiles()
+        let prefix = target.map { "Sources/\($0)/" } ?? "Sources/"
+        if let target, !all.contains(where: { $0.hasPrefix(prefix) }) {
+            let targets = Set(all.filter { $0.hasPrefix("Sources/") }.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) }).sorted()
+            throw AppBuildError.noSwiftFiles("\(sources.path)/Sources/\(target) (the package's targets with Swift files: \(targets.joined(separator: ", ")))")
+        }
+        var notes: [LeftOut] = []
+        var candidates: [String] = []
+        for file in all {
+            let name = (file as NSString).lastPathComponent
+            if !file.contains("/"), name == "Package.swift" || name.hasPrefix("Package@swift") {
+                notes.append(LeftOut(file: file, reason: "the package's manifest; crosscheck writes its own around the app's files"))
+            } else if file.hasPrefix("Tests/") || file.hasPrefix("Plugins/") {
+                notes.append(LeftOut(file: file, reason: "the package's tests or plugins, not the app"))
+            } else if file.hasPrefix(prefix) {
+                candidates.append(file)
+            } else if file.hasPrefix("Sources/") {
+                notes.append(LeftOut(file: file, reason: "another target than --app-target \(target ?? "")"))
+            } else {
+                candidates.append(file)  // an adapter beside the package; check() insists on one
+            }
+        }
+        let resources = Self.resourceFiles(in: sources).filter { $0.hasPrefix(prefix) }
+        var selection = select(candidates, excludes: excludes, resourceCandidates: resources)
+        selection.leftOut = notes + selection.leftOut
+        return selection
+    }
+
     /// Why a Swift file cannot be built here, or nil.
     static func reasonToLeaveOut(_ text: String) -> String? {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

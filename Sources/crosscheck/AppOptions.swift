@@ -23,7 +23,7 @@ struct AppOptions: ParsableArguments {
     var appUser: String = "present"
     @Option(name: "--app-exclude", value: "GLOB[,GLOB…]", help: "files of --app DIR not to build, as fnmatch globs against each file's path in the folder and its name (e.g. 'Legacy/*,*Tests.swift'); files importing UIKit or SwiftUI, main.swift and @main files are left out anyway, each with a note")
     var exclude: String = ""
-    @Option(name: "--app-target", value: "NAME", help: "with --app an Xcode project (DIR/NAME.xcodeproj, or a folder holding one): the target whose Swift files (its Sources phase) and resources are the app; default: its one app target")
+    @Option(name: "--app-target", value: "NAME", help: "with --app an Xcode project (DIR/NAME.xcodeproj, or a folder holding one): the target whose Swift files (its Sources phase) and resources are the app, default its one app target; with --app a Swift package (a folder with Package.swift): the target under Sources/, default all of them")
     var target: String?
     @Option(name: "--ios", value: "VERSION", help: "the iOS version the app's Apple modules behave as where iOS versions differ (e.g. from 17.4 a PKCS#1 v1.5 decryption with the wrong key returns a random message instead of an error); default \(AppTargetIOS.defaultVersion), the current iOS")
     var ios: String = AppTargetIOS.defaultVersion
@@ -50,7 +50,6 @@ struct AppOptions: ParsableArguments {
         do { project = try XcodeProject.find(at: URL(fileURLWithPath: app)).map(XcodeProject.init(bundle:)) } catch {
             throw CommandExit(.noInput, "crosscheck run: --app \(app): \(error)")
         }
-        if project == nil, target != nil { throw UsageError("--app-target names a target of an Xcode project; --app \(app) holds no .xcodeproj") }
         let package = AppPackage(sources: project?.root ?? URL(fileURLWithPath: app), checkout: Self.checkout(files),
                                  buildRoot: URL(fileURLWithPath: "reports/app-build"))
         do {
@@ -91,7 +90,11 @@ struct AppOptions: ParsableArguments {
     /// adapter files beside the project that no target holds; `--app-exclude`, UI files and entry
     /// points left out (AppPackage.select).
     static func select(_ package: AppPackage, project: XcodeProject?, target: String?, excludes: [String]) throws -> AppPackage.Selection {
-        guard let project else { return package.select(try package.swiftFiles(), excludes: excludes) }
+        guard let project else {
+            if package.isSwiftPackage { return try package.selectSwiftPackage(target: target, excludes: excludes) }
+            if target != nil { throw UsageError("--app-target names a target of an Xcode project or a Swift package; \(package.sources.path) holds neither") }
+            return package.select(try package.swiftFiles(), excludes: excludes)
+        }
         let chosen: XcodeProject.Target
         do { chosen = try project.target(target) } catch { throw CommandExit(.noInput, "crosscheck run: --app \(project.bundle.path): \(error)") }
         let inTargets = Set(project.targets().flatMap(\.swiftFiles))

@@ -169,6 +169,21 @@ final class AppPackageTests: XCTestCase {
         }
     }
 
+    func testSwiftPackage_itsTargetsFilesAndResources_manifestAndTestsLeftOut() throws {
+        let source = try folder(["Package.swift": "// swift-tools-version:5.9\n", "Sources/PiKit/Crypto.swift": "import CryptoKit\n",
+                                 "Sources/PiKit/Resources/pi.der": "der", "Sources/PiUI/View.swift": "import Foundation\n",
+                                 "Tests/PiKitTests/T.swift": "import XCTest\n", "CrosscheckAdapter.swift": "func makeAppUnderTest() -> AppUnderTest { A() }\n"])
+        let whole = try package(source).selectSwiftPackage(target: nil, excludes: [])
+        XCTAssertEqual(whole.swiftFiles, ["CrosscheckAdapter.swift", "Sources/PiKit/Crypto.swift", "Sources/PiUI/View.swift"])
+        XCTAssertEqual(whole.leftOut.map(\.file), ["Package.swift", "Tests/PiKitTests/T.swift"])
+        XCTAssertEqual(whole.resources, ["Sources/PiKit/Resources/pi.der"])
+        let one = try package(source).selectSwiftPackage(target: "PiKit", excludes: [])
+        XCTAssertEqual(one.swiftFiles, ["CrosscheckAdapter.swift", "Sources/PiKit/Crypto.swift"])
+        XCTAssertThrowsError(try package(source).selectSwiftPackage(target: "Nope", excludes: [])) { error in
+            XCTAssertTrue("\(error)".contains("the package's targets with Swift files: PiKit, PiUI"), "\(error)")
+        }
+    }
+
     func testUnreachedFiles_theSignerNoCapabilityCalls_isNamed() throws {
         let source = try folder([
             "Crypto.swift": "enum Sealer {\n    static func seal(_ d: Data) -> Data { d.sealedWith(KeyStore.key) }\n}\n",
