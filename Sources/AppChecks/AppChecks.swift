@@ -127,8 +127,9 @@ enum AppExpect {
         do { return try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
             throw failure
         } catch {
-            let where_ = function.isEmpty ? "" : " (\(function) threw \(type(of: error)))"
-            throw CheckFailure("\(app.identifier) failed to \(what)\(where_): \(error)", details: printed(app, since: console))
+            let inFunction = function.isEmpty ? "" : " in \(function)"
+            let thrown = function.isEmpty || error is AppFailure ? "\(error)" : "\(error) (\(type(of: error)))"
+            throw CheckFailure("\(app.identifier) failed to \(what)\(inFunction): \(thrown)", details: printed(app, since: console))
         }
     }
 

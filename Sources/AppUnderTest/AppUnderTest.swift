@@ -36,6 +36,17 @@ public struct AppFailure: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String { "\(operation): \(detail)" }
 }
 
+/// Calls the app's own function for an adapter, so a failure points into the app: what it throws
+/// becomes an `AppFailure` naming `function` (as the app's code names it), the error's type and
+/// text, and the adapter's line that called it (`#fileID:#line`, captured here). An adapter writes
+/// `try appCall("ServerKeyEncryptor.encrypt") { try ServerKeyEncryptor.encrypt(text, publicKeyPEM: pem) }`.
+/// An `AppFailure` the body throws passes through unchanged.
+public func appCall<R>(_ function: String, fileID: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) throws -> R {
+    do { return try body() } catch let failure as AppFailure { throw failure } catch {
+        throw AppFailure(function, "threw \(error) (\(type(of: error))), called from \(fileID):\(line)")
+    }
+}
+
 /// The app could not be asked at all: its process died, missed its deadline, or answered something
 /// that is not an answer. Not a verdict on the app's crypto: a check that meets it is an error.
 public struct AppUnreachable: Error, Equatable, CustomStringConvertible, Sendable {

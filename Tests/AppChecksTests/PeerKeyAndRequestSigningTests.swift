@@ -79,6 +79,21 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
         for (name, result) in results { XCTAssertEqual(result.verdict, "passed", "\(name): \(result.message)") }
     }
 
+    /// An adapter's `appCall` turns what the app throws into a failure naming its function, the
+    /// error and the adapter's line; AppExpect puts the declared function in the check's message.
+    func testAppCall_namesTheFunctionTheErrorAndTheLine() throws {
+        enum EncryptorError: Error { case badKey }
+        let line = #line + 1
+        XCTAssertThrowsError(try appCall("ServerKeyEncryptor.encrypt") { () throws -> Data in throw EncryptorError.badKey }) { error in
+            XCTAssertEqual(error as? AppFailure, AppFailure("ServerKeyEncryptor.encrypt",
+                                                            "threw badKey (EncryptorError), called from AppChecksTests/PeerKeyAndRequestSigningTests.swift:\(line)"))
+        }
+        XCTAssertEqual(try appCall("f") { 7 }, 7)
+        XCTAssertThrowsError(try appCall("f") { () throws -> Int in throw AppFailure("g", "own words") }) { error in
+            XCTAssertEqual(error as? AppFailure, AppFailure("g", "own words"), "an AppFailure passes through")
+        }
+    }
+
     func testThroughTheHostProtocol_sameVerdictsAsInProcess() throws {
         let makers: [() -> AppUnderTest] = [{ PiKeyApp() }, { PiKeyApp(identifier: "pi-key-pkcs1", algorithm: .rsaEncryptionPKCS1) }, { HMACSignerApp() },
                                            { HMACSignerApp(identifier: "hmac-sha1", flaw: .sha1) }, { P256RequestSignerApp() }]

@@ -14,7 +14,8 @@ final class PiRemoteAdapter: AppUnderTest, PeerKeyEncryption, RequestSigning {
     func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data {
         // The app encrypts text; crosscheck's bytes go through as text when they are UTF-8.
         guard let text = String(data: plaintext, encoding: .utf8) else { throw AppFailure("adapter", "ServerKeyEncryptor takes text") }
-        let base64 = try ServerKeyEncryptor.encrypt(text, publicKeyPEM: String(decoding: key, as: UTF8.self))
+        // appCall: what the app throws comes back naming its function and this line.
+        let base64 = try appCall("ServerKeyEncryptor.encrypt") { try ServerKeyEncryptor.encrypt(text, publicKeyPEM: String(decoding: key, as: UTF8.self)) }
         guard let ciphertext = Data(base64Encoded: base64) else { throw AppFailure("adapter", "not base64: \(base64)") }
         return ciphertext
     }
