@@ -94,6 +94,17 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
         }
     }
 
+    func testP256RequestSigner_signingWithoutTheTimestamp_failsNamingIt() throws {
+        let results = byName(try runAppChecks([P256RequestSignerApp(identifier: "p256-no-timestamp", leavesOutTimestamp: true)]))
+        XCTAssertEqual(results.count, 5)
+        for (name, result) in results {
+            XCTAssertEqual(result.verdict, "failed", name)
+            if !name.hasSuffix("changed-request-refused") {
+                XCTAssertTrue(result.message.contains("it signed the canonical string without {timestamp} instead of the declared canonical string"), "\(name): \(result.message)")
+            }
+        }
+    }
+
     func testThroughTheHostProtocol_sameVerdictsAsInProcess() throws {
         let makers: [() -> AppUnderTest] = [{ PiKeyApp() }, { PiKeyApp(identifier: "pi-key-pkcs1", algorithm: .rsaEncryptionPKCS1) }, { HMACSignerApp() },
                                            { HMACSignerApp(identifier: "hmac-sha1", flaw: .sha1) }, { P256RequestSignerApp() }]

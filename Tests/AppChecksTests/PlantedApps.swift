@@ -288,7 +288,9 @@ final class HMACSignerApp: AppUnderTest, RequestSigning {
 /// Request signing with a P-256 key the app keeps (CryptoKit), base64 DER signature over
 /// "METHOD path\ntimestamp\nSHA-256(body) hex".
 final class P256RequestSignerApp: AppUnderTest, RequestSigning {
-    let identifier = "p256-request-signer"
+    let identifier: String
+    /// PLANTED when true: the timestamp line is not signed.
+    let leavesOutTimestamp: Bool
     let summary = "tests: CryptoKit P-256 request signatures"
     let key = P256.Signing.PrivateKey()
     let requestSigningScheme = RequestSigningScheme(algorithm: "ecdsa-p256-sha256", canonicalTemplate: "{method} {path}\n{timestamp}\n{body-sha256-hex}",
@@ -296,9 +298,13 @@ final class P256RequestSignerApp: AppUnderTest, RequestSigning {
 
     func signRequest(_ request: SignableRequest, secret: Data) throws -> Data {
         let bodyHash = SHA256.hash(data: request.body).map { String(format: "%02x", $0) }.joined()
-        let canonical = "\(request.method) \(request.path)\n\(request.timestamp)\n\(bodyHash)"
+        let canonical = leavesOutTimestamp ? "\(request.method) \(request.path)\n\(bodyHash)" : "\(request.method) \(request.path)\n\(request.timestamp)\n\(bodyHash)"
         return Data(try key.signature(for: Data(canonical.utf8)).derRepresentation.base64EncodedString().utf8)
     }
 
     func requestSigningPublicKey() throws -> Data { key.publicKey.x963Representation }
+
+    init(identifier: String = "p256-request-signer", leavesOutTimestamp: Bool = false) {
+        self.identifier = identifier; self.leavesOutTimestamp = leavesOutTimestamp
+    }
 }
