@@ -149,18 +149,20 @@ enum AppRequestSigningChecks {
     static func diagnose(_ context: SuiteContext, _ app: AppSubject, _ scheme: RequestSigningScheme, _ signed: Signed) throws -> String {
         let id = app.identifier
         let inFunction = scheme.appFunction.isEmpty ? "" : " (in \(scheme.appFunction))"
-        let head = "the Pi rejects the \(scheme.algorithm) signature \(id)\(inFunction) put on a \(signed.request.method) \(signed.request.path) request: "
+        // The mistake first (the terminal shows a message's first 200 characters), then where and what it did to the Pi.
+        let head = "\(id)\(inFunction) "
+        let rejected = " (the Pi rejects its \(scheme.algorithm) signature on a \(signed.request.method) \(signed.request.path) request)"
         let message = canonical(signed.request, scheme.canonicalTemplate)
         // Another signature encoding than declared.
         for other in signatureEncodings.sorted() where other != scheme.signatureEncoding {
             if let signature = decode(signed.written, other), !signature.isEmpty,
                (try? value(context, scheme.algorithm, key: signed.secret, publicKey: signed.publicKey, message: message, signature: signature)) == true {
-                return head + "the signature is right but written as \(other), declared \(scheme.signatureEncoding): write it as the Pi reads it "
+                return head + "wrote a right signature as \(other), declared \(scheme.signatureEncoding)\(rejected): write it as the Pi reads it "
                     + (scheme.signatureEncoding == "hex" ? "(lowercase hex: map { String(format: \"%02x\", $0) }.joined())" : "")
             }
         }
         guard let signature = decode(signed.written, scheme.signatureEncoding) else {
-            return head + "what it wrote is not \(scheme.signatureEncoding) text"
+            return head + "wrote a signature that is not \(scheme.signatureEncoding) text\(rejected)"
         }
         if let declared = hmacHashes[scheme.algorithm] {
             let textKey = signed.secretGiven != signed.secret ? [("the secret's \(scheme.secretEncoding) text", signed.secretGiven)] : []
@@ -169,11 +171,11 @@ enum AppRequestSigningChecks {
                     guard key != signed.secret || digest != declared else { continue }
                     if (try? value(context, name, key: key, publicKey: Data(), message: message, signature: signature)) == true {
                         if key != signed.secret {
-                            return head + "it used \(keyName) as the HMAC key (\(name)), not the \(signed.secret.count) bytes that text encodes. Fix: decode the "
+                            return head + "used \(keyName) as the HMAC key (\(name)), not the \(signed.secret.count) bytes that text encodes\(rejected). Fix: decode the "
                                 + "secret first (\(scheme.secretEncoding == "hex" ? "hex → Data" : "Data(base64Encoded:)")) and pass those bytes to CCHmac / "
                                 + "SymmetricKey(data:); Data(secret.utf8) is the text, not the key (RFC 2104: the key is bytes)"
                         }
-                        return head + "it computed \(name.uppercased()), declared \(scheme.algorithm.uppercased()): the Pi computes \(scheme.algorithm.uppercased()) and "
+                        return head + "computed \(name.uppercased()), declared \(scheme.algorithm.uppercased())\(rejected): the Pi computes \(scheme.algorithm.uppercased()) and "
                             + "gets another value. Fix: use \(ccName(declared)) (CCHmac) or HMAC<\(kitName(declared))> (CryptoKit)"
                     }
                 }
@@ -182,11 +184,11 @@ enum AppRequestSigningChecks {
         for (what, variant) in wrongStrings(signed.request, scheme.canonicalTemplate) {
             let key = signed.secret
             if (try? value(context, scheme.algorithm, key: key, publicKey: signed.publicKey, message: variant, signature: signature)) == true {
-                return head + "it signed \(what) instead of the declared canonical string \(quoted(scheme.canonicalTemplate)). Fix: build the string exactly as the Pi does, "
+                return head + "signed \(what) instead of the declared canonical string \(quoted(scheme.canonicalTemplate))\(rejected). Fix: build the string exactly as the Pi does, "
                     + "field by field in that order with those separators, and sign its UTF-8 bytes"
             }
         }
-        return head + "no usual mistake explains it (another hash, the secret's text as the key, another string, another encoding): compare the app's "
+        return head + "signed so that the Pi rejects it\(rejected), and no usual mistake explains it (another hash, the secret's text as the key, another string, another encoding): compare the app's "
             + "canonical string with \(quoted(scheme.canonicalTemplate)) byte by byte, and check that the app signs with the secret it was given"
     }
 
@@ -274,8 +276,8 @@ enum AppRequestSigningChecks {
                     throw CheckFailure("'openssl \(command.joined(separator: " "))' did not compute an HMAC (exit \(outcome.status))", details: printed + outcome.stderr)
                 }
                 guard mac == signature else {
-                    throw CheckFailure("openssl computes \(scheme.algorithm.uppercased()) over the declared canonical string as \(mac.hexString); \(id) wrote "
-                                       + "\(signature.hexString): " + (try diagnose(context, app, scheme, signed)), details: signed.details)
+                    throw CheckFailure(try diagnose(context, app, scheme, signed),
+                                       details: "openssl dgst -mac HMAC over the declared canonical string: \(mac.hexString)\napp: \(signature.hexString)\n" + signed.details)
                 }
                 return .passed
             }
@@ -286,8 +288,8 @@ enum AppRequestSigningChecks {
                 + AppKeyPairChecks.pssOptions(scheme.algorithm) + ["canonical.bin"]
             let outcome = try tool.batch([command], in: scratch.directory)[0]
             guard outcome.succeeded, String(decoding: outcome.stdout, as: UTF8.self).contains("Verified OK") else {
-                throw CheckFailure("'openssl \(command.joined(separator: " "))' did not verify \(id)'s request signature over the declared canonical string (exit \(outcome.status)): "
-                                   + (try diagnose(context, app, scheme, signed)), details: signed.details)
+                throw CheckFailure(try diagnose(context, app, scheme, signed),
+                                   details: "'openssl \(command.joined(separator: " "))' did not verify it over the declared canonical string (exit \(outcome.status))\n" + signed.details)
             }
             return .passed
         }

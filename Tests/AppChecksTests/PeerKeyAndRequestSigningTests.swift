@@ -54,9 +54,9 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
 
     func testHMACSigner_plantedFlaws_eachFailsNamingTheMistake() throws {
         let cases: [(RequestSigner.Flaw, String)] = [
-            (.sha1, "it computed HMAC-SHA1, declared HMAC-SHA256"),
-            (.keyAsText, "it used the secret's hex text as the HMAC key"),
-            (.leavesOutTimestamp, "it signed the canonical string without {timestamp} instead of the declared canonical string"),
+            (.sha1, "computed HMAC-SHA1, declared HMAC-SHA256"),
+            (.keyAsText, "used the secret's hex text as the HMAC key"),
+            (.leavesOutTimestamp, "signed the canonical string without {timestamp} instead of the declared canonical string"),
         ]
         for (flaw, words) in cases {
             let results = byName(try runAppChecks([HMACSignerApp(identifier: "hmac-\(flaw)", flaw: flaw)]))
@@ -67,7 +67,7 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
                     XCTAssertTrue(result.message.hasPrefix("control: "), result.message)
                 } else {
                     XCTAssertTrue(result.message.contains(words), "\(flaw) \(name): \(result.message)")
-                    XCTAssertTrue(result.message.contains("RequestSigner.sign(method:path:timestamp:body:secretHex:)"), result.message)
+                    XCTAssertTrue(result.message.hasPrefix("hmac-\(flaw) (in RequestSigner.sign(method:path:timestamp:body:secretHex:)) \(words)"), result.message)
                 }
             }
         }
@@ -100,7 +100,7 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
         for (name, result) in results {
             XCTAssertEqual(result.verdict, "failed", name)
             if !name.hasSuffix("changed-request-refused") {
-                XCTAssertTrue(result.message.contains("it signed the canonical string without {timestamp} instead of the declared canonical string"), "\(name): \(result.message)")
+                XCTAssertTrue(result.message.contains("signed the canonical string without {timestamp} instead of the declared canonical string"), "\(name): \(result.message)")
             }
         }
     }
