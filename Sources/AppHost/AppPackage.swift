@@ -21,6 +21,9 @@ public struct AppPackage: Sendable {
     public let sources: URL
     public let checkout: URL
     public let directory: URL
+    /// Build the app's own files with coverage instrumentation (`-profile-generate
+    /// -profile-coverage-mapping`; crosscheck's modules are not instrumented), for `AppCoverage`.
+    public var coverage = false
 
     /// `sources`: the team's folder; `checkout`: crosscheck's package root; `buildRoot`: where
     /// packages go (crosscheck uses reports/app-build).
@@ -325,7 +328,7 @@ public struct AppPackage: Sendable {
                 dependencies: [.package(path: "\(path)")],
                 targets: [
                     .executableTarget(name: "\(Self.executableName)", dependencies: [\(products)], path: "Sources/App",
-                                      swiftSettings: [.swiftLanguageMode(.v5)]),
+                                      swiftSettings: [.swiftLanguageMode(.v5)\(coverage ? #", .unsafeFlags(["-profile-generate", "-profile-coverage-mapping"])"# : "")]\(coverage ? #", linkerSettings: [.unsafeFlags(["-profile-generate"])]"# : "")),
                 ]
             )
 

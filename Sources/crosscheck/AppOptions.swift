@@ -25,6 +25,8 @@ struct AppOptions: ParsableArguments {
     var exclude: String = ""
     @Option(name: "--app-target", value: "NAME", help: "with --app an Xcode project (DIR/NAME.xcodeproj, or a folder holding one): the target whose Swift files (its Sources phase) and resources are the app, default its one app target; with --app a Swift package (a folder with Package.swift): the target under Sources/, default all of them")
     var target: String?
+    @Flag(name: "--app-coverage", help: "build --app DIR with coverage instrumentation of its own files and print, after the run, the lines the checks ran in each of them (llvm-cov); a file at 0% is code no check exercised")
+    var coverage: Bool
     @Option(name: "--ios", value: "VERSION", help: "the iOS version the app's Apple modules behave as where iOS versions differ (e.g. from 17.4 a PKCS#1 v1.5 decryption with the wrong key returns a random message instead of an error); default \(AppTargetIOS.defaultVersion), the current iOS")
     var ios: String = AppTargetIOS.defaultVersion
     init() {}
@@ -50,8 +52,9 @@ struct AppOptions: ParsableArguments {
         do { project = try XcodeProject.find(at: URL(fileURLWithPath: app)).map(XcodeProject.init(bundle:)) } catch {
             throw CommandExit(.noInput, "crosscheck run: --app \(app): \(error)")
         }
-        let package = AppPackage(sources: project?.root ?? URL(fileURLWithPath: app), checkout: Self.checkout(files),
+        var package = AppPackage(sources: project?.root ?? URL(fileURLWithPath: app), checkout: Self.checkout(files),
                                  buildRoot: URL(fileURLWithPath: "reports/app-build"))
+        package.coverage = coverage
         do {
             let selection = try Self.select(package, project: project, target: target, excludes: exclude.split(separator: ",").map(String.init))
             for note in selection.leftOut where !quiet { printError("crosscheck run: left out \(note)") }
@@ -70,7 +73,13 @@ struct AppOptions: ParsableArguments {
                 printError("crosscheck run: \(selection.resources.count) resource file(s) beside the host, in Bundle.main: \(selection.resources.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
             }
             let container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
-            let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
+            var environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
+            if coverage {
+                let measured = AppCoverage(package: package, files: swiftFiles, profiles: container.folder.appendingPathComponent("coverage"))
+                try? FileManager.default.createDirectory(at: measured.profiles, withIntermediateDirectories: true)
+                environment = measured.environment(environment)
+                Self.coverageGuard.withLock { Self.coverageRuns.append(measured) }
+            }
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
                                        container: container, requestTimeout: requestTimeout)
             if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path) in \(container.folder.path)") }
@@ -104,6 +113,26 @@ struct AppOptions: ParsableArguments {
         var selection = package.select(chosen.swiftFiles + adapters, excludes: excludes, resourceCandidates: chosen.resources)
         selection.leftOut += chosen.otherSources.map { AppPackage.LeftOut(file: $0, reason: "not Swift (the target's Objective-C or C sources are not built)") }
         return selection
+    }
+
+    /// The apps built with --app-coverage in this run, reported once their hosts have stopped.
+    nonisolated(unsafe) private static var coverageRuns: [AppCoverage] = []
+    private static let coverageGuard = NSLock()
+
+    /// After the hosts stopped (they write their profiles as they exit): the lines the checks ran in
+    /// each app file, on stderr. Nothing without --app-coverage.
+    static func printCoverage() {
+        let runs = coverageGuard.withLock { () -> [AppCoverage] in defer { coverageRuns.removeAll() }; return coverageRuns }
+        for run in runs {
+            do {
+                let files = try run.report()
+                printError("crosscheck run: coverage of the app's files by the checks run (llvm-cov, lines; profiles in \(run.profiles.path)):")
+                for file in files {
+                    printError(String(format: "  %6.1f%%  %5d of %5d lines  ", file.percent, file.lines - file.missed, file.lines) + file.file
+                               + (file.lines > 0 && file.missed == file.lines ? "   <- no check ran any of it" : ""))
+                }
+            } catch { printError("crosscheck run: --app-coverage: \(error)") }
+        }
     }
 
     /// A seed app in `crosscheck app-host SEED`, this very binary, in a container of its own.

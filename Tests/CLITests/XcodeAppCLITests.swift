@@ -71,6 +71,20 @@ final class XcodeAppCLITests: XCTestCase {
         XCTAssertFalse(outcome.stderr.contains("ServerKeyEncryptor.swift: nothing"), outcome.stderr)
     }
 
+    /// Issue 35 E: --app-coverage, the lines the checks ran per app file; with only the peer-key
+    /// checks, the request signer is at 0 % and said to be run by no check.
+    func testAppCoverage_perFile_theSignerUnrunWhenOnlyPeerKeyChecksRun() throws {
+        let folder = try copy("xcode-app-coverage")
+        let outcome = try CrosscheckBinary.run(["run", "--app", folder.path, "--app-coverage", "--suite", "roundtrip", "--filter", "pi-remote.peer-key", "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        let lines = outcome.stderr.split(separator: "\n").map(String.init)
+        let signer = try XCTUnwrap(lines.first { $0.hasSuffix("PiRemote/Crypto/RequestSigner.swift   <- no check ran any of it") }, outcome.stderr)
+        XCTAssertTrue(signer.hasPrefix("     0.0%      0 of "), signer)
+        let encryptor = try XCTUnwrap(lines.first { $0.hasSuffix("  PiRemote/Crypto/ServerKeyEncryptor.swift") }, outcome.stderr)
+        let percent = try XCTUnwrap(Double(encryptor.trimmingCharacters(in: .whitespaces).prefix { $0 != "%" }))
+        XCTAssertGreaterThan(percent, 80, encryptor)
+    }
+
     func testXcodeProject_excludeAndUnknownTarget() throws {
         let folder = try copy("xcode-app-exclude")
         let excluded = try CrosscheckBinary.run(["run", "--app", folder.path, "--app-exclude", "RequestSigner.swift", "--suite", "roundtrip", "--quiet"])
