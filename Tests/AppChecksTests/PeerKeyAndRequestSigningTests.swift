@@ -43,6 +43,29 @@ final class PeerKeyAndRequestSigningTests: XCTestCase {
         for result in results.values { XCTAssertTrue(result.message.contains("encrypted with OAEP-SHA1, declared OAEP-SHA256"), result.message) }
     }
 
+    func testEveryKeyForm_importedByTheApp_passesEveryCheck() throws {
+        let results = byName(try runAppChecks([AllFormsPiKeyApp()]))
+        // 7 forms: a decryption each (3 for the first), e = 1 for each, truncated and EC for the 6 that are not n and e.
+        XCTAssertEqual(results.count, 9 + 7 + 6 + 6)
+        for format in PeerKeyScheme.formats {
+            XCTAssertEqual(results["peer-key.oaep-sha256.\(format).len32.python-decrypts"]?.verdict, "passed", format)
+        }
+        for (name, result) in results { XCTAssertEqual(result.verdict, "passed", "\(name): \(result.message)") }
+    }
+
+    func testFallingBackToAnotherKey_failsEveryRefusal_andOnlyThem() throws {
+        let results = byName(try runAppChecks([AllFormsPiKeyApp(identifier: "falls-back", fallsBack: true)]))
+        for (name, result) in results {
+            if name.contains(".refuses-") {
+                XCTAssertEqual(result.verdict, "failed", name)
+                XCTAssertTrue(result.message.contains("KeyImporter.key(from:format:) must refuse such a key before encrypting"), result.message)
+            } else {
+                XCTAssertEqual(result.verdict, "passed", "\(name): \(result.message)")
+            }
+        }
+        XCTAssertEqual(results.keys.filter { $0.contains(".refuses-") }.count, 7 + 6 + 6)
+    }
+
     static let hmacChecks: Set<String> = Set(["get", "post-json", "post-large"].map { "request-signing.hmac-sha256.\($0).python-verifies" }
         + ["request-signing.hmac-sha256.changed-request-refused", "request-signing.hmac-sha256.openssl-agrees"])
 

@@ -308,3 +308,66 @@ final class P256RequestSignerApp: AppUnderTest, RequestSigning {
         self.identifier = identifier; self.leavesOutTimestamp = leavesOutTimestamp
     }
 }
+
+/// Imports the Pi's key in every form apps meet: PEM (either label), DER (SPKI or PKCS#1), bare
+/// base64, and modulus + exponent (the app writes the PKCS#1 RSAPublicKey DER itself, as helpers
+/// on the web do), then `SecKeyCreateWithData` and OAEP-SHA256. PLANTED when `fallsBack`: a key it
+/// cannot import is replaced by one it made earlier, so it encrypts anyway.
+final class AllFormsPiKeyApp: AppUnderTest, PeerKeyEncryption {
+    let identifier: String
+    let summary = "tests: every form of the Pi's public key, imported by the app's own code"
+    let fallsBack: Bool
+    let peerKeyScheme = PeerKeyScheme(keyFormats: PeerKeyScheme.formats, padding: "oaep-sha256", appFunction: "KeyImporter.key(from:format:)")
+    lazy var fallback: SecKey? = {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
+        return SecKeyCreateRandomKey(attributes as CFDictionary, nil).flatMap(SecKeyCopyPublicKey)
+    }()
+
+    init(identifier: String = "all-forms", fallsBack: Bool = false) { self.identifier = identifier; self.fallsBack = fallsBack }
+
+    static func der(fromPEM text: String) -> Data? {
+        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        return Data(base64Encoded: body)
+    }
+
+    /// DER INTEGER of unsigned big-endian bytes, and a SEQUENCE around parts.
+    static func derLength(_ count: Int) -> [UInt8] {
+        if count < 0x80 { return [UInt8(count)] }
+        if count < 0x100 { return [0x81, UInt8(count)] }
+        return [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+    }
+    static func integer(_ bytes: Data) -> [UInt8] {
+        var value = [UInt8](bytes.drop { $0 == 0 })
+        if value.isEmpty { value = [0] }
+        if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+        return [0x02] + derLength(value.count) + value
+    }
+
+    func key(from key: Data, format: String) -> SecKey? {
+        var der: Data?
+        switch format {
+        case "pem-spki", "pem-pkcs1": der = Self.der(fromPEM: String(decoding: key, as: UTF8.self))
+        case "base64-spki", "base64-pkcs1": der = Data(base64Encoded: String(decoding: key, as: UTF8.self))
+        case "modulus-exponent":
+            guard let object = try? JSONSerialization.jsonObject(with: key) as? [String: String],
+                  let modulus = object["modulus"].flatMap({ Data(base64Encoded: $0) }), let exponent = object["exponent"].flatMap({ Data(base64Encoded: $0) }) else { return nil }
+            let content = Self.integer(modulus) + Self.integer(exponent)
+            der = Data([0x30] + Self.derLength(content.count) + content)
+        default: der = key
+        }
+        guard let der else { return nil }
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        return SecKeyCreateWithData(der as CFData, attributes as CFDictionary, nil)
+    }
+
+    func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data {
+        guard let publicKey = self.key(from: key, format: format) ?? (fallsBack ? fallback : nil) else {  // PLANTED when fallsBack
+            throw AppFailure("KeyImporter.key(from:format:)", "the Pi's key (\(format)) could not be imported")
+        }
+        var error: Unmanaged<CFError>?
+        guard let ciphertext = SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256, plaintext as CFData, &error) as Data? else {
+            throw AppFailure("encrypt", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return ciphertext
+    }
+}
