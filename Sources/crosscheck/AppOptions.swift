@@ -36,6 +36,10 @@ struct AppOptions: ParsableArguments {
         guard AppUser.choices.contains(appUser) else { throw UsageError("--app-user takes \(AppUser.choices.joined(separator: ", ")), not \(appUser)") }
         guard AppTargetIOS.isValid(ios) else { throw UsageError("--ios takes an iOS version such as 17.3, 17.4 or 26, not \(ios)") }
         if let app, app.isEmpty { throw UsageError("--app takes a folder or a seed app (\(SeedApps.identifiers.joined(separator: ", ")))") }
+        let folder = app.map { !SeedApps.identifiers.contains($0) } ?? false
+        for (given, option) in [(target != nil, "--app-target"), (!exclude.isEmpty, "--app-exclude"), (coverage, "--app-coverage")] where given && !folder {
+            throw UsageError("\(option) goes with --app DIR (a folder, an Xcode project or a Swift package), not with the seed apps")
+        }
     }
 
     /// Where each app's container goes.

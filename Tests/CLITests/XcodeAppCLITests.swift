@@ -91,6 +91,11 @@ final class XcodeAppCLITests: XCTestCase {
         // The adapter calls RequestSigner, which is left out: the build fails naming it.
         XCTAssertEqual(excluded.status, 69, excluded.stderr)
         XCTAssertTrue(excluded.stderr.contains("cannot find 'RequestSigner' in scope"), excluded.stderr)
+        for option in [["--app-target", "X"], ["--app-exclude", "*.swift"], ["--app-coverage"]] {
+            let refused = try CrosscheckBinary.run(["run", "--app", "seed-003"] + option + ["--suite", "roundtrip", "--quiet"])
+            XCTAssertEqual(refused.status, 64, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("\(option[0]) goes with --app DIR"), refused.stderr)
+        }
         let unknown = try CrosscheckBinary.run(["run", "--app", folder.path, "--app-target", "Widget", "--suite", "roundtrip", "--quiet"])
         XCTAssertEqual(unknown.status, 66, unknown.stderr)
         XCTAssertTrue(unknown.stderr.contains("PiRemote.xcodeproj has no target 'Widget'; its targets: PiRemote, PiRemoteTests"), unknown.stderr)
