@@ -34,7 +34,7 @@ final class XcodeAppCLITests: XCTestCase {
         XCTAssertTrue(outcome.stderr.contains("left out PiRemote/UnlockViewController.swift: line 1: imports UIKit"), outcome.stderr)
         XCTAssertTrue(outcome.stderr.contains("(3 Swift files)"), outcome.stderr)  // the two crypto files and the adapter
         XCTAssertTrue(outcome.stderr.contains("1 resource file(s) beside the host, in Bundle.main: pi_public.pem"), outcome.stderr)
-        // The adapter names itself pi-remote only when Bundle(for:) finds the bundled key.
+        // The adapter names itself pi-remote only when Bundle(for:) and Bundle.main find the bundled key.
         XCTAssertTrue(outcome.stderr.contains("the app under test is pi-remote (PeerKeyEncryption, RequestSigning)"), outcome.stderr)
         XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "roundtrip.app_to_python"), [10, 10, 0, 0, 0], outcome.stdout)
         XCTAssertEqual(CrosscheckBinary.summaryRow(outcome.stdout, suite: "vectors.app_to_openssl"), [1, 1, 0, 0, 0], outcome.stdout)
@@ -91,6 +91,11 @@ final class XcodeAppCLITests: XCTestCase {
         // The adapter calls RequestSigner, which is left out: the build fails naming it.
         XCTAssertEqual(excluded.status, 69, excluded.stderr)
         XCTAssertTrue(excluded.stderr.contains("cannot find 'RequestSigner' in scope"), excluded.stderr)
+        // The control for Bundle.main: without the bundled key (excluded), the app does not find it.
+        let unbundled = try CrosscheckBinary.run(["run", "--app", folder.path, "--app-exclude", "*.pem", "--suite", "roundtrip", "--filter", "peer-key.oaep-sha256.pem-spki.len0"])
+        XCTAssertEqual(unbundled.status, 0, unbundled.stdout + unbundled.stderr)
+        XCTAssertTrue(unbundled.stderr.contains("the app under test is pi-remote-without-its-bundle (PeerKeyEncryption, RequestSigning)"), unbundled.stderr)
+        XCTAssertFalse(unbundled.stderr.contains("beside the host, in Bundle.main"), unbundled.stderr)
         for option in [["--app-target", "X"], ["--app-exclude", "*.swift"], ["--app-coverage"]] {
             let refused = try CrosscheckBinary.run(["run", "--app", "seed-003"] + option + ["--suite", "roundtrip", "--quiet"])
             XCTAssertEqual(refused.status, 64, refused.stderr)

@@ -5,7 +5,8 @@ import AppUnderTest
 
 final class PiRemoteAdapter: AppUnderTest, PeerKeyEncryption, RequestSigning {
     // The app's own bundled key must be reachable as on iOS (Bundle.main / Bundle(for:)).
-    let identifier = ServerKeyEncryptor.bundledServerKeyPEM() == nil ? "pi-remote-without-its-bundle" : "pi-remote"
+    let identifier = ServerKeyEncryptor.bundledServerKeyPEM() != nil && Bundle.main.path(forResource: "pi_public", ofType: "pem") != nil
+        ? "pi-remote" : "pi-remote-without-its-bundle"
     let summary = "PiRemote's ServerKeyEncryptor and RequestSigner, from its Xcode project"
 
     let peerKeyScheme = PeerKeyScheme(keyFormats: ["pem-spki"], padding: "oaep-sha256",
