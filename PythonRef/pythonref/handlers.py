@@ -199,6 +199,12 @@ def _sig_verify(a: Fields) -> bool:
                              a.opt("hash", str), a.opt("mgf1_hash", str), a.opt("salt_length", int))
 
 
+# An app's request signature with a shared secret (RFC 2104); `hash`: an OpenSSL digest name.
+@_op("hmac.compute", "hash", "key", "message")
+def _hmac_compute(a: Fields) -> bytes:
+    return primitives.hmac(a.req("hash", str), a.req("key", bytes), a.req("message", bytes))
+
+
 @_op("kex.agree", "curve", "private", "public", "encoding")
 def _kex_agree(a: Fields) -> bytes:
     return primitives.agree(a.req("curve", str), a.req("private", bytes), a.req("public", bytes), a.req("encoding", str))

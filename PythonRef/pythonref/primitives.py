@@ -18,6 +18,7 @@ from typing import Callable, Union
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hmac as _hmac
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, x25519
 try:  # cryptography >= 40 (a Pi on a current image); Debian 12's 38 has only the old name
@@ -59,6 +60,14 @@ def hash_algorithm(name: str | None, what: str = "hash") -> hashes.HashAlgorithm
     if name not in HASHES:
         raise unsupported(what, name, HASHES)
     return HASHES[name]()
+
+
+def hmac(hash_name: str, key: bytes, message: bytes) -> bytes:
+    """HMAC (RFC 2104) of `message` under `key` with the hash called `hash_name` in HASHES: what
+    the Pi computes to check a request an app signed with a shared secret."""
+    mac = _hmac.HMAC(key, hash_algorithm(hash_name))
+    mac.update(message)
+    return mac.finalize()
 
 
 def coordinate_bytes(curve: ec.EllipticCurve) -> int:

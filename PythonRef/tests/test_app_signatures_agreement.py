@@ -135,3 +135,17 @@ def test_agreementErrors() -> None:
     assert err("agreement.generate", {"curve": "p255", "format": "raw"}) == "Unsupported"
     assert err("agreement.derive", {"curve": "x25519", "private_key": ALICE_PKCS8, "peer_public_key": bytes(31), "kdf": "raw", "length": 32}) == "BadKey"
     assert err("agreement.derive", {"curve": "x25519", "private_key": ALICE_PKCS8, "peer_public_key": BOB_PUBLIC, "kdf": "md5", "length": 32}) == "Unsupported"
+
+
+# ---- hmac.compute: what the Pi computes over a request an app signed (RFC 2104) --------------------
+
+
+def test_hmac_compute_matchesRFC4231TestCase2_andTheOtherHashes() -> None:
+    # RFC 4231 §4.3: key "Jefe", data "what do ya want for nothing?".
+    key, data = b"Jefe", b"what do ya want for nothing?"
+    assert ok("hmac.compute", {"hash": "SHA256", "key": key, "message": data}).hex() == \
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    assert ok("hmac.compute", {"hash": "SHA512", "key": key, "message": data}).hex() == (
+        "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737")
+    assert ok("hmac.compute", {"hash": "SHA1", "key": key, "message": data}) == hmac.new(key, data, hashlib.sha1).digest()
+    assert err("hmac.compute", {"hash": "MD5", "key": key, "message": data})

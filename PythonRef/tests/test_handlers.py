@@ -245,6 +245,7 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "symkey.parse": {"text": base64.b64encode(KEY16).decode()},
         "sig.verify": {"scheme": "rsa-pss", "key": p["pub"], "message": b"m", "signature": bytes(128), "hash": "SHA256",
                        "mgf1_hash": "SHA1", "salt_length": 20},
+        "hmac.compute": {"hash": "SHA256", "key": b"k", "message": b"m"},
         "kex.agree": {"curve": "X25519", "private": bytes(range(32)), "public": bytes([9]) + bytes(31), "encoding": "raw"},
         "hkdf.derive": {"hash": "SHA256", "ikm": b"k", "salt": b"s", "info": b"i", "length": 42},
         # what an app under test signs and agrees (signatures.py, key_agreement.py)

@@ -120,12 +120,16 @@ public final class AppSubject: @unchecked Sendable {
 /// thrown `CryptoKitError`, a status) are its answers; `AppUnreachable` (its process died or
 /// hung) is not an answer and passes through, so the check ends as an error, never a verdict.
 enum AppExpect {
-    static func succeeds<R>(_ app: AppSubject, _ what: String, _ step: () throws -> R) throws -> R {
+    /// `function`: the app's function the adapter calls, as the adapter declares it; a failure names
+    /// it and the error it threw, so the developer knows where to look.
+    static func succeeds<R>(_ app: AppSubject, _ what: String, function: String = "", _ step: () throws -> R) throws -> R {
         let console = app.consoleMark
         do { return try step() } catch let unreachable as AppUnreachable { throw unreachable } catch let failure as CheckFailure {
             throw failure
         } catch {
-            throw CheckFailure("\(app.identifier) failed to \(what): \(error)", details: printed(app, since: console))
+            let inFunction = function.isEmpty ? "" : " in \(function)"
+            let thrown = function.isEmpty || error is AppFailure ? "\(error)" : "\(error) (\(type(of: error)))"
+            throw CheckFailure("\(app.identifier) failed to \(what)\(inFunction): \(thrown)", details: printed(app, since: console))
         }
     }
 

@@ -21,6 +21,8 @@ enum AppRoundTrips {
         addEnvelopes(context, app, &toPython, &fromPython)
         AppKeyPairChecks.addSigning(context, app, &toPython)
         AppKeyPairChecks.addKeyAgreement(context, app, &toPython)
+        AppPeerKeyChecks.add(context, app, &toPython)
+        AppRequestSigningChecks.add(context, app, &toPython)
         var within = Lists(suite: AppWithinChecks.suite, relation: AppWithinChecks.relation, app: app)
         AppWithinChecks.addSelfContainedSealing(context, app, &within)
         AppWithinChecks.addPasswordStore(context, app, &within)

@@ -106,6 +106,7 @@ enum AppVectorChecks {
             }
         }
         AppKeyPairChecks.addOpenSSLSigning(context, app, &toCLI, openssl: openssl)
+        AppRequestSigningChecks.addOpenSSL(context, app, &toCLI, openssl: openssl)
         return fromCLI.checks + toCLI.checks
     }
 

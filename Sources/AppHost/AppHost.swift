@@ -3,7 +3,8 @@
 // the app's process runs over any `AppUnderTest`; `HostedApp` is the proxy crosscheck talks to,
 // adopting the same capability protocols, so the suites see one interface whether the app is a
 // seed app in process or a team's app out of process; `AppPackage` writes a small SwiftPM package
-// around the team's files (depending on this checkout by path) and builds it.
+// around the team's files (depending on this checkout by path) and builds it; `XcodeProject` reads
+// which files an Xcode target holds.
 // May import: AppUnderTest, Security (the in-memory keychain the host reports), LocalAuthentication (its evaluatePolicy count), Foundation.
 // Nothing of the harness: a team's package builds it too.
 //
@@ -12,7 +13,10 @@
 //                                          "rsaPadding"?, "aeadAlgorithm"?, "fixedPlaintext"?, "keyDerivation"?,
 //                                          "boxAlgorithm"?, "signatureAlgorithm"?, "keyAgreement"? ({"curve",
 //                                          "publicKeyFormat", "kdf", "salt", "sharedInfo", "keyLength", "cipher"}),
-//                                          "passwordStore"? ({"itemClass", "onDuplicate", "onMissing"})}}
+//                                          "passwordStore"? ({"itemClass", "onDuplicate", "onMissing"}),
+//                                          "peerKey"? ({"keyFormats", "padding", "appFunction"}),
+//                                          "requestSigning"? ({"algorithm", "canonicalTemplate", "secretEncoding",
+//                                          "signatureEncoding", "appFunction"})}}
 //   crosscheck → host:         {"id": N, "op": "aead.seal", "args": {...}}
 //   host → crosscheck:         {"id": N, "ok": {...}}                       the app answered
 //                              {"id": N, "failure": {"operation", "detail"}}  the app refused (threw)
@@ -84,6 +88,12 @@ public enum HostOp: String, CaseIterable, Sendable {
     case protectedStore = "protected-secret.store"
     /// {"name", "user"?} → {"data"}; the host's simulated user answers as "user" says for this read.
     case protectedRead = "protected-secret.read"
+    /// {"plaintext", "key", "format"} → {"data"}
+    case peerKeyEncrypt = "peer-key.encrypt"
+    /// {"request": {"method", "path", "query", "timestamp", "nonce", "body"}, "secret"} → {"data"}
+    case requestSign = "request-signing.sign"
+    /// → {"data"}
+    case requestPublicKey = "request-signing.public-key"
 
     /// The capability protocol the op belongs to.
     public var capability: String {
@@ -102,6 +112,8 @@ public enum HostOp: String, CaseIterable, Sendable {
         case .passwordSave, .passwordRead, .passwordUpdate, .passwordDelete: return "PasswordStore"
         case .storageFacts: return "KeyStorageInspection"
         case .protectedDeclared, .protectedStore, .protectedRead: return "ProtectedSecretStorage"
+        case .peerKeyEncrypt: return "PeerKeyEncryption"
+        case .requestSign, .requestPublicKey: return "RequestSigning"
         }
     }
 }

@@ -58,6 +58,15 @@ public enum AppHostServer {
                                      "salt": scheme.salt.base64EncodedString(), "sharedInfo": scheme.sharedInfo.base64EncodedString(),
                                      "keyLength": scheme.keyLength, "cipher": scheme.cipher]
         }
+        if let peer = app.capability(PeerKeyEncryption.self) {
+            let scheme = peer.peerKeyScheme
+            hello["peerKey"] = ["keyFormats": scheme.keyFormats, "padding": scheme.padding, "appFunction": scheme.appFunction]
+        }
+        if let signing = app.capability(RequestSigning.self) {
+            let scheme = signing.requestSigningScheme
+            hello["requestSigning"] = ["algorithm": scheme.algorithm, "canonicalTemplate": scheme.canonicalTemplate, "secretEncoding": scheme.secretEncoding,
+                                       "signatureEncoding": scheme.signatureEncoding, "appFunction": scheme.appFunction]
+        }
         if let store = app.capability(PasswordStore.self) {
             hello["passwordStore"] = ["itemClass": store.passwordItemClass, "onDuplicate": store.passwordOnDuplicate, "onMissing": store.passwordOnMissing]
         }
@@ -161,6 +170,16 @@ public enum AppHostServer {
         case .passwordDelete:
             try adopted(app, PasswordStore.self, op).deletePassword(account: try args.string("account"))
             return [:]
+        case .peerKeyEncrypt:
+            return data(try adopted(app, PeerKeyEncryption.self, op).encrypt(try args.bytes("plaintext"), toPeerKey: try args.bytes("key"),
+                                                                             format: try args.string("format")))
+        case .requestSign:
+            let fields = HostFields(raw: try args.object("request"), what: "\(op.rawValue) request")
+            let request = SignableRequest(method: try fields.string("method"), path: try fields.string("path"), query: try fields.string("query"),
+                                          timestamp: try fields.string("timestamp"), nonce: try fields.string("nonce"), body: try fields.bytes("body"))
+            return data(try adopted(app, RequestSigning.self, op).signRequest(request, secret: try args.bytes("secret")))
+        case .requestPublicKey:
+            return data(try adopted(app, RequestSigning.self, op).requestSigningPublicKey())
         case .storageFacts:
             return storageFacts()
         case .protectedDeclared:

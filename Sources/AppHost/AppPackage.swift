@@ -21,6 +21,9 @@ public struct AppPackage: Sendable {
     public let sources: URL
     public let checkout: URL
     public let directory: URL
+    /// Build the app's own files with coverage instrumentation (`-profile-generate
+    /// -profile-coverage-mapping`; crosscheck's modules are not instrumented), for `AppCoverage`.
+    public var coverage = false
 
     /// `sources`: the team's folder; `checkout`: crosscheck's package root; `buildRoot`: where
     /// packages go (crosscheck uses reports/app-build).
@@ -70,7 +73,8 @@ public struct AppPackage: Sendable {
         return files.sorted()
     }
 
-    /// Refuses a folder crosscheck cannot host: no adapter, or an entry point of its own.
+    /// Refuses a folder crosscheck cannot host: no adapter, or a file named as a generated one.
+    /// (Files with an entry point of their own are left out by `select`, with a note.)
     public func check(_ files: [String]) throws {
         var foundAdapter = false
         for file in files {
@@ -78,21 +82,202 @@ public struct AppPackage: Sendable {
             if file == Self.generatedMain || file == Self.generatedImplicitImports {
                 throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "a file named \(file)")
             }
-            if (file as NSString).lastPathComponent == "main.swift" {
-                throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: 1, what: "main.swift")
+            if Self.definesAdapter(text) { foundAdapter = true }
+        }
+        guard foundAdapter else { throw AppBuildError.noAdapter(directory: sources.path, files: files) }
+    }
+
+    public static func definesAdapter(_ text: String) -> Bool {
+        text.split(separator: "\n").contains { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return !trimmed.hasPrefix("//") && trimmed.range(of: #"func\s+makeAppUnderTest\s*\("#, options: .regularExpression) != nil
+        }
+    }
+
+    /// The app's files as crosscheck builds them: which Swift files go in, which are left out and
+    /// why, and the resources that go beside the host (`Bundle.main`).
+    public struct Selection: Equatable, Sendable {
+        public var swiftFiles: [String]
+        /// (file, why), for the run's notes.
+        public var leftOut: [LeftOut]
+        public var resources: [String]
+    }
+
+    public struct LeftOut: Equatable, Sendable, CustomStringConvertible {
+        public let file: String
+        public let reason: String
+        public init(file: String, reason: String) { self.file = file; self.reason = reason }
+        public var description: String { "\(file): \(reason)" }
+    }
+
+    /// Frameworks of the app's UI, which crosscheck does not provide: a file importing one is
+    /// left out (its crypto belongs in files of their own, which is how the adapter reaches it).
+    public static let uiFrameworks: Set<String> = ["UIKit", "SwiftUI", "AppKit", "Cocoa", "WatchKit", "MessageUI", "SafariServices"]
+
+    /// Picks the files to build from `candidates` (paths relative to `sources`): leaves out the
+    /// ones matching an `excludes` glob (fnmatch(3), against the path and the file name), the ones
+    /// importing a UI framework, and entry points (`main.swift`, `@main`, `@UIApplicationMain`),
+    /// each with its reason. `resourceCandidates`: nil for a plain folder (its files that are not
+    /// code are resources, as a folder reference's are), or the Xcode target's Resources phase.
+    public func select(_ candidates: [String], excludes: [String], resourceCandidates: [String]? = nil) -> Selection {
+        var selection = Selection(swiftFiles: [], leftOut: [], resources: [])
+        let excluded = { (file: String) -> String? in
+            excludes.first { pattern in
+                fnmatch(pattern, file, 0) == 0 || fnmatch(pattern, (file as NSString).lastPathComponent, 0) == 0
             }
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("@main") || trimmed.hasPrefix("@UIApplicationMain") || trimmed.hasPrefix("@NSApplicationMain") {
-                    throw AppBuildError.ownEntryPoint(file: sources.appendingPathComponent(file).path, line: index + 1,
-                                                      what: String(trimmed.prefix { !$0.isWhitespace }))
-                }
-                if !trimmed.hasPrefix("//"), trimmed.range(of: #"func\s+makeAppUnderTest\s*\("#, options: .regularExpression) != nil {
-                    foundAdapter = true
+        }
+        for file in candidates {
+            if let pattern = excluded(file) { selection.leftOut.append(LeftOut(file: file, reason: "excluded by --app-exclude \(pattern)")); continue }
+            if (file as NSString).lastPathComponent == "main.swift" {
+                selection.leftOut.append(LeftOut(file: file, reason: "main.swift is the app's entry point; crosscheck makes its own"))
+                continue
+            }
+            let text = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? ""
+            if let reason = Self.reasonToLeaveOut(text) { selection.leftOut.append(LeftOut(file: file, reason: reason)); continue }
+            selection.swiftFiles.append(file)
+        }
+        let resources = resourceCandidates ?? Self.resourceFiles(in: sources)
+        selection.resources = resources.filter { excluded($0) == nil }
+        return selection
+    }
+
+    /// True when the folder is a Swift package of the team's own (a Package.swift at its root).
+    public var isSwiftPackage: Bool { FileManager.default.fileExists(atPath: sources.appendingPathComponent("Package.swift").path) }
+
+    /// A Swift package as the app: the Swift files of `Sources/<target>/` (every target under
+    /// Sources/ when `target` is nil) and adapter files outside Sources/ and Tests/; its manifests,
+    /// tests and plugins left out with a note; resources are the targets' non-code files (as
+    /// `resources: [.copy(…)]` or `.process(…)` would bundle them).
+    public func selectSwiftPackage(target: String?, excludes: [String]) throws -> Selection {
+        let all = try swiftFiles()
+        let prefix = target.map { "Sources/\($0)/" } ?? "Sources/"
+        if let target, !all.contains(where: { $0.hasPrefix(prefix) }) {
+            let targets = Set(all.filter { $0.hasPrefix("Sources/") }.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) }).sorted()
+            throw AppBuildError.noSwiftFiles("\(sources.path)/Sources/\(target) (the package's targets with Swift files: \(targets.joined(separator: ", ")))")
+        }
+        var notes: [LeftOut] = []
+        var candidates: [String] = []
+        for file in all {
+            let name = (file as NSString).lastPathComponent
+            if !file.contains("/"), name == "Package.swift" || name.hasPrefix("Package@swift") {
+                notes.append(LeftOut(file: file, reason: "the package's manifest; crosscheck writes its own around the app's files"))
+            } else if file.hasPrefix("Tests/") || file.hasPrefix("Plugins/") {
+                notes.append(LeftOut(file: file, reason: "the package's tests or plugins, not the app"))
+            } else if file.hasPrefix(prefix) {
+                candidates.append(file)
+            } else if file.hasPrefix("Sources/") {
+                notes.append(LeftOut(file: file, reason: "another target than --app-target \(target ?? "")"))
+            } else {
+                candidates.append(file)  // an adapter beside the package; check() insists on one
+            }
+        }
+        let resources = Self.resourceFiles(in: sources).filter { $0.hasPrefix(prefix) }
+        var selection = select(candidates, excludes: excludes, resourceCandidates: resources)
+        selection.leftOut = notes + selection.leftOut
+        return selection
+    }
+
+    /// Why a Swift file cannot be built here, or nil.
+    static func reasonToLeaveOut(_ text: String) -> String? {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("@main") || trimmed.hasPrefix("@UIApplicationMain") || trimmed.hasPrefix("@NSApplicationMain") {
+                return "line \(index + 1): \(trimmed.prefix { !$0.isWhitespace }) is the app's entry point; crosscheck makes its own"
+            }
+            if let match = trimmed.range(of: #"^(@testable\s+|@_exported\s+)?import\s+(class\s+|struct\s+|enum\s+|func\s+)?([A-Za-z_]+)"#, options: .regularExpression) {
+                let module = trimmed[match].split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map { String($0.split(separator: ".")[0]) } ?? ""
+                if uiFrameworks.contains(module) {
+                    return "line \(index + 1): imports \(module) (the app's UI), which crosscheck does not provide; keep crypto code in files without UI imports"
                 }
             }
         }
-        guard foundAdapter else { throw AppBuildError.noAdapter(directory: sources.path, files: files) }
+        return nil
+    }
+
+    /// Files of the folder that are not code (a `.der`, `.pem`, `.json`, …): what an app bundles.
+    static func resourceFiles(in folder: URL) -> [String] {
+        let code: Set<String> = ["swift", "h", "m", "mm", "c", "cpp", "md", "pbxproj", "xcscheme", "xcworkspacedata", "resolved", "entitlements", "xcconfig"]
+        return XcodeProject.files(under: folder).filter { file in
+            let parts = file.split(separator: "/")
+            guard !parts.contains(where: { $0 == ".build" || $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") || $0.hasSuffix(".xcassets") }) else { return false }
+            return !code.contains((file as NSString).pathExtension.lowercased()) && (file as NSString).lastPathComponent != "Package.swift"
+                && !file.hasPrefix("build-root/")
+        }
+    }
+
+    /// App files that nothing the adapter calls can reach, by name: from the adapter's files, a
+    /// file is reached when a name it declares (a type, function, property, or an init's first
+    /// label) occurs as a word in a reached file. What is left was built but no check exercises it
+    /// (a request signer with no capability adopted for it): the run says so, with the names looked
+    /// for. By name only, so a name shared with another file counts as reached: it never reports
+    /// reached code, it may miss some unreached code. Returns (file, its declared names).
+    public func unreachedFiles(_ files: [String]) -> [(file: String, names: [String])] {
+        var texts: [String: String] = [:]
+        for file in files { texts[file] = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? "" }
+        let declared = texts.mapValues(Self.declaredNames)
+        var reached = Set(files.filter { Self.definesAdapter(texts[$0] ?? "") })
+        var words = Set(reached.flatMap { Self.words(texts[$0] ?? "") })
+        var changed = true
+        while changed {
+            changed = false
+            for file in files where !reached.contains(file) && !(declared[file] ?? []).isDisjoint(with: words) {
+                reached.insert(file)
+                words.formUnion(Self.words(texts[file] ?? ""))
+                changed = true
+            }
+        }
+        return files.filter { !reached.contains($0) && !(declared[$0] ?? []).isEmpty }.map { ($0, (declared[$0] ?? []).sorted()) }
+    }
+
+    static func declaredNames(_ text: String) -> Set<String> {
+        // Types, functions, static and top-level properties, inits' first labels; not the local
+        // variables of function bodies (`let key`), which would match any file.
+        let pattern = #"(?:\b(?:class|struct|enum|actor|protocol|typealias|func|static\s+let|static\s+var|^let|^var)\s+([A-Za-z_][A-Za-z0-9_]*))|(?:\binit[?!]?\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[A-Za-z_ ]*:)"#
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+        var names = Set<String>()
+        for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+            let line = String(line)
+            for match in regex.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                for group in 1...2 {
+                    if let range = Range(match.range(at: group), in: line), line[range] != "_" { names.insert(String(line[range])) }
+                }
+            }
+        }
+        return names
+    }
+
+    /// The words of the code, without comments and string literals (a summary that names a type does not use it).
+    static func words(_ text: String) -> Set<String> {
+        let code = text.replacingOccurrences(of: #"//[^\n]*|"(?:[^"\\\n]|\\.)*""#, with: " ", options: .regularExpression)
+        return Set(code.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+    }
+
+    /// Names beside the host that are crosscheck's own.
+    static let reservedNames: Set<String> = ["Package.swift", "Package.resolved", "build.log", executableName, "Sources"]
+
+    /// Copies `resources` beside the built host, as an app bundle holds them: flat, by file name
+    /// (Xcode copies a group's files to the bundle's root). On Linux, Foundation's `Bundle.main` is
+    /// the executable's folder, so `Bundle.main.url(forResource:withExtension:)` and
+    /// `Bundle(for:)` find them there. Returns notes for those not copied.
+    @discardableResult
+    public func installResources(_ resources: [String]) throws -> [LeftOut] {
+        var notes: [LeftOut] = []
+        var taken: [String: String] = [:]
+        let installed = directory.appendingPathComponent(".resources-installed")
+        for old in ((try? String(contentsOf: installed, encoding: .utf8)) ?? "").split(separator: "\n") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(String(old)))
+        }
+        for file in resources {
+            let name = (file as NSString).lastPathComponent
+            if Self.reservedNames.contains(name) { notes.append(LeftOut(file: file, reason: "its name is one of crosscheck's files beside the host; rename it")); continue }
+            if let first = taken[name] { notes.append(LeftOut(file: file, reason: "another resource, \(first), has its name; the bundle holds one")); continue }
+            taken[name] = file
+            let target = directory.appendingPathComponent(name)
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: sources.appendingPathComponent(file), to: target)
+        }
+        try Data(taken.keys.sorted().joined(separator: "\n").utf8).write(to: installed)
+        return notes
     }
 
     // MARK: writing the package
@@ -143,7 +328,7 @@ public struct AppPackage: Sendable {
                 dependencies: [.package(path: "\(path)")],
                 targets: [
                     .executableTarget(name: "\(Self.executableName)", dependencies: [\(products)], path: "Sources/App",
-                                      swiftSettings: [.swiftLanguageMode(.v5)]),
+                                      swiftSettings: [.swiftLanguageMode(.v5)\(coverage ? #", .unsafeFlags(["-profile-generate", "-profile-coverage-mapping"])"# : "")]\(coverage ? #", linkerSettings: [.unsafeFlags(["-profile-generate"])]"# : "")),
                 ]
             )
 

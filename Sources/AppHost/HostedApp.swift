@@ -10,7 +10,7 @@ import AppUnderTest
 /// every key that crosses between crosscheck and the app for the key-storage audit.
 public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
     FileSealing, AESEnvelopeClient, CertificatePinning, SelfContainedSealing, MessageSigning, KeyAgreementSealing, PasswordStore, KeyStorageInspection,
-    ProtectedSecretStorage, SimulatedUserPrompts, @unchecked Sendable {
+    ProtectedSecretStorage, SimulatedUserPrompts, PeerKeyEncryption, RequestSigning, @unchecked Sendable {
     public let identifier: String
     public let summary: String
     /// The capability protocols the app adopts, as its host said.
@@ -25,6 +25,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     public let passwordItemClass: String
     public let passwordOnDuplicate: String
     public let passwordOnMissing: String
+    public let peerKeyScheme: PeerKeyScheme
+    public let requestSigningScheme: RequestSigningScheme
     public let maximumRestarts: Int
     /// How long one request may take (a session gets more: see `runSession`).
     public let requestTimeout: TimeInterval
@@ -64,6 +66,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         signatureAlgorithm = hello.signatureAlgorithm
         keyAgreementScheme = hello.keyAgreementScheme
         (passwordItemClass, passwordOnDuplicate, passwordOnMissing) = hello.passwordStore
+        peerKeyScheme = hello.peerKeyScheme
+        requestSigningScheme = hello.requestSigningScheme
         self.channel = channel
     }
 
@@ -91,7 +95,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
             ("AESEnvelopeClient", (any AESEnvelopeClient).self), ("CertificatePinning", (any CertificatePinning).self),
             ("SelfContainedSealing", (any SelfContainedSealing).self), ("MessageSigning", (any MessageSigning).self),
             ("KeyAgreementSealing", (any KeyAgreementSealing).self), ("PasswordStore", (any PasswordStore).self),
-            ("ProtectedSecretStorage", (any ProtectedSecretStorage).self),
+            ("ProtectedSecretStorage", (any ProtectedSecretStorage).self), ("PeerKeyEncryption", (any PeerKeyEncryption).self),
+            ("RequestSigning", (any RequestSigning).self),
         ]
         return known.first { ObjectIdentifier($0.1) == ObjectIdentifier(type) }?.0
     }
@@ -178,6 +183,19 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         let answer = try request(.keyAgreementSeal, ["piPublicKey": piPublicKey.base64EncodedString(), "plaintext": plaintext.base64EncodedString()])
         return (try answer.bytes("publicKey"), try answer.bytes("box"))
     }
+
+    public func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data {
+        try request(.peerKeyEncrypt, ["plaintext": plaintext.base64EncodedString(), "key": key.base64EncodedString(), "format": format]).bytes("data")
+    }
+
+    public func signRequest(_ signable: SignableRequest, secret: Data) throws -> Data {
+        if !secret.isEmpty { _ = record(secret, "the request-signing secret crosscheck gave the app (request-signing.sign)") }
+        let fields: [String: Any] = ["method": signable.method, "path": signable.path, "query": signable.query, "timestamp": signable.timestamp,
+                                     "nonce": signable.nonce, "body": signable.body.base64EncodedString()]
+        return try request(.requestSign, ["request": fields, "secret": secret.base64EncodedString()]).bytes("data")
+    }
+
+    public func requestSigningPublicKey() throws -> Data { try request(.requestPublicKey, [:]).bytes("data") }
 
     public func savePassword(_ password: String, account: String) throws {
         _ = try request(.passwordSave, ["password": recordPassword(password, "password.save"), "account": account])
@@ -328,6 +346,8 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         var boxAlgorithm = "", signatureAlgorithm = ""
         var keyAgreementScheme = KeyAgreementScheme(curve: "", publicKeyFormat: "", kdf: "", salt: Data(), sharedInfo: Data(), keyLength: 0, cipher: "")
         var passwordStore = ("", "", "")
+        var peerKeyScheme = PeerKeyScheme(keyFormats: [], padding: "", appFunction: "")
+        var requestSigningScheme = RequestSigningScheme(algorithm: "", canonicalTemplate: "", secretEncoding: "", signatureEncoding: "", appFunction: "")
     }
 
     static func readHello(_ channel: HostChannel, timeout: TimeInterval) throws -> Hello {
@@ -363,6 +383,16 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                                                                  sharedInfo: try fields.bytes("sharedInfo"), keyLength: try fields.int("keyLength"),
                                                                  cipher: try fields.string("cipher"))
                 } catch { throw fail("\(error)") }
+            }
+            if let peer = hello["peerKey"] as? [String: Any] {
+                read.peerKeyScheme = PeerKeyScheme(keyFormats: peer["keyFormats"] as? [String] ?? [], padding: peer["padding"] as? String ?? "",
+                                                   appFunction: peer["appFunction"] as? String ?? "")
+            }
+            if let signing = hello["requestSigning"] as? [String: Any] {
+                let text = { (name: String) in signing[name] as? String ?? "" }
+                read.requestSigningScheme = RequestSigningScheme(algorithm: text("algorithm"), canonicalTemplate: text("canonicalTemplate"),
+                                                                 secretEncoding: text("secretEncoding"), signatureEncoding: text("signatureEncoding"),
+                                                                 appFunction: text("appFunction"))
             }
             if let store = hello["passwordStore"] as? [String: Any] {
                 read.passwordStore = (store["itemClass"] as? String ?? "", store["onDuplicate"] as? String ?? "", store["onMissing"] as? String ?? "")

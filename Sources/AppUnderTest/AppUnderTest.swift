@@ -36,6 +36,17 @@ public struct AppFailure: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String { "\(operation): \(detail)" }
 }
 
+/// Calls the app's own function for an adapter, so a failure points into the app: what it throws
+/// becomes an `AppFailure` naming `function` (as the app's code names it), the error's type and
+/// text, and the adapter's line that called it (`#fileID:#line`, captured here). An adapter writes
+/// `try appCall("ServerKeyEncryptor.encrypt") { try ServerKeyEncryptor.encrypt(text, publicKeyPEM: pem) }`.
+/// An `AppFailure` the body throws passes through unchanged.
+public func appCall<R>(_ function: String, fileID: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) throws -> R {
+    do { return try body() } catch let failure as AppFailure { throw failure } catch {
+        throw AppFailure(function, "threw \(error) (\(type(of: error))), called from \(fileID):\(line)")
+    }
+}
+
 /// The app could not be asked at all: its process died, missed its deadline, or answered something
 /// that is not an answer. Not a verdict on the app's crypto: a check that meets it is an error.
 public struct AppUnreachable: Error, Equatable, CustomStringConvertible, Sendable {
@@ -216,6 +227,124 @@ public protocol PasswordStore {
     func deletePassword(account: String) throws
 }
 
+/// How an app encrypts to a public key the Pi hands it (`PeerKeyEncryption`).
+public struct PeerKeyScheme: Equatable, Sendable {
+    /// The forms in which the app's code takes the Pi's RSA public key, each one of
+    /// `PeerKeyScheme.formats`: "pem-spki" (`-----BEGIN PUBLIC KEY-----`, as `openssl rsa -pubout`
+    /// writes it), "pem-pkcs1" (`-----BEGIN RSA PUBLIC KEY-----`), "der-spki", "der-pkcs1" (the
+    /// bytes of a bundled `.der`; PKCS#1 is what `SecKeyCreateWithData` documents), "base64-spki",
+    /// "base64-pkcs1" (the DER as one base64 line, no header: a key pasted into the source or sent
+    /// in JSON), "modulus-exponent" (the JSON `{"modulus": base64, "exponent": base64}`, big-endian
+    /// unsigned, as a server that publishes n and e sends them). Every form listed is checked.
+    public var keyFormats: [String]
+    /// The padding the app declares: "pkcs1" (`.rsaEncryptionPKCS1`), "oaep-sha1"
+    /// (`.rsaEncryptionOAEPSHA1`), "oaep-sha256" (`.rsaEncryptionOAEPSHA256`).
+    public var padding: String
+    /// The app's function the adapter calls, as the app's code names it
+    /// ("RSAHelper.encrypt(_:publicKeyPEM:) in RSAHelper.swift"): failures name it.
+    public var appFunction: String
+
+    public static let formats = ["pem-spki", "pem-pkcs1", "der-spki", "der-pkcs1", "base64-spki", "base64-pkcs1", "modulus-exponent"]
+
+    public init(keyFormats: [String], padding: String, appFunction: String) {
+        self.keyFormats = keyFormats; self.padding = padding; self.appFunction = appFunction
+    }
+}
+
+/// RSA encryption to a public key the Pi hands the app: the app's own code imports the key as it
+/// arrives (PEM, DER, bare base64, modulus and exponent: `SecKeyCreateWithData` or its own
+/// parsing) and encrypts to it. crosscheck makes the key pair (PythonRef), so it can decrypt with
+/// the declared padding and, when that fails, find the padding the app really used. Malformed
+/// keys (e = 1, truncated, an EC key) must be refused by the app's import.
+public protocol PeerKeyEncryption {
+    var peerKeyScheme: PeerKeyScheme { get }
+    /// `key` is the Pi's public key in `format` (one of `peerKeyScheme.keyFormats`), as bytes the
+    /// app receives (PEM and base64 as UTF-8 text). Returns the RSA ciphertext (raw bytes: an
+    /// adapter over code that hands out base64 decodes it), or throws when the app refuses the key.
+    func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data
+}
+
+/// A request as `RequestSigning` signs it. The canonical string is made from these fields by the
+/// scheme's template.
+public struct SignableRequest: Equatable, Sendable {
+    public var method: String
+    public var path: String
+    public var query: String
+    public var timestamp: String
+    public var nonce: String
+    public var body: Data
+
+    public init(method: String, path: String, query: String, timestamp: String, nonce: String, body: Data) {
+        self.method = method; self.path = path; self.query = query; self.timestamp = timestamp; self.nonce = nonce; self.body = body
+    }
+
+    /// The bytes the template names: `{method}`, `{path}`, `{query}`, `{timestamp}`, `{nonce}`,
+    /// `{body}` (the body's bytes), `{body-sha256-hex}` (lowercase), `{body-sha256-base64}` (standard). nil when
+    /// the template names a placeholder not in this list.
+    public func canonical(_ template: String, bodySHA256: (Data) -> Data) -> Data? {
+        var out = Data()
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            out.append(contentsOf: Data(rest[..<open].utf8))
+            guard let close = rest[open...].firstIndex(of: "}") else { return nil }
+            let name = rest[rest.index(after: open)..<close]
+            switch name {
+            case "method": out.append(contentsOf: Data(method.utf8))
+            case "path": out.append(contentsOf: Data(path.utf8))
+            case "query": out.append(contentsOf: Data(query.utf8))
+            case "timestamp": out.append(contentsOf: Data(timestamp.utf8))
+            case "nonce": out.append(contentsOf: Data(nonce.utf8))
+            case "body": out.append(body)
+            case "body-sha256-hex": out.append(contentsOf: Data(bodySHA256(body).map { String(format: "%02x", $0) }.joined().utf8))
+            case "body-sha256-base64": out.append(contentsOf: Data(bodySHA256(body).base64EncodedString().utf8))
+            default: return nil
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        out.append(contentsOf: Data(rest.utf8))
+        return out
+    }
+}
+
+/// How an app signs its requests (`RequestSigning`).
+public struct RequestSigningScheme: Equatable, Sendable {
+    /// "hmac-sha1", "hmac-sha256", "hmac-sha512" (CommonCrypto's `CCHmac`, CryptoKit's `HMAC<…>`,
+    /// RFC 2104) with a secret the Pi shares, or one of `MessageSigning`'s signature names
+    /// ("rsa-pkcs1v15-sha256", "ecdsa-p256-sha256", …) with a key pair the app keeps.
+    public var algorithm: String
+    /// The canonical string the app signs, as a template over `SignableRequest`'s placeholders,
+    /// e.g. "{method}\n{path}\n{timestamp}\n{body-sha256-hex}".
+    public var canonicalTemplate: String
+    /// How the Pi hands the shared secret to the app, for HMAC: "raw" (bytes), "hex" or "base64"
+    /// (text, which the app must decode into the key's bytes). "" for signatures.
+    public var secretEncoding: String
+    /// How the app writes the signature into the request: "hex", "base64" or "raw".
+    public var signatureEncoding: String
+    /// The app's function the adapter calls, as the app names it: failures name it.
+    public var appFunction: String
+
+    public init(algorithm: String, canonicalTemplate: String, secretEncoding: String, signatureEncoding: String, appFunction: String) {
+        self.algorithm = algorithm; self.canonicalTemplate = canonicalTemplate; self.secretEncoding = secretEncoding
+        self.signatureEncoding = signatureEncoding; self.appFunction = appFunction
+    }
+}
+
+/// Signing requests to the Pi: an HMAC with a shared secret, or a signature with a key pair the
+/// app keeps, over a canonical string of the request. PythonRef and `openssl` compute or verify it.
+public protocol RequestSigning {
+    var requestSigningScheme: RequestSigningScheme { get }
+    /// The signature the app puts on `request`, in `signatureEncoding` (text as UTF-8). `secret`
+    /// is the shared secret as the Pi hands it (`secretEncoding`; empty for signatures).
+    func signRequest(_ request: SignableRequest, secret: Data) throws -> Data
+    /// For signatures: the public key as the app exports it (as `MessageSigning.publicKey()`);
+    /// HMAC signers throw or return empty.
+    func requestSigningPublicKey() throws -> Data
+}
+
+extension RequestSigning {
+    public func requestSigningPublicKey() throws -> Data { Data() }
+}
+
 extension AppUnderTest {
     /// The capability protocols this app adopts, for reports.
     public var capabilityNames: [String] {
@@ -233,6 +362,8 @@ extension AppUnderTest {
         if capability(KeyAgreementSealing.self) != nil { names.append("KeyAgreementSealing") }
         if capability(PasswordStore.self) != nil { names.append("PasswordStore") }
         if capability(ProtectedSecretStorage.self) != nil { names.append("ProtectedSecretStorage") }
+        if capability(PeerKeyEncryption.self) != nil { names.append("PeerKeyEncryption") }
+        if capability(RequestSigning.self) != nil { names.append("RequestSigning") }
         return names
     }
 }

@@ -15,6 +15,9 @@ public protocol PiKeyJudge: Sendable {
     /// The key derived from our private key and the peer's public key with `kdf` ("hkdf-sha256",
     /// "x963-sha256", …, or "raw": the shared secret itself).
     func agreementDerive(curve: String, privateKey: Data, peerPublicKey: Data, kdf: String, salt: Data, info: Data, length: Int) throws -> Data
+    /// HMAC (RFC 2104) of `message` under `key` with `hash` ("SHA1", "SHA256", "SHA512", …): what
+    /// the Pi computes to check a request the app signed with a shared secret.
+    func hmac(hash: String, key: Data, message: Data) throws -> Data
 }
 
 extension PythonPeer: PiKeyJudge {
@@ -46,6 +49,14 @@ extension PythonPeer: PiKeyJudge {
                                                      "kdf": .string(kdf), "salt": .bytes(salt), "info": .bytes(info), "length": .int(length)])
         guard let key = answer.bytesValue else { throw PeerFailure(.internal, "pythonref answered \(answer) where a key was expected") }
         return key
+    }
+}
+
+extension PythonPeer {
+    public func hmac(hash: String, key: Data, message: Data) throws -> Data {
+        let answer = try handle("hmac.compute", ["hash": .string(hash), "key": .bytes(key), "message": .bytes(message)])
+        guard let mac = answer.bytesValue else { throw PeerFailure(.internal, "pythonref answered \(answer) where an HMAC was expected") }
+        return mac
     }
 }
 

@@ -71,7 +71,39 @@ public struct Summary: Sendable {
             for problem in problems.prefix(shown) { lines.append(contentsOf: problem) }
             if shown < problems.count { lines.append("  ... and \(problems.count - shown) more") }
         }
+        lines.append(contentsOf: weaknessLines(report, limit: max(failuresToShow, 0)))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "Weaknesses (n):": what passed or was skipped but is weak, so it is on screen and not only in
+    /// the report: each finding (a skip "weakness: …", as the audits write them) with its place,
+    /// and each weakness checks carry (their "weakness" property, e.g. PKCS#1 v1.5) once, with how
+    /// many checks and the first of them. Empty when there are none.
+    static func weaknessLines(_ report: JUnitReport, limit: Int) -> [String] {
+        var findings: [String] = []
+        var carried: [(weakness: String, count: Int, first: String)] = []
+        for suite in report.suites {
+            for testCase in suite.cases {
+                if case let .skipped(message) = testCase.outcome, message.hasPrefix("weakness: ") {
+                    findings.append("  WEAK  \(printable(testCase.id)): \(clip(printable(String(message.dropFirst("weakness: ".count)))))")
+                }
+                guard !testCase.outcome.verdict.isProblem else { continue }
+                for property in testCase.properties where property.name == "weakness" {
+                    for weakness in property.value.components(separatedBy: "; ") where !weakness.isEmpty {
+                        if let index = carried.firstIndex(where: { $0.weakness == weakness }) { carried[index].count += 1 } else {
+                            carried.append((weakness, 1, testCase.id))
+                        }
+                    }
+                }
+            }
+        }
+        let entries = findings + carried.map { "  WEAK  \(clip(printable($0.weakness))): \($0.count) check\($0.count == 1 ? "" : "s") (\(printable($0.first))\($0.count > 1 ? ", …" : ""))" }
+        guard !entries.isEmpty, limit > 0 else { return [] }
+        let shown = min(limit, entries.count)
+        var lines = ["", shown == entries.count ? "Weaknesses (\(entries.count)):" : "Weaknesses (first \(shown) of \(entries.count)):"]
+        lines.append(contentsOf: entries.prefix(shown))
+        if shown < entries.count { lines.append("  ... and \(entries.count - shown) more (the report has them all)") }
+        return lines
     }
 
     /// "3 passed, 1 failed, 1 errors, 1 skipped", with " (1 known)" when some skips are known

@@ -21,6 +21,12 @@ struct AppOptions: ParsableArguments {
     var requestTimeout: Double = 60
     @Option(name: "--app-user", value: "present|absent|cancel", help: "the simulated user who answers the app's biometry and passcode prompts (items and keys with kSecAttrAccessControl): present authenticates, cancel taps Cancel (errSecUserCanceled), absent fails (errSecAuthFailed)")
     var appUser: String = "present"
+    @Option(name: "--app-exclude", value: "GLOB[,GLOB…]", help: "files of --app DIR not to build, as fnmatch globs against each file's path in the folder and its name (e.g. 'Legacy/*,*Tests.swift'); files importing UIKit or SwiftUI, main.swift and @main files are left out anyway, each with a note")
+    var exclude: String = ""
+    @Option(name: "--app-target", value: "NAME", help: "with --app an Xcode project (DIR/NAME.xcodeproj, or a folder holding one): the target whose Swift files (its Sources phase) and resources are the app, default its one app target; with --app a Swift package (a folder with Package.swift): the target under Sources/, default all of them")
+    var target: String?
+    @Flag(name: "--app-coverage", help: "build --app DIR with coverage instrumentation of its own files and print, after the run, the lines the checks ran in each of them (llvm-cov); a file at 0% is code no check exercised")
+    var coverage: Bool
     @Option(name: "--ios", value: "VERSION", help: "the iOS version the app's Apple modules behave as where iOS versions differ (e.g. from 17.4 a PKCS#1 v1.5 decryption with the wrong key returns a random message instead of an error); default \(AppTargetIOS.defaultVersion), the current iOS")
     var ios: String = AppTargetIOS.defaultVersion
     init() {}
@@ -30,6 +36,10 @@ struct AppOptions: ParsableArguments {
         guard AppUser.choices.contains(appUser) else { throw UsageError("--app-user takes \(AppUser.choices.joined(separator: ", ")), not \(appUser)") }
         guard AppTargetIOS.isValid(ios) else { throw UsageError("--ios takes an iOS version such as 17.3, 17.4 or 26, not \(ios)") }
         if let app, app.isEmpty { throw UsageError("--app takes a folder or a seed app (\(SeedApps.identifiers.joined(separator: ", ")))") }
+        let folder = app.map { !SeedApps.identifiers.contains($0) } ?? false
+        for (given, option) in [(target != nil, "--app-target"), (!exclude.isEmpty, "--app-exclude"), (coverage, "--app-coverage")] where given && !folder {
+            throw UsageError("\(option) goes with --app DIR (a folder, an Xcode project or a Swift package), not with the seed apps")
+        }
     }
 
     /// Where each app's container goes.
@@ -42,18 +52,40 @@ struct AppOptions: ParsableArguments {
     func apps(files: ProjectFiles, quiet: Bool) throws -> [HostedApp] {
         guard let app else { return try SeedApps.identifiers.map(hostedSeed) }
         if SeedApps.identifiers.contains(app) { return [try hostedSeed(app)] }
-        let package = AppPackage(sources: URL(fileURLWithPath: app), checkout: Self.checkout(files),
+        let project: XcodeProject?
+        do { project = try XcodeProject.find(at: URL(fileURLWithPath: app)).map(XcodeProject.init(bundle:)) } catch {
+            throw CommandExit(.noInput, "crosscheck run: --app \(app): \(error)")
+        }
+        var package = AppPackage(sources: project?.root ?? URL(fileURLWithPath: app), checkout: Self.checkout(files),
                                  buildRoot: URL(fileURLWithPath: "reports/app-build"))
+        package.coverage = coverage
         do {
-            let swiftFiles = try package.swiftFiles()
+            let selection = try Self.select(package, project: project, target: target, excludes: exclude.split(separator: ",").map(String.init))
+            for note in selection.leftOut where !quiet { printError("crosscheck run: left out \(note)") }
+            let swiftFiles = selection.swiftFiles
+            guard !swiftFiles.isEmpty else { throw AppBuildError.noSwiftFiles(package.sources.path) }
             try package.check(swiftFiles)
+            for (file, names) in package.unreachedFiles(swiftFiles) {
+                printError("crosscheck run: no check exercises \(file): nothing the adapter calls uses what it declares (\(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", …" : "")); "
+                           + "adopt the capability for what it does in the adapter (PeerKeyEncryption for encrypting to the Pi's key, RequestSigning for a request signer, …) or leave it out with --app-exclude")
+            }
             try package.prepare(swiftFiles)
             if !quiet { printError("crosscheck run: building the app in \(package.sources.path) (\(swiftFiles.count) Swift files) in \(package.directory.path) …") }
             let executable = try package.build(timeout: buildTimeout, waiting: { if !quiet { printError("crosscheck run: \($0)") } })
+            for note in try package.installResources(selection.resources) where !quiet { printError("crosscheck run: resource not bundled: \(note)") }
+            if !quiet, !selection.resources.isEmpty {
+                printError("crosscheck run: \(selection.resources.count) resource file(s) beside the host, in Bundle.main: \(selection.resources.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
+            }
             var container = try Self.container("\(package.sources.lastPathComponent)-\(package.directory.lastPathComponent.prefix(8))")
             // What the app ships, for hard-coded keys: its executable and its folder (sources and resources).
             container.bundle = [executable, package.sources]
-            let environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
+            var environment = AppTargetIOS.environment(AppUser.environment(container.environment(), user: appUser), version: ios)
+            if coverage {
+                let measured = AppCoverage(package: package, files: swiftFiles, profiles: container.folder.appendingPathComponent("coverage"))
+                try? FileManager.default.createDirectory(at: measured.profiles, withIntermediateDirectories: true)
+                environment = measured.environment(environment)
+                Self.coverageGuard.withLock { Self.coverageRuns.append(measured) }
+            }
             let hosted = try HostedApp(launch: { try HostChannel.launch(executable: executable, log: container.console, environment: environment) },
                                        container: container, requestTimeout: requestTimeout)
             if !quiet { printError("crosscheck run: the app under test is \(hosted.identifier) (\(hosted.capabilities.joined(separator: ", "))), hosted by \(executable.path) in \(container.folder.path)") }
@@ -66,6 +98,46 @@ struct AppOptions: ParsableArguments {
             }
         } catch let error as HostStartError {
             throw CommandExit(.unavailable, "crosscheck run: --app \(app): the app was built but its host did not start: \(error)")
+        }
+    }
+
+    /// The files to build: a folder's Swift files, or an Xcode target's (its Sources phase) plus the
+    /// adapter files beside the project that no target holds; `--app-exclude`, UI files and entry
+    /// points left out (AppPackage.select).
+    static func select(_ package: AppPackage, project: XcodeProject?, target: String?, excludes: [String]) throws -> AppPackage.Selection {
+        guard let project else {
+            if package.isSwiftPackage { return try package.selectSwiftPackage(target: target, excludes: excludes) }
+            if target != nil { throw UsageError("--app-target names a target of an Xcode project or a Swift package; \(package.sources.path) holds neither") }
+            return package.select(try package.swiftFiles(), excludes: excludes)
+        }
+        let chosen: XcodeProject.Target
+        do { chosen = try project.target(target) } catch { throw CommandExit(.noInput, "crosscheck run: --app \(project.bundle.path): \(error)") }
+        let inTargets = Set(project.targets().flatMap(\.swiftFiles))
+        let adapters = ((try? package.swiftFiles()) ?? []).filter { file in
+            !inTargets.contains(file) && AppPackage.definesAdapter((try? String(contentsOf: package.sources.appendingPathComponent(file), encoding: .utf8)) ?? "")
+        }
+        var selection = package.select(chosen.swiftFiles + adapters, excludes: excludes, resourceCandidates: chosen.resources)
+        selection.leftOut += chosen.otherSources.map { AppPackage.LeftOut(file: $0, reason: "not Swift (the target's Objective-C or C sources are not built)") }
+        return selection
+    }
+
+    /// The apps built with --app-coverage in this run, reported once their hosts have stopped.
+    nonisolated(unsafe) private static var coverageRuns: [AppCoverage] = []
+    private static let coverageGuard = NSLock()
+
+    /// After the hosts stopped (they write their profiles as they exit): the lines the checks ran in
+    /// each app file, on stderr. Nothing without --app-coverage.
+    static func printCoverage() {
+        let runs = coverageGuard.withLock { () -> [AppCoverage] in defer { coverageRuns.removeAll() }; return coverageRuns }
+        for run in runs {
+            do {
+                let files = try run.report()
+                printError("crosscheck run: coverage of the app's files by the checks run (llvm-cov, lines; profiles in \(run.profiles.path)):")
+                for file in files {
+                    printError(String(format: "  %6.1f%%  %5d of %5d lines  ", file.percent, file.lines - file.missed, file.lines) + file.file
+                               + (file.lines > 0 && file.missed == file.lines ? "   <- no check ran any of it" : ""))
+                }
+            } catch { printError("crosscheck run: --app-coverage: \(error)") }
         }
     }
 

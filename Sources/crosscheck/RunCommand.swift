@@ -62,7 +62,7 @@ struct RunCommand: ParsableCommand {
         let context = SuiteContext(swift: SwiftPeer(), python: python, seed: seed.value, files: files.files)
         let runner = Runner(filter: filter)
         let hosted = try appOptions.apps(files: files.files, quiet: report.quiet)
-        defer { hosted.forEach { $0.stop() } }
+        defer { hosted.forEach { $0.stop() }; AppOptions.printCoverage() }
         let apps = hosted.map(AppSubject.init)
         let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
         guard !checks.isEmpty else {

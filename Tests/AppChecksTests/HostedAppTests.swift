@@ -142,9 +142,24 @@ final class AppPackageTests: XCTestCase {
             guard case .noAdapter = error as? AppBuildError else { return XCTFail("\(error)") }
             XCTAssertTrue("\(error)".contains("func makeAppUnderTest() -> AppUnderTest { MyAppAdapter() }"), "\(error)")
         }
-        let withMain = try folder(["App.swift": "import SwiftUI\n\n@main\nstruct MyApp {}\n", "Adapter.swift": "func makeAppUnderTest() -> AppUnderTest { A() }\n"])
-        XCTAssertThrowsError(try package(withMain).check(try package(withMain).swiftFiles())) { error in
-            XCTAssertEqual(error as? AppBuildError, .ownEntryPoint(file: withMain.standardizedFileURL.path + "/App.swift", line: 3, what: "@main"))
+        // The app's UI and entry points are left out with their reasons, as are --app-exclude's globs; the rest builds.
+        let withMain = try folder(["App.swift": "import Foundation\n\n@main\nstruct MyApp {}\n", "View.swift": "import Foundation\n@testable import SwiftUI\n",
+                                   "Delegate.swift": "import UIKit.UIView\n", "main.swift": "print(1)\n", "Legacy/Old.swift": "let old = 1\n",
+                                   "Crypto.swift": "import CryptoKit // not UIKit\n", "Adapter.swift": "func makeAppUnderTest() -> AppUnderTest { A() }\n",
+                                   "pi.der": "der", "config/pi.pem": "pem", "Notes.md": "notes"])
+        let selection = package(withMain).select(try package(withMain).swiftFiles(), excludes: ["Legacy/*"])
+        XCTAssertEqual(selection.swiftFiles, ["Adapter.swift", "Crypto.swift"])
+        XCTAssertEqual(selection.leftOut.map(\.description), [
+            "App.swift: line 3: @main is the app's entry point; crosscheck makes its own",
+            "Delegate.swift: line 1: imports UIKit (the app's UI), which crosscheck does not provide; keep crypto code in files without UI imports",
+            "Legacy/Old.swift: excluded by --app-exclude Legacy/*",
+            "View.swift: line 2: imports SwiftUI (the app's UI), which crosscheck does not provide; keep crypto code in files without UI imports",
+            "main.swift: main.swift is the app's entry point; crosscheck makes its own",
+        ])
+        XCTAssertEqual(selection.resources, ["config/pi.pem", "pi.der"])
+        XCTAssertEqual(package(withMain).select(["Crypto.swift", "Adapter.swift"], excludes: ["Crypto.swift"]).swiftFiles, ["Adapter.swift"], "a glob matches the file name too")
+        XCTAssertThrowsError(try package(withMain).check(["Adapter.swift", AppPackage.generatedMain])) { error in
+            guard case .ownEntryPoint = error as? AppBuildError else { return XCTFail("\(error)") }
         }
         XCTAssertThrowsError(try package(try folder(["README.md": "no code"])).swiftFiles()) { error in
             guard case .noSwiftFiles = error as? AppBuildError else { return XCTFail("\(error)") }
@@ -152,6 +167,34 @@ final class AppPackageTests: XCTestCase {
         XCTAssertThrowsError(try package(good.appendingPathComponent("missing")).swiftFiles()) { error in
             guard case .noDirectory = error as? AppBuildError else { return XCTFail("\(error)") }
         }
+    }
+
+    func testSwiftPackage_itsTargetsFilesAndResources_manifestAndTestsLeftOut() throws {
+        let source = try folder(["Package.swift": "// swift-tools-version:5.9\n", "Sources/PiKit/Crypto.swift": "import CryptoKit\n",
+                                 "Sources/PiKit/Resources/pi.der": "der", "Sources/PiUI/View.swift": "import Foundation\n",
+                                 "Tests/PiKitTests/T.swift": "import XCTest\n", "CrosscheckAdapter.swift": "func makeAppUnderTest() -> AppUnderTest { A() }\n"])
+        let whole = try package(source).selectSwiftPackage(target: nil, excludes: [])
+        XCTAssertEqual(whole.swiftFiles, ["CrosscheckAdapter.swift", "Sources/PiKit/Crypto.swift", "Sources/PiUI/View.swift"])
+        XCTAssertEqual(whole.leftOut.map(\.file), ["Package.swift", "Tests/PiKitTests/T.swift"])
+        XCTAssertEqual(whole.resources, ["Sources/PiKit/Resources/pi.der"])
+        let one = try package(source).selectSwiftPackage(target: "PiKit", excludes: [])
+        XCTAssertEqual(one.swiftFiles, ["CrosscheckAdapter.swift", "Sources/PiKit/Crypto.swift"])
+        XCTAssertThrowsError(try package(source).selectSwiftPackage(target: "Nope", excludes: [])) { error in
+            XCTAssertTrue("\(error)".contains("the package's targets with Swift files: PiKit, PiUI"), "\(error)")
+        }
+    }
+
+    func testUnreachedFiles_theSignerNoCapabilityCalls_isNamed() throws {
+        let source = try folder([
+            "Crypto.swift": "enum Sealer {\n    static func seal(_ d: Data) -> Data { d.sealedWith(KeyStore.key) }\n}\n",
+            "KeyStore.swift": "struct KeyStore { static let key = Data() }\nextension Data {\n    func sealedWith(_ key: Data) -> Data { self }\n}\n",
+            "Key+Init.swift": "extension SymmetricKey {\n    init?(base64EncodedString string: String) { nil }\n}\n",
+            "RequestSigner.swift": "// signs requests\nenum RequestSigner {\n    static func sign(method: String) -> String { method }\n}\n",
+            "Adapter.swift": "final class A { func seal(_ d: Data) -> Data { Sealer.seal(d) } ; let k = SymmetricKey(base64EncodedString: \"\") }\nfunc makeAppUnderTest() -> AppUnderTest { A() }\n",
+        ])
+        let unreached = package(source).unreachedFiles(try package(source).swiftFiles())
+        XCTAssertEqual(unreached.map(\.file), ["RequestSigner.swift"])
+        XCTAssertEqual(unreached.first?.names, ["RequestSigner", "sign"])
     }
 
     func testPrepare_writesThePackage_copiesOnlyTheFolder_andNamesErrorsByTheirOriginalFiles() throws {
@@ -204,6 +247,28 @@ final class AppPackageTests: XCTestCase {
             "\(source.standardizedFileURL.path)/Adapter.swift:1:47: error: cannot find 'A' in scope",
             "the adapter's makeAppUnderTest() must return an AppUnderTest and take no arguments: \(copied.path)/\(AppPackage.generatedMain):9:35: error: cannot convert value of type 'Int' to specified type 'any AppUnderTest'",
         ])
+    }
+}
+
+/// The Xcode project reader on examples/xcode-app: the chain PBXNativeTarget → build phases →
+/// PBXBuildFile → PBXFileReference, with group paths and SOURCE_ROOT.
+final class XcodeProjectTests: XCTestCase {
+    func testExampleProject_targetsTheirSwiftFilesAndResources() throws {
+        let project = try XcodeProject(bundle: repositoryRoot.appendingPathComponent("examples/xcode-app/PiRemote.xcodeproj"))
+        let targets = project.targets()
+        XCTAssertEqual(targets.map(\.name), ["PiRemote", "PiRemoteTests"])
+        XCTAssertEqual(targets[0].swiftFiles, ["PiRemote/AppDelegate.swift", "PiRemote/UnlockViewController.swift", "PiRemote/Crypto/ServerKeyEncryptor.swift",
+                                               "PiRemote/Crypto/RequestSigner.swift"])
+        XCTAssertEqual(targets[0].resources, ["PiRemote/Resources/pi_public.pem"])
+        XCTAssertEqual(targets[1].swiftFiles, ["PiRemoteTests/RequestSignerTests.swift"], "SOURCE_ROOT paths")
+        XCTAssertEqual(try project.target(nil).name, "PiRemote", "the one app target by default")
+        for file in targets.flatMap({ $0.swiftFiles + $0.resources }) {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: project.root.appendingPathComponent(file).path), file)
+        }
+        XCTAssertThrowsError(try project.target("Widget")) { error in
+            XCTAssertEqual("\(error)", "PiRemote.xcodeproj has no target 'Widget'; its targets: PiRemote, PiRemoteTests")
+        }
+        XCTAssertEqual(try XcodeProject.find(at: project.root)?.lastPathComponent, "PiRemote.xcodeproj")
     }
 }
 

@@ -175,3 +175,199 @@ final class ZeroIVEnvelopeApp: AppUnderTest, AESEnvelopeClient {
         return try JSONSerialization.jsonObject(with: try crypt(kCCDecrypt, data, key: try key(encryptionKey), iv: [UInt8](iv)))
     }
 }
+
+// MARK: - issue 35: the Pi's public key and signed requests, written as app helpers usually are
+
+/// An RSA helper as iOS tutorials write it: strip the PEM header of the Pi's public key, base64-decode,
+/// `SecKeyCreateWithData`, `SecKeyCreateEncryptedData`. `algorithm` is what its code passes.
+enum PiRSAHelper {
+    static func publicKey(fromPEM pem: String) -> SecKey? {
+        let base64 = pem.replacingOccurrences(of: "-----BEGIN PUBLIC KEY-----", with: "")
+            .replacingOccurrences(of: "-----END PUBLIC KEY-----", with: "")
+            .replacingOccurrences(of: "\n", with: "")
+            .trimmingCharacters(in: .whitespaces)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        var error: Unmanaged<CFError>?
+        return SecKeyCreateWithData(data as CFData, attributes as CFDictionary, &error)
+    }
+
+    static func encrypt(_ message: String, publicKeyPEM: String, algorithm: SecKeyAlgorithm) throws -> String {
+        guard let key = publicKey(fromPEM: publicKeyPEM) else { throw AppFailure("PiRSAHelper.encrypt", "the server's public key could not be read") }
+        guard SecKeyIsAlgorithmSupported(key, .encrypt, algorithm) else { throw AppFailure("PiRSAHelper.encrypt", "algorithm not supported") }
+        var error: Unmanaged<CFError>?
+        guard let encrypted = SecKeyCreateEncryptedData(key, algorithm, Data(message.utf8) as CFData, &error) as Data? else {
+            throw AppFailure("PiRSAHelper.encrypt", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return encrypted.base64EncodedString()
+    }
+}
+
+/// The adapter over `PiRSAHelper`: declares OAEP-SHA256; `algorithm` is what the helper really uses.
+final class PiKeyApp: AppUnderTest, PeerKeyEncryption {
+    let identifier: String
+    let summary = "tests: an RSA helper that imports the Pi's PEM public key and encrypts to it"
+    let algorithm: SecKeyAlgorithm
+    var peerKeyScheme: PeerKeyScheme {
+        PeerKeyScheme(keyFormats: ["pem-spki", "base64-spki"], padding: "oaep-sha256", appFunction: "PiRSAHelper.encrypt(_:publicKeyPEM:algorithm:)")
+    }
+
+    init(identifier: String = "pi-key-oaep", algorithm: SecKeyAlgorithm = .rsaEncryptionOAEPSHA256) {
+        self.identifier = identifier; self.algorithm = algorithm
+    }
+
+    func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data {
+        // The helper takes text; crosscheck's plaintexts here are bytes, so they go through as Latin-1-free UTF-8 only when they are text.
+        let text = String(decoding: plaintext, as: UTF8.self)
+        guard Data(text.utf8) == plaintext else { return try rawEncrypt(plaintext, key: key) }
+        let base64 = try PiRSAHelper.encrypt(text, publicKeyPEM: String(decoding: key, as: UTF8.self), algorithm: algorithm)
+        guard let ciphertext = Data(base64Encoded: base64) else { throw AppFailure("adapter", "the helper returned no base64") }
+        return ciphertext
+    }
+
+    /// The helper's own steps on bytes that are not text.
+    func rawEncrypt(_ plaintext: Data, key: Data) throws -> Data {
+        guard let secKey = PiRSAHelper.publicKey(fromPEM: String(decoding: key, as: UTF8.self)) else { throw AppFailure("PiRSAHelper.publicKey", "unreadable key") }
+        var error: Unmanaged<CFError>?
+        guard let encrypted = SecKeyCreateEncryptedData(secKey, algorithm, plaintext as CFData, &error) as Data? else {
+            throw AppFailure("PiRSAHelper.encrypt", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return encrypted
+    }
+}
+
+/// A `CCHmac` request signer as apps write it: "METHOD\npath\ntimestamp\nbody", HMAC-SHA256 with
+/// the hex secret the Pi handed out, lowercase hex. Each PLANTED flaw is one switch.
+struct RequestSigner {
+    enum Flaw { case none, sha1, keyAsText, leavesOutTimestamp }
+    let flaw: Flaw
+
+    func sign(method: String, path: String, timestamp: String, body: String, secretHex: String) -> String {
+        let message = flaw == .leavesOutTimestamp ? "\(method)\n\(path)\n\(body)" : "\(method)\n\(path)\n\(timestamp)\n\(body)"
+        let key: Data
+        if flaw == .keyAsText {
+            key = Data(secretHex.utf8)  // PLANTED: the hex text, not the bytes it encodes
+        } else {
+            var bytes = Data()
+            var index = secretHex.startIndex
+            while index < secretHex.endIndex {
+                let next = secretHex.index(index, offsetBy: 2)
+                bytes.append(UInt8(secretHex[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            key = bytes
+        }
+        let algorithm = flaw == .sha1 ? CCHmacAlgorithm(kCCHmacAlgSHA1) : CCHmacAlgorithm(kCCHmacAlgSHA256)  // PLANTED when .sha1
+        let length = flaw == .sha1 ? Int(CC_SHA1_DIGEST_LENGTH) : Int(CC_SHA256_DIGEST_LENGTH)
+        var digest = [UInt8](repeating: 0, count: length)
+        let data = Data(message.utf8)
+        key.withUnsafeBytes { keyBytes in
+            data.withUnsafeBytes { dataBytes in
+                CCHmac(algorithm, keyBytes.baseAddress, key.count, dataBytes.baseAddress, data.count, &digest)
+            }
+        }
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+final class HMACSignerApp: AppUnderTest, RequestSigning {
+    let identifier: String
+    let summary = "tests: a CCHmac request signer"
+    let signer: RequestSigner
+    let requestSigningScheme = RequestSigningScheme(algorithm: "hmac-sha256", canonicalTemplate: "{method}\n{path}\n{timestamp}\n{body}", secretEncoding: "hex",
+                                                    signatureEncoding: "hex", appFunction: "RequestSigner.sign(method:path:timestamp:body:secretHex:)")
+
+    init(identifier: String = "hmac-signer", flaw: RequestSigner.Flaw = .none) { self.identifier = identifier; signer = RequestSigner(flaw: flaw) }
+
+    func signRequest(_ request: SignableRequest, secret: Data) throws -> Data {
+        Data(signer.sign(method: request.method, path: request.path, timestamp: request.timestamp, body: String(decoding: request.body, as: UTF8.self),
+                         secretHex: String(decoding: secret, as: UTF8.self)).utf8)
+    }
+}
+
+/// Request signing with a P-256 key the app keeps (CryptoKit), base64 DER signature over
+/// "METHOD path\ntimestamp\nSHA-256(body) hex".
+final class P256RequestSignerApp: AppUnderTest, RequestSigning {
+    let identifier: String
+    /// PLANTED when true: the timestamp line is not signed.
+    let leavesOutTimestamp: Bool
+    let summary = "tests: CryptoKit P-256 request signatures"
+    let key = P256.Signing.PrivateKey()
+    let requestSigningScheme = RequestSigningScheme(algorithm: "ecdsa-p256-sha256", canonicalTemplate: "{method} {path}\n{timestamp}\n{body-sha256-hex}",
+                                                    secretEncoding: "", signatureEncoding: "base64", appFunction: "P256RequestSignerApp.signRequest")
+
+    func signRequest(_ request: SignableRequest, secret: Data) throws -> Data {
+        let bodyHash = SHA256.hash(data: request.body).map { String(format: "%02x", $0) }.joined()
+        let canonical = leavesOutTimestamp ? "\(request.method) \(request.path)\n\(bodyHash)" : "\(request.method) \(request.path)\n\(request.timestamp)\n\(bodyHash)"
+        return Data(try key.signature(for: Data(canonical.utf8)).derRepresentation.base64EncodedString().utf8)
+    }
+
+    func requestSigningPublicKey() throws -> Data { key.publicKey.x963Representation }
+
+    init(identifier: String = "p256-request-signer", leavesOutTimestamp: Bool = false) {
+        self.identifier = identifier; self.leavesOutTimestamp = leavesOutTimestamp
+    }
+}
+
+/// Imports the Pi's key in every form apps meet: PEM (either label), DER (SPKI or PKCS#1), bare
+/// base64, and modulus + exponent (the app writes the PKCS#1 RSAPublicKey DER itself, as helpers
+/// on the web do), then `SecKeyCreateWithData` and OAEP-SHA256. PLANTED when `fallsBack`: a key it
+/// cannot import is replaced by one it made earlier, so it encrypts anyway.
+final class AllFormsPiKeyApp: AppUnderTest, PeerKeyEncryption {
+    let identifier: String
+    let summary = "tests: every form of the Pi's public key, imported by the app's own code"
+    let fallsBack: Bool
+    let peerKeyScheme = PeerKeyScheme(keyFormats: PeerKeyScheme.formats, padding: "oaep-sha256", appFunction: "KeyImporter.key(from:format:)")
+    lazy var fallback: SecKey? = {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
+        return SecKeyCreateRandomKey(attributes as CFDictionary, nil).flatMap(SecKeyCopyPublicKey)
+    }()
+
+    init(identifier: String = "all-forms", fallsBack: Bool = false) { self.identifier = identifier; self.fallsBack = fallsBack }
+
+    static func der(fromPEM text: String) -> Data? {
+        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        return Data(base64Encoded: body)
+    }
+
+    /// DER INTEGER of unsigned big-endian bytes, and a SEQUENCE around parts.
+    static func derLength(_ count: Int) -> [UInt8] {
+        if count < 0x80 { return [UInt8(count)] }
+        if count < 0x100 { return [0x81, UInt8(count)] }
+        return [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+    }
+    static func integer(_ bytes: Data) -> [UInt8] {
+        var value = [UInt8](bytes.drop { $0 == 0 })
+        if value.isEmpty { value = [0] }
+        if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+        return [0x02] + derLength(value.count) + value
+    }
+
+    func key(from key: Data, format: String) -> SecKey? {
+        var der: Data?
+        switch format {
+        case "pem-spki", "pem-pkcs1": der = Self.der(fromPEM: String(decoding: key, as: UTF8.self))
+        case "base64-spki", "base64-pkcs1": der = Data(base64Encoded: String(decoding: key, as: UTF8.self))
+        case "modulus-exponent":
+            guard let object = try? JSONSerialization.jsonObject(with: key) as? [String: String],
+                  let modulus = object["modulus"].flatMap({ Data(base64Encoded: $0) }), let exponent = object["exponent"].flatMap({ Data(base64Encoded: $0) }) else { return nil }
+            let content = Self.integer(modulus) + Self.integer(exponent)
+            der = Data([0x30] + Self.derLength(content.count) + content)
+        default: der = key
+        }
+        guard let der else { return nil }
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        return SecKeyCreateWithData(der as CFData, attributes as CFDictionary, nil)
+    }
+
+    func encrypt(_ plaintext: Data, toPeerKey key: Data, format: String) throws -> Data {
+        guard let publicKey = self.key(from: key, format: format) ?? (fallsBack ? fallback : nil) else {  // PLANTED when fallsBack
+            throw AppFailure("KeyImporter.key(from:format:)", "the Pi's key (\(format)) could not be imported")
+        }
+        var error: Unmanaged<CFError>?
+        guard let ciphertext = SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256, plaintext as CFData, &error) as Data? else {
+            throw AppFailure("encrypt", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        return ciphertext
+    }
+}

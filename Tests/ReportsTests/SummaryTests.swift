@@ -140,4 +140,25 @@ final class SummaryTests: XCTestCase {
         XCTAssertEqual(JUnitFormat.formatCaseTime(30), "30.000")
         XCTAssertEqual(JUnitFormat.formatCaseTime(0.0000125), "0.000013")
     }
+
+    func testWeaknessesAreListed_findingsAndCarriedWeaknessesOnce() {
+        let weak = JUnitProperty(name: "weakness", value: "PKCS#1 v1.5 encryption (Bleichenbacher/ROBOT padding oracles)")
+        let cases = [
+            JUnitCase(name: "app.key-storage.user-defaults", classname: "crosscheck.audit.app", outcome: .skipped(message: "weakness: user-defaults: a key under \"aesKey\"")),
+            JUnitCase(name: "rsa.len0", classname: "crosscheck.rsa.app_to_python", outcome: .passed, properties: [weak]),
+            JUnitCase(name: "rsa.len1", classname: "crosscheck.rsa.app_to_python", outcome: .passed, properties: [weak]),
+            JUnitCase(name: "plain-skip", classname: "k", outcome: .skipped(message: "no openssl")),
+        ]
+        let report = JUnitReport(suites: [JUnitSuite(name: "s", package: "p", timestamp: Fixtures.timestamp, hostname: "h", cases: cases)])
+        let text = Summary.text(report)
+        XCTAssertTrue(text.hasSuffix("""
+
+            Weaknesses (2):
+              WEAK  crosscheck.audit.app.app.key-storage.user-defaults: user-defaults: a key under "aesKey"
+              WEAK  PKCS#1 v1.5 encryption (Bleichenbacher/ROBOT padding oracles): 2 checks (crosscheck.rsa.app_to_python.rsa.len0, …)
+
+            """), text)
+        XCTAssertFalse(text.contains("no openssl"))
+        XCTAssertFalse(Summary.text(Fixtures.report()).contains("Weaknesses"), "none, no section")
+    }
 }
