@@ -35,7 +35,7 @@ struct RemoteCommand: ParsableCommand {
         live chain): testcases app.<identifier>.… in remote.<host:port>, failures with the app's printed lines.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
-        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets or --pin names a missing or unreadable file"])
+        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets, --pin or --known-failures names a missing or unreadable file"])
 
     enum Direction: String, CaseIterable, ExpressibleByArgument { case piToPhone = "pi-to-phone", phoneToPi = "phone-to-pi", both }
 
@@ -74,6 +74,8 @@ struct RemoteCommand: ParsableCommand {
     var jobs = 1
     @Option(name: "--shard", value: "K/N", help: "only every N-th target starting at the K-th (1-based), to split CI jobs")
     var shard: String?
+    @Option(name: "--known-failures", value: "FILE", help: "a known-failures list (the format of run's, Vectors/known-failures.json): listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error")
+    var knownFailuresFile: String?
     @OptionGroup var report: ReportOptions
     init() {}
 
@@ -109,6 +111,7 @@ struct RemoteCommand: ParsableCommand {
         if let pin, !FileManager.default.isReadableFile(atPath: pin) {
             throw CommandExit(.noInput, "crosscheck remote: --pin \(pin): no readable certificate file there")
         }
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "remote") }
         var options = RemoteOptions()
         options.profile = profile
         checks.apply(to: &options)
@@ -184,14 +187,14 @@ struct RemoteCommand: ParsableCommand {
                 index += jobs
             }
         }
-        let results = collected.all
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all) } ?? (collected.all, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.profile", profile.rawValue), ("crosscheck.strict", String(options.strict)),
             ("crosscheck.timeout", String(options.timeout)), ("crosscheck.framing", options.framing.rawValue),
             ("crosscheck.seed", String(options.seed)),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
-                                    started: started, junitPath: report.junit ?? "reports/remote.xml")
+                                    started: started, junitPath: report.junit ?? "reports/remote.xml", footer: knownFooter)
     }
 
     static func readTargets(_ path: String, defaultPort: UInt16) throws -> [ServerAddress] {
