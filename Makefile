@@ -49,6 +49,8 @@ help:
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
+	@echo "  make install [PREFIX=/usr/local]  crosscheck in PREFIX/bin, what it reads in PREFIX/share/crosscheck (a team's repository uses it from PATH)"
+	@echo "  make test-install  make install into a temporary PREFIX, then crosscheck --version and init from a folder outside the checkout"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -336,3 +338,19 @@ mutants: deps
 
 clean:
 	rm -rf .build .build-fuzz reports
+
+# Issue 33: crosscheck as a tool in a team's repository. `make install PREFIX=…` builds the release
+# binary and puts it in PREFIX/bin; PythonRef/, Vectors/, protocols/ (when present) and the Swift
+# package `--app DIR` builds against go to PREFIX/share/crosscheck, where ProjectFiles finds them
+# from PREFIX/bin without a checkout (scripts/install.sh). No `deps` here: the tool needs the
+# Debian packages only (the Makefile's DEBIAN_PACKAGES), not the venvs the tests use.
+PREFIX ?= /usr/local
+.PHONY: install test-install
+install:
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck
+	bash scripts/install.sh $(RELEASE_BIN) $(PREFIX)
+
+# The installed tool used as a team would: from a folder outside the checkout, with the checkout's
+# own copies out of reach (scripts/test-install.sh).
+test-install:
+	bash scripts/test-install.sh
