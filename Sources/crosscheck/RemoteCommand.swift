@@ -52,7 +52,7 @@ struct RemoteCommand: ParsableCommand {
 
     @Option(name: "--direction", value: "D", help: "pi-to-phone, phone-to-pi or both")
     var direction = Direction.both
-    @Option(name: "--pin", value: "CERT", help: "aes-https: the certificate the app bundles (PEM); required for aes-https")
+    @Option(name: "--pin", value: "CERT", help: "aes-https: the certificate the app bundles (PEM or DER, e.g. the server.crt.der pythonref server-cert writes); required for aes-https")
     var pin: String?
     @Option(name: "--server-name", value: "NAME", help: "aes-https: verify the certificate for NAME while connecting to --host")
     var serverName: String?
@@ -108,9 +108,7 @@ struct RemoteCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         guard let profile else { throw UsageError("--profile is required") }
-        if let pin, !FileManager.default.isReadableFile(atPath: pin) {
-            throw CommandExit(.noInput, "crosscheck remote: --pin \(pin): no readable certificate file there")
-        }
+        let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }  // PEM or DER, as the app bundles it
         let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "remote") }
         var options = RemoteOptions()
         options.profile = profile

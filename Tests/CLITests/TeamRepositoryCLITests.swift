@@ -142,4 +142,34 @@ final class TeamRepositoryCLITests: XCTestCase {
         let missing = try crosscheck(base + ["--known-failures", folder.appendingPathComponent("nope.json").path], in: folder)
         XCTAssertEqual(missing.status, 66, missing.stderr)
     }
+
+    /// `--pin` takes the server.crt.der `pythonref server-cert` writes for the app bundle; garbage is exit 66.
+    func testPin_takesTheDERTheAppBundles_andGarbageIs66() throws {
+        let out = try repository()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "pythonref", "server-cert", "--host", "localhost", "--out", out.path]
+        process.currentDirectoryURL = CrosscheckBinary.root.appendingPathComponent("PythonRef")
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "server-cert")
+        let port = try servers.startPythonRef(["aes-https", "--cert", out.appendingPathComponent("server.crt.pem").path,
+                                               "--key", out.appendingPathComponent("server.key.pem").path, "--user", "user:password"])
+        let base = ["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", "aes-https", "--server-name", "localhost",
+                    "--junit", out.appendingPathComponent("r.xml").path, "--quiet"]
+        let der = try crosscheck(base + ["--pin", out.appendingPathComponent("server.crt.der").path], in: out)
+        XCTAssertEqual(der.status, 0, der.stdout + der.stderr)
+        let xml = try String(contentsOf: out.appendingPathComponent("r.xml"), encoding: .utf8)
+        XCTAssertTrue(xml.contains("name=\"tls.serves-the-pinned-certificate\""), xml)
+        XCTAssertTrue(xml.contains("<testsuite name=\"ats.127.0.0.1:\(port)\""), "ats ran with the DER pin too")
+
+        let garbage = out.appendingPathComponent("garbage.der")
+        try Data("not a certificate".utf8).write(to: garbage)
+        for command in [base, ["ats", "--host", "127.0.0.1", "--port", String(port), "--quiet"]] {
+            let refused = try crosscheck(command + ["--pin", garbage.path], in: out)
+            XCTAssertEqual(refused.status, 66, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("neither a PEM certificate ('BEGIN CERTIFICATE') nor a DER one"), refused.stderr)
+        }
+    }
 }
