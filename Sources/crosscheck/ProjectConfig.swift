@@ -74,14 +74,26 @@ enum ProjectConfig {
                 if hosts.count == 1 { add("--host", hosts[0]) } else { add("--targets", targetsFile(hosts)) }
             }
             add("--port", config.integer("pi.port").map(String.init))
-            add("--pin", config.path("pi.pin"))
-            add("--user", config.string("pi.user"))
-            add("--server-name", config.string("pi.server_name"))
+            // The aes-https settings go only to an aes-https run (remote refuses them for rsa-socket).
+            if profile(given) ?? config.string("checks.profile") == "aes-https" {
+                add("--pin", config.path("pi.pin"))
+                add("--user", config.string("pi.user"))
+                add("--server-name", config.string("pi.server_name"))
+            }
         }
         add("--known-failures", config.path("checks.known_failures"))
         flag("--strict", config.boolean("checks.strict"))
         add("--seed", config.integer("checks.seed").map(String.init))
         return added
+    }
+
+    /// The `--profile` the command line gives (`--profile X` or `--profile=X`), if any.
+    static func profile(_ given: [String]) -> String? {
+        for (index, word) in given.enumerated() {
+            if word.hasPrefix("--profile=") { return String(word.dropFirst("--profile=".count)) }
+            if word == "--profile", index + 1 < given.count { return given[index + 1] }
+        }
+        return nil
     }
 
     /// `FILE.py:NAME` with FILE relative to the config's folder; a `MODULE:NAME` stays as it is.

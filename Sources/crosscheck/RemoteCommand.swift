@@ -92,6 +92,17 @@ struct RemoteCommand: ParsableCommand {
         }
         if let shard { _ = try Self.parseShard(shard) }
         if profile == .aesHTTPS, pin == nil { throw UsageError("\(RemoteError.missingPin)") }
+        // Issue 33: an option that does not apply to the profile is refused, never ignored.
+        let notForProfile: [(Bool, String)] = profile == .rsaSocket
+            ? [(pin != nil, "--pin"), (serverName != nil, "--server-name"), (checks.$user, "--user"), (checks.keyMode != nil, "--key-mode"),
+               (skipATS, "--skip-ats")]
+            : [(checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"), ($direction, "--direction"),
+               (checks.$quietGap, "--quiet-gap")]
+        let refused = notForProfile.filter(\.0).map(\.1)
+        if !refused.isEmpty {
+            throw UsageError("\(refused.joined(separator: ", ")) \(refused.count == 1 ? "does" : "do") not apply to --profile \(profile.rawValue)"
+                             + (profile == .rsaSocket ? " (they are for aes-https)" : " (they are for rsa-socket)") + ": leave \(refused.count == 1 ? "it" : "them") out")
+        }
         if let host {
             do { _ = try ServerAddress(parsing: host, defaultPort: 1) } catch { throw UsageError("--host: \(error)") }
         }

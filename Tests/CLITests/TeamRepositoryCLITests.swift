@@ -172,4 +172,19 @@ final class TeamRepositoryCLITests: XCTestCase {
             XCTAssertTrue(refused.stderr.contains("neither a PEM certificate ('BEGIN CERTIFICATE') nor a DER one"), refused.stderr)
         }
     }
+
+    /// Issue 33: remote refuses an option that does not apply to the profile, naming it.
+    func testRemote_optionsOfTheOtherProfile_areRefusedNotIgnored() throws {
+        let folder = try repository()
+        let tls = CrosscheckBinary.root.appendingPathComponent("Vectors/tls/pinned.crt.pem").path
+        for (arguments, words) in [(["--profile", "rsa-socket", "--user", "a:b"], "--user does not apply to --profile rsa-socket (they are for aes-https): leave it out"),
+                                   (["--profile", "rsa-socket", "--pin", tls, "--key-mode", "base64-raw"],
+                                    "--pin, --key-mode do not apply to --profile rsa-socket (they are for aes-https): leave them out"),
+                                   (["--profile", "aes-https", "--pin", tls, "--key-bits", "1024"],
+                                    "--key-bits does not apply to --profile aes-https (they are for rsa-socket): leave it out")] {
+            let outcome = try crosscheck(["remote", "--host", "127.0.0.1"] + arguments, in: folder, environment: ["CROSSCHECK_CONFIG": "none"])
+            XCTAssertEqual(outcome.status, 64, "\(arguments)")
+            XCTAssertTrue(outcome.stderr.contains(words), outcome.stderr)
+        }
+    }
 }
