@@ -187,4 +187,30 @@ final class TeamRepositoryCLITests: XCTestCase {
             XCTAssertTrue(outcome.stderr.contains(words), outcome.stderr)
         }
     }
+
+    /// Every setting init writes commented out reads back when uncommented: the template and the reader agree.
+    func testInitTemplate_everyCommentedSettingReadsBack() throws {
+        let folder = try repository()
+        let written = try crosscheck(["init", "--profile", "aes-https", "--server", "s.py:app", "--app", "App", "--host", "a.local,b.local:8443"], in: folder)
+        XCTAssertEqual(written.status, 0, written.stderr)
+        let url = folder.appendingPathComponent("crosscheck.toml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        XCTAssertTrue(text.contains("hosts = [\"a.local\", \"b.local:8443\"]\n"), text)
+        let settings = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let uncommented = settings.map { line in
+            line.range(of: #"^# [a-z_]+ = "#, options: .regularExpression) != nil ? String(line.dropFirst(2)) : line
+        }
+        XCTAssertGreaterThan(zip(settings, uncommented).filter { $0 != $1 }.count, 10, "the commented settings")
+        try uncommented.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+        let read = try crosscheck(["suites"], in: folder)
+        XCTAssertEqual(read.status, 0, read.stderr)
+        // And a broken one is refused by every command, here one that takes none of its options.
+        let line = try XCTUnwrap(uncommented.firstIndex(of: "strict = false"))
+        var broken = uncommented
+        broken[line] = "strict = maybe"
+        try broken.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+        let refused = try crosscheck(["suites"], in: folder)
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("crosscheck.toml:\(line + 1): strict: 'maybe' is not a value"), refused.stderr)
+    }
 }
