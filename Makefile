@@ -50,7 +50,7 @@ help:
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
 	@echo "  make test-ats [ATS_ANCHOR=name,…|all]  crosscheck ats against the zoo's TLS configurations, compared with testssl.sh"
 	@echo "  make install [PREFIX=/usr/local]  crosscheck in PREFIX/bin, what it reads in PREFIX/share/crosscheck (a team's repository uses it from PATH)"
-	@echo "  make test-install  make install into a temporary PREFIX, then crosscheck --version and init from a folder outside the checkout"
+	@echo "  make test-install  make install into a temporary PREFIX, then crosscheck --version, init and remote from a folder outside the checkout"
 	@echo "  make test-ci-team  the CI templates for a team's repositories (ci/team/): schema, yamllint, their make and crosscheck commands"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
