@@ -8,7 +8,7 @@ struct InitCommand: ParsableCommand {
         name: "init", abstract: "Write a commented crosscheck.toml here: your protocol, server file, app folder, Pi hosts, known failures, strictness.",
         discussion: """
         Every crosscheck command reads crosscheck.toml from the folder it runs in or the nearest folder
-        above it, and takes from it the options its command line leaves out (the command line wins).
+        above it; run and remote take from it the options their command line leaves out (the command line wins).
         What you give here is written in; the rest is written commented out, with what it does.
         Paths in the file are relative to its folder. CROSSCHECK_CONFIG=FILE reads another file,
         CROSSCHECK_CONFIG=none none.
@@ -66,7 +66,7 @@ struct InitCommand: ParsableCommand {
         func quoted(_ text: String?) -> String? { text.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" } }
         return """
         # crosscheck.toml — read by every crosscheck command run in this folder or below it.
-        # A setting here is used when the command line leaves that option out; the command line wins.
+        # crosscheck run and remote use a setting here when the command line leaves that option out; the command line wins.
         # Paths are relative to this file's folder. `crosscheck init --help` and docs/REFERENCE.md say more.
 
         [checks]

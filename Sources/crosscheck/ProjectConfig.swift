@@ -2,9 +2,9 @@ import Foundation
 import CommandLineKit
 
 /// Issue 33: `crosscheck.toml` in a team's repository (written by `crosscheck init`), read by every
-/// command from the working folder or the nearest folder above it that has one. It supplies options
-/// the command line did not give (the command line always wins); paths in it are relative to its
-/// folder. `CROSSCHECK_CONFIG=FILE` reads that file instead, `CROSSCHECK_CONFIG=none` none.
+/// command from the working folder or the nearest folder above it that has one (so a broken file is
+/// an error everywhere). It supplies `run` and `remote` the options their command line did not give
+/// (the command line always wins); paths in it are relative to its folder. `CROSSCHECK_CONFIG=FILE` reads that file instead, `CROSSCHECK_CONFIG=none` none.
 enum ProjectConfig {
     static let fileName = "crosscheck.toml"
 
@@ -59,7 +59,10 @@ enum ProjectConfig {
                 add("--app", folder.hasPrefix("seed-") ? folder : config.path("app.folder"))
             }
         }
-        if command != "run" || serverMode {
+        // Only `run` and `remote` take the file's settings: other commands' options of the same name
+        // (fuzz's --seed, serve's --timeout) mean other things.
+        guard command == "run" || command == "remote" else { return [] }
+        if command == "remote" || serverMode {
             add("--profile", config.string("checks.profile"))
             add("--client", config.string("checks.client"))
             add("--timeout", config.integer("checks.timeout").map(String.init))
