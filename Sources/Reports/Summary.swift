@@ -58,7 +58,12 @@ public struct Summary: Sendable {
 
         // Issue 33: a fleet's suites (remote.HOST:PORT, audit.HOST:PORT, …) share their checks' names;
         // each failure then says which testsuite, so which Pi, it came from.
-        let kinds = report.suites.map { $0.name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? $0.name }
+        // Only suites named after a target (KIND.HOST:PORT) count: a run's roundtrip.swift_to_python and
+        // roundtrip.python_to_swift name their direction in the check's own name already.
+        let kinds = report.suites.map { suite -> String in
+            let parts = suite.name.split(separator: ".", maxSplits: 1).map(String.init)
+            return parts.count == 2 && parts[1].contains(":") ? parts[0] : suite.name
+        }
         let several = Set(kinds.filter { kind in kinds.filter { $0 == kind }.count > 1 })
         var problems: [[String]] = []
         for (suite, kind) in zip(report.suites, kinds) {
@@ -76,7 +81,7 @@ public struct Summary: Sendable {
             if shown < problems.count { lines.append("  ... and \(problems.count - shown) more") }
         }
         // Issue 33: what the audits found (weaknesses, findings) by name, not only "7 skipped".
-        let findings = zip(report.suites, kinds).filter { $0.1 == "audit" }.flatMap { suite, kind in
+        let findings = zip(report.suites, kinds).filter { $0.0.name == "audit" || $0.0.name.hasPrefix("audit.") }.flatMap { suite, kind in
             suite.cases.filter { $0.outcome.isSkipped && !$0.outcome.isKnown }.map { testCase in
                 "  SKIP  \(printable(testCase.name))" + (several.contains(kind) ? " [\(printable(suite.name))]" : "")
                     + ": \(clip(printable(testCase.outcome.message.split(whereSeparator: \.isNewline).first.map(String.init) ?? "")))"

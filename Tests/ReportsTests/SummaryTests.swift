@@ -164,5 +164,11 @@ final class SummaryTests: XCTestCase {
         let single = Summary.text(JUnitReport(suites: [suite("remote.pi-2:9876", [fail]), suite("audit.pi-2:9876", [weak])]))
         XCTAssertTrue(single.contains("  FAIL  crosscheck.remote.rsa-socket.digest.phone-to-pi: wrong digest\n"), single)
         XCTAssertTrue(single.contains("  SKIP  pkcs1-encryption: weakness: the server uses PKCS#1 v1.5 encryption\n"), single)
+
+        // Suites that are not per target (a run's directions) never get the tag; the run's audit suite is listed.
+        let run = Summary.text(JUnitReport(suites: [suite("roundtrip.swift_to_python", [fail]), suite("roundtrip.python_to_swift", [pass]),
+                                                    suite("audit.seed-003", [weak])]))
+        XCTAssertTrue(run.contains("  FAIL  crosscheck.remote.rsa-socket.digest.phone-to-pi: wrong digest\n"), run)
+        XCTAssertTrue(run.contains("  SKIP  pkcs1-encryption: weakness:"), run)
     }
 }
