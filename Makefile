@@ -28,7 +28,7 @@ help:
 	@echo "crosscheck make targets:"
 	@echo "  make interop   build (release) and run every suite in-process; JUnit to $(JUNIT)"
 	@echo "  make interop BASELINE=old.xml  the same, then what changed since old.xml; exits 1 on regressions only"
-	@echo "  make interop APP=DIR  the same with your app as the app under test: DIR's Swift files and an adapter (README: Bring your own app)"
+	@echo "  make interop APP=DIR  the same with your app as the app under test: DIR's Swift files and an adapter (docs/REFERENCE.md: Bring your own app)"
 	@echo "  make test      Swift tests, PythonRef and zoo pytest, a schema check of a real JUnit report, junitparser over every report, the systemd units, make mutants"
 	@echo "                 (three lanes at once after one build; logs in reports/test-logs/)"
 	@echo "  make bench     speed figures vs their baselines (python3 spawns, openssl speed, the Python server), each MET or NOT MET; exit 1 if one is not"
@@ -53,6 +53,9 @@ help:
 	@echo "  make test-debian13  (root) a Debian 13 chroot (debootstrap, kept in DEBIAN13_CACHE=$(DEBIAN13_CACHE)): a clone of HEAD,"
 	@echo "                 make deps, make interop, PythonRef's and the zoo's pytest on Python 3.13; logs in reports/debian13/"
 	@echo "                 (DEBIAN13_ARGS=--rebuild makes the chroot again; scripts/debian13.sh --help)"
+	@echo "  make install [PREFIX=/usr/local]  crosscheck in PREFIX/bin, what it reads in PREFIX/share/crosscheck (a team's repository uses it from PATH)"
+	@echo "  make test-install  make install into a temporary PREFIX, then crosscheck --version, init and remote from a folder outside the checkout"
+	@echo "  make test-ci-team  the CI templates for a team's repositories (ci/team/): schema, yamllint, their make and crosscheck commands"
 	@echo "Options: JUNIT=path SEED=n BASELINE=path APP=dir"
 
 deps:
@@ -359,3 +362,32 @@ mutants: deps
 
 clean:
 	rm -rf .build .build-fuzz reports
+
+# Issue 33: crosscheck as a tool in a team's repository. `make install PREFIX=…` builds the release
+# binary and puts it in PREFIX/bin; PythonRef/, Vectors/, protocols/ (when present) and the Swift
+# package `--app DIR` builds against go to PREFIX/share/crosscheck, where ProjectFiles finds them
+# from PREFIX/bin without a checkout (scripts/install.sh). No `deps` here: the tool needs the
+# Debian packages only (the Makefile's DEBIAN_PACKAGES), not the venvs the tests use.
+PREFIX ?= /usr/local
+.PHONY: install test-install
+install:
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product crosscheck
+	bash scripts/install.sh $(RELEASE_BIN) $(PREFIX)
+
+# The installed tool used as a team would: from a folder outside the checkout, with the checkout's
+# own copies out of reach (scripts/test-install.sh).
+test-install:
+	bash scripts/test-install.sh
+
+# Issue 33: the CI templates for a team's own repositories (ci/team/: a Pi server repository, an app
+# repository), checked as test-ci checks crosscheck's own, except that they run `make install`.
+TEAM_CI_GITHUB := ci/team/pi-server.github-actions.yml ci/team/app.github-actions.yml
+TEAM_CI_GITLAB := ci/team/pi-server.gitlab-ci.yml ci/team/app.gitlab-ci.yml
+.PHONY: test-ci-team
+test-ci-team: tools-venv
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	for f in $(TEAM_CI_GITHUB); do $(TOOLS_VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows $$f; done
+	for f in $(TEAM_CI_GITLAB); do $(TOOLS_VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci $$f; done
+	$(TOOLS_VENV)/bin/yamllint --strict -c ci/yamllint.yml $(TEAM_CI_GITHUB) $(TEAM_CI_GITLAB)
+	$(TOOLS_VENV)/bin/python scripts/check_ci_templates.py --require-make install --crosscheck $(DEBUG_BIN) $(TEAM_CI_GITHUB) $(TEAM_CI_GITLAB)
+	$(TOOLS_VENV)/bin/python -m pytest -q -p no:cacheprovider scripts/test_check_team_templates.py

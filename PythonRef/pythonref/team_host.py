@@ -29,6 +29,7 @@ import asyncio
 import asyncio.base_events
 import contextlib
 import ctypes
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -231,6 +232,9 @@ class _Hosted:
         self.connections: list[_Connection] = []
         self.problems: list[dict] = []
         self.wsgi_worker: Optional["_WSGIWorker"] = None
+        # Issue 33: once a handler was found still running after its client left, later checks do not
+        # wait their whole timeout for it again (a spinning handler cost every check its timeout).
+        self.spun = False
 
     def problem(self, kind: str, message: str, details: str) -> None:
         with self.lock:
@@ -241,17 +245,54 @@ _hosted: dict[int, _Hosted] = {}
 _log: Optional[io.TextIOBase] = None
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _foreign(filename: str) -> bool:
+    """A frame of crosscheck's host (PythonRef) or of Python and its packages, not the team's code."""
+    path = os.path.abspath(filename)
+    if path.startswith(_HERE + os.sep) or filename.startswith("<"):
+        return True
+    import sysconfig  # (here: only a traceback needs it)
+    roots = {sysconfig.get_paths().get(key, "") for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return any(root and path.startswith(os.path.abspath(root) + os.sep) for root in roots) \
+        or "/dist-packages/" in path or "/site-packages/" in path
+
+
+def _own_frame(tb) -> str:
+    """Issue 33: the team's innermost frame, "server.py:42 in handle: line", or "" when none is the team's."""
+    own = [frame for frame in traceback.extract_tb(tb) if not _foreign(frame.filename)]
+    if not own:
+        return ""
+    frame = own[-1]
+    return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line.strip()}" if frame.line else "")
+
+
 def _traceback_text() -> str:
-    return "".join(traceback.format_exception(*sys.exc_info()))
+    """The traceback, with the team's own innermost frame first (crosscheck's and the standard
+    library's frames come before it in Python's order)."""
+    kind, error, tb = sys.exc_info()
+    own = _own_frame(tb)
+    text = "".join(traceback.format_exception(kind, error, tb))
+    return (f"your code: {own}\n" if own else "") + text
 
 
-def _open_log(path: str) -> None:
+def _raised(what: str, error: BaseException) -> str:
+    """"the server's handler raised ValueError: … at server.py:42 in handle: line" (where the team's code raised it)."""
+    own = _own_frame(error.__traceback__)
+    return f"{what} raised {type(error).__name__}: {error}" + (f" at {own}" if own else "")
+
+
+def _open_log(path: str, spec: str = "") -> None:
     """Sends the interpreter's stdout and stderr to `path` (line-buffered), once."""
     global _log
     if _log is not None or not path:
         return
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     _log = open(path, "a", buffering=1, encoding="utf-8", errors="backslashreplace")
+    # Issue 33: the log grows across runs; each run's part starts with a line saying which run.
+    _log.write(f"==== crosscheck --server {spec}, pid {os.getpid()}, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, "
+               f"in {os.getcwd()} ====\n")
     sys.stdout = _log
     sys.stderr = _log
 
@@ -412,13 +453,20 @@ def load(spec: str, search_path: str, log_path: str, run_in_folder: bool = False
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not name:
         return {"err": "bad-input", "message": f"'{spec}' is not FILE.py:NAME or MODULE:NAME", "traceback": ""}
-    _open_log(log_path)
+    _open_log(log_path, spec)
     if search_path:
         sys.path.insert(0, os.path.abspath(search_path))
     if target.endswith(".py"):
         path = os.path.abspath(target)
         if not os.path.isfile(path):
-            return {"err": "bad-input", "message": f"no file {target}", "traceback": ""}
+            folder = os.path.dirname(path)
+            files = sorted(n for n in os.listdir(folder) if n.endswith(".py")) if os.path.isdir(folder) else []
+            stems = {n[:-3]: n for n in files}
+            near = [stems[m] for m in difflib.get_close_matches(os.path.basename(path)[:-3], list(stems), n=1, cutoff=0.75)]
+            return {"err": "bad-input", "message": f"no file {target} (from {os.getcwd()})"
+                    + (f" (did you mean {os.path.join(os.path.dirname(target), near[0])}?)" if near else
+                       f"; the Python files in {folder}: {', '.join(files)}" if files else f"; {folder} has no .py files"),
+                    "traceback": ""}
         module_name = os.path.splitext(os.path.basename(path))[0]
         folder = os.path.dirname(path)
         if folder not in sys.path:
@@ -453,9 +501,13 @@ def load(spec: str, search_path: str, log_path: str, run_in_folder: bool = False
                 module = importlib.import_module(target)
         except ModuleNotFoundError as error:
             own = error.name is not None and (target == error.name or target.startswith(error.name + "."))
+            # Issue 33: the module itself is missing: no traceback (it is all importlib), and the hint for
+            # what was meant — a file (FILE.py:NAME, its path from here) or a module in another folder.
+            hint = (f" (no {target.replace('.', '/')}.py in {os.getcwd()}: give the file as FILE.py:{name} with its path from here, "
+                    f"or the folder that holds it with --server-path DIR)") if own else ""
             return {"err": "bad-input" if own else "missing-module", "module": error.name or "",
-                    "message": f"importing {target}: {error}" + (" (give its folder with --server-path DIR)" if own else ""),
-                    "traceback": _traceback_text()}
+                    "message": f"importing {target}: {error}" + hint,
+                    "traceback": "" if own else _traceback_text()}
         except KeyboardInterrupt:
             return {"err": "interrupted", "message": f"interrupted while importing {target}", "traceback": _traceback_text()}
         except BaseException as error:
@@ -463,8 +515,11 @@ def load(spec: str, search_path: str, log_path: str, run_in_folder: bool = False
     obj: Any = module
     for part in name.split("."):
         if not hasattr(obj, part):
-            names = ", ".join(sorted(n for n in dir(module) if not n.startswith("_")))
-            return {"err": "bad-input", "message": f"{target} has no '{name}' (it has: {names})", "traceback": ""}
+            public = sorted(n for n in dir(obj) if not n.startswith("_"))
+            near = difflib.get_close_matches(part, public, n=1)
+            return {"err": "bad-input", "message": f"{target} has no '{name}'"
+                    + (f" (did you mean '{name.replace(part, near[0], 1) if name.count(part) == 1 else near[0]}'?)" if near else "")
+                    + f" (it has: {', '.join(public)})", "traceback": ""}
         obj = getattr(obj, part)
     if _is_factory(obj):
         try:
@@ -508,7 +563,7 @@ def _report_raise(hosted: _Hosted, error: BaseException) -> None:
     print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
     note = (" (it read its standard input, which crosscheck gives it as end-of-file: pass what it asks for with "
             "--server-arg ARG or an environment variable)") if isinstance(error, EOFError) else ""
-    hosted.problem("raised", f"the server's handler raised {type(error).__name__}: {error}{note}", text)
+    hosted.problem("raised", _raised("the server's handler", error) + note, text)
 
 
 def _end_stream(sock: socket.socket) -> None:
@@ -637,9 +692,12 @@ def check_ended(server_id: int, wait: float) -> dict:
     hosted = _hosted[server_id]
     with hosted.lock:
         connections, hosted.connections = hosted.connections, []
+    spun_before = hosted.spun
+    allowed = min(wait, CUT_OFF_GRACE) if spun_before else wait
     for connection in connections:
-        if connection.wait(wait):
+        if connection.wait(allowed):
             continue
+        hosted.spun = True
         stack = ""
         if hosted.event_loop is not None:
             if connection.task is not None:
@@ -657,8 +715,10 @@ def check_ended(server_id: int, wait: float) -> dict:
             _cut_off(connection.thread)
             connection.thread.join(CUT_OFF_GRACE)
         hosted.problem("blocked",
-                       f"the server's handler was still running {wait:g} s after the client had closed the connection: "
-                       "cut off (does it loop without ending on recv() == b''?)",
+                       (f"the server's handler was still running {allowed:g} s after the client had closed the connection "
+                        "(one was found spinning before: not waited on again for the whole timeout): " if spun_before else
+                        f"the server's handler was still running {wait:g} s after the client had closed the connection: ")
+                       + "cut off (does it loop without ending on recv() == b''?)",
                        stack)
     with hosted.lock:
         problems, hosted.problems = hosted.problems, []
@@ -728,7 +788,7 @@ def _call_wsgi(hosted: _Hosted, environ: dict, answer: dict) -> None:
     except BaseException as error:
         text = _traceback_text()
         print(f"[crosscheck] {hosted.label} raised {type(error).__name__}: {error}\n{text}", file=sys.stderr)
-        hosted.problem("raised", f"the server's application raised {type(error).__name__}: {error}", text)
+        hosted.problem("raised", _raised("the server's application", error), text)
         answer["status"] = 500
         answer["headers"] = [["Content-Type", "text/plain"]]
         answer["body"] = b"Internal Server Error"

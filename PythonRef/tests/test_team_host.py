@@ -155,6 +155,21 @@ def test_a_handler_that_never_ends_is_cut_off(servers):
     assert team_host.check_ended(server, 0.5) == {"ok": []}
 
 
+def test_a_handler_found_spinning_once_is_not_waited_on_for_the_whole_timeout_again(servers):
+    """Issue 33: a spinning handler cost every later check its whole timeout."""
+    server = servers("spinning")["ok"]
+    messages = []
+    for _ in range(2):
+        ours, theirs = socket.socketpair()
+        team_host.serve_connection(server, theirs.detach())
+        ours.sendall(b"x")
+        ours.close()
+        messages += [p["message"] for p in team_host.check_ended(server, 5)["ok"]]
+    assert messages[0].startswith("the server's handler was still running 5 s after the client had closed the connection: cut off")
+    assert messages[1].startswith(f"the server's handler was still running {team_host.CUT_OFF_GRACE:g} s after the client had closed "
+                                  "the connection (one was found spinning before: not waited on again for the whole timeout)")
+
+
 def test_wsgi_gets_a_real_environ(servers):
     app = servers("app")["ok"]
     reply = team_host.wsgi_request(app, "POST", "/secure%2Ddata?x=1", {"content-type": "application/x-www-form-urlencoded",

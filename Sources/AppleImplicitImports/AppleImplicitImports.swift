@@ -7,7 +7,7 @@
 // FoundationNetworking and Security is this package's module. A target that re-exports this module
 // once (`@_exported import AppleImplicitImports` in any one of its files) sees those names in every
 // file, as an iOS target does. `crosscheck run --app DIR` writes that file into the package it
-// builds; a team's own SwiftPM package adds it to its app target (README, "Bring your own app").
+// builds; a team's own SwiftPM package adds it to its app target (docs/REFERENCE.md, "Bring your own app").
 //
 // Foundation is re-exported too: an iOS target with a bridging header (React Native, any mixed
 // Objective-C app) sees Foundation in every Swift file, even one that imports nothing.

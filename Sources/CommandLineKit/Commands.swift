@@ -99,7 +99,9 @@ extension ParsableCommand {
             if argument == "--" { onlyPositionals = true; continue }
             let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), Optional(String(argument[argument.index(after: $0)...]))) }
                 ?? (argument, nil)
-            guard let spec = byName[name] else { throw UsageError("unknown option '\(name)'") }
+            guard let spec = byName[name] else {
+                throw UsageError("unknown option '\(name)'" + didYouMean(name, among: specs.filter { !$0.hidden }.flatMap(\.names)))
+            }
             spec.given.value = true
             switch spec.kind {
             case .flag:

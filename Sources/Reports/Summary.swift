@@ -56,10 +56,19 @@ public struct Summary: Sendable {
             lines.append("PARTIAL REPORT: \(clip(printable(report.partialNotes.joined(separator: "; ")))); the suites above are incomplete")
         }
 
+        // Issue 33: a fleet's suites (remote.HOST:PORT, audit.HOST:PORT, …) share their checks' names;
+        // each failure then says which testsuite, so which Pi, it came from.
+        // Only suites named after a target (KIND.HOST:PORT) count: a run's roundtrip.swift_to_python and
+        // roundtrip.python_to_swift name their direction in the check's own name already.
+        let kinds = report.suites.map { suite -> String in
+            let parts = suite.name.split(separator: ".", maxSplits: 1).map(String.init)
+            return parts.count == 2 && parts[1].contains(":") ? parts[0] : suite.name
+        }
+        let several = Set(kinds.filter { kind in kinds.filter { $0 == kind }.count > 1 })
         var problems: [[String]] = []
-        for suite in report.suites {
+        for (suite, kind) in zip(report.suites, kinds) {
             for testCase in suite.cases where testCase.outcome.verdict.isProblem {
-                problems.append(failureLines(testCase))
+                problems.append(failureLines(testCase, suite: several.contains(kind) ? suite.name : nil))
             }
         }
         if !problems.isEmpty && failuresToShow > 0 {
@@ -70,6 +79,20 @@ public struct Summary: Sendable {
                 : "Failures and errors (first \(shown) of \(problems.count)):")
             for problem in problems.prefix(shown) { lines.append(contentsOf: problem) }
             if shown < problems.count { lines.append("  ... and \(problems.count - shown) more") }
+        }
+        // Issue 33: what the audits found (weaknesses, findings) by name, not only "7 skipped".
+        let findings = zip(report.suites, kinds).filter { $0.0.name == "audit" || $0.0.name.hasPrefix("audit.") }.flatMap { suite, kind in
+            suite.cases.filter { $0.outcome.isSkipped && !$0.outcome.isKnown }.map { testCase in
+                "  SKIP  \(printable(testCase.name))" + (several.contains(kind) ? " [\(printable(suite.name))]" : "")
+                    + ": \(clip(printable(testCase.outcome.message.split(whereSeparator: \.isNewline).first.map(String.init) ?? "")))"
+            }
+        }
+        if !findings.isEmpty && failuresToShow > 0 {
+            lines.append("")
+            let shown = min(max(failuresToShow, 20), findings.count)
+            lines.append("Weaknesses and findings of the audits (\(findings.count), skipped: --strict fails the weaknesses):")
+            lines += findings.prefix(shown)
+            if shown < findings.count { lines.append("  ... and \(findings.count - shown) more") }
         }
         lines.append(contentsOf: weaknessLines(report, limit: max(failuresToShow, 0)))
         return lines.joined(separator: "\n") + "\n"
@@ -83,8 +106,10 @@ public struct Summary: Sendable {
         var findings: [String] = []
         var carried: [(weakness: String, count: Int, first: String)] = []
         for suite in report.suites {
+            // The audits' own findings are listed above, by testsuite ("Weaknesses and findings of the audits").
+            let isAudit = suite.name == "audit" || suite.name.hasPrefix("audit.")
             for testCase in suite.cases {
-                if case let .skipped(message) = testCase.outcome, message.hasPrefix("weakness: ") {
+                if !isAudit, case let .skipped(message) = testCase.outcome, message.hasPrefix("weakness: ") {
                     findings.append("  WEAK  \(printable(testCase.id)): \(clip(printable(String(message.dropFirst("weakness: ".count)))))")
                 }
                 guard !testCase.outcome.verdict.isProblem else { continue }
@@ -113,7 +138,7 @@ public struct Summary: Sendable {
     }
 
     /// "FAIL  crosscheck.x.y.name: message", then the first body lines (and any byte diff), indented.
-    static func failureLines(_ testCase: JUnitCase) -> [String] {
+    static func failureLines(_ testCase: JUnitCase, suite: String? = nil) -> [String] {
         let verdict = testCase.outcome.verdict
         let id = testCase.id
         let type = testCase.outcome.type
@@ -129,7 +154,8 @@ public struct Summary: Sendable {
                 first = type.isEmpty ? "(no message)" : type
             }
         }
-        var lines = ["  \(verdict.padded) \(printable(id)): \(clip(printable(first)))"]
+        let place = suite.map { " [\(printable($0))]" } ?? ""
+        var lines = ["  \(verdict.padded) \(printable(id))\(place): \(clip(printable(first)))"]
         let indent = String(repeating: " ", count: 2 + 5 + 1)
         for line in excerpt(body) { lines.append(indent + clip(printable(line))) }
         return lines

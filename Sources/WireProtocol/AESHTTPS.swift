@@ -249,6 +249,14 @@ public enum AESHTTPSClient {
     /// The decrypted JSON of a secure-data answer.
     public static func parseSecure(_ response: WebResponse, key: Data) throws -> Data {
         guard response.status == 200 else { throw AESHTTPSClientError.status(response.status, body: String(decoding: response.body, as: UTF8.self)) }
-        do { return try CBCEnvelope(json: response.body).open(key: key) } catch { throw AESHTTPSClientError.crypto("\(error)") }
+        let envelope: CBCEnvelope
+        do { envelope = try CBCEnvelope(json: response.body) } catch { throw AESHTTPSClientError.crypto("\(error)") }
+        do { return try envelope.open(key: key) } catch WireCryptoError.badPadding {
+            // Issue 33: a server that pads another way is told so, not "wrong key or IV, or tampered".
+            if let diagnosis = envelope.paddingDiagnosis(key: key) {
+                throw AESHTTPSClientError.crypto("the server's answer has invalid AES-CBC padding: \(diagnosis)")
+            }
+            throw AESHTTPSClientError.crypto("\(WireCryptoError.badPadding)")
+        } catch { throw AESHTTPSClientError.crypto("\(error)") }
     }
 }

@@ -136,6 +136,13 @@ public final class SeedAppRSASocketClient: SessionMachine {
         case .awaitCiphertext:
             guard !lastRead.isEmpty else { return [] }
             let k = privateKey.modulusByteCount
+            // Issue 33: the server's own refusal is not a split ciphertext: say what it answered.
+            if lastRead.starts(with: Data("Server: ERROR".utf8)) {
+                state = .done
+                closed = true
+                return [.event(.failed("the server answered \"\(String(decoding: lastRead.prefix(60), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))\" "
+                    + "instead of a ciphertext for the app's \(k * 8)-bit key: it refused the key or failed in its own code (its log says which)")), .close]
+            }
             guard lastRead.count == k else {
                 return fail(SeedAppFailure(.oneReadOf200Bytes,
                     "the app decrypted its last read, \(lastRead.count) bytes, but a ciphertext for its \(k * 8)-bit key is \(k) bytes"

@@ -30,13 +30,13 @@ struct ATSCommand: ParsableCommand {
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
         exitNotes: [.success: "iOS's default ATS policy allows the connection (weaknesses only reported)",
                     .checksFailed: "iOS's default ATS policy refuses the connection (the verdict names the rules and exception keys), or the server could not be probed",
-                    .noInput: "--pin names a missing file or one without a PEM certificate"])
+                    .noInput: "--pin names a missing file or one without a PEM or DER certificate"])
 
     @Option(name: "--host", value: "H", help: "the server (name or IP address)")
     var host: String?
     @Option(name: "--port", value: "P", help: "its port")
     var port = PortNumber(8443)
-    @Option(name: "--pin", value: "CERT", help: "the certificate the app pins (PEM): trust is judged against it, as the app's delegate does (default: the system's roots)")
+    @Option(name: "--pin", value: "CERT", help: "the certificate the app pins (PEM or DER): trust is judged against it, as the app's delegate does (default: the system's roots)")
     var pin: String?
     @Option(name: "--server-name", value: "NAME", help: "the name the app uses in its URL: sent as SNI and checked against subjectAltName (default: --host)")
     var serverName: String?
@@ -64,6 +64,7 @@ struct ATSCommand: ParsableCommand {
     func run() throws -> ExitCode {
         var target = try ServerAddress(parsing: host ?? "", defaultPort: port.value)
         if $port { target.port = port.value }
+        let pin = try self.pin.map { try PinFile.pemPath($0, command: "ats") }  // PEM or DER (issue 33)
         if let pin {
             do { _ = try ATSChecks.loadPin(pin) } catch { throw CommandExit(.noInput, "crosscheck ats: \(error)") }
         }

@@ -8,8 +8,8 @@ import WireProtocol
 /// How the remote checks talk to a server, declared once for both places they run:
 /// `crosscheck remote` (a live server) and `crosscheck run --server` (a team's server in-process).
 struct RemoteCheckOptions: ParsableArguments {
-    @Option(name: "--client", value: "C", help: "which client talks to the server: reference (crosscheck's, every check and audit), seed-app (the seed app as it ships: does the server accept the app you shipped?) or both")
-    var clients = RemoteCommand.Clients.both
+    @Option(name: "--client", value: "C", help: "which client talks to the server: reference (crosscheck's, every check and audit: judges the team's server against the protocol), seed-app (the seed apps, the tutorial's iOS apps crosscheck ships in Sources/SeedApps, as they ship: does the server accept that app?) or both")
+    var clients = RemoteCommand.Clients.reference
     @Option(name: "--padding", value: "P", help: "auto (find it by trying), pkcs1, oaep-sha1 or oaep-sha256")
     var padding = "auto"
     @Option(name: "--framing", value: "F", help: "legacy (as the tutorials) or framed")

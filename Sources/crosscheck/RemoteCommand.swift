@@ -35,7 +35,7 @@ struct RemoteCommand: ParsableCommand {
         live chain): testcases app.<identifier>.… in remote.<host:port>, failures with the app's printed lines.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
-        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets or --pin names a missing or unreadable file"])
+        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets, --pin or --known-failures names a missing or unreadable file"])
 
     enum Direction: String, CaseIterable, ExpressibleByArgument { case piToPhone = "pi-to-phone", phoneToPi = "phone-to-pi", both }
 
@@ -52,7 +52,7 @@ struct RemoteCommand: ParsableCommand {
 
     @Option(name: "--direction", value: "D", help: "pi-to-phone, phone-to-pi or both")
     var direction = Direction.both
-    @Option(name: "--pin", value: "CERT", help: "aes-https: the certificate the app bundles (PEM); required for aes-https")
+    @Option(name: "--pin", value: "CERT", help: "aes-https: the certificate the app bundles (PEM or DER, e.g. the server.crt.der pythonref server-cert writes); required for aes-https")
     var pin: String?
     @Option(name: "--server-name", value: "NAME", help: "aes-https: verify the certificate for NAME while connecting to --host")
     var serverName: String?
@@ -74,6 +74,8 @@ struct RemoteCommand: ParsableCommand {
     var jobs = 1
     @Option(name: "--shard", value: "K/N", help: "only every N-th target starting at the K-th (1-based), to split CI jobs")
     var shard: String?
+    @Option(name: "--known-failures", value: "FILE", help: "a known-failures list (the format of run's, Vectors/known-failures.json): listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error")
+    var knownFailuresFile: String?
     @OptionGroup var report: ReportOptions
     init() {}
 
@@ -90,6 +92,17 @@ struct RemoteCommand: ParsableCommand {
         }
         if let shard { _ = try Self.parseShard(shard) }
         if profile == .aesHTTPS, pin == nil { throw UsageError("\(RemoteError.missingPin)") }
+        // Issue 33: an option that does not apply to the profile is refused, never ignored.
+        let notForProfile: [(Bool, String)] = profile == .rsaSocket
+            ? [(pin != nil, "--pin"), (serverName != nil, "--server-name"), (checks.$user, "--user"), (checks.keyMode != nil, "--key-mode"),
+               (skipATS, "--skip-ats")]
+            : [(checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"), ($direction, "--direction"),
+               (checks.$quietGap, "--quiet-gap")]
+        let refused = notForProfile.filter(\.0).map(\.1)
+        if !refused.isEmpty {
+            throw UsageError("\(refused.joined(separator: ", ")) \(refused.count == 1 ? "does" : "do") not apply to --profile \(profile.rawValue)"
+                             + (profile == .rsaSocket ? " (they are for aes-https)" : " (they are for rsa-socket)") + ": leave \(refused.count == 1 ? "it" : "them") out")
+        }
         if let host {
             do { _ = try ServerAddress(parsing: host, defaultPort: 1) } catch { throw UsageError("--host: \(error)") }
         }
@@ -106,9 +119,8 @@ struct RemoteCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         guard let profile else { throw UsageError("--profile is required") }
-        if let pin, !FileManager.default.isReadableFile(atPath: pin) {
-            throw CommandExit(.noInput, "crosscheck remote: --pin \(pin): no readable certificate file there")
-        }
+        let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }  // PEM or DER, as the app bundles it
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "remote") }
         var options = RemoteOptions()
         options.profile = profile
         checks.apply(to: &options)
@@ -184,14 +196,14 @@ struct RemoteCommand: ParsableCommand {
                 index += jobs
             }
         }
-        let results = collected.all
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all) } ?? (collected.all, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.profile", profile.rawValue), ("crosscheck.strict", String(options.strict)),
             ("crosscheck.timeout", String(options.timeout)), ("crosscheck.framing", options.framing.rawValue),
             ("crosscheck.seed", String(options.seed)),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
-                                    started: started, junitPath: report.junit ?? "reports/remote.xml")
+                                    started: started, junitPath: report.junit ?? "reports/remote.xml", footer: knownFooter)
     }
 
     static func readTargets(_ path: String, defaultPort: UInt16) throws -> [ServerAddress] {

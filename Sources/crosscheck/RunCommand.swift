@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
     var filter: String?
     @Option(name: "--transport", value: "T", help: "sessions over inprocess (machines called directly), loopback (real TCP/TLS on 127.0.0.1, PythonRef servers in their own processes) or both")
     var transport = Transport.both
-    @Option(name: "--known-failures", value: "FILE", help: "the known-failures list: listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error (default: known-failures.json of the Vectors folder)")
+    @Option(name: "--known-failures", value: "FILE", help: "the known-failures list: listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error (default: known-failures.json of the Vectors folder; with --server none unless given)")
     var knownFailuresFile: String?
     @Flag(name: "--no-known-failures", help: "ignore the known-failures list: show those checks as the failures they are")
     var noKnownFailures: Bool
@@ -45,6 +45,13 @@ struct RunCommand: ParsableCommand {
         if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
         if teamServer.spec != nil, suites != nil, suiteNames != [SessionSuite.name] {
             throw UsageError("--server runs the server checks on its own, or with --suite sessions the session conversations with it: leave out the other suites")
+        }
+        // Issue 33: what does not apply to --server is refused, never ignored.
+        if teamServer.spec != nil, $transport {
+            throw UsageError("--transport chooses how the suites' sessions run; --server runs the team's server in this process: leave --transport out")
+        }
+        if teamServer.spec != nil, suites == nil, filter != nil {
+            throw UsageError("--filter picks among the suites' checks; --server on its own runs every server check: leave --filter out (or add --suite sessions)")
         }
         if teamServer.spec != nil, suites == nil, appOptions.app != nil {
             throw UsageError("--server on its own runs the server checks, which have no app; for --app as a client of the team's server add --suite sessions (or leave out --app)")

@@ -137,10 +137,12 @@ extension RunCommand {
         let started = Date()
         var progress = ProgressPrinter(quiet: quiet)
         var done = 0
-        let results = RemoteRun.run(ServerAddress(host: server.name, port: 0), options: options, shouldStop: { latch.interrupted }) { result in
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }  // issue 33: --known-failures with --server
+        let ran = RemoteRun.run(ServerAddress(host: server.name, port: 0), options: options, shouldStop: { latch.interrupted }) { result in
             done += 1
-            progress.record(done: done, total: 0, result: result)
+            progress.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
         }
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran) } ?? (ran, [])
         let junit = JUnitAdapter.report(results, properties: Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),
             ("crosscheck.framing", options.framing.rawValue), ("crosscheck.seed", String(options.seed)),
@@ -148,7 +150,7 @@ extension RunCommand {
             ("crosscheck.server.python", environmentNote.isEmpty ? interpreter.executable : "\(interpreter.executable) (\(environmentNote))"),
         ]), timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
-                                    junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
+                                    junitPath: report.junit, footer: knownFooter + ["the server's output: \(server.logPath)"])
     }
 }
 
@@ -186,7 +188,9 @@ extension RunCommand {
         let latch = InterruptLatch()
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",
                                            quiet: report.quiet, latch: latch)
-        let results = discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }  // issue 33: --known-failures with --server
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran) }
+            ?? (discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran, [])
         let junit = JUnitAdapter.report(results, properties: [("crosscheck.suites", SessionSuite.name)]
             + Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
                 ("crosscheck.paddings", discovered.paddings.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")),
@@ -194,7 +198,7 @@ extension RunCommand {
                 Self.appsProperty(apps),
             ]), timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count + results.count - ran.count,
-                                    started: started, junitPath: report.junit, footer: ["the server's output: \(server.logPath)"])
+                                    started: started, junitPath: report.junit, footer: knownFooter + ["the server's output: \(server.logPath)"])
     }
 }
 

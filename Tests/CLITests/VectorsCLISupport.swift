@@ -12,18 +12,23 @@ struct CrosscheckBinary {
     }
 
     /// `home`: the HOME crosscheck runs with (default: this process's).
-    static func run(_ arguments: [String], executable: URL = url, home: URL? = nil) throws -> Outcome {
+    /// `directory`: where it runs (default: the checkout's root); `environment`: variables set (or, as "", removed) for it.
+    static func run(_ arguments: [String], executable: URL = url, home: URL? = nil, directory: URL = root,
+                    environment extra: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        if let home {
+        if home != nil || !extra.isEmpty {
             var environment = ProcessInfo.processInfo.environment
-            environment["HOME"] = home.path
-            environment["CFFIXED_USER_HOME"] = home.path
-            environment["XDG_CONFIG_HOME"] = nil
+            if let home {
+                environment["HOME"] = home.path
+                environment["CFFIXED_USER_HOME"] = home.path
+                environment["XDG_CONFIG_HOME"] = nil
+            }
+            for (name, value) in extra { environment[name] = value.isEmpty ? nil : value }
             process.environment = environment
         }
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

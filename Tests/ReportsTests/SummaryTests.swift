@@ -161,4 +161,35 @@ final class SummaryTests: XCTestCase {
         XCTAssertFalse(text.contains("no openssl"))
         XCTAssertFalse(Summary.text(Fixtures.report()).contains("Weaknesses"), "none, no section")
     }
+
+    /// Issue 33: a fleet's failure names its Pi; the audit's weaknesses are listed by name.
+    func testFleetFailuresNameTheirHost_andTheAuditsFindingsAreListed() {
+        func suite(_ name: String, _ cases: [JUnitCase]) -> JUnitSuite {
+            JUnitSuite(name: name, package: "p", timestamp: Fixtures.timestamp, hostname: "h", cases: cases)
+        }
+        let fail = JUnitCase(name: "digest.phone-to-pi", classname: "crosscheck.remote.rsa-socket",
+                             outcome: .failed(message: "wrong digest", type: "T", details: ""))
+        let pass = JUnitCase(name: "digest.phone-to-pi", classname: "crosscheck.remote.rsa-socket", outcome: .passed)
+        let weak = JUnitCase(name: "pkcs1-encryption", classname: "crosscheck.remote.rsa-socket.audit",
+                             outcome: .skipped(message: "weakness: the server uses PKCS#1 v1.5 encryption\nwhy it matters"))
+        let known = JUnitCase(name: "x", classname: "k", outcome: .skipped(message: JUnitCase.knownPrefix + " listed"))
+        let fleet = JUnitReport(suites: [suite("remote.pi-1:9876", [pass]), suite("audit.pi-1:9876", [weak]),
+                                         suite("remote.pi-2:9876", [fail]), suite("audit.pi-2:9876", [known])])
+        let text = Summary.text(fleet)
+        XCTAssertTrue(text.contains("  FAIL  crosscheck.remote.rsa-socket.digest.phone-to-pi [remote.pi-2:9876]: wrong digest\n"), text)
+        XCTAssertTrue(text.contains("Weaknesses and findings of the audits (1, skipped: --strict fails the weaknesses):\n"
+                                    + "  SKIP  pkcs1-encryption [audit.pi-1:9876]: weakness: the server uses PKCS#1 v1.5 encryption\n"), text)
+        XCTAssertFalse(text.contains("SKIP  x"), "a known failure is not a finding: \(text)")
+
+        // One target: no testsuite in the lines (the run has one Pi).
+        let single = Summary.text(JUnitReport(suites: [suite("remote.pi-2:9876", [fail]), suite("audit.pi-2:9876", [weak])]))
+        XCTAssertTrue(single.contains("  FAIL  crosscheck.remote.rsa-socket.digest.phone-to-pi: wrong digest\n"), single)
+        XCTAssertTrue(single.contains("  SKIP  pkcs1-encryption: weakness: the server uses PKCS#1 v1.5 encryption\n"), single)
+
+        // Suites that are not per target (a run's directions) never get the tag; the run's audit suite is listed.
+        let run = Summary.text(JUnitReport(suites: [suite("roundtrip.swift_to_python", [fail]), suite("roundtrip.python_to_swift", [pass]),
+                                                    suite("audit.seed-003", [weak])]))
+        XCTAssertTrue(run.contains("  FAIL  crosscheck.remote.rsa-socket.digest.phone-to-pi: wrong digest\n"), run)
+        XCTAssertTrue(run.contains("  SKIP  pkcs1-encryption: weakness:"), run)
+    }
 }

@@ -64,6 +64,12 @@ struct CBCOracleAudit {
             if run.shouldStop() { return .skipped(reason: "not finished: the run was interrupted") }
             for cls in rotated(classes, by: round) { observations[cls.name, default: []].append(try observe(cls, tag: "round\(round)")) }
         }
+        // Issue 33: answers to well-formed envelopes that the client cannot open leave nothing to
+        // compare (each differs by its IV): the cause, a padding of the server's own, is the verdict.
+        if let good = classes.first(where: { $0.kind == .good }), let diagnosis = observations[good.name]?.compactMap(\.unopenable).first {
+            throw CheckFailure("no verdict: the server's answers to well-formed envelopes do not open — \(diagnosis)",
+                               details: "class good answered 200 with envelopes that fail PKCS#7 unpadding under the session key; fix the server's padding, then rerun")
+        }
         var analysis = OracleAnalysis(classes: classes.map(\.oracle), samples: Self.samples(observations))
         let confirmed = analysis.verdict != .notVulnerable || !analysis.acceptedMalformed.isEmpty
         if confirmed {
@@ -164,6 +170,8 @@ struct CBCOracleAudit {
         let transport: String
         let accepted: Bool
         let latency: TimeInterval
+        /// A 200 envelope that did not open, and why, when its plaintext says (`CBCEnvelope.paddingDiagnosis`).
+        var unopenable: String? = nil
     }
 
     /// One request of the class; a 200 envelope's IV goes to the reuse ledger.
@@ -180,9 +188,10 @@ struct CBCOracleAudit {
         switch result {
         case .success(let answer):
             https.recordResponse(answer, requestIV: envelope.iv, key: session.key, step: "\(checkName) \(cls.name)")
-            let accepted = answer.status == 200 && ((try? CBCEnvelope(json: answer.body).open(key: session.key)) != nil)
+            let envelope = answer.status == 200 ? try? CBCEnvelope(json: answer.body) : nil
+            let accepted = (try? envelope?.open(key: session.key)) != nil
             return Observation(status: answer.status, reason: answer.reason, headers: answer.headers, body: answer.body, transport: "",
-                               accepted: accepted, latency: latency)
+                               accepted: accepted, latency: latency, unopenable: accepted ? nil : envelope?.paddingDiagnosis(key: session.key))
         case .failure(TransportError.connectionReset(_)):
             return nothing("the connection was reset without a response")
         case .failure(TransportError.connectionClosed(_, let detail)):

@@ -76,7 +76,11 @@ struct RemoteAESHTTPS {
             let params: [String: PythonValue] = ["probe": "crosscheck", "n": 42]
             let (answer, _) = try exchange(JSONValues.encode(.dict(params)), session: session, pin: pin, step: "secure-data.echo-both-directions")
             guard answer.status == 200 else { throw CheckFailure("secure-data answered \(answer.status)", details: String(decoding: answer.body.prefix(300), as: UTF8.self)) }
-            let plaintext = try AESHTTPSClient.parseSecure(answer, key: session.key)
+            let plaintext: Data
+            do { plaintext = try AESHTTPSClient.parseSecure(answer, key: session.key) } catch let error as AESHTTPSClientError {
+                // The server's own envelope does not open: it does not conform (a failure, not an error of the check).
+                throw CheckFailure("\(error)", details: String(decoding: answer.body.prefix(300), as: UTF8.self))
+            }
             guard let echoed = try? JSONValues.decode(plaintext) else {
                 throw CheckFailure("the server's envelope decrypts to bytes that are not JSON", details: Expect.preview(plaintext))
             }

@@ -160,6 +160,14 @@ struct RemoteRSASocket {
             throw CheckFailure("\(direction.rawValue) never completes: \(only) (with \(candidates.count == 1 ? "\(candidates[0])" : "every padding tried"))",
                                details: details)
         }
+        // Issue 33: in pi-to-phone the client sends only its key, so `Server: ERROR` to every attempt is the
+        // server's own refusal or failure before it encrypted anything, not a padding mismatch: its log has the cause.
+        let log = options.inProcess != nil ? "the server's log (--server-log, default reports/server.log)" : "the server's log on the Pi"
+        if direction == .piToPhone, !tried.isEmpty, tried.allSatisfy({ $0.1.events.first == .serverError }) {
+            throw CheckFailure("pi-to-phone: the server answered Server: ERROR to the client's public key with every padding tried "
+                               + "(\(candidates.map(\.description).joined(separator: ", "))), before encrypting anything: its own code refused the key or failed — \(log) says why",
+                               details: details)
+        }
         throw CheckFailure(options.padding == nil
                            ? "no padding works in \(direction.rawValue) (tried \(candidates.map(\.description).joined(separator: ", "))): \(summary(tried[0].1, direction))"
                            : "\(direction.rawValue) with \(candidates[0]) does not complete: \(summary(tried[0].1, direction))",

@@ -76,3 +76,31 @@ public struct CBCEnvelope: Equatable, Sendable {
         self.init(ciphertext: try base64Field("data"), iv: try base64Field("iv"))
     }
 }
+
+extension CBCEnvelope {
+    /// Issue 33: why a PKCS#7 unpadding failed, when the plaintext says: the envelope decrypted
+    /// without removing any padding, and its end read. A plaintext that ends in spaces or zero
+    /// bytes, or in text with no padding at all, is a server that pads another way (the right key,
+    /// the wrong padding); nil when the end looks like noise (a wrong key or IV, a tampered ciphertext).
+    public func paddingDiagnosis(key: Data) -> String? {
+        guard !ciphertext.isEmpty, ciphertext.count % 16 == 0, iv.count == 16,
+              let context = try? key.withUnsafeBytes({ try AESCipherContext(mode: .cbc, encrypt: false, key: $0, iv: [UInt8](iv)) }) else { return nil }
+        var plain = [UInt8](repeating: 0, count: ciphertext.count)
+        guard (try? ciphertext.withUnsafeBytes { input in try plain.withUnsafeMutableBytes { try context.update(input, into: $0.baseAddress!) } }) != nil
+        else { return nil }
+        let pkcs7 = "PKCS#7 pads with n bytes of value n (Python: padding.PKCS7(128).padder())"
+        for (byte, name) in [(UInt8(0x20), "space (0x20)"), (UInt8(0x00), "zero (0x00)")] {
+            let run = plain.reversed().prefix { $0 == byte }.count
+            guard run > 0, run <= 16 else { continue }
+            let text = plain.dropLast(run)
+            guard !text.isEmpty, String(bytes: text, encoding: .utf8) != nil else { continue }
+            let ending = byte == 0x20 ? "spaces" : "zero bytes"
+            return "the right key, the wrong padding: the plaintext decrypts to text followed by \(run) \(name) byte\(run == 1 ? "" : "s"), so it was padded with \(ending), not PKCS#7; \(pkcs7)"
+        }
+        if let last = plain.last, last > 16 || last == 0, let text = String(bytes: plain, encoding: .utf8),
+           text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }) {
+            return "the right key, no padding: the plaintext decrypts to text that fills its last block without any padding; \(pkcs7)"
+        }
+        return nil
+    }
+}
