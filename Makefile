@@ -130,7 +130,7 @@ test: deps
 	bash scripts/test-lanes.sh \
 	    "swift-apps=$(XCTEST) $(subst $(space),$(comma),$(TEST_LANE_APPS))" \
 	    "swift-rest=$(XCTEST) $$rest" \
-	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-junit test-pi-selftest mutants test-ats test-interop-current"
+	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-ci-team test-junit test-pi-selftest mutants test-ats test-interop-current"
 	$(MAKE) --no-print-directory test-reports
 	@echo "make test: all test stages passed"
 
