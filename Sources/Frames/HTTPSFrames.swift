@@ -99,6 +99,19 @@ public enum HTTPSFrames {
     ]
 
     static let loginMutators: [FrameMutator] = [
+        // The seed app's AFNetworking posts the login form-encoded (docs/PROTOCOL.md, aes-https login;
+        // application/x-www-form-urlencoded as the HTML and URL specifications write it).
+        FrameMutator("login-form-encoded") { draft, random, _ in
+            draft.setting["path"] = "/login"
+            draft.setting["auth"] = "none"
+            draft.setting["contentType"] = "application/x-www-form-urlencoded"
+            draft.raw = utf8(random.choose([
+                "username=alice&password=wonderland", "password=wonderland&username=alice", "username=al%69ce&password=wonderland",
+                "username=alice&password=rabbit", "username=alice", "username=alice&password=wonderland&extra=1", "",
+                "username=alice&password=wonder+land", "username=alice&password=wonderland&username=bob", "username=alice&password=%zz",
+                "username=%E2%82%AC&password=x", "=&=", "username&password",
+            ]))
+        },
         FrameMutator("login-body") { draft, random, _ in
             draft.setting["path"] = "/login"
             draft.setting["auth"] = "none"

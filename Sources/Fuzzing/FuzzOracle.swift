@@ -402,7 +402,7 @@ public final class FuzzOracle: @unchecked Sendable {
             return (verdict, verdict)
         }
         func request(token: String) -> WebRequest {
-            var headers = ["content-type": "application/json"]
+            var headers = ["content-type": frame.setting["contentType"] ?? "application/json"]
             switch frame.setting["auth"] ?? "valid" {
             case "valid": headers["authorization"] = token
             case "unknown": headers["authorization"] = "0123456789abcdef0123456789abcdef"
