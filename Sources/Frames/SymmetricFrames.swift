@@ -304,6 +304,19 @@ enum SymmetricFrames {
     // MARK: sealed boxes
 
     static let sealedMutators: [FrameMutator] = [
+        // CryptoKit's separate parts (`SealedBox(nonce:ciphertext:tag:)`): what a combined box cannot
+        // carry — nonces and tags of other lengths (NIST SP 800-38D §5.2.1.1 allows GCM nonces of
+        // any length ≥ 1 byte; CryptoKit takes ≥ 12; ChaChaPoly's nonce is 12 bytes, RFC 8439 §2.8;
+        // both tags are 16 bytes as CryptoKit opens them). The frame stays the combined box; the
+        // oracle reads the parts from it and the setting.
+        FrameMutator("parts-nonce-length") { draft, random, _ in
+            draft.setting["parts"] = "1"
+            draft.setting["nonceLength"] = String(random.choose([0, 1, 8, 11, 12, 13, 16, 32, 64]))
+        },
+        FrameMutator("parts-tag-length") { draft, random, _ in
+            draft.setting["parts"] = "1"
+            draft.setting["tagLength"] = String(random.choose([0, 4, 12, 15, 16, 17, 32]))
+        },
         FrameMutator("shorter-than-28-bytes") { draft, random, _ in draft.ciphertext = Data(draft.ciphertext.prefix(random.choose([0, 1, 12, 16, 27]))) },
         FrameMutator("exactly-28-bytes") { draft, random, _ in draft.ciphertext = Data(draft.ciphertext.prefix(12)) + random.bytes(16) },
         FrameMutator("flip-nonce-bit") { draft, random, _ in flip(&draft.ciphertext, in: 0..<12, &random) },

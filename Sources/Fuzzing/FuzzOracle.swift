@@ -131,6 +131,7 @@ public final class FuzzOracle: @unchecked Sendable {
                 let mode = KeyDerivationMode(rawValue: setting["mode"] ?? "") ?? .base64Raw
                 return plaintextVerdict(try peer.deriveKey(mode: mode, encryptionKey: String(decoding: frame.bytes, as: UTF8.self)))
             case .aesGCM, .chaChaPoly:
+                if setting.flag("parts") { return plaintextVerdict(try openParts(frame, peer: peer)) }
                 let algorithm = AEADAlgorithm(rawValue: setting["alg"] ?? "") ?? .aesGCM
                 let key = setting.data("symKey") ?? Data()
                 let plaintext = try peer.aeadOpen(algorithm, key: key, combined: frame.bytes, aad: setting.data("aad"))
@@ -145,6 +146,23 @@ public final class FuzzOracle: @unchecked Sendable {
         } catch {
             return .crashed("Internal", note: "\(error)")
         }
+    }
+
+    /// A sealed-box frame opened through the separate parts: the box's 12-byte nonce cut or padded
+    /// to `nonceLength` (zero bytes added: a different nonce, so a longer one must fail
+    /// authentication, never be refused as a length it may take), its tag to `tagLength`.
+    func openParts(_ frame: FuzzFrame, peer: CryptoPeer) throws -> Data {
+        let setting = frame.setting
+        let algorithm = AEADAlgorithm(rawValue: setting["alg"] ?? "") ?? .aesGCM
+        let box = [UInt8](frame.bytes)
+        guard box.count >= 28 else { throw PeerFailure(.badLength, "a sealed box under 28 bytes has no parts") }
+        func resized(_ bytes: ArraySlice<UInt8>, _ length: Int) -> Data {
+            length <= bytes.count ? Data(bytes.prefix(length)) : Data(bytes) + Data(count: length - bytes.count)
+        }
+        let nonce = resized(box[0..<12], setting.int("nonceLength", default: 12))
+        let tag = resized(box[(box.count - 16)...], setting.int("tagLength", default: 16))
+        let parts = AEADParts(ciphertext: Data(box[12..<(box.count - 16)]), tag: tag)
+        return try peer.aeadOpenParts(algorithm, key: setting.data("symKey") ?? Data(), nonce: nonce, parts: parts, aad: setting.data("aad"))
     }
 
     /// EncryptedPrivateKeyInfo DER: a SEQUENCE whose first element is a SEQUENCE (the algorithm).
