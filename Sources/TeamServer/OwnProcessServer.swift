@@ -159,6 +159,11 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
                                                             missingModule: missingModule)
             }
             if Date() >= deadline {
+                // One last look: it may have begun listening since the look above (under load the
+                // deadline can pass between the two), and a server that listens is not refused.
+                let late = ProcessGroup.listeningPorts(group: pid)
+                if let wanted = launch.port, late.contains(wanted) { return wanted }
+                if launch.port == nil, late.count == 1 { return late[0] }
                 let other = launch.port.map { " on port \($0)" + (listening.isEmpty ? "" : " (it listens on \(listening.map(String.init).joined(separator: ", ")))") } ?? ""
                 throw OwnProcessError.neverListened(script: launch.script.path, seconds: launch.timeout, detail: other, output: lastOutput())
             }

@@ -383,13 +383,19 @@ final class RemoteOracleCLITests: XCTestCase {
         XCTAssertEqual(report.cases["refuses.ciphertext-over-the-modulus"]?.outcome, "passed", "still refused outright")
         let finding = try XCTUnwrap(report.property("implicit-rejection", "finding"))
         XCTAssertTrue(finding.hasPrefix("implicit rejection (OpenSSL ≥ 3.2: a bad PKCS#1 v1.5 padding decrypts to a synthetic plaintext)"), finding)
-        // 6 malformed classes × (3 rounds + the confirmation round): every one acknowledged, each with its own digest.
-        XCTAssertTrue(finding.contains("consistent with implicit rejection, as far as answers show: 24 malformed ciphertexts acknowledged with 24 distinct digests"), finding)
+        // 6 malformed classes × (3 rounds + the confirmation round): every one acknowledged, each with its own
+        // digest — or, rarely, two short synthetic plaintexts alike by chance (a fresh key each server start),
+        // which the audit must then have cleared with fresh ciphertexts of those classes, not passed unseen.
+        XCTAssertTrue(finding.contains("consistent with implicit rejection, as far as answers show: 24 malformed ciphertexts acknowledged with "), finding)
+        let distinct = report.property("oracle.rsa-padding", "implicit-rejection-digests")
+        if distinct != "24 acknowledged, 24 distinct" {
+            XCTAssertEqual(distinct, "24 acknowledged, 23 distinct", finding)
+            XCTAssertTrue(finding.contains("that looked so were chance: fresh ciphertexts of their classes were not"), finding)
+        }
         XCTAssertTrue(finding.contains("deterministic: the same ciphertext sent again under the same key got the same digest (6 classes)"), finding)
         XCTAssertTrue(finding.contains("timing not measured"), finding)
         XCTAssertFalse(finding.contains("proven"), finding)
         XCTAssertFalse(finding.contains("no padding oracle"), finding)
-        XCTAssertEqual(report.property("oracle.rsa-padding", "implicit-rejection-digests"), "24 acknowledged, 24 distinct")
         XCTAssertEqual(report.cases["audit:implicit-rejection"]?.outcome, "skipped", "reported as a finding")
         let strict = try remote(port, ["--strict", "--direction", "phone-to-pi"])
         XCTAssertEqual(strict.report.cases["audit:implicit-rejection"]?.outcome, "skipped", "never a failure, even with --strict")

@@ -102,7 +102,9 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         let report = directory.appendingPathComponent("report.xml"), log = directory.appendingPathComponent("server.log")
         let outcome = try CrosscheckBinary.run(["run", "--server", "examples/pi-server-socket/server.py", "--server-arg", "--host",
                                                 "--server-arg", "127.0.0.1", "--server-arg", "--port", "--server-arg", "0",
-                                                "--timeout", "3", "--junit", report.path, "--server-log", log.path])
+                                                // 10 s: the example makes an RSA key before it listens, which on a
+                                                // loaded CI machine (three test lanes on two cores) took over 3 s.
+                                                "--timeout", "10", "--junit", report.path, "--server-log", log.path])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
         let xml = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(xml.contains("server.server:__main__") && !xml.contains("<failure"), xml)
