@@ -136,14 +136,12 @@ def _require_der(der: bytes, encodings: tuple[bytes, ...]) -> None:
         return next((i for i, (a, b) in enumerate(zip(der, encoded)) if a != b), min(len(der), len(encoded)))
 
     canonical = max(encodings, key=agreeing)  # the structure that was meant: the longest common prefix
-    found = _der_defect(der)
-    defect = (
-        f"{found[0]} at byte {found[1]}"
-        if found
-        else f"it re-encodes to other bytes from byte {agreeing(canonical)} on ({len(der)} bytes given, "
+    # The TLV rules `_der_defect` names were checked before pyca read the key; what is left is what
+    # only the re-encoding shows.
+    raise _bad_key(
+        f"not DER (X.690 §10): it re-encodes to other bytes from byte {agreeing(canonical)} on ({len(der)} bytes given, "
         f"{len(canonical)} in DER: missing or other algorithm parameters, or another version)"
     )
-    raise _bad_key(f"not DER (X.690 §10): {defect}")
 
 
 def _element(der: bytes, index: int) -> tuple[int, int, int]:
@@ -404,9 +402,8 @@ def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
     der = _pem_der(data, label)
     if len(der) < 3 or der[0] != 0x30:
         raise _bad_key(f"the {label.decode()!r} PEM body is not a DER SEQUENCE")
-    header = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
     expected = 0x30 if label == b"PUBLIC KEY" else 0x02
-    if header >= len(der) or der[header] != expected:
+    if _first_inner_tag(der) != expected:
         holds = "a PKCS#1 RSAPublicKey" if label == b"PUBLIC KEY" else "a SubjectPublicKeyInfo"
         raise _bad_key(f"the {label.decode()!r} PEM block holds {holds}, not what its label says")
     _require_one_structure(der)

@@ -116,8 +116,7 @@ public final class FuzzOracle: @unchecked Sendable {
                 let passphrase = setting.data("passphrase")
                 let info = try peer.privateKeyInfo(frame.bytes, passphrase: passphrase)
                 // An encrypted key is exported only with its passphrase, which the export call does not take.
-                let encrypted = passphrase?.isEmpty == false || PEM.firstLabel(in: frame.bytes) == "ENCRYPTED PRIVATE KEY"
-                    || frame.bytes.prefix(600).range(of: Data("Proc-Type:".utf8)) != nil || Self.isEncryptedPKCS8DER(frame.bytes)
+                let encrypted = passphrase?.isEmpty == false || RSAPrivateKey.isEncrypted(frame.bytes)
                 let export = encrypted ? nil : roundTrip { try peer.exportPrivateKey(frame.bytes, format: .pkcs8DER, exportPassphrase: nil) }
                 return keyInfoVerdict(info, export: encrypted ? .none : .some(export))
             case .envelope:
@@ -163,14 +162,6 @@ public final class FuzzOracle: @unchecked Sendable {
         let tag = resized(box[(box.count - 16)...], setting.int("tagLength", default: 16))
         let parts = AEADParts(ciphertext: Data(box[12..<(box.count - 16)]), tag: tag)
         return try peer.aeadOpenParts(algorithm, key: setting.data("symKey") ?? Data(), nonce: nonce, parts: parts, aad: setting.data("aad"))
-    }
-
-    /// EncryptedPrivateKeyInfo DER: a SEQUENCE whose first element is a SEQUENCE (the algorithm).
-    static func isEncryptedPKCS8DER(_ der: Data) -> Bool {
-        let bytes = [UInt8](der.prefix(8))
-        guard bytes.count >= 3, bytes[0] == 0x30 else { return false }
-        let header = bytes[1] < 0x80 ? 2 : 2 + Int(bytes[1] & 0x7f)
-        return header < bytes.count && bytes[header] == 0x30
     }
 
     /// The value `make` gives, or nil when it throws (a round trip that cannot be made).

@@ -105,13 +105,14 @@ public struct RSAPublicKey: Sendable {
     public init(importing data: Data) throws {
         let id = ImportedKeys.id(data, passphrase: nil)
         if let known = ImportedKeys.publicKeys.key(id) { self.key = known; return }
-        if let label = PEM.firstLabel(in: data), label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
+        let label = PEM.firstLabel(in: data)
+        if let label, label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
         }
         // DER first, named before OpenSSL reads it: its decoders take some BER and read its oddities
         // into other numbers (a BIT STRING with unused bits shifts e), which the number check would
         // misname; and pyca's newer decoders refuse them in words of their own.
-        let der = try PEM.firstLabel(in: data).map { try PEM.body(of: data, label: $0) } ?? data
+        let der = try label.map { try PEM.body(of: data, label: $0) } ?? data
         if let (defect, offset) = derDefect([UInt8](der)) {
             throw WireCryptoError.malformedKey(reason: "not DER (X.690 §10): \(defect) at byte \(offset)", stack: [])
         }
@@ -177,10 +178,9 @@ public struct RSAPrivateKey: Sendable {
         // reads it: OpenSSL's two PEM readers (the decoder here, PEM_read_bio in pyca) treat damaged
         // blocks differently (found by `crosscheck fuzz`). Only legacy PEM with headers (`Proc-Type:`,
         // OpenSSL 1.x `genrsa -aes256`) goes to OpenSSL's PEM reader, which decrypts it.
-        let legacyPEM = label != nil && String(decoding: data.prefix(512), as: UTF8.self).contains("Proc-Type:")
+        let legacyPEM = Self.isLegacyPEM(data, label: label)
         let der = legacyPEM ? nil : try label.map { try PEM.body(of: data, label: $0) } ?? data
-        // Encrypted: EncryptedPrivateKeyInfo (SEQUENCE { SEQUENCE algorithm, OCTET STRING }), or legacy PEM.
-        let encrypted = legacyPEM || der.map { firstInnerTag(of: $0) == 0x30 } ?? false
+        let encrypted = legacyPEM || der.map(Self.isEncryptedPrivateKeyInfo) ?? false
         // As PythonRef (pyca) does: a passphrase for a key that is not encrypted is a caller's mistake.
         if let passphrase, !passphrase.isEmpty, !encrypted {
             throw WireCryptoError.malformedKey(reason: "a passphrase was given for a private key that is not encrypted", stack: [])
@@ -220,6 +220,24 @@ public struct RSAPrivateKey: Sendable {
     public init(pemRepresentation: String, passphrase: Data? = nil) throws {
         try self.init(importing: Data(pemRepresentation.utf8), passphrase: passphrase)
     }
+
+    /// Whether `data` is a passphrase-encrypted private key, as `init(importing:passphrase:)` tells:
+    /// legacy PEM with `Proc-Type:` headers, or EncryptedPrivateKeyInfo, PEM or DER.
+    public static func isEncrypted(_ data: Data) -> Bool {
+        let label = PEM.firstLabel(in: data)
+        if isLegacyPEM(data, label: label) { return true }
+        guard let der = label.map({ try? PEM.body(of: data, label: $0) }) ?? data else { return false }
+        return isEncryptedPrivateKeyInfo(der)
+    }
+
+    /// OpenSSL 1.x `genrsa -aes256`: PEM whose headers name the encryption.
+    static func isLegacyPEM(_ data: Data, label: String?) -> Bool {
+        label != nil && String(decoding: data.prefix(512), as: UTF8.self).contains("Proc-Type:")
+    }
+
+    /// EncryptedPrivateKeyInfo is SEQUENCE { SEQUENCE algorithm, OCTET STRING }: its first inner
+    /// element is a SEQUENCE, which no plain private-key structure has.
+    static func isEncryptedPrivateKeyInfo(_ der: Data) -> Bool { firstInnerTag(of: der) == 0x30 }
 
     public var publicKey: RSAPublicKey { RSAPublicKey(key: key) }
     public var bits: Int { Int(EVP_PKEY_get_bits(key.pointer)) }
@@ -292,15 +310,16 @@ func requireDER(_ der: Data, reencodings: [String], of key: EVPKey, selection: I
         // The structure that was meant: the longest common prefix.
         if canonical.isEmpty || agreeing(encoded) > agreeing(canonical) { canonical = encoded }
     }
-    let offset = agreeing(canonical)
-    let defect = derDefect([UInt8](der)).map { "\($0) at byte \($1)" }
-        ?? "it re-encodes to other bytes from byte \(offset) on (\(der.count) bytes given, \(canonical.count) in DER: missing or other algorithm parameters, or another version)"
-    throw WireCryptoError.malformedKey(reason: "not DER (X.690 §10): \(defect)", stack: [])
+    // The TLV rules `derDefect` names were checked before the key was decoded; what is left is
+    // what only the re-encoding shows.
+    throw WireCryptoError.malformedKey(
+        reason: "not DER (X.690 §10): it re-encodes to other bytes from byte \(agreeing(canonical)) on (\(der.count) bytes given, "
+            + "\(canonical.count) in DER: missing or other algorithm parameters, or another version)", stack: [])
 }
 
 /// The first X.690 §10 (DER) rule the TLV tree at `der` breaks, and where: the words a person needs
-/// instead of "re-encodes to other bytes". Only diagnosis: `requireDER` decides. PythonRef's
-/// `_der_defect` gives the same words.
+/// instead of "re-encodes to other bytes". The importers check it before decoding; `requireDER`
+/// decides what it cannot see. PythonRef's `_der_defect` gives the same words.
 func derDefect(_ der: [UInt8]) -> (String, Int)? {
     func walk(_ from: Int, _ to: Int, depth: Int) -> (String, Int)? {
         var index = from
