@@ -24,7 +24,9 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         }
     }
 
-    func check(_ server: String, _ extra: [String] = [], timeout: String = "3") throws -> Checked {
+    /// `timeout` 10 s by default: a server's start (Python, its imports, a key) counts against it, and
+    /// on a loaded machine (three test lanes on two cores) 3 s was not always enough to begin listening.
+    func check(_ server: String, _ extra: [String] = [], timeout: String = "10") throws -> Checked {
         let directory = try makeTemporaryDirectory()
         let report = directory.appendingPathComponent("report.xml"), log = directory.appendingPathComponent("server.log")
         let outcome = try CrosscheckBinary.run(["run", "--server", Self.servers.appendingPathComponent(server).path, "--timeout", timeout,
@@ -72,7 +74,7 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         let report = directory.appendingPathComponent("report.xml"), log = directory.appendingPathComponent("server.log")
         let outcome = try CrosscheckBinary.run(["run", "--server", Self.servers.appendingPathComponent("module_accept_loop.py").path + ":conn",
-                                                "--timeout", "3", "--junit", report.path, "--server-log", log.path])
+                                                "--timeout", "10", "--junit", report.path, "--server-log", log.path])
         let checked = Checked(status: outcome.status, output: outcome.stdout + outcome.stderr,
                               log: try String(contentsOf: log, encoding: .utf8), report: try String(contentsOf: report, encoding: .utf8))
         XCTAssertTrue(checked.output.contains("calls socket.accept() while it is imported") && checked.output.contains("as its own process"), checked.output)
@@ -175,7 +177,7 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         let log = directory.appendingPathComponent("server.log")
         let status = try CrosscheckBinary.interruptAfter("listens on port", [
-            "run", "--server", Self.servers.appendingPathComponent("forking.py").path, "--timeout", "3",
+            "run", "--server", Self.servers.appendingPathComponent("forking.py").path, "--timeout", "10",
             "--junit", directory.appendingPathComponent("report.xml").path, "--server-log", log.path])
         XCTAssertEqual(status, 130)
         let checked = Checked(status: status, output: "", log: try String(contentsOf: log, encoding: .utf8), report: "")
@@ -221,7 +223,7 @@ final class TeamServerEnvironmentCLITests: XCTestCase {
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, report: String) {
         let directory = try makeTemporaryDirectory()
         let report = directory.appendingPathComponent("report.xml")
-        let outcome = try CrosscheckBinary.run(["run", "--timeout", "3", "--junit", report.path,
+        let outcome = try CrosscheckBinary.run(["run", "--timeout", "10", "--junit", report.path,
                                                 "--server-log", directory.appendingPathComponent("server.log").path] + arguments)
         return (outcome.status, outcome.stdout + outcome.stderr, (try? String(contentsOf: report, encoding: .utf8)) ?? "")
     }
