@@ -403,6 +403,15 @@ public enum ProcessGroup {
     }
 
     /// The TCP ports (IPv4 and IPv6) that the group's processes listen on, ascending.
+    /// A /proc file read to its end: procfs reports size 0 and hands a table out a page at a time, so
+    /// a one-read load sees only the first page — a busy machine's tcp table (hundreds of sockets)
+    /// then hides the server's listener.
+    static func procText(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     public static func listeningPorts(group: pid_t) -> [UInt16] {
         let pids = members(group: group)
         var inodes = Set<String>()
@@ -417,7 +426,7 @@ public enum ProcessGroup {
         guard !inodes.isEmpty, let pid = pids.first else { return [] }
         var ports = Set<UInt16>()
         for table in ["tcp", "tcp6"] {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
@@ -435,7 +444,7 @@ public enum ProcessGroup {
         guard let pid = members(group: group).first else { return nil }
         var found: [String] = []
         for table in ["tcp", "tcp6"] {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 3, fields[3] == "0A", let colon = fields[1].lastIndex(of: ":"),
