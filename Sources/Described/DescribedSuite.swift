@@ -1,0 +1,194 @@
+import Foundation
+import Conformance
+import PythonBridge
+import WireCrypto
+import WireProtocol
+
+/// `crosscheck run --protocol FILE`: the two engines speak the description to each other, in this
+/// process, every client × server pairing, every conversation; then both engines, as receivers,
+/// are given the same mutated messages and must decide the same (docs/PROTOCOL-DESCRIPTIONS.md).
+public enum DescribedSuite {
+    public static let summary = "a described protocol (--protocol FILE): the Swift and Python engines as client and server of every conversation, and the same mutated messages to both"
+
+    public struct Settings: Sendable {
+        public var mutationsPerStep: Int
+        public var seed: UInt64
+        public var config: [String: String]
+        public init(mutationsPerStep: Int = 24, seed: UInt64 = 1, config: [String: String] = ["username": "alice", "password": "correct horse"]) {
+            self.mutationsPerStep = mutationsPerStep; self.seed = seed; self.config = config
+        }
+    }
+
+    /// The suite's checks. `path` is the description file, read by both engines.
+    public static func checks(description: ProtocolDescription, path: String, interpreter: PythonInterpreter,
+                              settings: Settings = Settings()) -> [Check] {
+        let suite = "described.\(description.name)"
+        var checks: [Check] = []
+        let engines = ["swift", "python"]
+        for conversation in description.conversations {
+            for client in engines {
+                for server in engines {
+                    checks.append(Check(suite: suite, classname: "crosscheck.described.\(description.name).\(client)_to_\(server)",
+                                        name: "\(conversation.name).conversation",
+                                        properties: ["protocol": path, "conversation": conversation.name]) {
+                        let cast = try Cast(description: description, path: path, conversation: conversation.name, interpreter: interpreter,
+                                            config: settings.config, seed: settings.seed)
+                        return try cast.converse(client: client, server: server)
+                    })
+                }
+            }
+            for receiver in [DescribedRole.server, DescribedRole.client] {
+                checks.append(Check(suite: suite, classname: "crosscheck.described.\(description.name).swift_vs_python",
+                                    name: "\(conversation.name).mutated-to-\(receiver.rawValue)",
+                                    properties: ["protocol": path, "conversation": conversation.name]) {
+                    let cast = try Cast(description: description, path: path, conversation: conversation.name, interpreter: interpreter,
+                                        config: settings.config, seed: settings.seed)
+                    return try cast.mutationsAgree(receiver: receiver, perStep: settings.mutationsPerStep)
+                })
+            }
+        }
+        return checks
+    }
+}
+
+/// The keys, secrets and message of one conversation, made once and given to whichever engines
+/// play it, so that a Swift and a Python party in the same seat are interchangeable.
+struct Cast {
+    let description: ProtocolDescription
+    let path: String
+    let conversation: String
+    let interpreter: PythonInterpreter
+    let config: [String: String]
+    let privateKeys: [String: RSAPrivateKey]
+    let secrets: [String: Data]
+    let message: Data
+    var generator: SeededGenerator
+
+    init(description: ProtocolDescription, path: String, conversation: String, interpreter: PythonInterpreter,
+         config: [String: String], seed: UInt64) throws {
+        self.description = description; self.path = path; self.conversation = conversation
+        self.interpreter = interpreter; self.config = config
+        generator = SeededGenerator.forCheck("described.\(conversation)", seed: seed)
+        var keys: [String: RSAPrivateKey] = [:]
+        for (name, key) in description.keys { keys[name] = try RSAPrivateKey(bits: key.bits) }
+        privateKeys = keys
+        var made: [String: Data] = [:]
+        for (name, secret) in description.secrets { made[name] = secret.fresh() }
+        secrets = made
+        let chosen = description.conversations.first { $0.name == conversation }?.message
+        message = chosen.map { Data($0.utf8) } ?? Data("crosscheck \(UUID().uuidString)".utf8)
+    }
+
+    /// A party for `role` of the named engine, holding the private keys its side holds, knowing the
+    /// public keys that are preshared and every secret (a secret one side makes is overwritten by
+    /// what it makes; the other side learns it on the wire).
+    func party(_ engine: String, _ role: DescribedRole, conversationKnown: Bool = true) throws -> ConversationParty {
+        let held = privateKeys.filter { description.keys[$0.key]?.holder == role }
+        let known = privateKeys.filter { description.keys[$0.key]?.holder != role && description.keys[$0.key]?.preshared == true }
+            .mapValues(\.publicKey)
+        let secretsKnown = secrets.filter { description.secrets[$0.key]?.madeBy == .preshared || description.secrets[$0.key]?.madeBy == role.secretMaker }
+        let name = conversationKnown || role == .client ? conversation : nil
+        if engine == "swift" {
+            return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
+                                                 knownPublicKeys: known, secrets: secretsKnown, message: message, config: config))
+        }
+        return try PythonParty(interpreter: interpreter, path: path, conversation: name, role: role, privateKeys: held,
+                               knownPublicKeys: known, secrets: secretsKnown, message: message, config: config)
+    }
+
+    /// One conversation between the two engines named: it completes, and the side that decrypted
+    /// the message got the message that was sent.
+    func converse(client clientEngine: String, server serverEngine: String) throws -> CheckOutcome {
+        let client = try party(clientEngine, .client)
+        let server = try party(serverEngine, .server, conversationKnown: false)
+        let outcome = try Conversing.run(client: client, server: server)
+        let shown = Self.show(outcome.transcript)
+        if let refusal = outcome.refusal {
+            return .failed(message: "the \(refusal.by == .client ? clientEngine : serverEngine) \(refusal.by.rawValue) refused a message of the \(refusal.by == .client ? serverEngine : clientEngine) \(refusal.by == .client ? "server" : "client"): \(refusal.reason)",
+                           details: shown)
+        }
+        guard outcome.completed else {
+            return .failed(message: "the conversation stalled after \(outcome.transcript.count) messages: neither side had anything to send", details: shown)
+        }
+        for (side, party) in [("client", client), ("server", server)] {
+            if let got = try party.received["message"], got != message {
+                return .failed(message: "the \(party.engine) \(side) decrypted another message than was sent",
+                               details: "sent     \(Self.hex(message))\nreceived \(Self.hex(got))\n\n\(shown)")
+            }
+        }
+        return .passed
+    }
+
+    /// The same mutated messages to a Swift and a Python receiver in the same state: both refuse,
+    /// or both accept and learn the same. The sender is the Swift engine; keys and secrets are the
+    /// cast's, so either receiver can read what it sends.
+    func mutationsAgree(receiver: DescribedRole, perStep: Int) throws -> CheckOutcome {
+        var generator = self.generator
+        // The conversation once, to learn the messages the receiver gets and where they fall.
+        let sender = receiver == .server ? DescribedRole.client : .server
+        let base = try Conversing.run(client: try party("swift", .client), server: try party("swift", .server, conversationKnown: false))
+        guard base.completed, base.refusal == nil else {
+            return .failed(message: "the Swift engine could not complete the conversation with itself, so there is nothing to mutate", details: Self.show(base.transcript))
+        }
+        var disagreements: [String] = []
+        var tried = 0
+        for (index, entry) in base.transcript.enumerated() where entry.from == sender {
+            for mutation in MessageMutator.mutations(of: entry.message, count: perStep, generator: &generator) {
+                tried += 1
+                var verdicts: [String: String] = [:]
+                for engine in ["swift", "python"] {
+                    verdicts[engine] = try replay(base.transcript, upTo: index, receiver: receiver, engine: engine, last: mutation.message)
+                }
+                if verdicts["swift"] != verdicts["python"] {
+                    disagreements.append("message \(index + 1) (\(mutation.name)): swift \(verdicts["swift"] ?? "?"); python \(verdicts["python"] ?? "?")")
+                }
+            }
+        }
+        guard disagreements.isEmpty else {
+            return .failed(message: "the engines decide \(disagreements.count) of \(tried) mutated messages to the \(receiver.rawValue) differently",
+                           details: disagreements.prefix(20).joined(separator: "\n"))
+        }
+        return tried == 0 ? .skipped(reason: "the \(sender.rawValue) sends nothing in this conversation") : .passed
+    }
+
+    /// The receiver of `engine` given the transcript's messages to it before `index`, then `last`:
+    /// "refused" or "accepted" with what it learned.
+    private func replay(_ transcript: [(from: DescribedRole, message: DescribedMessage)], upTo index: Int, receiver: DescribedRole,
+                        engine: String, last: DescribedMessage) throws -> String {
+        let party = try self.party(engine, receiver, conversationKnown: false)
+        for (position, entry) in transcript.enumerated() where position < index {
+            if entry.from == receiver {
+                _ = try party.nextMessage()  // its own message: made (and its state moves on), not compared
+            } else {
+                try party.receive(entry.message)
+            }
+        }
+        do { try party.receive(last) } catch let refusal as DescribedRefusal {
+            _ = refusal
+            return "refused"
+        }
+        let learned = try party.received.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.hex($0.value))" }
+        return "accepted" + (learned.isEmpty ? "" : " (" + learned.joined(separator: ", ") + ")")
+    }
+
+    static func hex(_ data: Data) -> String {
+        let shown = data.prefix(48).map { String(format: "%02x", $0) }.joined()
+        return data.count > 48 ? "\(shown)… (\(data.count) bytes)" : shown
+    }
+
+    static func show(_ transcript: [(from: DescribedRole, message: DescribedMessage)]) -> String {
+        transcript.map { "\($0.from.rawValue): \($0.message.summary)" }.joined(separator: "\n")
+    }
+}
+
+/// The Swift engine's party as a `ConversationParty`.
+final class SwiftParty: ConversationParty {
+    let engine = "swift"
+    private let party: DescribedParty
+    init(_ party: DescribedParty) { self.party = party }
+    func nextMessage() throws -> DescribedMessage? { try party.nextMessage() }
+    func receive(_ message: DescribedMessage) throws { try party.receive(message) }
+    var isDone: Bool { party.isDone }
+    var received: [String: Data] { party.received }
+    func refusalMessage() throws -> DescribedMessage? { try party.refusalMessage() }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import WireProtocol
+
+/// One side of one described conversation, from either engine: asked for its next message or given
+/// the peer's. The Swift engine's `DescribedParty` and PythonRef's (`PythonParty`) both are one.
+public protocol ConversationParty: AnyObject {
+    /// "swift" or "python": names the pairing in reports.
+    var engine: String { get }
+    /// The next message this side sends, or nil when it is not its turn (or the conversation is over).
+    func nextMessage() throws -> DescribedMessage?
+    /// The peer's message; throws `DescribedRefusal` when this side refuses it.
+    func receive(_ message: DescribedMessage) throws
+    /// Every step is done.
+    var isDone: Bool { get }
+    /// What this side learned (e.g. "message": the plaintext it decrypted).
+    var received: [String: Data] { get throws }
+    /// What this side sends when it refuses (the conversation's `error`), if anything.
+    func refusalMessage() throws -> DescribedMessage?
+}
+
+/// How one in-process conversation between two parties ended.
+public struct ConversationOutcome: Sendable {
+    /// Every message, in order: who sent it and what it was.
+    public var transcript: [(from: DescribedRole, message: DescribedMessage)] = []
+    /// The side that refused, and why (nil: nobody refused).
+    public var refusal: (by: DescribedRole, reason: String)?
+    /// Both sides finished every step.
+    public var completed = false
+}
+
+enum Conversing {
+    /// Lets `client` and `server` talk until both are done, one refuses, or neither has anything to
+    /// say (a description that stalls): at most `maxMessages` messages, so nothing loops for ever.
+    static func run(client: ConversationParty, server: ConversationParty, maxMessages: Int = 64) throws -> ConversationOutcome {
+        var outcome = ConversationOutcome()
+        var turn = DescribedRole.client
+        var idleTurns = 0
+        while outcome.transcript.count < maxMessages {
+            if client.isDone && server.isDone { outcome.completed = true; return outcome }
+            let (speaker, listener) = turn == .client ? (client, server) : (server, client)
+            if let message = try speaker.nextMessage() {
+                idleTurns = 0
+                outcome.transcript.append((turn, message))
+                do { try listener.receive(message) } catch let refusal as DescribedRefusal {
+                    outcome.refusal = (turn == .client ? .server : .client, "\(refusal)")
+                    if let answer = try? listener.refusalMessage() { outcome.transcript.append((turn == .client ? .server : .client, answer)) }
+                    return outcome
+                }
+            } else {
+                idleTurns += 1
+                if idleTurns >= 2 { return outcome }  // neither side has a message: stalled
+                turn = turn == .client ? .server : .client
+            }
+        }
+        return outcome
+    }
+}
