@@ -235,6 +235,55 @@ def test_rsa_oaep256_fernet_plants(servers, plant, correct, planted, tamper):
     assert fernet_conversation(servers.port("rsa-oaep256-fernet", plant), tamper) == planted
 
 
+# ---- rsa-wrapped-aes-gcm ------------------------------------------------------------------------
+
+class Prefixed:
+    """4-byte big-endian length prefixes."""
+
+    def __init__(self, sock):
+        self.wire = Legacy(sock)
+        self.sock = sock
+
+    def recv(self):
+        (n,) = struct.unpack(">I", self.wire.exactly(4))
+        return self.wire.exactly(n)
+
+    def send(self, data):
+        self.sock.sendall(struct.pack(">I", len(data)) + data)
+
+
+def gcm_session(port, forge=False):
+    text = message()
+    with connect(port) as sock:
+        wire = Prefixed(sock)
+        pem = wire.recv()
+        assert pem.startswith(b"-----BEGIN PUBLIC KEY-----")
+        secret, nonce = os.urandom(32), os.urandom(12)
+        wire.send(serialization.load_pem_public_key(pem).encrypt(secret, OAEP_SHA256))
+        sealed = AESGCM(secret).encrypt(nonce, text, None)
+        if forge:
+            sealed = sealed[:-1] + bytes([sealed[-1] ^ 1])
+        wire.send(nonce + sealed)
+        answer = wire.recv()
+    if answer == b"ERROR":
+        return "ERROR", None
+    assert AESGCM(secret).decrypt(answer[:12], answer[12:], None) == text
+    return "echo", answer[:12] == nonce
+
+
+def test_rsa_wrapped_aes_gcm_correct(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm")) == ("echo", False)
+
+
+def test_rsa_wrapped_aes_gcm_plant_ignores_tag(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm"), forge=True) == ("ERROR", None)
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "ignores-tag"), forge=True)[0] == "echo"
+
+
+def test_rsa_wrapped_aes_gcm_plant_nonce_echo(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "nonce-echo")) == ("echo", True)
+
+
 # ---- rsa-pkcs1-pem-chat -------------------------------------------------------------------------
 
 CLIENT_1024 = rsa.generate_private_key(public_exponent=65537, key_size=1024)
