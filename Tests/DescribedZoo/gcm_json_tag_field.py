@@ -1,0 +1,69 @@
+"""gcm-json-tag-field (examples/protocols/gcm-json-tag-field.toml), written from the description alone.
+
+HTTP. POST /decrypt with a JSON body {"nonce", "ciphertext", "tag"} (base64 each): AES-256-GCM
+under the preshared key (--psk), a 12-byte nonce, the 16-byte tag apart, no associated data; the
+plaintext is the JSON object {"message": …}. The server answers 200 with {"nonce", "ciphertext",
+"tag"} sealing {"echo": <that message>} under a FRESH nonce. Anything that does not authenticate
+or is not such an object: 400, empty body. Other paths: 404.
+
+Plants (--plant):
+  accepts-wrong-tag  never checks the tag (decrypts the GCM keystream as plain CTR): a forged body gets 200
+  reuses-nonce       seals the answer under the request's nonce (a nonce used twice under one key)
+"""
+
+import base64
+import binascii
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dzoolib  # noqa: E402
+from cryptography.exceptions import InvalidTag  # noqa: E402
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
+
+PLANTS = ("accepts-wrong-tag", "reuses-nonce")
+
+
+def field(fields, name, size=None):
+    value = base64.b64decode(fields[name], validate=True)
+    if size is not None and len(value) != size:
+        raise ValueError("%s of %d bytes" % (name, len(value)))
+    return value
+
+
+class Handler(dzoolib.HTTPHandler):
+    def do_POST(self):
+        args = self.server.args
+        body = self.body()
+        if self.path != "/decrypt":
+            return self.answer(404)
+        try:
+            fields = json.loads(body)
+            nonce, ciphertext, tag = field(fields, "nonce", 12), field(fields, "ciphertext"), field(fields, "tag", 16)
+            if args.plant == "accepts-wrong-tag":
+                decryptor = Cipher(algorithms.AES(args.psk), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
+                plaintext = decryptor.update(ciphertext) + decryptor.finalize()
+            else:
+                plaintext = AESGCM(args.psk).decrypt(nonce, ciphertext + tag, None)
+            request = json.loads(plaintext)
+            if not isinstance(request, dict) or "message" not in request:
+                raise ValueError("no message")
+        except (ValueError, KeyError, TypeError, InvalidTag, binascii.Error) as refused:
+            dzoolib.log("refused: %r" % refused)
+            return self.answer(400)
+        out_nonce = nonce if args.plant == "reuses-nonce" else os.urandom(12)
+        sealed = AESGCM(args.psk).encrypt(out_nonce, json.dumps({"echo": request["message"]}).encode(), None)
+        answer = {"nonce": base64.b64encode(out_nonce).decode(),
+                  "ciphertext": base64.b64encode(sealed[:-16]).decode(),
+                  "tag": base64.b64encode(sealed[-16:]).decode()}
+        self.answer(200, json.dumps(answer).encode(), "application/json")
+
+
+def main():
+    dzoolib.serve_http(dzoolib.arguments(__doc__.splitlines()[0], PLANTS, psk=True), Handler)
+
+
+if __name__ == "__main__":
+    dzoolib.main_guard(main)

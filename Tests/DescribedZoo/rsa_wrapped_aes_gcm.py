@@ -1,0 +1,61 @@
+"""rsa-wrapped-aes-gcm (examples/protocols/rsa-wrapped-aes-gcm.toml), written from the description alone.
+
+Raw TCP, 4-byte big-endian length prefixes. The server sends its public key as SPKI PEM; the client
+sends RSA-OAEP-SHA256 of a 32-byte session secret, then nonce (12) || AES-256-GCM ciphertext ||
+tag (16) of its message; the server answers the same plaintext under a fresh nonce, same layout,
+and closes. Any refusal (a secret that is not 32 bytes, a block or a message that does not
+decrypt or authenticate): "ERROR" (framed) and a close.
+
+Plants (--plant):
+  ignores-tag  decrypts the GCM keystream as plain CTR and never checks the tag: a forged message is answered
+  nonce-echo   answers under the client's nonce: the same nonce twice under one key
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dzoolib  # noqa: E402
+from cryptography.exceptions import InvalidTag  # noqa: E402
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
+
+PLANTS = ("ignores-tag", "nonce-echo")
+OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+
+
+def main():
+    args = dzoolib.arguments(__doc__.splitlines()[0], PLANTS, key=True)
+    key = dzoolib.rsa_private_key(args.key, args.bits)
+    pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+    def converse(sock, _address):
+        wire = dzoolib.Wire(sock, framing="length-prefix", length_bytes=4)
+        wire.send(pem)
+        try:
+            secret = key.decrypt(wire.recv(), OAEP_SHA256)
+            if len(secret) != 32:
+                raise ValueError("secret of %d bytes" % len(secret))
+            sealed = wire.recv()
+            if len(sealed) < 28:
+                raise ValueError("message shorter than nonce and tag")
+            nonce = sealed[:12]
+            if args.plant == "ignores-tag":
+                worker = Cipher(algorithms.AES(secret), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
+                message = worker.update(sealed[12:-16]) + worker.finalize()
+            else:
+                message = AESGCM(secret).decrypt(nonce, sealed[12:], None)
+        except (ValueError, InvalidTag) as refused:
+            dzoolib.log("refused: %r" % refused)
+            wire.send(b"ERROR")
+            return
+        out = nonce if args.plant == "nonce-echo" else os.urandom(12)
+        wire.send(out + AESGCM(secret).encrypt(out, message, None))
+
+    dzoolib.serve_tcp(args, converse)
+
+
+if __name__ == "__main__":
+    dzoolib.main_guard(main)

@@ -1,0 +1,662 @@
+"""The described zoo's servers, checked by a minimal client of their own (pytest).
+
+Each client here is written from its examples/protocols/*.toml description, over pyca directly —
+not from the servers, not from crosscheck's engines. For every server: the correct server completes
+a conversation; for every plant in described_zoo.json: one observation that a correct server and
+the planted one answer differently on the wire, and the planted answer is the flaw.
+
+    /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/DescribedZoo
+
+Servers start once each (--port 0, the LISTENING line is awaited, not slept for) and are killed at
+the end; every socket has a timeout.
+"""
+
+import base64
+import hashlib
+import http.client
+import json
+import os
+import random
+import select
+import socket
+import string
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+from cryptography.exceptions import InvalidTag
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import padding as sympadding
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+with open(os.path.join(HERE, "described_zoo.json")) as handle:
+    REGISTRY = {entry["name"]: entry for entry in json.load(handle)["servers"]}
+
+TIMEOUT = 5.0      # every socket's deadline
+GAP = 0.3          # legacy framing: silence that ends a message of unknown length
+PSK16, PSK32 = os.urandom(16), os.urandom(32)
+OAEP_SHA1 = padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
+OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+
+
+def message():
+    return "".join(random.choice(string.ascii_letters + string.digits + " ") for _ in range(24)).encode() + b"!"
+
+
+# ---- starting servers ---------------------------------------------------------------------------
+
+class Servers:
+    def __init__(self, tmp):
+        self.tmp, self.running = tmp, {}
+        self.server_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.key_path = os.path.join(tmp, "server_key.pem")
+        with open(self.key_path, "wb") as handle:
+            handle.write(self.server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+
+    def port(self, name, plant=None):
+        if (name, plant) not in self.running:
+            values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "server_key_pem": self.key_path}
+            command = [sys.executable] + [part.format(**values) for part in REGISTRY[name]["server"]]
+            if plant:
+                command += ["--plant", plant]
+            log = open(os.path.join(self.tmp, "%s-%s.log" % (name, plant or "correct")), "wb")
+            proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log)
+            self.running[(name, plant)] = (proc, None)
+            deadline = time.monotonic() + 30
+            line = b""
+            while not line.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+                if not ready:
+                    raise AssertionError("%s %s did not print LISTENING" % (name, plant))
+                chunk = os.read(proc.stdout.fileno(), 1)
+                if not chunk:
+                    raise AssertionError("%s %s exited before listening" % (name, plant))
+                line += chunk
+            assert line.startswith(b"LISTENING "), line
+            self.running[(name, plant)] = (proc, int(line.split()[1]))
+        return self.running[(name, plant)][1]
+
+    def stop(self):
+        for proc, _ in self.running.values():
+            proc.terminate()
+        for proc, _ in self.running.values():
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+            proc.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory):
+    running = Servers(str(tmp_path_factory.mktemp("described-zoo")))
+    yield running
+    running.stop()
+
+
+# ---- a client's framing -------------------------------------------------------------------------
+
+def connect(port):
+    return socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+
+
+class Legacy:
+    """Messages with a known length are read exactly; others end at a quiet gap or a close."""
+
+    def __init__(self, sock):
+        self.sock, self.buffer = sock, b""
+
+    def exactly(self, n):
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise AssertionError("closed after %d of %d bytes" % (len(self.buffer), n))
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def message(self):
+        if not self.buffer:
+            chunk = self.sock.recv(65536)
+            self.buffer += chunk
+            if not chunk:
+                return b""
+        self.sock.settimeout(GAP)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                self.buffer += chunk
+        except socket.timeout:
+            pass
+        finally:
+            self.sock.settimeout(TIMEOUT)
+        data, self.buffer = self.buffer, b""
+        return data
+
+
+def closed_within(sock, seconds):
+    """True when the peer closes (EOF) within `seconds`, False when the connection stays open."""
+    sock.settimeout(seconds)
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except socket.timeout:
+        return False
+    finally:
+        sock.settimeout(TIMEOUT)
+
+
+def http_request(port, method, path, body=None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def cbc(key, iv, data, decrypt=False):
+    cipher = Cipher(algorithms.AES(key), modes.CBC(iv))
+    worker = cipher.decryptor() if decrypt else cipher.encryptor()
+    return worker.update(data) + worker.finalize()
+
+
+def pkcs7(data):
+    padder = sympadding.PKCS7(128).padder()
+    return padder.update(data) + padder.finalize()
+
+
+def unpkcs7(data):
+    unpadder = sympadding.PKCS7(128).unpadder()
+    return unpadder.update(data) + unpadder.finalize()
+
+
+def bad_padding_blocks(key, iv):
+    """Two CBC blocks under `key`/`iv` whose plaintext ends in 0x00: a padding no one may accept."""
+    c2 = os.urandom(16)
+    d2 = Cipher(algorithms.AES(key), modes.ECB()).decryptor().update(c2)
+    c1 = bytearray(os.urandom(16))
+    c1[15] = d2[15]              # P2[15] = D(C2)[15] ^ C1[15] = 0
+    return bytes(c1) + c2
+
+
+# ---- rsa-oaep256-fernet -------------------------------------------------------------------------
+
+def fernet_conversation(port, tamper=False):
+    text = message()
+    with connect(port) as sock:
+        wire = Legacy(sock)
+        pem = wire.message()
+        assert pem.startswith(b"-----BEGIN PUBLIC KEY-----"), pem[:40]
+        key = serialization.load_pem_public_key(pem)
+        secret = os.urandom(32)
+        fernet = Fernet(base64.urlsafe_b64encode(secret))
+        token = fernet.encrypt(text)
+        if tamper:
+            token = token[:-6] + (b"AAAAAA" if token[-6:] != b"AAAAAA" else b"BBBBBB")
+        sock.sendall(key.encrypt(secret, OAEP_SHA256))
+        sock.sendall(token)
+        answer = wire.message()
+    if answer == b"ERROR":
+        return "ERROR"
+    if answer == text:
+        return "clear"
+    try:
+        return "echo" if fernet.decrypt(answer) == text else "other-token"
+    except InvalidToken:
+        return "garbage"
+
+
+def test_rsa_oaep256_fernet_correct(servers):
+    assert fernet_conversation(servers.port("rsa-oaep256-fernet")) == "echo"
+
+
+@pytest.mark.parametrize("plant,correct,planted,tamper", [
+    ("oaep-sha1", "echo", "ERROR", False),
+    ("answer-in-clear", "echo", "clear", False),
+    ("ok-on-bad-token", "ERROR", "other-token", True),
+])
+def test_rsa_oaep256_fernet_plants(servers, plant, correct, planted, tamper):
+    assert fernet_conversation(servers.port("rsa-oaep256-fernet"), tamper) == correct
+    assert fernet_conversation(servers.port("rsa-oaep256-fernet", plant), tamper) == planted
+
+
+# ---- rsa-wrapped-aes-gcm ------------------------------------------------------------------------
+
+class Prefixed:
+    """4-byte big-endian length prefixes."""
+
+    def __init__(self, sock):
+        self.wire = Legacy(sock)
+        self.sock = sock
+
+    def recv(self):
+        (n,) = struct.unpack(">I", self.wire.exactly(4))
+        return self.wire.exactly(n)
+
+    def send(self, data):
+        self.sock.sendall(struct.pack(">I", len(data)) + data)
+
+
+def gcm_session(port, forge=False):
+    text = message()
+    with connect(port) as sock:
+        wire = Prefixed(sock)
+        pem = wire.recv()
+        assert pem.startswith(b"-----BEGIN PUBLIC KEY-----")
+        secret, nonce = os.urandom(32), os.urandom(12)
+        wire.send(serialization.load_pem_public_key(pem).encrypt(secret, OAEP_SHA256))
+        sealed = AESGCM(secret).encrypt(nonce, text, None)
+        if forge:
+            sealed = sealed[:-1] + bytes([sealed[-1] ^ 1])
+        wire.send(nonce + sealed)
+        answer = wire.recv()
+    if answer == b"ERROR":
+        return "ERROR", None
+    assert AESGCM(secret).decrypt(answer[:12], answer[12:], None) == text
+    return "echo", answer[:12] == nonce
+
+
+def test_rsa_wrapped_aes_gcm_correct(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm")) == ("echo", False)
+
+
+def test_rsa_wrapped_aes_gcm_plant_ignores_tag(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm"), forge=True) == ("ERROR", None)
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "ignores-tag"), forge=True)[0] == "echo"
+
+
+def test_rsa_wrapped_aes_gcm_plant_nonce_echo(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "nonce-echo")) == ("echo", True)
+
+
+# ---- rsa-pkcs1-pem-chat -------------------------------------------------------------------------
+
+CLIENT_1024 = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+
+
+def chat_conversation(port):
+    text = message()
+    with connect(port) as sock:
+        wire = Legacy(sock)
+        pem = wire.message()
+        label = pem.split(b"\n", 1)[0]
+        server_key = serialization.load_pem_public_key(pem)
+        sock.sendall(CLIENT_1024.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.PKCS1))
+        sock.sendall(server_key.encrypt(text, padding.PKCS1v15()))
+        answer = wire.message()
+    try:
+        echoed = CLIENT_1024.decrypt(answer, padding.PKCS1v15()) == text
+    except ValueError:
+        echoed = False
+    return label.decode(), "echo" if echoed else "undecryptable"
+
+
+def test_rsa_pkcs1_pem_chat_correct(servers):
+    assert chat_conversation(servers.port("rsa-pkcs1-pem-chat")) == ("-----BEGIN RSA PUBLIC KEY-----", "echo")
+
+
+@pytest.mark.parametrize("plant,planted", [
+    ("spki-key", ("-----BEGIN PUBLIC KEY-----", "echo")),
+    ("reply-to-own-key", ("-----BEGIN RSA PUBLIC KEY-----", "undecryptable")),
+])
+def test_rsa_pkcs1_pem_chat_plants(servers, plant, planted):
+    assert chat_conversation(servers.port("rsa-pkcs1-pem-chat")) != planted
+    assert chat_conversation(servers.port("rsa-pkcs1-pem-chat", plant)) == planted
+
+
+# ---- preshared-oaep-sha1-digest -----------------------------------------------------------------
+
+def digest_conversation(servers, port, garbage=False):
+    text = message()
+    key = servers.server_key.public_key()
+    block = bytes(key.key_size // 8) if garbage else key.encrypt(text, OAEP_SHA1)
+    with connect(port) as sock:
+        sock.sendall(block)
+        answer = Legacy(sock).message()
+    return {hashlib.sha256(text).hexdigest().encode(): "message", hashlib.sha256(block).hexdigest().encode(): "ciphertext",
+            hashlib.sha256(b"").hexdigest().encode(): "nothing", b"ERROR": "ERROR"}.get(answer, answer)
+
+
+def test_preshared_oaep_sha1_digest_correct(servers):
+    assert digest_conversation(servers, servers.port("preshared-oaep-sha1-digest")) == "message"
+
+
+@pytest.mark.parametrize("plant,garbage,correct,planted", [
+    ("digest-of-ciphertext", False, "message", "ciphertext"),
+    ("ok-on-garbage", True, "ERROR", "nothing"),
+])
+def test_preshared_oaep_sha1_digest_plants(servers, plant, garbage, correct, planted):
+    assert digest_conversation(servers, servers.port("preshared-oaep-sha1-digest"), garbage) == correct
+    assert digest_conversation(servers, servers.port("preshared-oaep-sha1-digest", plant), garbage) == planted
+
+
+# ---- json-ne-login-session-key ------------------------------------------------------------------
+
+def login(port, e=None):
+    numbers = CLIENT_1024.public_key().public_numbers()
+    body = json.dumps({"n": numbers.n, "e": numbers.e if e is None else e}).encode()
+    status, answer = http_request(port, "POST", "/login", body, {"Content-Type": "application/json"})
+    if status != 200:
+        return status, None
+    block = base64.b64decode(json.loads(answer)["session_key"])
+    if e == 1:
+        # "encrypted" to e = 1: the PKCS#1 v1.5 block itself, 00 02 <nonzero padding> 00 <secret>
+        assert block[:2] == b"\x00\x02" and block[-17] == 0
+        return status, block[-16:]
+    secret = CLIENT_1024.decrypt(block, padding.PKCS1v15())
+    assert len(secret) == 16
+    return status, secret
+
+
+def test_json_ne_login_session_key_correct(servers):
+    status, secret = login(servers.port("json-ne-login-session-key"))
+    assert status == 200 and len(secret) == 16
+
+
+def test_json_ne_login_plant_static_session_key(servers):
+    def same_twice(port):
+        return login(port)[1] == login(port)[1]
+    assert not same_twice(servers.port("json-ne-login-session-key"))
+    assert same_twice(servers.port("json-ne-login-session-key", "static-session-key"))
+
+
+def test_json_ne_login_plant_accepts_exponent_1(servers):
+    assert login(servers.port("json-ne-login-session-key"), e=1)[0] == 401
+    status, secret_in_the_clear = login(servers.port("json-ne-login-session-key", "accepts-exponent-1"), e=1)
+    assert status == 200 and len(secret_in_the_clear) == 16
+
+
+# ---- fixed-iv-cbc-upload ------------------------------------------------------------------------
+
+FIXED_IV = bytes.fromhex("7F2C02DE7B7EF2E879A12798232C21A6")
+
+
+def upload(port, body):
+    return http_request(port, "POST", "/upload", body, {"Content-Type": "application/octet-stream"})
+
+
+def test_fixed_iv_cbc_upload_correct(servers):
+    text = message()
+    status, answer = upload(servers.port("fixed-iv-cbc-upload"), cbc(PSK16, FIXED_IV, pkcs7(text)))
+    assert status == 200 and unpkcs7(cbc(PSK16, FIXED_IV, answer, decrypt=True)) == text
+
+
+def test_fixed_iv_cbc_upload_plant_padding_oracle(servers):
+    def refusals(port):
+        return upload(port, bad_padding_blocks(PSK16, FIXED_IV)), upload(port, os.urandom(15))
+    bad_padding, bad_length = refusals(servers.port("fixed-iv-cbc-upload"))
+    assert bad_padding == bad_length and bad_padding[0] == 400
+    bad_padding, bad_length = refusals(servers.port("fixed-iv-cbc-upload", "padding-oracle"))
+    assert bad_padding != bad_length and bad_padding == (500, b"padding error")
+
+
+def test_fixed_iv_cbc_upload_plant_ok_on_garbage(servers):
+    assert upload(servers.port("fixed-iv-cbc-upload"), bad_padding_blocks(PSK16, FIXED_IV))[0] == 400
+    assert upload(servers.port("fixed-iv-cbc-upload", "ok-on-garbage"), bad_padding_blocks(PSK16, FIXED_IV))[0] == 200
+
+
+# ---- cbc-prefix-kthx ----------------------------------------------------------------------------
+
+def kthx(port, data):
+    with connect(port) as sock:
+        sock.sendall(data)
+        answer = Legacy(sock).message()
+        return answer, closed_within(sock, 1.0)
+
+
+def test_cbc_prefix_kthx_correct(servers):
+    iv = os.urandom(16)
+    assert kthx(servers.port("cbc-prefix-kthx"), iv + cbc(PSK16, iv, pkcs7(message()))) == (b"kthx\n", True)
+
+
+def test_cbc_prefix_kthx_plant_no_padding_check(servers):
+    iv = os.urandom(16)
+    garbage = iv + bad_padding_blocks(PSK16, iv)
+    assert kthx(servers.port("cbc-prefix-kthx"), garbage)[0] == b"bad\n"
+    assert kthx(servers.port("cbc-prefix-kthx", "no-padding-check"), garbage)[0] == b"kthx\n"
+
+
+def test_cbc_prefix_kthx_plant_stays_open_after_error(servers):
+    assert kthx(servers.port("cbc-prefix-kthx"), os.urandom(15)) == (b"bad\n", True)
+    assert kthx(servers.port("cbc-prefix-kthx", "stays-open-after-error"), os.urandom(15)) == (b"bad\n", False)
+
+
+# ---- json-cbc-sha256-passphrase -----------------------------------------------------------------
+
+def report(port, body=None, text=None, bad_padding=False):
+    key, iv = hashlib.sha256(PSK16).digest(), os.urandom(16)
+    if body is None:
+        sealed = bad_padding_blocks(key, iv) if bad_padding else cbc(key, iv, pkcs7(text or message()))
+        body = json.dumps({"data": base64.b64encode(iv + sealed).decode()}).encode()
+    with connect(port) as sock:
+        sock.sendall(body)
+        return Legacy(sock).message()
+
+
+def test_json_cbc_sha256_passphrase_correct(servers):
+    assert report(servers.port("json-cbc-sha256-passphrase")) == b"OK"
+
+
+def test_json_cbc_sha256_passphrase_plant_raw_key(servers):
+    assert report(servers.port("json-cbc-sha256-passphrase", "raw-key")) == b"ERROR"
+
+
+def test_json_cbc_sha256_passphrase_plant_error_oracle(servers):
+    def refusals(port):
+        return report(port, bad_padding=True), report(port, body=b"not json")
+    assert refusals(servers.port("json-cbc-sha256-passphrase")) == (b"ERROR", b"ERROR")
+    assert refusals(servers.port("json-cbc-sha256-passphrase", "error-oracle")) == (b"ERROR padding", b"ERROR json")
+
+
+# ---- gcm-json-tag-field -------------------------------------------------------------------------
+
+def gcm_decrypt(port, forge=False):
+    text = message().decode()
+    nonce = os.urandom(12)
+    sealed = AESGCM(PSK32).encrypt(nonce, json.dumps({"message": text}).encode(), None)
+    tag = sealed[-16:]
+    if forge:
+        tag = bytes([tag[0] ^ 1]) + tag[1:]
+    body = json.dumps({"nonce": base64.b64encode(nonce).decode(), "ciphertext": base64.b64encode(sealed[:-16]).decode(),
+                       "tag": base64.b64encode(tag).decode()}).encode()
+    status, answer = http_request(port, "POST", "/decrypt", body, {"Content-Type": "application/json"})
+    if status != 200:
+        return status, None, None
+    fields = {k: base64.b64decode(v) for k, v in json.loads(answer).items()}
+    echo = json.loads(AESGCM(PSK32).decrypt(fields["nonce"], fields["ciphertext"] + fields["tag"], None))
+    assert echo == {"echo": text}
+    return status, fields["nonce"], nonce
+
+
+def test_gcm_json_tag_field_correct(servers):
+    status, answer_nonce, request_nonce = gcm_decrypt(servers.port("gcm-json-tag-field"))
+    assert status == 200 and answer_nonce != request_nonce
+
+
+def test_gcm_json_tag_field_plant_accepts_wrong_tag(servers):
+    assert gcm_decrypt(servers.port("gcm-json-tag-field"), forge=True)[0] == 400
+    assert gcm_decrypt(servers.port("gcm-json-tag-field", "accepts-wrong-tag"), forge=True)[0] == 200
+
+
+def test_gcm_json_tag_field_plant_reuses_nonce(servers):
+    _, answer_nonce, request_nonce = gcm_decrypt(servers.port("gcm-json-tag-field", "reuses-nonce"))
+    assert answer_nonce == request_nonce
+
+
+# ---- chacha-sensor-reading ----------------------------------------------------------------------
+
+READING = b"{'temperatura': 21.0, 'humedad': 40.0}"
+
+
+def reading(port):
+    status, body = http_request(port, "GET", "/encriptado")
+    assert status == 200
+    raw = base64.b64decode(body)
+    try:
+        authentic = ChaCha20Poly1305(PSK32).decrypt(raw[:12], raw[12:], None) == READING
+    except InvalidTag:
+        authentic = False
+    return raw[:12], authentic
+
+
+def test_chacha_sensor_reading_correct(servers):
+    assert reading(servers.port("chacha-sensor-reading"))[1]
+
+
+def test_chacha_sensor_reading_plant_fixed_nonce(servers):
+    port = servers.port("chacha-sensor-reading")
+    assert reading(port)[0] != reading(port)[0]
+    port = servers.port("chacha-sensor-reading", "fixed-nonce")
+    assert reading(port)[0] == reading(port)[0]
+
+
+def test_chacha_sensor_reading_plant_no_tag(servers):
+    assert not reading(servers.port("chacha-sensor-reading", "no-tag"))[1]
+
+
+# ---- ctr-door-request ---------------------------------------------------------------------------
+
+def ctr(key, iv, data):
+    worker = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
+    return worker.update(data) + worker.finalize()
+
+
+def door(port):
+    text, iv = b"Request Access", os.urandom(16)
+    data = iv + ctr(PSK32, iv, text)
+    with connect(port) as sock:
+        sock.sendall(struct.pack(">I", len(data)) + data)
+        raw = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            raw += chunk
+    (length,) = struct.unpack(">I", raw[:4])
+    if length != len(raw) - 4:
+        return "bad-length-prefix", None
+    answer = raw[4:]
+    assert ctr(PSK32, answer[:16], answer[16:]) == text
+    return "echo", answer[:16] == iv
+
+
+def test_ctr_door_request_correct(servers):
+    assert door(servers.port("ctr-door-request")) == ("echo", False)
+
+
+def test_ctr_door_request_plant_echoes_iv(servers):
+    assert door(servers.port("ctr-door-request", "echoes-iv")) == ("echo", True)
+
+
+def test_ctr_door_request_plant_little_endian_length(servers):
+    assert door(servers.port("ctr-door-request", "little-endian-length"))[0] == "bad-length-prefix"
+
+
+# ---- der-client-key-session ---------------------------------------------------------------------
+
+CLIENT_2048 = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def der_session(port):
+    der = CLIENT_2048.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    with connect(port) as sock:
+        sock.sendall(struct.pack(">H", len(der)) + der)
+        wire = Legacy(sock)
+        (length,) = struct.unpack(">H", wire.exactly(2))
+        data = wire.exactly(length)
+    wrapped, iv, sealed = data[:256], data[256:272], data[272:]
+    try:
+        secret, wrapping = CLIENT_2048.decrypt(wrapped, OAEP_SHA1), "oaep-sha1"
+    except ValueError:
+        secret, wrapping = CLIENT_2048.decrypt(wrapped, padding.PKCS1v15()), "pkcs1"
+    assert unpkcs7(cbc(secret, iv, sealed, decrypt=True)) == b"hello world"
+    return wrapping, iv
+
+
+def test_der_client_key_session_correct(servers):
+    assert der_session(servers.port("der-client-key-session"))[0] == "oaep-sha1"
+
+
+def test_der_client_key_session_plant_fixed_iv(servers):
+    port = servers.port("der-client-key-session")
+    assert der_session(port)[1] != der_session(port)[1]
+    port = servers.port("der-client-key-session", "fixed-iv")
+    assert der_session(port)[1] == der_session(port)[1]
+
+
+def test_der_client_key_session_plant_pkcs1(servers):
+    assert der_session(servers.port("der-client-key-session", "pkcs1"))[0] == "pkcs1"
+
+
+# ---- ecb-hex-line -------------------------------------------------------------------------------
+
+def ecb(data, decrypt=False):
+    cipher = Cipher(algorithms.AES(PSK16), modes.ECB())
+    worker = cipher.decryptor() if decrypt else cipher.encryptor()
+    return worker.update(data) + worker.finalize()
+
+
+def ecb_line(port):
+    text = message()
+    padded = text + b"\x00" * (-len(text) % 16)
+    with connect(port) as sock:
+        sock.sendall(ecb(padded).hex().encode() + b"\n")
+        sock.settimeout(1.0)
+        raw = b""
+        try:
+            while b"\n" not in raw:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                raw += chunk
+        except socket.timeout:
+            pass
+    if not raw.endswith(b"\n"):
+        return "no-line"
+    plain = ecb(bytes.fromhex(raw.strip().decode()), decrypt=True).rstrip(b"\x00")
+    return "echo" if plain == text else "other-plaintext"
+
+
+def test_ecb_hex_line_correct(servers):
+    assert ecb_line(servers.port("ecb-hex-line")) == "echo"
+
+
+def test_ecb_hex_line_plant_pkcs7_padding(servers):
+    assert ecb_line(servers.port("ecb-hex-line", "pkcs7-padding")) == "other-plaintext"
+
+
+def test_ecb_hex_line_plant_no_line_end(servers):
+    assert ecb_line(servers.port("ecb-hex-line", "no-line-end")) == "no-line"
+
+
+# ---- the registry -------------------------------------------------------------------------------
+
+def test_registry_descriptions_parse_and_every_plant_is_tested():
+    import tomllib
+    tested = {item for item in globals() if item.startswith("test_")}
+    source = open(__file__).read()
+    for name, entry in REGISTRY.items():
+        with open(os.path.join(REPO, entry["description"]), "rb") as handle:
+            assert tomllib.load(handle)["name"] == name
+        assert os.path.exists(os.path.join(REPO, entry["server"][0]))
+        server_source = open(os.path.join(REPO, entry["server"][0])).read()
+        for plant in entry["plants"]:
+            assert '"%s"' % plant["name"] in source, "plant %s/%s has no test" % (name, plant["name"])
+            assert plant["name"] in server_source
+            assert plant["breaks"] and plant["expected_failing_checks"]
+    assert tested
