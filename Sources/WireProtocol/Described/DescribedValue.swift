@@ -1,5 +1,6 @@
 import Foundation
 import StrictFormats
+import WireCrypto
 
 /// One value of a description (docs/PROTOCOL-DESCRIPTIONS.md, "Values"): an inline table with one
 /// kind key and its qualifiers. `keyPath` and `line` say where it was written.
@@ -208,7 +209,7 @@ extension DescribedValue {
                 let ivLine = reader.line(of: "iv")
                 if text == "prefix" { iv = .prefix } else if text == "none" { iv = .none } else if text.hasPrefix("field:"), text.count > 6 {
                     iv = .field(String(text.dropFirst(6)))
-                } else if text.hasPrefix("fixed:"), let bytes = Data(hexDigits: String(text.dropFirst(6))), bytes.count == cipher.ivBytes, cipher.ivBytes > 0 {
+                } else if text.hasPrefix("fixed:"), let bytes = Data(hexString: String(text.dropFirst(6))), bytes.count == cipher.ivBytes, cipher.ivBytes > 0 {
                     iv = .fixed(bytes)
                 } else {
                     throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(cipher.ivBytes) bytes), \"none\"", found: "\"\(text)\"")
@@ -237,21 +238,5 @@ extension DescribedValue {
                                   iv: iv, tag: tag, carries: try carries(), encoding: encoding))
         }
         return DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
-    }
-}
-
-extension Data {
-    /// Even-length hex (either case), or nil.
-    init?(hexDigits text: String) {
-        let bytes = Array(text.utf8)
-        guard bytes.count % 2 == 0 else { return nil }
-        var out = Data(capacity: bytes.count / 2)
-        var index = 0
-        while index < bytes.count {
-            guard let high = HexDigit.value(bytes[index]), let low = HexDigit.value(bytes[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        self = out
     }
 }
