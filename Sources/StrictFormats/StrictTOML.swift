@@ -346,6 +346,9 @@ private struct Parser {
         var text = ""
         while let c = current, isBareKeyCharacter(c) || c == "+" || c == "." || c == ":" { text.unicodeScalars.append(c); advance() }
         if text.isEmpty { throw error("a value was expected, found '\(printable(current ?? " "))'") }
+        if !text.unicodeScalars.contains(where: { ("0"..."9").contains($0) }) {
+            throw error("'\(text)' is not a value (strings are quoted; booleans are true and false)")
+        }
         if text.contains(".") || text.contains(":") || text.contains("e") || text.contains("E") || text == "inf" || text == "nan" {
             if Int(text.filter { $0 != "_" }) == nil {
                 throw error("'\(text)' is not an integer (floats and dates are not used in descriptions)")
@@ -429,7 +432,8 @@ private struct Parser {
             try skipBlank()
             if current == "," { advance(); continue }
             if current == "]" { advance(); return elements }
-            throw error("',' or ']' was expected in the array, found \(current.map { "'\(printable($0))'" } ?? "the end of the text")")
+            guard let c = current else { throw error("an array is not closed (a ']' is missing)") }
+            throw error("',' or ']' was expected in the array, found '\(printable(c))'")
         }
     }
 
