@@ -16,35 +16,27 @@ public struct DescribedFraming: Sendable, Equatable {
         maxMessage = transport.maxMessage
     }
 
-    /// Why bytes on the wire are not a message, or a message cannot be sent.
-    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        case tooLong(length: Int, limit: Int)
-        case zeroLength
-        case containsLineEnd
-
-        public var description: String {
-            switch self {
-            case let .tooLong(length, limit): return "a message of \(length) bytes, over the limit of \(limit) (`max_message`)"
-            case .zeroLength: return "a length prefix of 0"
-            case .containsLineEnd: return "the message contains the line end, which `line` framing cannot carry"
-            }
-        }
+    /// Refusals of the wire: over `max_message`, a length prefix of 0, a line end inside a `line` message.
+    static func tooLong(_ length: Int, _ limit: Int) -> DescribedRefusal {
+        DescribedRefusal(reason: "a message of \(length) bytes, over the limit of \(limit) (`max_message`)")
     }
+    static let zeroLength = DescribedRefusal(reason: "a length prefix of 0")
+    static let containsLineEnd = DescribedRefusal(reason: "the message contains the line end, which `line` framing cannot carry")
 
-    /// The bytes to send for `message`.
+    /// The bytes to send for `message`; throws `DescribedRefusal` for a message the framing cannot carry.
     public func encode(_ message: Data) throws -> Data {
-        guard message.count <= maxMessage else { throw Failure.tooLong(length: message.count, limit: maxMessage) }
+        guard message.count <= maxMessage else { throw Self.tooLong(message.count, maxMessage) }
         switch kind {
         case .legacy:
             return message
         case .lengthPrefix:
-            guard !message.isEmpty else { throw Failure.zeroLength }
+            guard !message.isEmpty else { throw DescribedFraming.zeroLength }
             var prefix = Data()
             for shift in stride(from: (lengthBytes - 1) * 8, through: 0, by: -8) { prefix.append(UInt8(truncatingIfNeeded: message.count >> shift)) }
-            guard lengthBytes == 4 || message.count < 1 << 16 else { throw Failure.tooLong(length: message.count, limit: (1 << 16) - 1) }
+            guard lengthBytes == 4 || message.count < 1 << 16 else { throw Self.tooLong(message.count, (1 << 16) - 1) }
             return prefix + message
         case .line:
-            guard message.range(of: lineEnd) == nil else { throw Failure.containsLineEnd }
+            guard message.range(of: lineEnd) == nil else { throw Self.containsLineEnd }
             return message + lineEnd
         }
     }
@@ -69,25 +61,25 @@ public struct DescribedFraming: Sendable, Equatable {
             switch framing.kind {
             case .legacy:
                 guard let expectedLength, buffer.count >= expectedLength else {
-                    if buffer.count > framing.maxMessage { throw Failure.tooLong(length: buffer.count, limit: framing.maxMessage) }
+                    if buffer.count > framing.maxMessage { throw DescribedFraming.tooLong(buffer.count, framing.maxMessage) }
                     return nil
                 }
                 return take(expectedLength, skipping: 0)
             case .lengthPrefix:
                 guard buffer.count >= framing.lengthBytes else { return nil }
                 let length = buffer.prefix(framing.lengthBytes).reduce(0) { $0 << 8 | Int($1) }
-                if length == 0 { throw Failure.zeroLength }
-                if length > framing.maxMessage { throw Failure.tooLong(length: length, limit: framing.maxMessage) }
+                if length == 0 { throw DescribedFraming.zeroLength }
+                if length > framing.maxMessage { throw DescribedFraming.tooLong(length, framing.maxMessage) }
                 guard buffer.count >= framing.lengthBytes + length else { return nil }
                 buffer = Data(buffer.dropFirst(framing.lengthBytes))
                 return take(length, skipping: 0)
             case .line:
                 guard let end = buffer.range(of: framing.lineEnd) else {
-                    if buffer.count > framing.maxMessage { throw Failure.tooLong(length: buffer.count, limit: framing.maxMessage) }
+                    if buffer.count > framing.maxMessage { throw DescribedFraming.tooLong(buffer.count, framing.maxMessage) }
                     return nil
                 }
                 let length = end.lowerBound - buffer.startIndex
-                if length > framing.maxMessage { throw Failure.tooLong(length: length, limit: framing.maxMessage) }
+                if length > framing.maxMessage { throw DescribedFraming.tooLong(length, framing.maxMessage) }
                 return take(length, skipping: framing.lineEnd.count)
             }
         }

@@ -160,7 +160,7 @@ public final class DescribedParty {
         guard role == .server else { return nil }
         let conversation = self.conversation ?? description.conversations[0]
         if description.transport.isHTTP {
-            let status = refusal?.reason.hasPrefix("unknown token") == true ? 401 : conversation.errorStatus
+            let status = refusal?.httpStatus ?? conversation.errorStatus
             return .response(status: status, headers: ["Content-Type": "application/json"],
                              body: Data((status == 401 ? "{\"error\":\"unauthorized\"}" : "{\"error\":\"bad request\"}").utf8))
         }
@@ -221,7 +221,7 @@ public final class DescribedParty {
     private func checkHeadersAndBody(_ step: ProtocolDescription.Step, _ headers: [String: String], _ body: Data, _ context: inout Context) throws {
         for header in step.headers {
             guard let value = headers.first(where: { $0.key.lowercased() == header.name.lowercased() })?.value else {
-                if case .token(.issued) = header.value.kind { throw DescribedRefusal(reason: "unknown token: no \(header.name) header") }
+                if case .token(.issued) = header.value.kind { throw DescribedRefusal(reason: "unknown token: no \(header.name) header", httpStatus: 401) }
                 throw DescribedRefusal(reason: "the \(header.name) header is missing")
             }
             try context.parse(header.value, Data(value.utf8))
@@ -423,7 +423,7 @@ private struct Context {
                 guard !token.isEmpty, String(validating: [UInt8](bytes), as: UTF8.self) != nil else { throw DescribedRefusal(reason: "the token is empty or not text") }
                 state.token = token
             } else {
-                guard state.issuedTokens.contains(token) else { throw DescribedRefusal(reason: "unknown token: the server did not issue \(JSONText.string(token))") }
+                guard state.issuedTokens.contains(token) else { throw DescribedRefusal(reason: "unknown token: the server did not issue \(JSONText.string(token))", httpStatus: 401) }
             }
         case let .concat(parts):
             let lengths = parts.map(length(of:))

@@ -59,6 +59,8 @@ public enum DescriptionError: Error, Equatable, Sendable, CustomStringConvertibl
 /// closes; the reason is for the harness, never on the wire.
 public struct DescribedRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
-    public init(reason: String) { self.reason = reason }
+    /// HTTP: the status the server answers (401 for a token it did not issue); nil: the conversation's `error_status`.
+    public let httpStatus: Int?
+    public init(reason: String, httpStatus: Int? = nil) { self.reason = reason; self.httpStatus = httpStatus }
     public var description: String { "refused: \(reason)" }
 }
