@@ -163,3 +163,66 @@ final class DescribedInteropTests: XCTestCase {
         XCTAssertEqual(strict.refusalMessage().map { if case let .response(status, _, _) = $0 { return status }; return 0 }, 400)
     }
 }
+
+/// Described parties as byte-level session machines (`DescribedSession`), against the built-in
+/// machines and each other, with every split TCP could make.
+final class DescribedSessionTests: XCTestCase {
+    static let deliveries: [Conversation.Delivery] = [.whole, .joined, .chunks(1), .chunks(7)]
+
+    func session(_ conversation: String?, _ role: ProtocolDescription.Role, message: Data? = nil) throws -> DescribedSession {
+        let description = try DescribedFixtures.seed("rsa-socket")
+        let keys = role == .server ? ["server": DescribedFixtures.serverKey] : ["client": DescribedFixtures.clientKey]
+        return DescribedSession(party: try DescribedParty(description: description, conversation: conversation, role: role, privateKeys: keys, message: message))
+    }
+
+    func builtInServer() -> RSASocketServer {
+        RSASocketServer(config: RSASocketServerConfig(padding: ._WEAK_AND_INSECURE_PKCS_V1_5, privateKey: DescribedFixtures.serverKey))
+    }
+
+    func builtInClient(_ direction: RSASocket.Direction) -> RSASocketClient {
+        RSASocketClient(config: RSASocketClientConfig(direction: direction, padding: ._WEAK_AND_INSECURE_PKCS_V1_5,
+                                                      privateKey: DescribedFixtures.clientKey, plaintext: Data("hello pi".utf8)))
+    }
+
+    func testDescribedClient_againstTheBuiltInServer_inEverySplit() throws {
+        for delivery in Self.deliveries {
+            let phoneToPi = Conversation.run(client: try session("phone-to-pi", .client, message: Data("hello pi".utf8)), server: builtInServer(), delivery: delivery)
+            XCTAssertEqual(phoneToPi.serverEvents, [.decrypted(Data("hello pi".utf8)), .quit], "\(delivery)")
+            XCTAssertTrue(phoneToPi.clientClosed && phoneToPi.serverClosed, "\(delivery)")
+            XCTAssertEqual(phoneToPi.clientEvents, [], "\(delivery)")
+
+            let piToPhone = Conversation.run(client: try session("pi-to-phone", .client), server: builtInServer(), delivery: delivery)
+            XCTAssertEqual(piToPhone.clientEvents, [.decrypted(RSASocket.defaultMessage)], "\(delivery)")
+            XCTAssertEqual(piToPhone.serverEvents, [.sentCiphertext, .quit], "\(delivery)")
+            XCTAssertTrue(piToPhone.clientClosed && piToPhone.serverClosed, "\(delivery)")
+        }
+    }
+
+    func testBuiltInClient_againstADescribedServer_inEverySplit() throws {
+        for delivery in Self.deliveries {
+            let phoneToPi = Conversation.run(client: builtInClient(.phoneToPi), server: try session(nil, .server), delivery: delivery)
+            XCTAssertEqual(phoneToPi.serverEvents, [.decrypted(Data("hello pi".utf8))], "\(delivery)")
+            XCTAssertEqual(phoneToPi.clientEvents, [.serverOK(digest: nil, verified: nil), .serverStopped], "\(delivery)")
+
+            let piToPhone = Conversation.run(client: builtInClient(.piToPhone), server: try session(nil, .server), delivery: delivery)
+            XCTAssertEqual(piToPhone.clientEvents, [.decrypted(RSASocket.defaultMessage), .serverStopped], "\(delivery)")
+            XCTAssertTrue(piToPhone.serverClosed, "\(delivery)")
+        }
+    }
+
+    func testBothSidesDescribed_legacyBytesMatchTheBuiltInPair() throws {
+        let described = Conversation.run(client: try session("phone-to-pi", .client, message: Data("hello pi".utf8)), server: try session(nil, .server))
+        let builtIn = Conversation.run(client: builtInClient(.phoneToPi), server: builtInServer())
+        XCTAssertEqual(described.serverSent, builtIn.serverSent)
+        XCTAssertEqual(described.clientSent.count, builtIn.clientSent.count)
+        XCTAssertTrue(described.clientSent.starts(with: Data("Client: OKencrypted_message=".utf8)))
+    }
+
+    func testAPlantedBadMessage_getsTheDescribedErrorAndAClose() throws {
+        let server = try session(nil, .server)
+        let actions = server.receive(Data("GET / HTTP/1.1\r\n".utf8)) + server.idle()
+        XCTAssertEqual(actions.filter { if case .send = $0 { return true }; return false }, [.send(Data("Server: ERROR".utf8))])
+        XCTAssertEqual(actions.last, .close)
+        XCTAssertTrue(server.closed)
+    }
+}
