@@ -39,6 +39,10 @@ final class DescribedValidationTests: XCTestCase {
         let aesHTTPS = try DescribedFixtures.seed("aes-https")
         XCTAssertEqual(aesHTTPS.secrets["session"], ProtocolDescription.Secret(name: "session", madeBy: .server, bytes: 16, derive: .utf8ZeroPad16, chars: 12, line: 12))
         XCTAssertEqual(aesHTTPS.conversations[0].steps[2].path, "/secure-data")
+        XCTAssertEqual(rsaSocket.weaknesses.count, 2, "\(rsaSocket.weaknesses)")
+        XCTAssertTrue(rsaSocket.weaknesses.allSatisfy { $0.contains("PKCS#1 v1.5") })
+        XCTAssertEqual(aesHTTPS.weaknesses.count, 1)
+        XCTAssertTrue(aesHTTPS.weaknesses[0].contains("a password, not a key"))
     }
 
     func testGCMWithoutIV_isRefused() {

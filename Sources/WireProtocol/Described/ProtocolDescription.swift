@@ -240,3 +240,36 @@ func suggestion(for typed: String, among candidates: [String]) -> String? {
     guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
     return best.1 <= max(1, max(typed.count, best.0.count) / 3) ? best.0 : nil
 }
+
+extension ProtocolDescription {
+    /// What the description does that the spec calls weak, one line each for reports: 1024-bit keys,
+    /// PKCS#1 v1.5 padding, `utf8-zeropad16` secrets, fixed IVs, AES-ECB.
+    public var weaknesses: [String] {
+        var found: [String] = []
+        for key in keys.values.sorted(by: { $0.name < $1.name }) where key.bits == 1024 {
+            found.append("key \(key.name) is 1024 bits (line \(key.line)): below today's 2048")
+        }
+        for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive == .utf8ZeroPad16 {
+            found.append("secret \(secret.name) is \(secret.chars) letters and digits zero-padded to a key (line \(secret.line)): a password, not a key")
+        }
+        func visit(_ value: DescribedValue) {
+            switch value.kind {
+            case let .concat(parts): parts.forEach(visit)
+            case let .json(fields): fields.forEach { visit($0.value) }
+            case let .rsa(name, padding, _, _) where padding == .pkcs1:
+                found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
+            case let .sealed(sealed):
+                if case .fixed = sealed.iv { found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message") }
+                if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
+            default: break
+            }
+        }
+        for conversation in conversations {
+            for step in conversation.steps {
+                [step.send, step.body].compactMap { $0 }.forEach(visit)
+                step.headers.forEach { visit($0.value) }
+            }
+        }
+        return found
+    }
+}
