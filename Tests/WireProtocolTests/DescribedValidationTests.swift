@@ -168,6 +168,11 @@ final class DescribedValidationTests: XCTestCase {
         expect("name = \"x\"\n[transport]\nkind = \"tcp\"\nmax_message = 0\n", line: 4, key: "transport.max_message", words: ["1 … 16777216"])
     }
 
+    func testStepsAfterAClose_areRefused() {
+        expect(Self.tcp + "[[conversation]]\nname = \"c\"\n[[conversation.step]]\nfrom = \"client\"\nsend = { text = \"a\" }\nthen = \"close\"\n[[conversation.step]]\nfrom = \"server\"\nsend = { text = \"b\" }\n",
+               line: 6, key: "conversation[1].step[1].then", words: ["can never happen"])
+    }
+
     func testSyntaxErrors_nameTheLine() {
         expect("name = \"x\"\n[transport]\nkind = \"tcp\n", line: 3, key: "line 3", words: ["not closed"])
     }

@@ -44,7 +44,7 @@ public final class DescribedParty {
     }
 
     /// - Parameters:
-    ///   - conversation: its name; nil for a server that lets the client's first message choose.
+    ///   - conversation: its name; nil for a server that lets the client's first message choose (or when there is only one).
     ///   - privateKeys: the keys this role holds, by name (a key not given is made fresh, `bits` long).
     ///   - knownPublicKeys: preshared public keys the other side holds.
     ///   - secrets: preshared secrets' bytes (the UTF-8 text for `utf8-zeropad16`); secrets this role makes are made fresh.
@@ -61,8 +61,10 @@ public final class DescribedParty {
                 throw DescriptionError.partySetup(reason: "no conversation \"\(conversation)\" (the description has \(description.conversations.map(\.name).joined(separator: ", ")))")
             }
             self.conversation = found
+        } else if description.conversations.count == 1 {
+            self.conversation = description.conversations[0]  // nothing to choose
         } else if role == .client {
-            throw DescriptionError.partySetup(reason: "a client must be given its conversation")
+            throw DescriptionError.partySetup(reason: "a client must be given its conversation (\(description.conversations.map(\.name).joined(separator: ", ")))")
         }
         var keys = privateKeys
         var publicKeys: [String: RSAPublicKey] = [:]

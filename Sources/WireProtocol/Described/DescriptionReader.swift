@@ -103,6 +103,9 @@ struct DescriptionReader {
             guard case let .table(table) = item.kind else { throw DescriptionError.wrongType(key: path, line: item.line, expected: "a table", found: describe(item)) }
             steps.append(try readStep(TableReader(table, path: path), transport: transport))
         }
+        if let closing = steps.dropLast().first(where: \.closes) {
+            throw DescriptionError.impossible(key: closing.keyPath + ".then", line: closing.line, reason: "the \(closing.from.rawValue) closes after this step, so the steps after it can never happen; remove `then` or those steps")
+        }
         if transport.isHTTP {
             for (index, step) in steps.enumerated() where step.from != (index % 2 == 0 ? .client : .server) {
                 throw DescriptionError.impossible(key: step.keyPath + ".from", line: step.line, reason: index == 0
