@@ -115,4 +115,48 @@ final class DescribedTOMLTests: XCTestCase {
             } catch { XCTFail("\(error)") }
         }
     }
+
+    /// Small documents at the edges: StrictTOML accepts exactly those tomllib accepts (among the
+    /// constructs descriptions use) and reads them the same.
+    func testEdgeCases_agreeWithTomllib() throws {
+        let snippets = [
+            "a = 1", "a = -0", "a = +1_000", "a = 1__0", "a = _1", "a = 00", "a = 9223372036854775807",
+            "a = \"\\u00e9\"", "a = \"\\ud800\"", "a = \"\\x41\"", "a = 'lit\\'", "a = \"tab\there\"",
+            "a = [\n1,\n2,\n]", "a = [,]", "a = [1,,2]", "a = []", "a = {}", "a = { b = 1, }", "a = { b.c = 1 }",
+            "a.b = 1\na.c = 2", "a.b = 1\n[a]", "[a]\nb = 1\n[a.c]\nd = 2", "[[a]]\n[[a]]\nb = 1", "[[a.b]]\n[[a.b]]",
+            "[a]\n[a.b]\n[a]", "\"a.b\" = 1", "a . b = 1", "[ a . b ]\nc = 1", "a = true\nb = false", "a = True",
+            "a = 1 # c", "a = 1\r\nb = 2", "a = 1\rb = 2", "# only a comment", "", "a = 'x' 'y'", "x = [[1], [\"a\"]]",
+            "[t]\na = 1\n[t.u]\nb = 2\n[v]\nc = 3", "a = { b = [ 1,\n 2 ] }", "a = {\n}", "[[c]]\nname = \"x\"\n[[c.step]]\nfrom = 1\n[c.meta]\nk = 1",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+        import tomllib, json, sys
+        out = []
+        for text in json.load(sys.stdin):
+            try: out.append(json.dumps(tomllib.loads(text), sort_keys=True))
+            except tomllib.TOMLDecodeError: out.append(None)
+        print(json.dumps(out))
+        """]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: snippets))
+        try input.fileHandleForWriting.close()
+        let python = try JSONSerialization.jsonObject(with: output.fileHandleForReading.readDataToEndOfFile()) as! [Any]
+        process.waitUntilExit()
+        XCTAssertEqual(python.count, snippets.count)
+        XCTAssertEqual(python.filter { $0 is NSNull }.count, 14, "the refusals among the snippets")
+        for (snippet, expected) in zip(snippets, python) {
+            let ours = try? StrictTOML.parse(snippet)
+            if let expectedText = expected as? String {
+                guard let ours else { XCTFail("refused what tomllib reads: \(snippet.debugDescription)"); continue }
+                let expectedCanonical = try canonical(try JSONSerialization.jsonObject(with: Data(expectedText.utf8)))
+                XCTAssertEqual(String(decoding: try canonical(plain(ours)), as: UTF8.self), String(decoding: expectedCanonical, as: UTF8.self), snippet.debugDescription)
+            } else {
+                XCTAssertNil(ours, "accepted what tomllib refuses: \(snippet.debugDescription)")
+            }
+        }
+    }
 }
