@@ -296,6 +296,34 @@ final class DescribedConversationTests: XCTestCase {
         }
     }
 
+    func testPresharedKey_andAServerMadeSessionKeyWrappedToTheClient() throws {
+        let description = try Self.inline(keys: """
+        [keys.server]
+        holder = "server"
+        bits = 1024
+        preshared = true
+        [keys.client]
+        holder = "client"
+        bits = 1024
+        """, secrets: "[secrets.s]\nmade_by = \"server\"\nbytes = 16\nderive = \"sha256\"\n", steps: """
+        [[conversation.step]]
+        from = "client"
+        send = { concat = [ { rsa = "server", padding = "oaep-sha256", carries = "message", encoding = "base64url" }, { public_key = "client", format = "der-pkcs1" } ] }
+        [[conversation.step]]
+        from = "server"
+        send = { concat = [ { rsa = "client", padding = "oaep-sha1", carries = "secret:s" }, { sealed = "s", cipher = "aes-ctr", carries = "same", encoding = "hex" } ] }
+        """)
+        let client = try DescribedParty(description: description, conversation: "c", role: .client, privateKeys: ["client": DescribedFixtures.clientKey],
+                                        knownPublicKeys: ["server": DescribedFixtures.serverKey.publicKey], message: Data("preshared".utf8))
+        let server = try DescribedParty(description: description, conversation: nil, role: .server, privateKeys: ["server": DescribedFixtures.serverKey])
+        XCTAssertNil(try runDescribed(client, server))
+        XCTAssertEqual(server.received["message"], Data("preshared".utf8))
+        XCTAssertTrue(client.isDone && server.isDone)
+        XCTAssertThrowsError(try DescribedParty(description: description, conversation: "c", role: .client)) { error in
+            XCTAssertTrue("\(error)".contains("preshared"), "\(error)")
+        }
+    }
+
     func testFramings_encodeAndDecodeInAnySplit() throws {
         let transports = [
             "kind = \"tcp\"\nframing = \"length-prefix\"", "kind = \"tcp\"\nframing = \"length-prefix\"\nlength_bytes = 2",
