@@ -1,0 +1,270 @@
+import Foundation
+import StrictFormats
+import WireCrypto
+
+/// The byte-level pieces of described values: encodings, key formats, the `sealed` ciphers and
+/// Fernet. Every reader here is strict: what it accepts, it would have written the same way.
+enum DescribedBytes {
+    static func encode(_ bytes: Data, _ encoding: ValueEncoding) -> Data {
+        switch encoding {
+        case .raw, .utf8: return bytes
+        case .base64: return Data(bytes.base64EncodedString().utf8)
+        case .base64url: return Data(base64url(bytes, padded: false).utf8)
+        case .hex: return Data(bytes.hexString.utf8)
+        }
+    }
+
+    static func decode(_ text: Data, _ encoding: ValueEncoding, what: String) throws -> Data {
+        let refusal = DescribedRefusal(reason: "\(what) is not \(encoding.rawValue)")
+        switch encoding {
+        case .raw: return text
+        case .utf8:
+            guard String(validating: [UInt8](text), as: UTF8.self) != nil else { throw refusal }
+            return text
+        case .base64:
+            guard let bytes = StrictBase64.decode(bytes: [UInt8](text)) else { throw refusal }
+            return bytes
+        case .base64url:
+            guard let bytes = decodeBase64url(String(decoding: text, as: UTF8.self), padded: false) else { throw refusal }
+            return bytes
+        case .hex:
+            // Lowercase, as every engine writes it.
+            guard let bytes = Data(hexString: String(decoding: text, as: UTF8.self)), bytes.hexString.utf8.elementsEqual(text) else { throw refusal }
+            return bytes
+        }
+    }
+
+    static func base64url(_ bytes: Data, padded: Bool) -> String {
+        var text = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        if !padded { while text.hasSuffix("=") { text.removeLast() } }
+        return text
+    }
+
+    /// The URL-safe alphabet only, padded exactly when `padded`, unused bits zero (re-encodes the same).
+    static func decodeBase64url(_ text: String, padded: Bool) -> Data? {
+        guard !text.contains("+"), !text.contains("/") else { return nil }
+        if !padded, text.contains("=") { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        if !padded { standard += String(repeating: "=", count: (4 - standard.count % 4) % 4) }
+        guard let bytes = StrictBase64.decode(standard), base64url(bytes, padded: padded) == text else { return nil }
+        return bytes
+    }
+
+    // MARK: RSA public keys
+
+    static func export(_ key: RSAPublicKey, _ format: PublicKeyFormat) throws -> Data {
+        switch format {
+        case .pemSPKI: return try key.exported(.spkiPEM)
+        case .pemSPKINewline: return try key.exported(.spkiPEM) + Data("\n".utf8)
+        case .pemPKCS1: return try key.exported(.pkcs1PEM)
+        case .derSPKI: return try key.exported(.spkiDER)
+        case .derPKCS1: return try key.exported(.pkcs1DER)
+        case .jsonNE, .jwk:
+            let n = RSAInvalidKeys.modulus(of: key)
+            var eHex = key.info.publicExponentHex
+            if eHex.count % 2 == 1 { eHex = "0" + eHex }
+            let e = Data(hexString: eHex) ?? Data()
+            if format == .jwk {
+                return Data("{\"kty\":\"RSA\",\"n\":\"\(base64url(n, padded: false))\",\"e\":\"\(base64url(e, padded: false))\"}".utf8)
+            }
+            return Data("{\"n\":\(decimal(n)),\"e\":\(decimal(e))}".utf8)
+        }
+    }
+
+    /// A public key in `format`, checked as strictly as WireCrypto imports keys (RSA numbers, DER as DER).
+    static func importKey(_ bytes: Data, _ format: PublicKeyFormat) throws -> RSAPublicKey {
+        func refuse(_ why: String) -> DescribedRefusal { DescribedRefusal(reason: "the public key (\(format.rawValue)) \(why)") }
+        let der: Data
+        switch format {
+        case .pemSPKI, .pemSPKINewline, .pemPKCS1:
+            let label = format == .pemPKCS1 ? "RSA PUBLIC KEY" : "PUBLIC KEY"
+            guard PEM.firstLabel(in: bytes) == label else { throw refuse("is not PEM labelled \(label)") }
+            if format == .pemSPKINewline, bytes.last != 0x0a { throw refuse("does not end with a newline") }
+            if format == .pemSPKI, bytes.last == 0x0a { throw refuse("ends with a newline (pem-spki has none; pem-spki-newline does)") }
+            do { return try RSAPublicKey(importing: bytes) } catch { throw refuse("is not a valid RSA key: \(error)") }
+        case .derSPKI, .derPKCS1:
+            der = bytes
+        case .jsonNE, .jwk:
+            guard case let .object(fields)? = try? StrictJSON.parse(bytes) else { throw refuse("is not a JSON object") }
+            let n: Data?, e: Data?
+            if format == .jwk {
+                guard fields["kty"] == .string("RSA") else { throw refuse("has no \"kty\": \"RSA\"") }
+                n = fields["n"]?.stringValue.flatMap { decodeBase64url($0, padded: false) }
+                e = fields["e"]?.stringValue.flatMap { decodeBase64url($0, padded: false) }
+            } else {
+                func number(_ name: String) -> Data? { if case let .number(text)? = fields[name] { return DescribedBytes.bytes(ofDecimal: text) }; return nil }
+                n = number("n"); e = number("e")
+            }
+            guard let n, let e else { throw refuse(format == .jwk ? "needs \"n\" and \"e\" in base64url" : "needs \"n\" and \"e\" as decimal integers") }
+            der = RSAInvalidKeys.subjectPublicKeyInfo(modulus: n, exponent: e)
+        }
+        let key: RSAPublicKey
+        do { key = try RSAPublicKey(importing: der) } catch { throw refuse("is not a valid RSA key: \(error)") }
+        if format == .derSPKI || format == .derPKCS1 {
+            guard (try? key.exported(format == .derSPKI ? .spkiDER : .pkcs1DER)) == der else { throw refuse("is not \(format == .derSPKI ? "SPKI" : "PKCS#1") DER") }
+        }
+        return key
+    }
+
+    /// Unsigned big-endian bytes as a decimal integer.
+    static func decimal(_ bytes: Data) -> String {
+        var number = [UInt8](bytes.drop { $0 == 0 })
+        if number.isEmpty { return "0" }
+        var digits: [UInt8] = []
+        while !number.isEmpty {
+            var remainder = 0
+            var quotient: [UInt8] = []
+            for byte in number {
+                let current = remainder * 256 + Int(byte)
+                let q = current / 10
+                remainder = current % 10
+                if !(quotient.isEmpty && q == 0) { quotient.append(UInt8(q)) }
+            }
+            digits.append(UInt8(ascii: "0") + UInt8(remainder))
+            number = quotient
+        }
+        return String(decoding: digits.reversed(), as: UTF8.self)
+    }
+
+    /// A JSON number that is a non-negative decimal integer, as unsigned big-endian bytes.
+    static func bytes(ofDecimal text: String) -> Data? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), text == "0" || !text.hasPrefix("0") else { return nil }
+        var number: [UInt8] = []
+        for digit in text.utf8 {
+            var carry = Int(digit - 0x30)
+            for index in stride(from: number.count - 1, through: 0, by: -1) {
+                let value = Int(number[index]) * 10 + carry
+                number[index] = UInt8(value & 0xff)
+                carry = value >> 8
+            }
+            while carry > 0 { number.insert(UInt8(carry & 0xff), at: 0); carry >>= 8 }
+        }
+        return Data(number.isEmpty ? [0] : number)
+    }
+
+    static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding {
+        switch name {
+        case .pkcs1: return ._WEAK_AND_INSECURE_PKCS_V1_5
+        case .oaepSHA1: return .oaepSHA1
+        case .oaepSHA256: return .oaepSHA256
+        }
+    }
+}
+
+/// The `sealed` ciphers: plaintext to (ciphertext, iv, tag) and back.
+enum DescribedCipher {
+    struct Output { var ciphertext: Data; var iv: Data; var tag: Data }
+
+    static func seal(_ plaintext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data?) throws -> Output {
+        switch cipher {
+        case .aesCBC:
+            let iv = iv ?? secureRandomBytes(16)
+            if padding == .pkcs7 { return Output(ciphertext: try AESCBC.encrypt(plaintext, key: key, iv: iv), iv: iv, tag: Data()) }
+            return Output(ciphertext: Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8](pad(plaintext, padding)))), iv: iv, tag: Data())
+        case .aesECB:
+            return Output(ciphertext: Data(try AESBlockMode.ecb.process(encrypt: true, key: [UInt8](key), input: [UInt8](pad(plaintext, padding)))), iv: Data(), tag: Data())
+        case .aesCTR:
+            let iv = iv ?? secureRandomBytes(16)
+            return Output(ciphertext: try ctr(plaintext, key: key, iv: iv), iv: iv, tag: Data())
+        case .aesGCM:
+            let nonce = iv ?? secureRandomBytes(12)
+            let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: key), nonce: AES.GCM.Nonce(data: nonce))
+            return Output(ciphertext: Data(box.ciphertext), iv: nonce, tag: Data(box.tag))
+        case .chacha20Poly1305:
+            let nonce = iv ?? secureRandomBytes(12)
+            let box = try ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: nonce))
+            return Output(ciphertext: Data(box.ciphertext), iv: nonce, tag: Data(box.tag))
+        case .fernet:
+            return Output(ciphertext: try Fernet.token(plaintext, key: key), iv: Data(), tag: Data())
+        }
+    }
+
+    static func open(_ ciphertext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data, tag: Data) throws -> Data {
+        let refusal = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext does not decrypt (wrong key or IV, tampered, or other padding)")
+        do {
+            switch cipher {
+            case .aesCBC:
+                if padding == .pkcs7 { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) }
+                guard iv.count == 16 else { throw refusal }
+                return try unpad(Data(AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
+            case .aesECB:
+                return try unpad(Data(AESBlockMode.ecb.process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
+            case .aesCTR:
+                guard iv.count == 16 else { throw refusal }
+                return try ctr(ciphertext, key: key, iv: iv)
+            case .aesGCM:
+                guard iv.count == 12, tag.count == 16 else { throw refusal }
+                return try AES.GCM.open(AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: iv), ciphertext: ciphertext, tag: tag), using: SymmetricKey(data: key))
+            case .chacha20Poly1305:
+                guard iv.count == 12, tag.count == 16 else { throw refusal }
+                return try ChaChaPoly.open(ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: iv), ciphertext: ciphertext, tag: tag), using: SymmetricKey(data: key))
+            case .fernet:
+                return try Fernet.open(ciphertext, key: key)
+            }
+        } catch let error as DescribedRefusal { throw error } catch { throw refusal }
+    }
+
+    static func ctr(_ input: Data, key: Data, iv: Data) throws -> Data {
+        let context = try key.withUnsafeBytes { try AESCipherContext(mode: .ctr, encrypt: true, key: $0, iv: [UInt8](iv)) }
+        var output = Data(count: input.count)
+        if input.isEmpty { return output }
+        try input.withUnsafeBytes { source in
+            try output.withUnsafeMutableBytes { _ = try context.update(source, into: $0.baseAddress!) }
+        }
+        return output
+    }
+
+    static func pad(_ plaintext: Data, _ padding: BlockPadding) -> Data {
+        switch padding {
+        case .pkcs7:
+            let count = 16 - plaintext.count % 16
+            return plaintext + Data(repeating: UInt8(count), count: count)
+        case .zero:
+            return plaintext + Data(count: (16 - plaintext.count % 16) % 16)
+        }
+    }
+
+    static func unpad(_ padded: Data, _ padding: BlockPadding) throws -> Data {
+        switch padding {
+        case .pkcs7:
+            guard let last = padded.last, (1...16).contains(last), padded.count >= Int(last),
+                  padded.suffix(Int(last)).allSatisfy({ $0 == last }) else { throw DescribedRefusal(reason: "the PKCS#7 padding is invalid") }
+            return padded.dropLast(Int(last))
+        case .zero:
+            var end = padded.endIndex
+            while end > padded.startIndex, padded[end - 1] == 0 { end -= 1 }
+            return padded[padded.startIndex..<end]
+        }
+    }
+}
+
+/// pyca's `cryptography.fernet` token: 0x80 ‖ timestamp (8 bytes, big-endian) ‖ IV (16) ‖
+/// AES-128-CBC ciphertext (PKCS#7) ‖ HMAC-SHA256 over all that, under the first 16 bytes of the
+/// 32-byte key (signing); the last 16 encrypt. Written as base64url with padding.
+enum Fernet {
+    static func token(_ plaintext: Data, key: Data, now: Date = Date(), iv: Data = secureRandomBytes(16)) throws -> Data {
+        guard key.count == 32 else { throw DescribedRefusal(reason: "a Fernet key is 32 bytes, not \(key.count)") }
+        var timestamp = UInt64(max(0, now.timeIntervalSince1970)).bigEndian
+        var body = Data([0x80]) + Data(bytes: &timestamp, count: 8) + iv
+        body += try AESCBC.encrypt(plaintext, key: key.suffix(16), iv: iv)
+        body += HMACDigest.authenticationCode(.sha256, key: key.prefix(16), message: body)
+        return Data(DescribedBytes.base64url(body, padded: true).utf8)
+    }
+
+    static func open(_ token: Data, key: Data) throws -> Data {
+        guard let body = DescribedBytes.decodeBase64url(String(decoding: token, as: UTF8.self), padded: true) else {
+            throw DescribedRefusal(reason: "the Fernet token is not base64url with padding")
+        }
+        guard body.count >= 1 + 8 + 16 + 16 + 32, (body.count - 57) % 16 == 0 else { throw DescribedRefusal(reason: "the Fernet token has \(body.count) bytes: no token is that long") }
+        guard body.first == 0x80 else { throw DescribedRefusal(reason: "the Fernet token's version is not 0x80") }
+        let signed = body.prefix(body.count - 32)
+        guard HMACDigest.equal(HMACDigest.authenticationCode(.sha256, key: key.prefix(16), message: Data(signed)), Data(body.suffix(32))) else {
+            throw DescribedRefusal(reason: "the Fernet token's HMAC does not verify (wrong key or tampered)")
+        }
+        let iv = Data(body.dropFirst(9).prefix(16))
+        let ciphertext = Data(signed.dropFirst(25))
+        do { return try AESCBC.decrypt(ciphertext, key: Data(key.suffix(16)), iv: iv) } catch {
+            throw DescribedRefusal(reason: "the Fernet token's ciphertext does not decrypt")
+        }
+    }
+}

@@ -1,0 +1,567 @@
+import Foundation
+import StrictFormats
+import WireCrypto
+
+/// One message of a described conversation: bytes on a socket (framed by `DescribedFraming`), or an
+/// HTTP request or response as `aes_https.py` has them.
+public enum DescribedMessage: Equatable, Sendable {
+    case bytes(Data)
+    case request(method: String, path: String, headers: [String: String], body: Data)
+    case response(status: Int, headers: [String: String], body: Data)
+}
+
+/// The client or server side of one conversation of a description, sans I/O: asked in turn for
+/// its next outgoing message or given the peer's, which it checks or refuses with the reason.
+public final class DescribedParty {
+    public let description: ProtocolDescription
+    public let role: ProtocolDescription.Role
+    /// nil for a server until the client's first message picks the conversation.
+    public private(set) var conversation: ProtocolDescription.Conversation?
+    /// What this party learned: `message` (the conversation's message, when received), …
+    public var received: [String: Data] { state.received }
+    /// True once the conversation ended (its last step, a close, or a refusal).
+    public private(set) var isDone = false
+    /// The refusal that ended the conversation, if one did.
+    public private(set) var refusal: DescribedRefusal?
+
+    private let privateKeys: [String: RSAPrivateKey]
+    private let config: [String: String]
+    private var ownMessage: Data?
+    private var stepIndex = 0
+    private var state: State
+
+    /// What a party knows and remembers as the conversation goes.
+    struct State {
+        var publicKeys: [String: RSAPublicKey]
+        var secrets: [String: Data]
+        var token: String?
+        var issuedTokens: Set<String> = []
+        var received: [String: Data] = [:]
+        var lastReceivedJSON: JSONValue?
+        var lastReceivedPlaintext: Data?
+        var lastSentJSON: JSONValue?
+        var lastSentPlaintext: Data?
+    }
+
+    /// - Parameters:
+    ///   - conversation: its name; nil for a server that lets the client's first message choose (or when there is only one).
+    ///   - privateKeys: the keys this role holds, by name (a key not given is made fresh, `bits` long).
+    ///   - knownPublicKeys: preshared public keys the other side holds.
+    ///   - secrets: preshared secrets' bytes (the UTF-8 text for `utf8-zeropad16`); secrets this role makes are made fresh.
+    ///   - message: the conversation's message for a sender of `carries = "message"` (default: the description's, else random text).
+    ///   - config: run settings (`username`, `password`).
+    public init(description: ProtocolDescription, conversation: String?, role: ProtocolDescription.Role,
+                privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
+                secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
+        self.description = description
+        self.role = role
+        self.config = config
+        if let conversation {
+            guard let found = description.conversation(named: conversation) else {
+                throw DescriptionError.partySetup(reason: "no conversation \"\(conversation)\" (the description has \(description.conversations.map(\.name).joined(separator: ", ")))")
+            }
+            self.conversation = found
+        } else if description.conversations.count == 1 {
+            self.conversation = description.conversations[0]  // nothing to choose
+        } else if role == .client {
+            throw DescriptionError.partySetup(reason: "a client must be given its conversation (\(description.conversations.map(\.name).joined(separator: ", ")))")
+        }
+        var keys = privateKeys
+        var publicKeys: [String: RSAPublicKey] = [:]
+        for key in description.keys.values {
+            if key.holder == role {
+                if keys[key.name] == nil {
+                    do { keys[key.name] = try RSAPrivateKey(bits: key.bits) } catch {
+                        throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)")
+                    }
+                }
+                publicKeys[key.name] = keys[key.name]!.publicKey
+            } else if key.preshared {
+                guard let known = knownPublicKeys[key.name] else { throw DescriptionError.partySetup(reason: "key \(key.name) is preshared: pass its public half in knownPublicKeys") }
+                publicKeys[key.name] = known
+            }
+        }
+        self.privateKeys = keys
+        var secretBytes: [String: Data] = [:]
+        for secret in description.secrets.values {
+            if secret.madeBy == .preshared {
+                guard let given = secrets[secret.name] else { throw DescriptionError.partySetup(reason: "secret \(secret.name) is preshared: pass its bytes in secrets") }
+                secretBytes[secret.name] = given
+            } else if secret.madeBy.rawValue == role.rawValue {
+                secretBytes[secret.name] = secrets[secret.name] ?? Self.freshSecret(secret)
+            }
+        }
+        state = State(publicKeys: publicKeys, secrets: secretBytes)
+        ownMessage = message
+    }
+
+    static func freshSecret(_ secret: ProtocolDescription.Secret) -> Data {
+        guard secret.derive == .utf8ZeroPad16 else { return secureRandomBytes(secret.bytes) }
+        return Data(randomText(secret.chars).utf8)
+    }
+
+    static func randomText(_ count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String(secureRandomBytes(count).map { alphabet[Int($0) % alphabet.count] })
+    }
+
+    /// The conversation's message as this party sends it.
+    var message: Data {
+        if let ownMessage { return ownMessage }
+        let made = conversation?.message ?? Data(("described " + Self.randomText(20)).utf8)
+        ownMessage = made
+        return made
+    }
+
+    /// The next message this party sends, or nil when it is the peer's turn (or the conversation is over).
+    public func nextMessage() throws -> DescribedMessage? {
+        guard !isDone, let conversation, stepIndex < conversation.steps.count else { return nil }
+        let step = conversation.steps[stepIndex]
+        guard step.from == role else { return nil }
+        var context = Context(party: self, state: state)
+        let built: DescribedMessage
+        if description.transport.isHTTP {
+            var headers: [String: String] = [:]
+            for header in step.headers { headers[header.name] = String(decoding: try context.build(header.value).bytes, as: UTF8.self) }
+            let body = try step.body.map { try context.build($0).bytes } ?? Data()
+            if case .json? = step.body?.kind { headers["Content-Type"] = "application/json" }
+            built = role == .client ? .request(method: step.method!, path: step.path!, headers: headers, body: body)
+                : .response(status: step.status, headers: headers, body: body)
+        } else {
+            built = .bytes(try context.build(step.send!).bytes)
+        }
+        state = context.state
+        advance(past: step)
+        return built
+    }
+
+    /// Checks the peer's message; throws `DescribedRefusal` (and the conversation is over) when it is wrong.
+    public func receive(_ message: DescribedMessage) throws {
+        guard !isDone else { throw DescribedRefusal(reason: "the conversation is over; nothing more was expected") }
+        do {
+            if conversation == nil { try choose(message) ; return }
+            try accept(message, in: conversation!)
+        } catch let refusal as DescribedRefusal {
+            self.refusal = refusal
+            isDone = true
+            throw refusal
+        }
+    }
+
+    /// The bytes a length-aware reader should take for the next incoming message (`legacy`
+    /// framing), or nil when its length is not known from the description.
+    public var expectedLength: Int? {
+        guard !isDone, let conversation, stepIndex < conversation.steps.count, let value = conversation.steps[stepIndex].send,
+              conversation.steps[stepIndex].from != role else { return nil }
+        return Context(party: self, state: state).length(of: value)
+    }
+
+    /// What a server sends when it refuses (the conversation's `error`, or HTTP `error_status`);
+    /// nil for a client, or when the description gives no error message.
+    public func refusalMessage() -> DescribedMessage? {
+        guard role == .server else { return nil }
+        let conversation = self.conversation ?? description.conversations[0]
+        if description.transport.isHTTP {
+            let status = refusal?.httpStatus ?? conversation.errorStatus
+            return .response(status: status, headers: ["Content-Type": "application/json"],
+                             body: Data((status == 401 ? "{\"error\":\"unauthorized\"}" : "{\"error\":\"bad request\"}").utf8))
+        }
+        guard let error = conversation.error else { return nil }
+        var context = Context(party: self, state: state)
+        return (try? context.build(error).bytes).map(DescribedMessage.bytes)
+    }
+
+    private func advance(past step: ProtocolDescription.Step) {
+        stepIndex += 1
+        if step.closes || stepIndex >= (conversation?.steps.count ?? 0) { isDone = true }
+    }
+
+    private func choose(_ message: DescribedMessage) throws {
+        var reasons: [String] = []
+        for candidate in description.conversations where candidate.steps.first?.from == .client {
+            let saved = state
+            do {
+                conversation = candidate
+                try accept(message, in: candidate)
+                return
+            } catch let refusal as DescribedRefusal {
+                reasons.append("\(candidate.name): \(refusal.reason)")
+                conversation = nil
+                stepIndex = 0
+                state = saved
+            }
+        }
+        throw DescribedRefusal(reason: "the first message begins no conversation (\(reasons.joined(separator: "; ")))")
+    }
+
+    private func accept(_ message: DescribedMessage, in conversation: ProtocolDescription.Conversation) throws {
+        guard stepIndex < conversation.steps.count, conversation.steps[stepIndex].from != role else {
+            throw DescribedRefusal(reason: "a message arrived when none was expected (it is this side's turn, or the conversation is over)")
+        }
+        let step = conversation.steps[stepIndex]
+        var context = Context(party: self, state: state)
+        switch message {
+        case let .bytes(bytes):
+            guard let value = step.send else { throw DescribedRefusal(reason: "raw bytes arrived in an HTTP conversation") }
+            try context.parse(value, bytes)
+        case let .request(method, path, headers, body):
+            guard role == .server, step.method == method, step.path == path else {
+                throw DescribedRefusal(reason: "expected \(step.method ?? "?") \(step.path ?? "?"); received \(method) \(path)")
+            }
+            try checkHeadersAndBody(step, headers, body, &context)
+        case let .response(status, headers, body):
+            guard role == .client else { throw DescribedRefusal(reason: "a response arrived at the server") }
+            guard status == step.status else {
+                throw DescribedRefusal(reason: "the server answered status \(status), not \(step.status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            }
+            try checkHeadersAndBody(step, headers, body, &context)
+        }
+        state = context.state
+        advance(past: step)
+    }
+
+    private func checkHeadersAndBody(_ step: ProtocolDescription.Step, _ headers: [String: String], _ body: Data, _ context: inout Context) throws {
+        for header in step.headers {
+            guard let value = headers.first(where: { $0.key.lowercased() == header.name.lowercased() })?.value else {
+                if case .token(.issued) = header.value.kind { throw DescribedRefusal(reason: "unknown token: no \(header.name) header", httpStatus: 401) }
+                throw DescribedRefusal(reason: "the \(header.name) header is missing")
+            }
+            try context.parse(header.value, Data(value.utf8))
+        }
+        if let value = step.body { try context.parse(value, body) }
+    }
+
+    fileprivate func privateKey(_ name: String) throws -> RSAPrivateKey {
+        guard let key = privateKeys[name] else { throw DescribedRefusal(reason: "this side does not hold key \(name)") }
+        return key
+    }
+    fileprivate func setting(_ name: String) throws -> String {
+        guard let value = config[name] else { throw DescriptionError.partySetup(reason: "the run setting \(name) is not given (--\(name))") }
+        return value
+    }
+}
+
+// MARK: - Building and checking values
+
+/// A built value: its bytes, and the IV and tag of a `sealed` one (for sibling `nonce_of`/`tag_of`).
+struct BuiltValue {
+    var bytes: Data
+    var iv = Data()
+    var tag = Data()
+}
+
+private struct Context {
+    let party: DescribedParty
+    var state: DescribedParty.State
+
+    var description: ProtocolDescription { party.description }
+
+    func secretKey(_ name: String) throws -> Data {
+        guard let bytes = state.secrets[name], let secret = description.secrets[name] else {
+            throw DescribedRefusal(reason: "secret \(name) is not known yet")
+        }
+        switch secret.derive {
+        case .raw: return bytes
+        case .utf8ZeroPad16: return bytes + Data(count: max(0, 16 - bytes.count))
+        case .sha256: return Digest.sha256.hash(bytes)
+        }
+    }
+
+    /// The plaintext a `carries` stands for, on the sending side.
+    mutating func plaintext(_ carries: Carries) throws -> Data {
+        switch carries {
+        case .message:
+            state.lastSentPlaintext = party.message
+            return party.message
+        case .jsonMessage:
+            guard let text = String(validating: [UInt8](party.message), as: UTF8.self) else {
+                throw DescriptionError.partySetup(reason: "carries = \"json-message\" needs a message that is UTF-8 text")
+            }
+            let object = JSONValue.object(["message": .string(text)])
+            state.lastSentJSON = object
+            let bytes = Data(("{\"message\":" + JSONText.string(text) + "}").utf8)
+            state.lastSentPlaintext = bytes
+            return bytes
+        case .echo:
+            guard let received = state.lastReceivedJSON else { throw DescriptionError.partySetup(reason: "carries = \"echo\" before any json-message arrived") }
+            return Data(("{\"echo\":" + JSONText.value(received) + "}").utf8)
+        case .same:
+            guard let received = state.lastReceivedPlaintext else { throw DescriptionError.partySetup(reason: "carries = \"same\" before any plaintext arrived") }
+            return received
+        case let .secret(name):
+            guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name) is not known to the \(party.role.rawValue)") }
+            return bytes
+        }
+    }
+
+    /// What a received plaintext must be, and what it teaches.
+    mutating func accept(_ plaintext: Data, _ carries: Carries) throws {
+        state.lastReceivedPlaintext = plaintext
+        switch carries {
+        case .message:
+            state.received["message"] = plaintext
+        case .jsonMessage:
+            guard let object = try? StrictJSON.parse(plaintext), case let .string(text)? = object["message"] else {
+                throw DescribedRefusal(reason: "the plaintext is not a JSON object with a \"message\" string")
+            }
+            state.lastReceivedJSON = object
+            state.received["message"] = Data(text.utf8)
+        case .echo:
+            guard let object = try? StrictJSON.parse(plaintext), let echo = object["echo"] else {
+                throw DescribedRefusal(reason: "the answer is not a JSON object with an \"echo\" field")
+            }
+            guard echo == state.lastSentJSON else { throw DescribedRefusal(reason: "wrong echo: the answer echoes \(JSONText.value(echo)), not what was sent") }
+            state.received["echo"] = Data(JSONText.value(echo).utf8)
+        case .same:
+            guard plaintext == state.lastSentPlaintext else { throw DescribedRefusal(reason: "the answer's plaintext is not the same as what was sent") }
+        case let .secret(name):
+            guard let secret = description.secrets[name] else { throw DescribedRefusal(reason: "no secret \(name)") }
+            let fits = secret.derive == .utf8ZeroPad16 ? (1...15).contains(plaintext.count) : plaintext.count == secret.bytes
+            guard fits else { throw DescribedRefusal(reason: "secret \(name) arrived as \(plaintext.count) bytes; the description says \(secret.derive == .utf8ZeroPad16 ? "1 to 15" : "\(secret.bytes)")") }
+            state.secrets[name] = plaintext
+        }
+    }
+
+    mutating func build(_ value: DescribedValue) throws -> BuiltValue {
+        switch value.kind {
+        case let .text(text):
+            return BuiltValue(bytes: Data(text.utf8))
+        case let .config(name):
+            return BuiltValue(bytes: Data(try party.setting(name).utf8))
+        case let .token(use):
+            if use == .new {
+                let token = secureRandomBytes(16).hexString
+                state.issuedTokens.insert(token)
+                return BuiltValue(bytes: Data(token.utf8))
+            }
+            guard let token = state.token else { throw DescriptionError.partySetup(reason: "no token was issued to send back") }
+            return BuiltValue(bytes: Data(token.utf8))
+        case let .concat(parts):
+            var bytes = Data()
+            for part in parts { bytes += try build(part).bytes }
+            return BuiltValue(bytes: bytes)
+        case let .json(fields):
+            var built: [String: BuiltValue] = [:]
+            for field in fields where !field.value.isSiblingReference { built[field.name] = try build(field.value) }
+            var members: [String] = []
+            for field in fields {
+                let text: String
+                switch field.value.kind {
+                case let .nonceOf(sibling, encoding), let .tagOf(sibling, encoding):
+                    let source = built[sibling] ?? BuiltValue(bytes: Data())
+                    let bytes: Data = { if case .nonceOf = field.value.kind { return source.iv }; return source.tag }()
+                    text = JSONText.string(String(decoding: DescribedBytes.encode(bytes, encoding), as: UTF8.self))
+                default:
+                    text = field.value.isJSONObject ? String(decoding: built[field.name]!.bytes, as: UTF8.self)
+                        : JSONText.string(String(decoding: built[field.name]!.bytes, as: UTF8.self))
+                }
+                members.append(JSONText.string(field.name) + ":" + text)
+            }
+            return BuiltValue(bytes: Data(("{" + members.joined(separator: ",") + "}").utf8))
+        case let .publicKey(name, format, encoding):
+            guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
+            return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
+        case let .rsa(name, padding, carries, encoding):
+            guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
+            let ciphertext = try key.encrypt(try plaintext(carries), padding: DescribedBytes.rsaPadding(padding))
+            return BuiltValue(bytes: DescribedBytes.encode(ciphertext, encoding))
+        case let .sealed(sealed):
+            let key = try secretKey(sealed.secret)
+            var fixedIV: Data?
+            if case let .fixed(bytes) = sealed.iv { fixedIV = bytes }
+            let output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+            var bytes = output.ciphertext
+            if sealed.tag == .appended { bytes += output.tag }
+            if sealed.iv == .prefix { bytes = output.iv + bytes }
+            return BuiltValue(bytes: DescribedBytes.encode(bytes, sealed.encoding), iv: output.iv, tag: output.tag)
+        case let .secret(name, encoding):
+            guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name) is not known to the \(party.role.rawValue)") }
+            return BuiltValue(bytes: DescribedBytes.encode(bytes, encoding))
+        case let .digest(encoding):
+            return BuiltValue(bytes: DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding))
+        case .nonceOf, .tagOf:
+            return BuiltValue(bytes: Data())
+        }
+    }
+
+    /// The conversation's message as this side knows it: received, else its own.
+    var digestedMessage: Data { state.received["message"] ?? party.message }
+
+    /// The length of a value's bytes when known before reading them.
+    func length(of value: DescribedValue) -> Int? {
+        func encoded(_ count: Int, _ encoding: ValueEncoding) -> Int {
+            switch encoding {
+            case .raw, .utf8: return count
+            case .hex: return 2 * count
+            case .base64: return (count + 2) / 3 * 4
+            case .base64url: return (count * 4 + 2) / 3
+            }
+        }
+        switch value.kind {
+        case let .text(text): return text.utf8.count
+        case let .rsa(name, _, _, encoding):
+            if let key = try? party.privateKey(name) { return encoded(key.modulusByteCount, encoding) }
+            return description.keys[name].map { encoded($0.bits / 8, encoding) }
+        case let .digest(encoding): return encoded(32, encoding)
+        case let .concat(parts):
+            var total = 0
+            for part in parts { guard let length = length(of: part) else { return nil }; total += length }
+            return total
+        default: return nil
+        }
+    }
+
+    mutating func parse(_ value: DescribedValue, _ bytes: Data, siblings: [String: Data] = [:]) throws {
+        switch value.kind {
+        case let .text(text):
+            guard bytes.elementsEqual(text.utf8) else {
+                throw DescribedRefusal(reason: "expected \(JSONText.string(text)); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
+            }
+        case let .config(name):
+            guard bytes.elementsEqual(try party.setting(name).utf8) else { throw DescribedRefusal(reason: "the \(name) is not the run's") }
+        case let .token(use):
+            let token = String(decoding: bytes, as: UTF8.self)
+            if use == .new {
+                guard !token.isEmpty, String(validating: [UInt8](bytes), as: UTF8.self) != nil else { throw DescribedRefusal(reason: "the token is empty or not text") }
+                state.token = token
+            } else {
+                guard state.issuedTokens.contains(token) else { throw DescribedRefusal(reason: "unknown token: the server did not issue \(JSONText.string(token))", httpStatus: 401) }
+            }
+        case let .concat(parts):
+            let lengths = parts.map(length(of:))
+            let known = lengths.compactMap { $0 }.reduce(0, +)
+            guard bytes.count >= known, lengths.contains(where: { $0 == nil }) || bytes.count == known else {
+                throw DescribedRefusal(reason: "the message has \(bytes.count) bytes; its fixed parts alone need \(known)\(lengths.contains(where: { $0 == nil }) ? " or more" : "")")
+            }
+            var offset = bytes.startIndex
+            for (part, length) in zip(parts, lengths) {
+                let count = length ?? (bytes.count - known)
+                try parse(part, Data(bytes[offset..<(offset + count)]))
+                offset += count
+            }
+        case let .json(fields):
+            guard let parsed = try? StrictJSON.parse(bytes), case let .object(members) = parsed else {
+                throw DescribedRefusal(reason: "expected a JSON object; received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
+            }
+            var references: [String: Data] = [:]
+            for field in fields where field.value.isSiblingReference {
+                guard let text = members[field.name]?.stringValue else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is missing or not a string") }
+                switch field.value.kind {
+                case let .nonceOf(sibling, encoding): references["iv:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+                case let .tagOf(sibling, encoding): references["tag:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+                default: break
+                }
+            }
+            for field in fields where !field.value.isSiblingReference {
+                guard let member = members[field.name] else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is missing") }
+                let fieldBytes: Data
+                if field.value.isJSONObject {
+                    guard case .object = member else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is not an object") }
+                    fieldBytes = Data(JSONText.value(member).utf8)
+                } else {
+                    guard let text = member.stringValue else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is not a string") }
+                    fieldBytes = Data(text.utf8)
+                }
+                try parse(field.value, fieldBytes, siblings: [
+                    "iv": references["iv:" + field.name], "tag": references["tag:" + field.name],
+                ].compactMapValues { $0 })
+            }
+        case let .publicKey(name, format, encoding):
+            state.publicKeys[name] = try DescribedBytes.importKey(try DescribedBytes.decode(bytes, encoding, what: "key \(name)"), format)
+        case let .rsa(name, padding, carries, encoding):
+            let key = try party.privateKey(name)
+            let ciphertext = try DescribedBytes.decode(bytes, encoding, what: "the RSA ciphertext")
+            guard ciphertext.count == key.modulusByteCount else {
+                throw DescribedRefusal(reason: "the RSA ciphertext has \(ciphertext.count) bytes; key \(name) needs exactly \(key.modulusByteCount)")
+            }
+            let plaintext: Data
+            do { plaintext = try key.decrypt(ciphertext, padding: DescribedBytes.rsaPadding(padding)) } catch {
+                throw DescribedRefusal(reason: "the RSA ciphertext does not decrypt with key \(name) (\(padding.rawValue)): \(error)")
+            }
+            try accept(plaintext, carries)
+        case let .sealed(sealed):
+            let key = try secretKey(sealed.secret)
+            var body = sealed.cipher == .fernet ? bytes : try DescribedBytes.decode(bytes, sealed.encoding, what: "the \(sealed.cipher.rawValue) value")
+            var iv = Data(), tag = Data()
+            switch sealed.iv {
+            case .prefix:
+                guard body.count >= sealed.cipher.ivBytes else { throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) value is shorter than its IV") }
+                iv = Data(body.prefix(sealed.cipher.ivBytes)); body = Data(body.dropFirst(sealed.cipher.ivBytes))
+            case .field: iv = siblings["iv"] ?? Data()
+            case let .fixed(bytes): iv = bytes
+            case .none: break
+            }
+            if sealed.cipher.isAEAD {
+                if sealed.tag == .appended {
+                    guard body.count >= 16 else { throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) value is shorter than its tag") }
+                    tag = Data(body.suffix(16)); body = Data(body.dropLast(16))
+                } else {
+                    tag = siblings["tag"] ?? Data()
+                }
+            }
+            try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag), sealed.carries)
+        case let .secret(name, encoding):
+            let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")
+            if let secret = description.secrets[name] {
+                let fits = secret.derive == .utf8ZeroPad16 ? (1...15).contains(secretBytes.count) : secretBytes.count == secret.bytes
+                guard fits else { throw DescribedRefusal(reason: "secret \(name) arrived as \(secretBytes.count) bytes") }
+            }
+            state.secrets[name] = secretBytes
+        case let .digest(encoding):
+            let expected = DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding)
+            guard bytes == expected else { throw DescribedRefusal(reason: "the digest is not SHA-256 of the message (expected \(String(decoding: expected, as: UTF8.self)))") }
+        case .nonceOf, .tagOf:
+            break
+        }
+    }
+}
+
+extension DescribedValue {
+    /// A `nonce_of` / `tag_of`: written from, and read for, a sibling field.
+    var isSiblingReference: Bool {
+        switch kind {
+        case .nonceOf, .tagOf: return true
+        default: return false
+        }
+    }
+
+    /// Inside `json`: written as a JSON object rather than a string.
+    var isJSONObject: Bool {
+        switch kind {
+        case .json: return true
+        case let .publicKey(_, format, encoding): return format.isJSON && encoding == .raw
+        default: return false
+        }
+    }
+}
+
+/// JSON text as crosscheck writes it: no spaces, `/` unescaped, non-ASCII as is (Python's
+/// `json.dumps(…, separators=(",", ":"), ensure_ascii=False)`).
+enum JSONText {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func value(_ value: JSONValue) -> String {
+        switch value {
+        case let .object(members): return "{" + members.keys.sorted().map { string($0) + ":" + self.value(members[$0]!) }.joined(separator: ",") + "}"
+        case let .array(items): return "[" + items.map(self.value).joined(separator: ",") + "]"
+        case let .string(text): return string(text)
+        case let .number(text): return text
+        case let .bool(flag): return flag ? "true" : "false"
+        case .null: return "null"
+        }
+    }
+}

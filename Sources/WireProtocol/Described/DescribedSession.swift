@@ -1,0 +1,89 @@
+import Foundation
+
+/// A `tcp` described party as a `SessionMachine` over bytes: its messages framed by
+/// `DescribedFraming`, the peer's bytes (in any split) read back into messages, so the drivers of
+/// the built-in machines (sockets, `Conversation.run`) run described parties too. A server that
+/// refuses sends the conversation's `error` and closes; a client that refuses closes.
+public final class DescribedSession: SessionMachine {
+    public let party: DescribedParty
+    private let framing: DescribedFraming
+    private var decoder: DescribedFraming.Decoder
+    public private(set) var closed = false
+
+    public init(party: DescribedParty) {
+        self.party = party
+        framing = DescribedFraming(transport: party.description.transport)
+        decoder = framing.decoder()
+    }
+
+    public func start() -> [SessionAction] { sendTurn() }
+
+    public func receive(_ data: Data) -> [SessionAction] {
+        guard !closed else { return [] }
+        decoder.append(data)
+        return pump(atQuietGap: false)
+    }
+
+    public func idle() -> [SessionAction] {
+        guard !closed, decoder.pending > 0 else { return [] }
+        return pump(atQuietGap: true)
+    }
+
+    private func pump(atQuietGap: Bool) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        while !closed {
+            let message: Data?
+            do {
+                message = try decoder.next(expectedLength: party.expectedLength) ?? (atQuietGap ? decoder.quietGap() : nil)
+            } catch let refusal as DescribedRefusal {
+                return actions + refuse(refusal)
+            } catch {
+                return actions + refuse(DescribedRefusal(reason: "\(error)"))
+            }
+            guard let message else { break }
+            do { try party.receive(.bytes(message)) } catch let refusal as DescribedRefusal {
+                return actions + refuse(refusal)
+            } catch {
+                return actions + refuse(DescribedRefusal(reason: "\(error)"))
+            }
+            if !reported, let plaintext = party.received["message"] {
+                reported = true
+                actions.append(.event(.decrypted(plaintext)))
+            }
+            actions += sendTurn()
+        }
+        return actions
+    }
+
+    /// The `received["message"]` has been reported as `decrypted` once.
+    private var reported = false
+
+    /// Every message it is this party's turn to send; then a close if the conversation is over.
+    private func sendTurn() -> [SessionAction] {
+        var actions: [SessionAction] = []
+        do {
+            while let message = try party.nextMessage() {
+                guard case let .bytes(bytes) = message else { break }
+                actions.append(.send(try framing.encode(bytes)))
+            }
+        } catch let refusal as DescribedRefusal {
+            return actions + refuse(refusal)
+        } catch {
+            closed = true
+            return actions + [.event(party.role == .server ? .error("\(error)") : .failed("\(error)")), .close]
+        }
+        if party.isDone {
+            closed = true
+            actions.append(.close)
+        }
+        return actions
+    }
+
+    private func refuse(_ refusal: DescribedRefusal) -> [SessionAction] {
+        closed = true
+        guard party.role == .server else { return [.event(.failed(refusal.reason)), .close] }
+        var actions: [SessionAction] = [.event(.error(refusal.reason))]
+        if case let .bytes(bytes)? = party.refusalMessage(), let framed = try? framing.encode(bytes) { actions.append(.send(framed)) }
+        return actions + [.close]
+    }
+}

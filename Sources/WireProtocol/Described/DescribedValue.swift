@@ -1,0 +1,242 @@
+import Foundation
+import StrictFormats
+import WireCrypto
+
+/// One value of a description (docs/PROTOCOL-DESCRIPTIONS.md, "Values"): an inline table with one
+/// kind key and its qualifiers. `keyPath` and `line` say where it was written.
+public struct DescribedValue: Sendable, Equatable {
+    public indirect enum Kind: Sendable, Equatable {
+        case text(String)
+        case concat([DescribedValue])
+        case publicKey(String, format: PublicKeyFormat, encoding: ValueEncoding)
+        case rsa(String, padding: RSAPaddingName, carries: Carries, encoding: ValueEncoding)
+        case sealed(Sealed)
+        case secret(String, encoding: ValueEncoding)
+        case digest(encoding: ValueEncoding)
+        case json([DescribedField])
+        case config(String)
+        case token(TokenUse)
+        case nonceOf(String, encoding: ValueEncoding)
+        case tagOf(String, encoding: ValueEncoding)
+    }
+
+    public var kind: Kind
+    public var line: Int
+    public var keyPath: String
+
+    public init(kind: Kind, line: Int, keyPath: String) { self.kind = kind; self.line = line; self.keyPath = keyPath }
+}
+
+/// A JSON field or an HTTP header: a name and its value, in the order written.
+public struct DescribedField: Sendable, Equatable {
+    public var name: String
+    public var value: DescribedValue
+}
+
+public enum ValueEncoding: String, Sendable, CaseIterable {
+    case raw, base64, base64url, hex, utf8
+}
+
+public enum PublicKeyFormat: String, Sendable, CaseIterable {
+    case pemSPKI = "pem-spki"
+    case pemSPKINewline = "pem-spki-newline"
+    case pemPKCS1 = "pem-pkcs1"
+    case derSPKI = "der-spki"
+    case derPKCS1 = "der-pkcs1"
+    /// `{"n": <decimal integer>, "e": <decimal integer>}`, as Python's `json.dumps({"n": k.n, "e": k.e})` writes it.
+    case jsonNE = "json-ne"
+    /// RFC 7517: `{"kty": "RSA", "n": base64url, "e": base64url}`.
+    case jwk
+
+    var isJSON: Bool { self == .jsonNE || self == .jwk }
+    var isText: Bool { self != .derSPKI && self != .derPKCS1 }
+}
+
+public enum RSAPaddingName: String, Sendable, CaseIterable {
+    case pkcs1
+    case oaepSHA1 = "oaep-sha1"
+    case oaepSHA256 = "oaep-sha256"
+}
+
+public enum Carries: Sendable, Equatable {
+    case message, jsonMessage, echo, same
+    case secret(String)
+
+    init?(_ text: String) {
+        switch text {
+        case "message": self = .message
+        case "json-message": self = .jsonMessage
+        case "echo": self = .echo
+        case "same": self = .same
+        default:
+            guard text.hasPrefix("secret:"), text.count > 7 else { return nil }
+            self = .secret(String(text.dropFirst(7)))
+        }
+    }
+}
+
+public enum TokenUse: String, Sendable { case new, issued }
+
+public enum SealedCipher: String, Sendable, CaseIterable {
+    case aesCBC = "aes-cbc"
+    case aesCTR = "aes-ctr"
+    case aesGCM = "aes-gcm"
+    case aesECB = "aes-ecb"
+    case chacha20Poly1305 = "chacha20-poly1305"
+    case fernet
+
+    var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
+    /// The IV or nonce length (0: none).
+    var ivBytes: Int {
+        switch self {
+        case .aesCBC, .aesCTR: return 16
+        case .aesGCM, .chacha20Poly1305: return 12
+        case .aesECB, .fernet: return 0
+        }
+    }
+}
+
+public enum BlockPadding: String, Sendable { case pkcs7, zero }
+
+public enum IVPlacement: Sendable, Equatable {
+    case prefix
+    case field(String)
+    case fixed(Data)
+    case none
+}
+
+public enum TagPlacement: Sendable, Equatable {
+    case appended
+    case field(String)
+}
+
+public struct Sealed: Sendable, Equatable {
+    public var secret: String
+    public var cipher: SealedCipher
+    public var padding: BlockPadding
+    public var iv: IVPlacement
+    public var tag: TagPlacement
+    public var carries: Carries
+    public var encoding: ValueEncoding
+}
+
+// MARK: - Reading a value from its inline table
+
+extension DescribedValue {
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of"]
+    static let qualifiers: [String: [String]] = [
+        "text": [], "concat": [], "json": [], "config": [], "token": [],
+        "public_key": ["format", "encoding"],
+        "rsa": ["padding", "carries", "encoding"],
+        "sealed": ["cipher", "padding", "iv", "tag", "carries", "encoding"],
+        "secret": ["encoding"],
+        "digest": ["of", "encoding"],
+        "nonce_of": ["encoding"], "tag_of": ["encoding"],
+    ]
+
+    /// The value written at `keyPath` (a TOML inline table).
+    static func read(_ toml: StrictTOML.Value, keyPath: String) throws -> DescribedValue {
+        guard case let .table(table) = toml.kind else {
+            throw DescriptionError.wrongType(key: keyPath, line: toml.line, expected: "a value: an inline table such as { text = \"…\" }", found: describe(toml))
+        }
+        let present = table.keys.filter { kinds.contains($0) }
+        guard present.count == 1, let kindKey = present.first else {
+            if present.isEmpty, let first = table.keys.first {
+                throw DescriptionError.unknownKey(key: keyPath + "." + first, line: table[first]!.line,
+                                                  suggestion: suggestion(for: first, among: kinds), allowed: kinds)
+            }
+            throw DescriptionError.impossible(key: keyPath, line: toml.line, reason: present.isEmpty
+                ? "a value needs one kind key (\(kinds.joined(separator: ", ")))"
+                : "a value has exactly one kind key; found \(present.joined(separator: " and "))")
+        }
+        let reader = TableReader(table, path: keyPath)
+        try reader.allow([kindKey] + qualifiers[kindKey]!)
+        let encodingText = try reader.choice("encoding", ValueEncoding.allCases.map(\.rawValue))
+        let encoding = encodingText.flatMap(ValueEncoding.init) ?? .raw
+        func name() throws -> String {
+            guard let text = try reader.string(kindKey) else { throw reader.wrongType(kindKey, "a string") }
+            return text
+        }
+        func carries() throws -> Carries {
+            guard let text = try reader.string("carries") else { return .message }  // absent: the conversation's message
+            guard let carries = Carries(text) else {
+                throw DescriptionError.notAllowed(key: reader.keyPath("carries"), line: reader.line(of: "carries"),
+                                                  allowed: "\"message\", \"json-message\", \"echo\", \"same\", \"secret:NAME\"", found: "\"\(text)\"")
+            }
+            return carries
+        }
+        let kind: Kind
+        switch kindKey {
+        case "text":
+            kind = .text(try name())
+        case "config":
+            kind = .config(try reader.choice("config", ["username", "password"])!)
+        case "token":
+            kind = .token(TokenUse(rawValue: try reader.choice("token", ["new", "issued"])!)!)
+        case "concat":
+            guard case let .array(parts) = table["concat"]!.kind else { throw reader.wrongType("concat", "an array of values") }
+            kind = .concat(try parts.enumerated().map { try read($1, keyPath: "\(keyPath).concat[\($0 + 1)]") })
+        case "json":
+            guard case let .table(fields) = table["json"]!.kind else { throw reader.wrongType("json", "a table of field = value") }
+            kind = .json(try fields.keys.map { DescribedField(name: $0, value: try read(fields[$0]!, keyPath: "\(keyPath).json.\($0)")) })
+        case "public_key":
+            let format = try reader.choice("format", PublicKeyFormat.allCases.map(\.rawValue)).flatMap(PublicKeyFormat.init) ?? .pemSPKI
+            kind = .publicKey(try name(), format: format, encoding: encoding)
+        case "rsa":
+            let padding = try reader.choice("padding", RSAPaddingName.allCases.map(\.rawValue)).flatMap(RSAPaddingName.init) ?? .pkcs1
+            kind = .rsa(try name(), padding: padding, carries: try carries(), encoding: encoding)
+        case "secret":
+            kind = .secret(try name(), encoding: encoding)
+        case "digest":
+            _ = try reader.choice("digest", ["sha256"])
+            _ = try reader.choice("of", ["message"])
+            kind = .digest(encoding: encodingText == nil ? .hex : encoding)
+        case "nonce_of":
+            kind = .nonceOf(try name(), encoding: encoding)
+        case "tag_of":
+            kind = .tagOf(try name(), encoding: encoding)
+        default:  // sealed
+            let cipherText = try reader.choice("cipher", SealedCipher.allCases.map(\.rawValue))
+            guard let cipher = cipherText.flatMap(SealedCipher.init) else {
+                throw DescriptionError.missingKey(key: reader.keyPath("cipher"), line: toml.line, meaning: SealedCipher.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let paddingText = try reader.choice("padding", ["pkcs7", "zero"])
+            if paddingText != nil, cipher != .aesCBC, cipher != .aesECB {
+                throw DescriptionError.impossible(key: reader.keyPath("padding"), line: reader.line(of: "padding"), reason: "`padding` is for aes-cbc and aes-ecb only; remove it")
+            }
+            var iv: IVPlacement = cipher == .aesECB || cipher == .fernet ? .none : .prefix  // ECB and Fernet have no IV of their own to place
+            if let text = try reader.string("iv") {
+                let ivLine = reader.line(of: "iv")
+                if text == "prefix" { iv = .prefix } else if text == "none" { iv = .none } else if text.hasPrefix("field:"), text.count > 6 {
+                    iv = .field(String(text.dropFirst(6)))
+                } else if text.hasPrefix("fixed:"), let bytes = Data(hexString: String(text.dropFirst(6))), bytes.count == cipher.ivBytes, cipher.ivBytes > 0 {
+                    iv = .fixed(bytes)
+                } else {
+                    throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(cipher.ivBytes) bytes), \"none\"", found: "\"\(text)\"")
+                }
+                if iv == .none, cipher != .aesECB, cipher != .fernet {
+                    throw DescriptionError.impossible(key: reader.keyPath("iv"), line: ivLine, reason: "\(cipher.rawValue) needs an IV or nonce; `iv = \"none\"` is only for aes-ecb and fernet")
+                }
+                if iv != .none, cipher == .aesECB || cipher == .fernet {
+                    throw DescriptionError.impossible(key: reader.keyPath("iv"), line: ivLine, reason: cipher == .fernet
+                        ? "a Fernet token carries its own IV; remove `iv`" : "aes-ecb has no IV; write `iv = \"none\"` or remove it")
+                }
+            }
+            var tag = TagPlacement.appended
+            if let text = try reader.string("tag") {
+                guard cipher.isAEAD else {
+                    throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag` is for aes-gcm and chacha20-poly1305 only; remove it")
+                }
+                if text.hasPrefix("field:"), text.count > 6 { tag = .field(String(text.dropFirst(6))) } else if text != "appended" {
+                    throw DescriptionError.notAllowed(key: reader.keyPath("tag"), line: reader.line(of: "tag"), allowed: "\"appended\", \"field:NAME\"", found: "\"\(text)\"")
+                }
+            }
+            if cipher == .fernet, encodingText != nil {
+                throw DescriptionError.impossible(key: reader.keyPath("encoding"), line: reader.line(of: "encoding"), reason: "a Fernet token is always base64url with padding; remove `encoding`")
+            }
+            kind = .sealed(Sealed(secret: try name(), cipher: cipher, padding: paddingText.flatMap(BlockPadding.init) ?? .pkcs7,
+                                  iv: iv, tag: tag, carries: try carries(), encoding: encoding))
+        }
+        return DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+import StrictFormats
+
+/// Turns a TOML document into a `ProtocolDescription`, refusing (by key and line) whatever the
+/// format does not have and whatever cannot work.
+struct DescriptionReader {
+    func read(_ root: StrictTOML.Table) throws -> ProtocolDescription {
+        let top = TableReader(root, path: "")
+        try top.allow(["name", "summary", "source", "transport", "keys", "secrets", "conversation"])
+        let name = try top.name("name", meaning: "the protocol's name, a-z 0-9 -")
+        let summary = try top.string("summary")
+        let source = try top.string("source")
+        _ = try top.require("transport", "kind = \"tcp\", \"http\" or \"https\"")
+        let transport = try readTransport(TableReader(try top.subtable("transport")!, path: "transport"))
+
+        var keys: [String: ProtocolDescription.Key] = [:]
+        if let table = try top.subtable("keys") {
+            for keyName in table.keys {
+                guard case let .table(inner) = table[keyName]!.kind else { throw TableReader(table, path: "keys").wrongType(keyName, "a table [keys.\(keyName)]") }
+                let reader = TableReader(inner, path: "keys.\(keyName)")
+                try reader.allow(["holder", "bits", "preshared"])
+                _ = try reader.require("holder", "\"client\" or \"server\": who has the private key")
+                let holder = ProtocolDescription.Role(rawValue: try reader.choice("holder", ["client", "server"])!)!
+                keys[keyName] = ProtocolDescription.Key(name: keyName, holder: holder, bits: try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
+                                                        preshared: try reader.boolean("preshared") ?? false, line: inner.line)
+            }
+        }
+
+        var secrets: [String: ProtocolDescription.Secret] = [:]
+        if let table = try top.subtable("secrets") {
+            for secretName in table.keys {
+                guard case let .table(inner) = table[secretName]!.kind else { throw TableReader(table, path: "secrets").wrongType(secretName, "a table [secrets.\(secretName)]") }
+                let reader = TableReader(inner, path: "secrets.\(secretName)")
+                try reader.allow(["made_by", "bytes", "derive", "chars"])
+                _ = try reader.require("made_by", "\"client\", \"server\" or \"preshared\"")
+                let madeBy = ProtocolDescription.SecretMaker(rawValue: try reader.choice("made_by", ProtocolDescription.SecretMaker.allCases.map(\.rawValue))!)!
+                let derive = try reader.choice("derive", ProtocolDescription.SecretDerivation.allCases.map(\.rawValue))
+                    .flatMap(ProtocolDescription.SecretDerivation.init) ?? .raw
+                let bytes = try reader.number("bytes", oneOf: [16, 24, 32]) ?? 32
+                if derive == .utf8ZeroPad16, bytes != 16 {
+                    throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"), reason: "`derive = \"utf8-zeropad16\"` makes a 16-byte key; write `bytes = 16`")
+                }
+                if inner["chars"] != nil, derive != .utf8ZeroPad16 {
+                    throw DescriptionError.impossible(key: reader.keyPath("chars"), line: reader.line(of: "chars"), reason: "`chars` is for `derive = \"utf8-zeropad16\"` only; remove it")
+                }
+                secrets[secretName] = ProtocolDescription.Secret(name: secretName, madeBy: madeBy, bytes: bytes, derive: derive,
+                                                                 chars: try reader.number("chars", in: 1...15) ?? 12, line: inner.line)
+            }
+        }
+
+        _ = try top.require("conversation", "one or more [[conversation]] tables")
+        guard case let .array(items) = root["conversation"]!.kind, !items.isEmpty else { throw top.wrongType("conversation", "an array of tables ([[conversation]])") }
+        var conversations: [ProtocolDescription.Conversation] = []
+        for (index, item) in items.enumerated() {
+            let path = "conversation[\(index + 1)]"
+            guard case let .table(table) = item.kind else { throw DescriptionError.wrongType(key: path, line: item.line, expected: "a table", found: describe(item)) }
+            let conversation = try readConversation(TableReader(table, path: path), transport: transport)
+            if conversations.contains(where: { $0.name == conversation.name }) {
+                throw DescriptionError.impossible(key: path + ".name", line: table["name"]!.line, reason: "the conversation name \"\(conversation.name)\" is used twice; names are unique")
+            }
+            conversations.append(conversation)
+        }
+        let description = ProtocolDescription(name: name, summary: summary, source: source, transport: transport, keys: keys,
+                                              secrets: secrets, conversations: conversations)
+        for conversation in conversations {
+            var validator = DescriptionValidator(description: description, conversation: conversation)
+            try validator.validate()
+        }
+        return description
+    }
+
+    func readTransport(_ reader: TableReader) throws -> ProtocolDescription.Transport {
+        try reader.allow(["kind", "framing", "length_bytes", "line_end", "max_message", "port"])
+        _ = try reader.require("kind", "\"tcp\", \"http\" or \"https\"")
+        let kind = ProtocolDescription.TransportKind(rawValue: try reader.choice("kind", ["tcp", "http", "https"])!)!
+        if kind != .tcp, reader.table["framing"] != nil {
+            throw DescriptionError.impossible(key: reader.keyPath("framing"), line: reader.line(of: "framing"), reason: "`framing` is for `kind = \"tcp\"` only (HTTP frames its own messages); remove it")
+        }
+        let framing = try reader.choice("framing", ProtocolDescription.FramingKind.allCases.map(\.rawValue)).flatMap(ProtocolDescription.FramingKind.init) ?? .legacy
+        if reader.table["length_bytes"] != nil, framing != .lengthPrefix {
+            throw DescriptionError.impossible(key: reader.keyPath("length_bytes"), line: reader.line(of: "length_bytes"), reason: "`length_bytes` is for `framing = \"length-prefix\"` only; remove it")
+        }
+        if reader.table["line_end"] != nil, framing != .line || kind != .tcp {
+            throw DescriptionError.impossible(key: reader.keyPath("line_end"), line: reader.line(of: "line_end"), reason: "`line_end` is for `framing = \"line\"` only; remove it")
+        }
+        return ProtocolDescription.Transport(kind: kind, framing: framing, lengthBytes: try reader.number("length_bytes", oneOf: [2, 4]) ?? 4,
+                                             lineEnd: try reader.choice("line_end", ["\n", "\r\n"]) ?? "\n",
+                                             maxMessage: try reader.number("max_message", in: 1...16_777_216) ?? 65536,
+                                             port: try reader.number("port", in: 1...65535))
+    }
+
+    func readConversation(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Conversation {
+        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "step"] : ["name", "message", "error", "step"])
+        let name = try reader.name("name", meaning: "the conversation's name, a-z 0-9 -")
+        let message = try reader.string("message").map { Data($0.utf8) }
+        let error = try reader.table["error"].map { try DescribedValue.read($0, keyPath: reader.keyPath("error")) }
+        let errorStatus = try reader.number("error_status", in: 100...599) ?? 400
+        _ = try reader.require("step", "one or more [[conversation.step]] tables")
+        guard case let .array(items) = reader.table["step"]!.kind, !items.isEmpty else { throw reader.wrongType("step", "an array of tables ([[conversation.step]])") }
+        var steps: [ProtocolDescription.Step] = []
+        for (index, item) in items.enumerated() {
+            let path = reader.keyPath("step[\(index + 1)]")
+            guard case let .table(table) = item.kind else { throw DescriptionError.wrongType(key: path, line: item.line, expected: "a table", found: describe(item)) }
+            steps.append(try readStep(TableReader(table, path: path), transport: transport))
+        }
+        if let closing = steps.dropLast().first(where: \.closes) {
+            throw DescriptionError.impossible(key: closing.keyPath + ".then", line: closing.line, reason: "the \(closing.from.rawValue) closes after this step, so the steps after it can never happen; remove `then` or those steps")
+        }
+        if transport.isHTTP {
+            for (index, step) in steps.enumerated() where step.from != (index % 2 == 0 ? .client : .server) {
+                throw DescriptionError.impossible(key: step.keyPath + ".from", line: step.line, reason: index == 0
+                    ? "an HTTP conversation begins with the client's request; the server cannot send first"
+                    : "an HTTP conversation alternates: each client request, then the server's response")
+            }
+        }
+        return ProtocolDescription.Conversation(name: name, message: message, error: error, errorStatus: errorStatus, steps: steps, line: reader.line)
+    }
+
+    func readStep(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Step {
+        _ = try reader.require("from", "\"client\" or \"server\"")
+        let from = ProtocolDescription.Role(rawValue: try reader.choice("from", ["client", "server"])!)!
+        var allowed = ["from", "then"]
+        if !transport.isHTTP { allowed.append("send") } else { allowed += from == .client ? ["request", "headers", "body"] : ["status", "headers", "body"] }
+        try reader.allow(allowed)
+        _ = try reader.choice("then", ["close"])
+        var step = ProtocolDescription.Step(from: from, send: nil, method: nil, path: nil, headers: [], status: 200, body: nil,
+                                            closes: reader.table["then"] != nil, line: reader.line, keyPath: reader.path)
+        if !transport.isHTTP {
+            let send = try reader.require("send", "the message: a value such as { text = \"…\" }")
+            step.send = try DescribedValue.read(send, keyPath: reader.keyPath("send"))
+            return step
+        }
+        if from == .client {
+            _ = try reader.require("request", "\"POST /path\": the method and path")
+            let request = try reader.string("request")!
+            let parts = request.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isUppercase }), parts[1].hasPrefix("/") else {
+                throw DescriptionError.notAllowed(key: reader.keyPath("request"), line: reader.line(of: "request"), allowed: "\"METHOD /path\" such as \"POST /login\"", found: "\"\(request)\"")
+            }
+            step.method = String(parts[0]); step.path = String(parts[1])
+        } else {
+            step.status = try reader.number("status", in: 100...599) ?? 200
+        }
+        if let headers = try reader.subtable("headers") {
+            step.headers = try headers.keys.map { DescribedField(name: $0, value: try DescribedValue.read(headers[$0]!, keyPath: reader.keyPath("headers.\($0)"))) }
+        }
+        step.body = try reader.table["body"].map { try DescribedValue.read($0, keyPath: reader.keyPath("body")) }
+        return step
+    }
+}
+
+/// The checks across values and steps: who knows which key and secret when, which parts of a
+/// `concat` can be split, which JSON fields name each other.
+struct DescriptionValidator {
+    let description: ProtocolDescription
+    let conversation: ProtocolDescription.Conversation
+    /// Public keys and secrets each side knows so far.
+    var knownKeys: [ProtocolDescription.Role: Set<String>] = [:]
+    var knownSecrets: [ProtocolDescription.Role: Set<String>] = [:]
+    var tokenIssued = false
+
+    init(description: ProtocolDescription, conversation: ProtocolDescription.Conversation) {
+        self.description = description; self.conversation = conversation
+        for role in ProtocolDescription.Role.allCases {
+            knownKeys[role] = Set(description.keys.values.filter { $0.holder == role || $0.preshared }.map(\.name))
+            knownSecrets[role] = Set(description.secrets.values.filter { $0.madeBy.rawValue == role.rawValue || $0.madeBy == .preshared }.map(\.name))
+        }
+    }
+
+    func impossible(_ value: DescribedValue, _ reason: String) -> DescriptionError {
+        .impossible(key: value.keyPath, line: value.line, reason: reason)
+    }
+
+    mutating func validate() throws {
+        if let error = conversation.error {
+            try check(error, from: .server, inJSON: false, siblings: [])
+        }
+        for step in conversation.steps {
+            for value in [step.send, step.body].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
+            for header in step.headers {
+                try check(header.value, from: step.from, inJSON: true, siblings: [])
+                if case .json = header.value.kind { throw impossible(header.value, "a header's value is text, not a JSON object") }
+            }
+        }
+    }
+
+    mutating func check(_ value: DescribedValue, from sender: ProtocolDescription.Role, inJSON: Bool, siblings: [DescribedField]) throws {
+        let receiver = sender.peer
+        func requireEncoded(_ encoding: ValueEncoding, textOK: Bool = false) throws {
+            if inJSON, encoding == .raw, !textOK {
+                throw impossible(value, "a binary value inside `json` needs an `encoding` (base64, base64url or hex)")
+            }
+        }
+        switch value.kind {
+        case .text, .config:
+            break
+        case let .token(use):
+            if use == .new {
+                guard sender == .server else { throw impossible(value, "only the server makes a token (`token = \"new\"`)") }
+                tokenIssued = true
+            } else {
+                guard sender == .client, tokenIssued else { throw impossible(value, "`token = \"issued\"` sends back a token the server gave in an earlier step (`token = \"new\"`); there is none") }
+            }
+        case let .concat(parts):
+            if inJSON { throw impossible(value, "`concat` cannot be a JSON field") }
+            let unknown = parts.filter { knownLength($0) == nil }
+            if unknown.count > 1 {
+                throw impossible(unknown[1], "a `concat` can have one part of unknown length, and \(unknown[0].keyPath) already is one; give the others fixed lengths (text, rsa, digest)")
+            }
+            for part in parts { try check(part, from: sender, inJSON: false, siblings: []) }
+        case let .json(fields):
+            for field in fields { try check(field.value, from: sender, inJSON: true, siblings: fields) }
+        case let .publicKey(name, format, encoding):
+            guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
+            guard knownKeys[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends key \(name)'s public half before it knows it") }
+            if !(inJSON && format.isJSON) { try requireEncoded(encoding, textOK: format.isText) }
+            if encoding == .utf8, !format.isText { throw impossible(value, "a DER key is not text; `encoding = \"utf8\"` is for text") }
+            _ = key
+            knownKeys[receiver]!.insert(name)
+        case let .rsa(name, _, carries, encoding):
+            guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
+            guard knownKeys[sender]!.contains(name) else {
+                throw impossible(value, "the \(sender.rawValue) encrypts to key \(name) but never learns its public half; send it first with { public_key = \"\(name)\" } or mark it `preshared = true`")
+            }
+            guard key.holder == receiver else { throw impossible(value, "key \(name)'s private half is the \(key.holder.rawValue)'s, so the \(receiver.rawValue) cannot decrypt this; encrypt to a key the \(receiver.rawValue) holds") }
+            try requireEncoded(encoding)
+            if encoding == .utf8 { throw impossible(value, "an RSA ciphertext is not text; use raw, base64, base64url or hex") }
+            try checkCarries(value, carries, from: sender)
+        case let .sealed(sealed):
+            guard let secret = description.secrets[sealed.secret] else { throw unknownName(value, sealed.secret, "secret", Array(description.secrets.keys)) }
+            guard knownSecrets[sender]!.contains(sealed.secret) else { throw impossible(value, "the \(sender.rawValue) seals with secret \(sealed.secret) before it knows it") }
+            guard knownSecrets[receiver]!.contains(sealed.secret) else {
+                throw impossible(value, "the \(receiver.rawValue) never learns secret \(sealed.secret), so it cannot open this; send it first (carries = \"secret:\(sealed.secret)\" or { secret = \"\(sealed.secret)\" })")
+            }
+            if (sealed.cipher == .chacha20Poly1305 || sealed.cipher == .fernet), secret.keyBytes != 32 {
+                throw impossible(value, "\(sealed.cipher.rawValue) needs a 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 32` in [secrets.\(sealed.secret)])")
+            }
+            if sealed.cipher != .fernet { try requireEncoded(sealed.encoding) }
+            if sealed.encoding == .utf8 { throw impossible(value, "a ciphertext is not text; use raw, base64, base64url or hex") }
+            for (placement, kind) in [(sealed.iv.fieldName, "nonce_of"), (sealedTagField(sealed), "tag_of")] {
+                guard let field = placement else { continue }
+                guard inJSON, siblings.contains(where: { $0.name == field && $0.value.kind.names(kind) == siblingName(of: value, in: siblings) }) else {
+                    throw impossible(value, "the \(kind == "nonce_of" ? "IV" : "tag") goes in field \"\(field)\", but no sibling JSON field \(field) = { \(kind) = \"…\" } names this one")
+                }
+            }
+            try checkCarries(value, sealed.carries, from: sender)
+        case let .secret(name, encoding):
+            guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
+            guard knownSecrets[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends secret \(name) before it knows it") }
+            if encoding == .utf8, secret.derive != .utf8ZeroPad16 { throw impossible(value, "`encoding = \"utf8\"` is only for `utf8-zeropad16` secrets (the others are random bytes)") }
+            try requireEncoded(encoding, textOK: encoding == .utf8)
+            knownSecrets[receiver]!.insert(name)
+        case let .digest(encoding):
+            try requireEncoded(encoding)
+        case let .nonceOf(field, encoding), let .tagOf(field, encoding):
+            let isNonce: Bool = { if case .nonceOf = value.kind { return true }; return false }()
+            let ownName = siblingName(of: value, in: siblings)
+            guard inJSON, let sibling = siblings.first(where: { $0.name == field }), case let .sealed(sealed) = sibling.value.kind,
+                  (isNonce ? sealed.iv.fieldName : sealedTagField(sealed)) == ownName else {
+                throw impossible(value, "no sibling JSON field \"\(field)\" is a `sealed` value with `\(isNonce ? "iv" : "tag") = \"field:\(ownName ?? "…")\"`")
+            }
+            try requireEncoded(encoding)
+        }
+    }
+
+    func sealedTagField(_ sealed: Sealed) -> String? { if case let .field(name) = sealed.tag { return name }; return nil }
+    func siblingName(of value: DescribedValue, in siblings: [DescribedField]) -> String? { siblings.first { $0.value == value }?.name }
+
+    mutating func checkCarries(_ value: DescribedValue, _ carries: Carries, from sender: ProtocolDescription.Role) throws {
+        switch carries {
+        case .message, .jsonMessage: break
+        case .echo, .same:
+            guard sender == .server else { throw impossible(value, "`carries = \"echo\"` and `\"same\"` are a server's answer; the client sends \"message\" or \"json-message\"") }
+        case let .secret(name):
+            guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
+            guard secret.madeBy.rawValue == sender.rawValue else {
+                throw impossible(value, "the \(sender.rawValue) carries secret \(name), but \(secret.madeBy == .preshared ? "it is preshared" : "the \(secret.madeBy.rawValue) makes it"); write `made_by = \"\(sender.rawValue)\"` in [secrets.\(name)]")
+            }
+            knownSecrets[sender.peer]!.insert(name)
+        }
+    }
+
+    func unknownName(_ value: DescribedValue, _ name: String, _ what: String, _ names: [String]) -> DescriptionError {
+        let hint = suggestion(for: name, among: names).map { " — did you mean \"\($0)\"?" } ?? ""
+        return impossible(value, "there is no \(what) \"\(name)\"\(hint) (\(what)s: \(names.sorted().joined(separator: ", ")))")
+    }
+
+    /// The length of a value's bytes when it is fixed by the description, or nil.
+    func knownLength(_ value: DescribedValue) -> Int? {
+        func encoded(_ count: Int, _ encoding: ValueEncoding) -> Int? {
+            switch encoding {
+            case .raw, .utf8: return count
+            case .hex: return 2 * count
+            case .base64: return (count + 2) / 3 * 4
+            case .base64url: return (count * 4 + 2) / 3
+            }
+        }
+        switch value.kind {
+        case let .text(text): return text.utf8.count
+        case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoded($0.bits / 8, encoding) }
+        case let .digest(encoding): return encoded(32, encoding)
+        case let .secret(name, encoding):
+            guard let secret = description.secrets[name] else { return nil }
+            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoded(secret.bytes, encoding)
+        case let .concat(parts):
+            let lengths = parts.map(knownLength)
+            return lengths.contains(where: { $0 == nil }) ? nil : lengths.reduce(0) { $0 + $1! }
+        default: return nil
+        }
+    }
+}
+
+extension IVPlacement {
+    var fieldName: String? { if case let .field(name) = self { return name }; return nil }
+}
+
+extension DescribedValue.Kind {
+    /// The sibling field a `nonce_of` / `tag_of` names, when it is of that kind.
+    func names(_ kind: String) -> String? {
+        switch self {
+        case let .nonceOf(field, _) where kind == "nonce_of": return field
+        case let .tagOf(field, _) where kind == "tag_of": return field
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import StrictFormats
+
+/// One protocol, as a description file states it (docs/PROTOCOL-DESCRIPTIONS.md): read with
+/// StrictTOML and validated whole, so a description that cannot work is refused before any
+/// connection, naming the key and its line.
+public struct ProtocolDescription: Sendable {
+    public enum TransportKind: String, Sendable, CaseIterable { case tcp, http, https }
+    public enum FramingKind: String, Sendable, CaseIterable {
+        case legacy
+        case lengthPrefix = "length-prefix"
+        case line
+    }
+    public enum Role: String, Sendable, CaseIterable {
+        case client, server
+        public var peer: Role { self == .client ? .server : .client }
+    }
+
+    public struct Transport: Sendable, Equatable {
+        public var kind: TransportKind
+        public var framing: FramingKind
+        public var lengthBytes: Int
+        public var lineEnd: String
+        public var maxMessage: Int
+        public var port: Int?
+        public var isHTTP: Bool { kind != .tcp }
+    }
+
+    public struct Key: Sendable, Equatable {
+        public var name: String
+        public var holder: Role
+        public var bits: Int
+        public var preshared: Bool
+        public var line: Int
+    }
+
+    public enum SecretMaker: String, Sendable, CaseIterable { case client, server, preshared }
+    public enum SecretDerivation: String, Sendable, CaseIterable {
+        case raw
+        case utf8ZeroPad16 = "utf8-zeropad16"
+        case sha256
+    }
+
+    public struct Secret: Sendable, Equatable {
+        public var name: String
+        public var madeBy: SecretMaker
+        public var bytes: Int
+        public var derive: SecretDerivation
+        /// `utf8-zeropad16` only: how many random letters and digits.
+        public var chars: Int
+        public var line: Int
+        /// The length of the cipher key the secret's bytes become.
+        public var keyBytes: Int {
+            switch derive {
+            case .raw: return bytes
+            case .utf8ZeroPad16: return 16
+            case .sha256: return 32
+            }
+        }
+    }
+
+    public struct Step: Sendable, Equatable {
+        public var from: Role
+        /// tcp: the message.
+        public var send: DescribedValue?
+        /// http(s), client steps: the method and path.
+        public var method: String?
+        public var path: String?
+        public var headers: [DescribedField]
+        /// http(s), server steps: the status a correct answer has.
+        public var status: Int
+        public var body: DescribedValue?
+        /// The sender closes after this step.
+        public var closes: Bool
+        public var line: Int
+        public var keyPath: String
+    }
+
+    public struct Conversation: Sendable, Equatable {
+        public var name: String
+        public var message: Data?
+        public var error: DescribedValue?
+        public var errorStatus: Int
+        public var steps: [Step]
+        public var line: Int
+    }
+
+    public var name: String
+    public var summary: String?
+    public var source: String?
+    public var transport: Transport
+    public var keys: [String: Key]
+    public var secrets: [String: Secret]
+    public var conversations: [Conversation]
+
+    /// Reads and validates the description in `text`.
+    public init(toml text: String) throws {
+        let root: StrictTOML.Table
+        do { root = try StrictTOML.parse(text) } catch let error as StrictTOML.Error {
+            throw DescriptionError.syntax(line: error.line, reason: error.reason)
+        }
+        self = try DescriptionReader().read(root)
+    }
+
+    /// Reads and validates the description file at `path`.
+    public init(contentsOfFile path: String) throws {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw DescriptionError.unreadable(path: path, reason: error.localizedDescription)
+        }
+        guard let text = String(validating: [UInt8](data), as: UTF8.self) else {
+            throw DescriptionError.unreadable(path: path, reason: "the file is not UTF-8 text")
+        }
+        try self.init(toml: text)
+    }
+
+    public func conversation(named name: String) -> Conversation? { conversations.first { $0.name == name } }
+
+    init(name: String, summary: String?, source: String?, transport: Transport, keys: [String: Key], secrets: [String: Secret],
+         conversations: [Conversation]) {
+        self.name = name; self.summary = summary; self.source = source; self.transport = transport
+        self.keys = keys; self.secrets = secrets; self.conversations = conversations
+    }
+}
+
+// MARK: - Reading tables with errors that name the key and line
+
+struct TableReader {
+    let table: StrictTOML.Table
+    let path: String
+    let line: Int
+
+    init(_ table: StrictTOML.Table, path: String) { self.table = table; self.path = path; line = table.line }
+
+    func keyPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+    func line(of key: String) -> Int { table[key]?.line ?? line }
+
+    func allow(_ allowed: [String]) throws {
+        for key in table.keys where !allowed.contains(key) {
+            throw DescriptionError.unknownKey(key: keyPath(key), line: line(of: key), suggestion: suggestion(for: key, among: allowed), allowed: allowed)
+        }
+    }
+
+    func require(_ key: String, _ meaning: String) throws -> StrictTOML.Value {
+        guard let value = table[key] else { throw DescriptionError.missingKey(key: keyPath(key), line: line, meaning: meaning) }
+        return value
+    }
+
+    func wrongType(_ key: String, _ expected: String) -> DescriptionError {
+        DescriptionError.wrongType(key: keyPath(key), line: line(of: key), expected: expected, found: table[key].map(describe) ?? "nothing")
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = table[key] else { return nil }
+        guard case let .string(text) = value.kind else { throw wrongType(key, "a string") }
+        return text
+    }
+
+    func integer(_ key: String) throws -> Int? {
+        guard let value = table[key] else { return nil }
+        guard case let .integer(number) = value.kind else { throw wrongType(key, "an integer") }
+        return number
+    }
+
+    func boolean(_ key: String) throws -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard case let .boolean(flag) = value.kind else { throw wrongType(key, "true or false") }
+        return flag
+    }
+
+    func subtable(_ key: String) throws -> StrictTOML.Table? {
+        guard let value = table[key] else { return nil }
+        guard case let .table(inner) = value.kind else { throw wrongType(key, "a table") }
+        return inner
+    }
+
+    /// A string that must be one of `allowed`.
+    func choice(_ key: String, _ allowed: [String]) throws -> String? {
+        guard let text = try string(key) else { return nil }
+        guard allowed.contains(text) else {
+            throw DescriptionError.notAllowed(key: keyPath(key), line: line(of: key), allowed: allowed.map { "\"\($0)\"" }.joined(separator: ", "),
+                                              found: "\"\(text)\"" + (suggestion(for: text, among: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""))
+        }
+        return text
+    }
+
+    /// An integer that must be one of `allowed` or in `range`.
+    func number(_ key: String, oneOf allowed: [Int]) throws -> Int? {
+        guard let number = try integer(key) else { return nil }
+        guard allowed.contains(number) else {
+            throw DescriptionError.notAllowed(key: keyPath(key), line: line(of: key), allowed: allowed.map(String.init).joined(separator: ", "), found: "\(number)")
+        }
+        return number
+    }
+
+    func number(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let number = try integer(key) else { return nil }
+        guard range.contains(number) else {
+            throw DescriptionError.notAllowed(key: keyPath(key), line: line(of: key), allowed: "\(range.lowerBound) … \(range.upperBound)", found: "\(number)")
+        }
+        return number
+    }
+
+    func name(_ key: String, meaning: String) throws -> String {
+        _ = try require(key, meaning)
+        let text = try string(key)!
+        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+            throw DescriptionError.notAllowed(key: keyPath(key), line: line(of: key), allowed: "names of a-z, 0-9 and '-'", found: "\"\(text)\"")
+        }
+        return text
+    }
+}
+
+func describe(_ value: StrictTOML.Value) -> String {
+    switch value.kind {
+    case let .string(text): return "the string \"\(text)\""
+    case let .integer(number): return "the integer \(number)"
+    case let .boolean(flag): return "\(flag)"
+    case .array: return "an array"
+    case .table: return "a table"
+    }
+}
+
+/// "did you mean": the closest allowed word within a third of its length (at least 1) of edits.
+func suggestion(for typed: String, among candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var row = [i] + [Int](repeating: 0, count: b.count)
+            for j in 1...b.count {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+    let scored = candidates.map { ($0, distance(Array(typed.lowercased()), Array($0.lowercased()))) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    return best.1 <= max(1, max(typed.count, best.0.count) / 3) ? best.0 : nil
+}
+
+extension ProtocolDescription {
+    /// What the description does that the spec calls weak, one line each for reports: 1024-bit keys,
+    /// PKCS#1 v1.5 padding, `utf8-zeropad16` secrets, fixed IVs, AES-ECB.
+    public var weaknesses: [String] {
+        var found: [String] = []
+        for key in keys.values.sorted(by: { $0.name < $1.name }) where key.bits == 1024 {
+            found.append("key \(key.name) is 1024 bits (line \(key.line)): below today's 2048")
+        }
+        for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive == .utf8ZeroPad16 {
+            found.append("secret \(secret.name) is \(secret.chars) letters and digits zero-padded to a key (line \(secret.line)): a password, not a key")
+        }
+        func visit(_ value: DescribedValue) {
+            switch value.kind {
+            case let .concat(parts): parts.forEach(visit)
+            case let .json(fields): fields.forEach { visit($0.value) }
+            case let .rsa(name, padding, _, _) where padding == .pkcs1:
+                found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
+            case let .sealed(sealed):
+                if case .fixed = sealed.iv { found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message") }
+                if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
+            default: break
+            }
+        }
+        for conversation in conversations {
+            for step in conversation.steps {
+                [step.send, step.body].compactMap { $0 }.forEach(visit)
+                step.headers.forEach { visit($0.value) }
+            }
+        }
+        return found
+    }
+}
