@@ -149,6 +149,7 @@ test-python:
 # (test_ats_anchor.py needs the crosscheck binary and testssl.sh: `make test-ats` runs it.)
 test-zoo:
 	$(PYTHON) -m pytest -q Tests/Zoo --ignore=Tests/Zoo/test_ats_anchor.py
+	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/DescribedZoo
 
 # Issue 21: `crosscheck ats` against the zoo's TLS configurations, anchored to Debian's testssl.sh
 # (protocols, forward secrecy, certificate). testssl.sh takes a minute or more per server, so by

@@ -73,6 +73,7 @@ let package = Package(
         .target(name: "Frames", dependencies: ["Conformance", "WireCrypto", "WireProtocol"]),
         .target(name: "Fuzzing", dependencies: ["StrictFormats", "Conformance", "Frames", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         .target(name: "Remote", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
+        .target(name: "Described", dependencies: ["StrictFormats", "Conformance", "WireCrypto", "PythonBridge", "WireProtocol", "Transport"]),
         // `crosscheck ats`: would iOS's App Transport Security allow a connection to this server?
         .target(name: "ATS", dependencies: ["Conformance", "WireCrypto", "Transport"]),
         // A team's own Python server (`run --server`), served in-process as a Transport.InProcessServer.
@@ -106,10 +107,10 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: []),
         .executableTarget(name: "crosscheck", dependencies: [
             "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "Remote", "ATS", "AppChecks", "Reports", "Transport",
-            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer",
+            "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer", "Described",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "CommonCrypto", "PythonBridge",
-                                                                   "Remote", "TeamServer", "Transport"]),
+                                                                   "Remote", "TeamServer", "Transport", "Described", "WireProtocol"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
         // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
         .target(name: "FuzzTargets", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
@@ -127,7 +128,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "WireProtocol", "WireCrypto"]),
         .testTarget(name: "ConformanceTests", dependencies: [
-            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol", "TeamServer", "Transport", "Remote",
+            "Conformance", "RoundTrip", "Vectors", "Sessions", "Frames", "Fuzzing", "WireCrypto", "PythonBridge", "WireProtocol", "TeamServer", "Transport", "Remote", "Described",
         ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),

@@ -327,3 +327,44 @@ def handle(op: object, args: object) -> dict[str, Any]:
         return _err(failure.kind, failure.detail)
     except BaseException as exc:  # noqa: BLE001 -- the contract: nothing escapes
         return _err(ErrorKind.INTERNAL, _describe(exc))
+
+
+# ---- described protocols: one Party of pythonref.described per session (sessions.py) -----------------
+
+
+@_op("described.open", "path", "conversation", "role", "private_keys", "known_public_keys", "secrets", "message", "config")
+def _described_open(a: Fields) -> dict[str, object]:
+    return {"session": sessions.open_described(
+        a.req("path", str), a.opt("conversation", str), a.choice("role", ("client", "server")),
+        a.opt("private_keys", dict, {}), a.opt("known_public_keys", dict, {}), a.opt("secrets", dict, {}),
+        a.opt("message", bytes), a.opt("config", dict, {}))}
+
+
+@_op("described.check", "path")
+def _described_check(a: Fields) -> str:
+    return sessions.described_description(a.req("path", str)).name
+
+
+@_op("described.next", "session")
+def _described_next(a: Fields) -> dict[str, object]:
+    return {"message": sessions.described(a.req("session", int), lambda party: party.next_message())}
+
+
+@_op("described.receive", "session", "message")
+def _described_receive(a: Fields) -> dict[str, object]:
+    return {"refused": sessions.described_receive(a.req("session", int), a.req("message", object))}
+
+
+@_op("described.state", "session")
+def _described_state(a: Fields) -> dict[str, object]:
+    return sessions.described(a.req("session", int), sessions.described_state)
+
+
+@_op("described.refusal", "session")
+def _described_refusal(a: Fields) -> dict[str, object]:
+    return {"message": sessions.described(a.req("session", int), lambda party: party.refusal_message())}
+
+
+@_op("described.close", "session")
+def _described_close(a: Fields) -> None:
+    sessions.close(a.req("session", int))

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
-from . import aes_https, rsa_socket
+from . import aes_https, described as described_engine, rsa_keys, rsa_socket
 from .checks import build
 from .errors import bad_input
 
 MAX_SESSIONS = 10_000
 ROLES = ("rsa-socket.server", "rsa-socket.client", "aes-https.server")
 
-Session = Union[rsa_socket.RsaSocketServer, rsa_socket.RsaSocketClient, aes_https.AesHttpsServer]
+Session = Union[rsa_socket.RsaSocketServer, rsa_socket.RsaSocketClient, aes_https.AesHttpsServer, described_engine.Party]
 
 
 class _Registry:
@@ -99,6 +99,79 @@ def request(sid: int, request: dict[str, Any]) -> dict[str, object]:
         raise bad_input("not an aes-https.server session (rsa-socket sessions take session.receive/idle)")
     with lock:
         return session.handle(request)
+
+
+# ---- described protocols -------------------------------------------------------------------------
+# A description file is read once per (path, modification time): the Swift side opens a party per
+# conversation, thousands in a run, and reading the TOML each time would be most of the cost.
+_DESCRIPTIONS: dict[tuple[str, int], described_engine.Description] = {}
+_DESCRIPTIONS_LOCK = threading.Lock()
+
+
+def described_description(path: str) -> described_engine.Description:
+    import os
+
+    try:
+        key = (path, os.stat(path).st_mtime_ns)
+    except OSError as exc:
+        raise bad_input(f"cannot read the description {path}: {exc.strerror}") from None
+    with _DESCRIPTIONS_LOCK:
+        found = _DESCRIPTIONS.get(key)
+    if found is None:
+        try:
+            found = described_engine.load(path)
+        except described_engine.DescriptionError as exc:
+            raise bad_input(str(exc)) from None
+        with _DESCRIPTIONS_LOCK:
+            _DESCRIPTIONS[key] = found
+    return found
+
+
+def open_described(path: str, conversation: Optional[str], role: str, private_keys: dict[str, Any],
+                   known_public_keys: dict[str, Any], secrets: dict[str, Any], message: Optional[bytes],
+                   config: dict[str, Any]) -> int:
+    """A party of `role` for the description at `path`; keys come as PEM text (private: PKCS#8)."""
+    try:
+        party = described_engine.Party(
+            described_description(path), conversation, role,
+            private_keys={name: rsa_keys.load_private(pem.encode("ascii")) for name, pem in private_keys.items()},
+            known_public_keys={name: rsa_keys.load_public(pem.encode("ascii")) for name, pem in known_public_keys.items()},
+            secrets={name: bytes(value) for name, value in secrets.items()}, message=message,
+            config={str(k): str(v) for k, v in config.items()})
+    except (ValueError, described_engine.DescriptionError) as exc:
+        raise bad_input(f"cannot open a {role} party: {exc}") from None
+    return REGISTRY.add(party)
+
+
+def _party(sid: int) -> tuple[threading.Lock, described_engine.Party]:
+    lock, session = REGISTRY.get(sid)
+    if not isinstance(session, described_engine.Party):
+        raise bad_input("not a described session (described.open makes one)")
+    return lock, session
+
+
+def described(sid: int, action: Callable[[described_engine.Party], Any]) -> Any:
+    lock, party = _party(sid)
+    with lock:
+        return action(party)
+
+
+def described_receive(sid: int, message: Any) -> Optional[str]:
+    """None when the party took the message; the reason when it refused it."""
+    lock, party = _party(sid)
+    with lock:
+        try:
+            party.receive(message)
+        except described_engine.Refused as exc:
+            return str(exc) or "refused"
+        return None
+
+
+def described_state(party: described_engine.Party) -> dict[str, object]:
+    """Whether it is done, and what it learned, as bytes (the Swift side compares bytes)."""
+    learned = {name: value if isinstance(value, bytes) else str(value).encode("utf-8")
+               for name, value in party.received.items()}
+    return {"done": party.done, "received": learned}
 
 
 def close(sid: int) -> None:

@@ -37,7 +37,7 @@ public enum DescribedSuite {
                     })
                 }
             }
-            for receiver in [DescribedRole.server, DescribedRole.client] {
+            for receiver in [ProtocolDescription.Role.server, ProtocolDescription.Role.client] {
                 checks.append(Check(suite: suite, classname: "crosscheck.described.\(description.name).swift_vs_python",
                                     name: "\(conversation.name).mutated-to-\(receiver.rawValue)",
                                     properties: ["protocol": path, "conversation": conversation.name]) {
@@ -73,20 +73,19 @@ struct Cast {
         for (name, key) in description.keys { keys[name] = try RSAPrivateKey(bits: key.bits) }
         privateKeys = keys
         var made: [String: Data] = [:]
-        for (name, secret) in description.secrets { made[name] = secret.fresh() }
+        for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret) }
         secrets = made
-        let chosen = description.conversations.first { $0.name == conversation }?.message
-        message = chosen.map { Data($0.utf8) } ?? Data("crosscheck \(UUID().uuidString)".utf8)
+        message = description.conversation(named: conversation)?.message ?? Data("crosscheck \(UUID().uuidString)".utf8)
     }
 
     /// A party for `role` of the named engine, holding the private keys its side holds, knowing the
     /// public keys that are preshared and every secret (a secret one side makes is overwritten by
     /// what it makes; the other side learns it on the wire).
-    func party(_ engine: String, _ role: DescribedRole, conversationKnown: Bool = true) throws -> ConversationParty {
+    func party(_ engine: String, _ role: ProtocolDescription.Role, conversationKnown: Bool = true) throws -> ConversationParty {
         let held = privateKeys.filter { description.keys[$0.key]?.holder == role }
         let known = privateKeys.filter { description.keys[$0.key]?.holder != role && description.keys[$0.key]?.preshared == true }
             .mapValues(\.publicKey)
-        let secretsKnown = secrets.filter { description.secrets[$0.key]?.madeBy == .preshared || description.secrets[$0.key]?.madeBy == role.secretMaker }
+        let secretsKnown = secrets.filter { description.secrets[$0.key]?.madeBy == .preshared || description.secrets[$0.key]?.madeBy.rawValue == role.rawValue }
         let name = conversationKnown || role == .client ? conversation : nil
         if engine == "swift" {
             return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
@@ -122,10 +121,10 @@ struct Cast {
     /// The same mutated messages to a Swift and a Python receiver in the same state: both refuse,
     /// or both accept and learn the same. The sender is the Swift engine; keys and secrets are the
     /// cast's, so either receiver can read what it sends.
-    func mutationsAgree(receiver: DescribedRole, perStep: Int) throws -> CheckOutcome {
+    func mutationsAgree(receiver: ProtocolDescription.Role, perStep: Int) throws -> CheckOutcome {
         var generator = self.generator
         // The conversation once, to learn the messages the receiver gets and where they fall.
-        let sender = receiver == .server ? DescribedRole.client : .server
+        let sender = receiver == .server ? ProtocolDescription.Role.client : .server
         let base = try Conversing.run(client: try party("swift", .client), server: try party("swift", .server, conversationKnown: false))
         guard base.completed, base.refusal == nil else {
             return .failed(message: "the Swift engine could not complete the conversation with itself, so there is nothing to mutate", details: Self.show(base.transcript))
@@ -153,7 +152,7 @@ struct Cast {
 
     /// The receiver of `engine` given the transcript's messages to it before `index`, then `last`:
     /// "refused" or "accepted" with what it learned.
-    private func replay(_ transcript: [(from: DescribedRole, message: DescribedMessage)], upTo index: Int, receiver: DescribedRole,
+    private func replay(_ transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)], upTo index: Int, receiver: ProtocolDescription.Role,
                         engine: String, last: DescribedMessage) throws -> String {
         let party = try self.party(engine, receiver, conversationKnown: false)
         for (position, entry) in transcript.enumerated() where position < index {
@@ -176,7 +175,7 @@ struct Cast {
         return data.count > 48 ? "\(shown)… (\(data.count) bytes)" : shown
     }
 
-    static func show(_ transcript: [(from: DescribedRole, message: DescribedMessage)]) -> String {
+    static func show(_ transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)]) -> String {
         transcript.map { "\($0.from.rawValue): \($0.message.summary)" }.joined(separator: "\n")
     }
 }
@@ -190,5 +189,5 @@ final class SwiftParty: ConversationParty {
     func receive(_ message: DescribedMessage) throws { try party.receive(message) }
     var isDone: Bool { party.isDone }
     var received: [String: Data] { party.received }
-    func refusalMessage() throws -> DescribedMessage? { try party.refusalMessage() }
+    func refusalMessage() throws -> DescribedMessage? { party.refusalMessage() }
 }

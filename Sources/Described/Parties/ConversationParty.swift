@@ -21,9 +21,9 @@ public protocol ConversationParty: AnyObject {
 /// How one in-process conversation between two parties ended.
 public struct ConversationOutcome: Sendable {
     /// Every message, in order: who sent it and what it was.
-    public var transcript: [(from: DescribedRole, message: DescribedMessage)] = []
+    public var transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)] = []
     /// The side that refused, and why (nil: nobody refused).
-    public var refusal: (by: DescribedRole, reason: String)?
+    public var refusal: (by: ProtocolDescription.Role, reason: String)?
     /// Both sides finished every step.
     public var completed = false
 }
@@ -33,7 +33,7 @@ enum Conversing {
     /// say (a description that stalls): at most `maxMessages` messages, so nothing loops for ever.
     static func run(client: ConversationParty, server: ConversationParty, maxMessages: Int = 64) throws -> ConversationOutcome {
         var outcome = ConversationOutcome()
-        var turn = DescribedRole.client
+        var turn = ProtocolDescription.Role.client
         var idleTurns = 0
         while outcome.transcript.count < maxMessages {
             if client.isDone && server.isDone { outcome.completed = true; return outcome }
@@ -53,5 +53,22 @@ enum Conversing {
             }
         }
         return outcome
+    }
+}
+
+extension DescribedMessage {
+    /// One line for a report: the bytes (shown as text when they are), or the HTTP message's head and body.
+    var summary: String {
+        func shown(_ data: Data) -> String {
+            if let text = String(validating: [UInt8](data), as: UTF8.self), !text.contains(where: { $0.isASCII && $0.asciiValue! < 0x20 && $0 != "\n" }) {
+                return text.count > 200 ? "\"\(text.prefix(200))…\" (\(data.count) bytes)" : "\"\(text)\""
+            }
+            return Cast.hex(data)
+        }
+        switch self {
+        case let .bytes(data): return shown(data)
+        case let .request(method, path, _, body): return "\(method) \(path) \(shown(body))"
+        case let .response(status, _, body): return "\(status) \(shown(body))"
+        }
     }
 }

@@ -31,15 +31,15 @@ enum MessageMutator {
                 changed[name] = (headers[name] ?? "") + "x"
                 found.append(Mutation(name: "header \(name) changed", message: .request(method: method, path: path, headers: changed, body: body)))
             }
-            found += body(body, generator: &generator).map { Mutation(name: $0.name, message: .request(method: method, path: path, headers: headers, body: $0.body)) }
+            found += mutatedBodies(body, generator: &generator).map { Mutation(name: $0.name, message: .request(method: method, path: path, headers: headers, body: $0.body)) }
         case let .response(status, headers, body):
-            found += body(body, generator: &generator).map { Mutation(name: $0.name, message: .response(status: status, headers: headers, body: $0.body)) }
+            found += mutatedBodies(body, generator: &generator).map { Mutation(name: $0.name, message: .response(status: status, headers: headers, body: $0.body)) }
         }
         // Field mutations first (they are few and each says something); then as many byte ones as asked.
         return Array(found.prefix(max(count, 0)))
     }
 
-    private static func body(_ data: Data, generator: inout SeededGenerator) -> [(name: String, body: Data)] {
+    private static func mutatedBodies(_ data: Data, generator: inout SeededGenerator) -> [(name: String, body: Data)] {
         if let object = try? StrictJSON.parse(data), case .object = object {
             return json(object, generator: &generator) + bytes(data, generator: &generator).prefix(3)
         }

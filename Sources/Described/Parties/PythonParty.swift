@@ -13,7 +13,7 @@ public final class PythonParty: ConversationParty {
     /// - Parameters:
     ///   - path: the description file (PythonRef reads it itself: each engine parses on its own).
     ///   - conversation: nil for a server that tells the conversations apart by the client's first message.
-    public init(interpreter: PythonInterpreter, path: String, conversation: String?, role: DescribedRole,
+    public init(interpreter: PythonInterpreter, path: String, conversation: String?, role: ProtocolDescription.Role,
                 privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
                 secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
         self.interpreter = interpreter
@@ -40,7 +40,7 @@ public final class PythonParty: ConversationParty {
 
     public func receive(_ message: DescribedMessage) throws {
         let answer = try Self.call(interpreter, "described.receive", ["session": .int(session), "message": Self.value(message)])
-        if let reason = answer["refused"]?.stringValue { throw DescribedRefusal(reason) }
+        if let reason = answer["refused"]?.stringValue { throw DescribedRefusal(reason: reason) }
     }
 
     public var isDone: Bool {
@@ -59,6 +59,11 @@ public final class PythonParty: ConversationParty {
         let answer = try Self.call(interpreter, "described.refusal", ["session": .int(session)])
         guard let message = answer["message"], message != .none else { return nil }
         return try Self.message(message)
+    }
+
+    /// PythonRef reads the description at `path` on its own; its name, or the error it found.
+    public static func check(path: String, interpreter: PythonInterpreter) throws -> String {
+        try call(interpreter, "described.check", ["path": .string(path)]).stringValue ?? ""
     }
 
     /// One op through handlers.handle: `{"ok": value}` or `{"err": kind, "detail": text}`.

@@ -4,8 +4,8 @@ import WireCrypto
 
 /// The byte-level pieces of described values: encodings, key formats, the `sealed` ciphers and
 /// Fernet. Every reader here is strict: what it accepts, it would have written the same way.
-enum DescribedBytes {
-    static func encode(_ bytes: Data, _ encoding: ValueEncoding) -> Data {
+public enum DescribedBytes {
+    public static func encode(_ bytes: Data, _ encoding: ValueEncoding) -> Data {
         switch encoding {
         case .raw, .utf8: return bytes
         case .base64: return Data(bytes.base64EncodedString().utf8)
@@ -14,7 +14,7 @@ enum DescribedBytes {
         }
     }
 
-    static func decode(_ text: Data, _ encoding: ValueEncoding, what: String) throws -> Data {
+    public static func decode(_ text: Data, _ encoding: ValueEncoding, what: String) throws -> Data {
         let refusal = DescribedRefusal(reason: "\(what) is not \(encoding.rawValue)")
         switch encoding {
         case .raw: return text
@@ -176,6 +176,20 @@ enum DescribedCipher {
             return Output(ciphertext: Data(box.ciphertext), iv: nonce, tag: Data(box.tag))
         case .fernet:
             return Output(ciphertext: try Fernet.token(plaintext, key: key), iv: Data(), tag: Data())
+        }
+    }
+
+    /// CBC or ECB over `blocks` as they are, no padding added (an audit's chosen last block); other
+    /// ciphers seal them as a plaintext.
+    static func sealUnpadded(_ blocks: Data, cipher: SealedCipher, key: Data, iv: Data?) throws -> Output {
+        switch cipher {
+        case .aesCBC:
+            let iv = iv ?? secureRandomBytes(16)
+            return Output(ciphertext: Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8](blocks))), iv: iv, tag: Data())
+        case .aesECB:
+            return Output(ciphertext: Data(try AESBlockMode.ecb.process(encrypt: true, key: [UInt8](key), input: [UInt8](blocks))), iv: Data(), tag: Data())
+        default:
+            return try seal(blocks, cipher: cipher, padding: .pkcs7, key: key, iv: iv)
         }
     }
 

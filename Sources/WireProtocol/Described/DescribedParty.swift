@@ -19,13 +19,30 @@ public final class DescribedParty {
     public private(set) var conversation: ProtocolDescription.Conversation?
     /// What this party learned: `message` (the conversation's message, when received), …
     public var received: [String: Data] { state.received }
+    /// The public keys this party knows now: its own, preshared ones, and those it received.
+    public var knownPublicKeys: [String: RSAPublicKey] { state.publicKeys }
+    /// The secrets' bytes this party knows now (made, preshared or received).
+    public var knownSecrets: [String: Data] { state.secrets }
+    /// For audits (`crosscheck remote`'s padding-oracle probes): the next `rsa` or `sealed` value this
+    /// party builds is made from the probe's bytes instead of what the step carries; used once.
+    public enum Probe: Sendable {
+        /// The `rsa` value's ciphertext itself (a block of the auditor's choosing, already encrypted).
+        case rsaCiphertext(Data)
+        /// The `sealed` value encrypts exactly these bytes, adding no padding (CBC/ECB: whole blocks).
+        case sealedBlocks(Data)
+        /// The `sealed` value carries these bytes instead (padded as the description says).
+        case sealedPlaintext(Data)
+    }
+    public var probe: Probe?
+    /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
+    public var receivedIVs: [Data] { state.receivedIVs }
     /// True once the conversation ended (its last step, a close, or a refusal).
     public private(set) var isDone = false
     /// The refusal that ended the conversation, if one did.
     public private(set) var refusal: DescribedRefusal?
 
     private let privateKeys: [String: RSAPrivateKey]
-    private let config: [String: String]
+    fileprivate let config: [String: String]
     private var ownMessage: Data?
     private var stepIndex = 0
     private var state: State
@@ -41,6 +58,7 @@ public final class DescribedParty {
         var lastReceivedPlaintext: Data?
         var lastSentJSON: JSONValue?
         var lastSentPlaintext: Data?
+        var receivedIVs: [Data] = []
     }
 
     /// - Parameters:
@@ -95,7 +113,8 @@ public final class DescribedParty {
         ownMessage = message
     }
 
-    static func freshSecret(_ secret: ProtocolDescription.Secret) -> Data {
+    /// A fresh secret as its maker makes it (random bytes, or random letters and digits for `utf8-zeropad16`).
+    public static func freshSecret(_ secret: ProtocolDescription.Secret) -> Data {
         guard secret.derive == .utf8ZeroPad16 else { return secureRandomBytes(secret.bytes) }
         return Data(randomText(secret.chars).utf8)
     }
@@ -330,7 +349,8 @@ private struct Context {
             return BuiltValue(bytes: Data(try party.setting(name).utf8))
         case let .token(use):
             if use == .new {
-                let token = secureRandomBytes(16).hexString
+                // config["token"]: the harness gives two servers the same token, so either can take the client's next request.
+                let token = party.config["token"] ?? secureRandomBytes(16).hexString
                 state.issuedTokens.insert(token)
                 return BuiltValue(bytes: Data(token.utf8))
             }
@@ -363,13 +383,27 @@ private struct Context {
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
         case let .rsa(name, padding, carries, encoding):
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
+            if case let .rsaCiphertext(chosen)? = party.probe {
+                party.probe = nil
+                return BuiltValue(bytes: DescribedBytes.encode(chosen, encoding))
+            }
             let ciphertext = try key.encrypt(try plaintext(carries), padding: DescribedBytes.rsaPadding(padding))
             return BuiltValue(bytes: DescribedBytes.encode(ciphertext, encoding))
         case let .sealed(sealed):
             let key = try secretKey(sealed.secret)
             var fixedIV: Data?
             if case let .fixed(bytes) = sealed.iv { fixedIV = bytes }
-            let output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+            let output: DescribedCipher.Output
+            switch party.probe {
+            case let .sealedBlocks(blocks)?:
+                party.probe = nil
+                output = try DescribedCipher.sealUnpadded(blocks, cipher: sealed.cipher, key: key, iv: fixedIV)
+            case let .sealedPlaintext(chosen)?:
+                party.probe = nil
+                output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+            default:
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+            }
             var bytes = output.ciphertext
             if sealed.tag == .appended { bytes += output.tag }
             if sealed.iv == .prefix { bytes = output.iv + bytes }
@@ -499,6 +533,7 @@ private struct Context {
                     tag = siblings["tag"] ?? Data()
                 }
             }
+            if !iv.isEmpty { state.receivedIVs.append(iv) }
             try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag), sealed.carries)
         case let .secret(name, encoding):
             let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")

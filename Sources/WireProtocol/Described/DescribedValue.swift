@@ -85,9 +85,9 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     case chacha20Poly1305 = "chacha20-poly1305"
     case fernet
 
-    var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
+    public var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
     /// The IV or nonce length (0: none).
-    var ivBytes: Int {
+    public var ivBytes: Int {
         switch self {
         case .aesCBC, .aesCTR: return 16
         case .aesGCM, .chacha20Poly1305: return 12

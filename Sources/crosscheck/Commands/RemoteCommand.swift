@@ -3,6 +3,7 @@ import AppChecks
 import ATS
 import CommandLineKit
 import Conformance
+import Described
 import Remote
 import Reports
 import Transport
@@ -77,10 +78,26 @@ struct RemoteCommand: ParsableCommand {
     @Option(name: "--known-failures", value: "FILE", help: "a known-failures list (the format of run's, Vectors/known-failures.json): listed failing checks are reported as skipped 'known: <reason>', a listed check that passes fails the run, an entry that matches no check is an error")
     var knownFailuresFile: String?
     @OptionGroup var report: ReportOptions
+    @OptionGroup var protocolOptions: ProtocolOptions
     init() {}
 
     func validate() throws {
-        guard let profile else { throw UsageError("--profile rsa-socket or --profile aes-https is required") }
+        if protocolOptions.given {
+            // Issue 31: a described protocol: one --host, and nothing that belongs to the seed profiles.
+            guard host != nil else { throw UsageError("--protocol FILE checks one server: give --host H [--port P]") }
+            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (targetsFile != nil, "--targets"), (shard != nil, "--shard"),
+                                             (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
+                                             (appOptions.app != nil, "--app"), (skipATS, "--skip-ats"), (knownFailuresFile != nil, "--known-failures"),
+                                             (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
+                                             (checks.keyMode != nil, "--key-mode")]
+            let names = refused.filter(\.0).map(\.1)
+            if !names.isEmpty {
+                throw UsageError("\(names.joined(separator: ", ")) \(names.count == 1 ? "does" : "do") not apply to --protocol FILE (the description says what the seed profiles' options would): leave \(names.count == 1 ? "it" : "them") out")
+            }
+            do { _ = try ServerAddress(parsing: host!, defaultPort: 1) } catch { throw UsageError("--host: \(error)") }
+            return
+        }
+        guard let profile else { throw UsageError("--profile rsa-socket or --profile aes-https is required (or --protocol FILE for a described protocol)") }
         guard (host == nil) != (targetsFile == nil) else { throw UsageError("give --host H or --targets FILE (one of them)") }
         guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
         if let timing, !(10...10_000).contains(timing) {
@@ -118,6 +135,7 @@ struct RemoteCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
+        if protocolOptions.given { return try runDescribed() }
         guard let profile else { throw UsageError("--profile is required") }
         let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }  // PEM or DER, as the app bundles it
         let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "remote") }
@@ -204,6 +222,46 @@ struct RemoteCommand: ParsableCommand {
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
                                     started: started, junitPath: report.junit ?? "reports/remote.xml", footer: knownFooter)
+    }
+
+    /// `remote --protocol FILE --host H`: the described checks, the Swift engine as the client.
+    func runDescribed() throws -> ExitCode {
+        let description = try protocolOptions.description(command: "remote")
+        guard let port = port?.value ?? description.transport.port.map({ UInt16($0) }) else {
+            throw UsageError("--port P is required: the description names no transport.port")
+        }
+        var address = try ServerAddress(parsing: host!, defaultPort: port)
+        if let given = self.port { address.port = given.value }
+        let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }
+        if description.transport.kind == .https, pin == nil {
+            throw UsageError("the description's transport is https: give --pin CERT, the certificate the app bundles (PEM or DER)")
+        }
+        var options = DescribedRemote.Options()
+        options.timeout = checks.timeout.value
+        options.quietGap = checks.quietGap.value
+        options.strict = strict
+        options.seed = seed
+        let colon = checks.user.firstIndex(of: ":") ?? checks.user.endIndex
+        options.config["username"] = String(checks.user[..<colon])
+        options.config["password"] = String(checks.user[checks.user.index(after: colon)...])
+        try protocolOptions.apply(to: &options, description: description)
+        let quiet = report.quiet
+        if !quiet { printError("crosscheck remote: \(address), protocol \(description.name) (\(protocolOptions.file ?? ""))") }
+        let started = Date()
+        let latch = InterruptLatch()
+        var progress = ProgressPrinter(quiet: quiet)
+        var done = 0
+        let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: options.timeout)
+        let results = DescribedRemote.run(description, target: target, options: options) { result in
+            done += 1
+            progress.record(done: done, total: 0, result: result)
+        }
+        let junit = JUnitAdapter.report(results, properties: [
+            ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
+            ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)), ("crosscheck.seed", String(seed)),
+        ], timestamp: started)
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count,
+                                    started: started, junitPath: report.junit ?? "reports/remote.xml", footer: description.weaknesses.map { "weak by description: \($0)" })
     }
 
     static func readTargets(_ path: String, defaultPort: UInt16) throws -> [ServerAddress] {

@@ -2,6 +2,7 @@ import Foundation
 import AppChecks
 import CommandLineKit
 import Conformance
+import Described
 import PythonBridge
 import Reports
 import SeedApps
@@ -34,6 +35,7 @@ struct RunCommand: ParsableCommand {
     var strict: Bool
     @OptionGroup var appOptions: AppOptions
     @OptionGroup var teamServer: TeamServerOptions
+    @OptionGroup var protocolOptions: ProtocolOptions
     @OptionGroup var seed: SeedOption
     @OptionGroup var report: ReportOptions
     @OptionGroup var files: FilesOptions
@@ -43,6 +45,19 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noKnownFailures, knownFailuresFile != nil { throw UsageError("--known-failures and --no-known-failures exclude each other") }
+        // Issue 31: a described protocol has a suite of its own; what belongs to the seed suites is refused.
+        if protocolOptions.given {
+            let refused: [(Bool, String)] = [(suites != nil, "--suite"), (appOptions.app != nil, "--app"), ($transport, "--transport"),
+                                             (knownFailuresFile != nil || noKnownFailures, "--known-failures"),
+                                             (teamServer.spec != nil && teamServer.profile != nil, "--profile")]
+            let names = refused.filter(\.0).map(\.1)
+            if !names.isEmpty {
+                throw UsageError("\(names.joined(separator: ", ")) \(names.count == 1 ? "does" : "do") not apply to --protocol FILE (its own suite: both engines, every pairing; with --server, the server checks in that protocol): leave \(names.count == 1 ? "it" : "them") out")
+            }
+            if teamServer.spec == nil, !protocolOptions.secrets.isEmpty || !protocolOptions.publicKeys.isEmpty {
+                throw UsageError("--secret and --public-key are for a server that has its own (--server, or `crosscheck remote`); `run --protocol` makes every key and secret for both engines")
+            }
+        }
         if teamServer.spec != nil, suites != nil, suiteNames != [SessionSuite.name] {
             throw UsageError("--server runs the server checks on its own, or with --suite sessions the session conversations with it: leave out the other suites")
         }
@@ -60,6 +75,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         if let spec = teamServer.spec { return try runTeamServerEntry(spec) }
+        if protocolOptions.given { return try runDescribed() }
         let interpreter = try files.interpreter()
         let python = PythonPeer(interpreter: interpreter)
         let versions = (try? python.versions()) ?? [:]

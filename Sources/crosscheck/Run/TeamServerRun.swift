@@ -132,6 +132,12 @@ extension RunCommand {
     func runTeamServer(_ spec: String, interpreter: PythonInterpreter, environmentNote: String = "", sitePackages: String? = nil) throws -> ExitCode {
         let (server, profile, options) = try prepareTeamServer(spec, interpreter: interpreter, sitePackages: sitePackages)
         let quiet = report.quiet
+        if protocolOptions.given {
+            if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), protocol \(protocolOptions.file ?? ""), in-process; its output goes to \(server.logPath)") }
+            return try runDescribedTeamServer(server, properties: [("crosscheck.server", server.name), ("crosscheck.server.shape", server.shape.rawValue),
+                                                                   ("crosscheck.server.log", server.logPath)],
+                                              footer: ["the server's output: \(server.logPath)"])
+        }
         if !quiet { printError("crosscheck run: --server \(server.name) (\(server.shape.rawValue)), profile \(profile.rawValue), in-process; its output goes to \(server.logPath)") }
         let latch = InterruptLatch()
         let started = Date()
@@ -330,6 +336,12 @@ extension RunCommand {
             throw CommandExit(.noInput, "crosscheck run: \(error)")
         }
         defer { server.stop() }
+        if protocolOptions.given {
+            if !quiet { printError("crosscheck run: \(server.name) (pid \(server.pid)) listens on port \(server.port) (reached at \(server.host)); protocol \(protocolOptions.file ?? "")") }
+            return try runDescribedTeamServer(server, properties: [("crosscheck.server", server.name), ("crosscheck.server.shape", "own process"),
+                                                                   ("crosscheck.server.port", String(server.port)), ("crosscheck.server.log", launch.logPath)],
+                                              footer: ["the server's output: \(launch.logPath)"])
+        }
         if !quiet { printError("crosscheck run: \(server.name) (pid \(server.pid)) listens on port \(server.port) (reached at \(server.host)); profile \(profile.rawValue)\(teamServer.profile == nil ? " (told from its source; --profile to say)" : "")") }
         var options = RemoteOptions()
         options.inProcess = server

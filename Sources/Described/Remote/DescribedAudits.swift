@@ -1,0 +1,372 @@
+import Foundation
+import Conformance
+import StrictFormats
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// The one `rsa` or `sealed` value of a client message, located in the bytes the client built, and
+/// how to put changed bytes back (the rest of the message stays as built).
+struct CryptoPart {
+    let value: DescribedValue
+    /// Its bytes before their encoding (for `sealed`: IV prefix, ciphertext and appended tag).
+    let raw: Data
+    let rebuild: (Data) -> DescribedMessage
+
+    /// Finds it in a `send` or `body` that is the value itself, a `concat` of it and texts, or a
+    /// `json` with it in a field; nil when the message has none, or a shape not taken apart here.
+    static func locate(in message: DescribedMessage, step: ProtocolDescription.Step) -> CryptoPart? {
+        guard let value = step.send ?? step.body else { return nil }
+        let body: Data
+        let wrap: (Data) -> DescribedMessage
+        switch message {
+        case let .bytes(data): body = data; wrap = { .bytes($0) }
+        case let .request(method, path, headers, data): body = data; wrap = { .request(method: method, path: path, headers: headers, body: $0) }
+        case let .response(status, headers, data): body = data; wrap = { .response(status: status, headers: headers, body: $0) }
+        }
+        func encoding(of value: DescribedValue) -> ValueEncoding? {
+            switch value.kind {
+            case let .rsa(_, _, _, encoding): return encoding
+            case let .sealed(sealed): return sealed.cipher == .fernet ? nil : sealed.encoding
+            default: return nil
+            }
+        }
+        func isCrypto(_ value: DescribedValue) -> Bool {
+            switch value.kind { case .rsa, .sealed: return true; default: return false }
+        }
+        func decoded(_ text: Data, _ value: DescribedValue) -> Data? {
+            if case let .sealed(sealed) = value.kind, sealed.cipher == .fernet {
+                return Data(base64Encoded: String(decoding: text, as: UTF8.self).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
+            }
+            guard let encoding = encoding(of: value) else { return nil }
+            return try? DescribedBytes.decode(text, encoding, what: "")
+        }
+        func encoded(_ raw: Data, _ value: DescribedValue) -> Data {
+            if case let .sealed(sealed) = value.kind, sealed.cipher == .fernet {
+                return Data(raw.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").utf8)
+            }
+            return DescribedBytes.encode(raw, encoding(of: value) ?? .raw)
+        }
+        switch value.kind {
+        case .rsa, .sealed:
+            guard let raw = decoded(body, value) else { return nil }
+            return CryptoPart(value: value, raw: raw, rebuild: { wrap(encoded($0, value)) })
+        case let .concat(parts):
+            guard let index = parts.firstIndex(where: isCrypto) else { return nil }
+            var prefix = Data(), suffix = Data()
+            for (position, part) in parts.enumerated() where position != index {
+                guard case let .text(text) = part.kind else { return nil }
+                if position < index { prefix += Data(text.utf8) } else { suffix += Data(text.utf8) }
+            }
+            guard body.count >= prefix.count + suffix.count, body.starts(with: prefix), body.suffix(suffix.count) == suffix,
+                  let raw = decoded(Data(body.dropFirst(prefix.count).dropLast(suffix.count)), parts[index]) else { return nil }
+            return CryptoPart(value: parts[index], raw: raw, rebuild: { wrap(prefix + encoded($0, parts[index]) + suffix) })
+        case let .json(fields):
+            guard let field = fields.first(where: { isCrypto($0.value) }), case let .object(members)? = try? StrictJSON.parse(body),
+                  case let .string(text)? = members[field.name], let raw = decoded(Data(text.utf8), field.value) else { return nil }
+            return CryptoPart(value: field.value, raw: raw, rebuild: { new in
+                var changed = members
+                changed[field.name] = .string(String(decoding: encoded(new, field.value), as: UTF8.self))
+                return wrap(Data(JSONValue.object(changed).canonicalText.utf8))
+            })
+        default:
+            return nil
+        }
+    }
+}
+
+/// How a server answered a probe, reduced to what a client can tell apart.
+struct AnswerSignature: Equatable, CustomStringConvertible {
+    var text: String
+    var closed: Bool
+    var description: String { text + (closed ? " (then closed)" : "") }
+
+    init(_ live: LiveConversation) {
+        switch live.answers.last {
+        case let .bytes(data)?: text = data.isEmpty ? "nothing" : DescribedMessage.bytes(data).summary
+        case let .response(status, _, body)?: text = "\(status) \(DescribedMessage.bytes(body).summary)"
+        default: text = live.transportError.map { "no answer (\($0))" } ?? "no answer"
+        }
+        closed = live.closedByServer
+    }
+}
+
+extension DescribedRemoteRun {
+    /// The client messages of a conversation, each with its step and whether the server answers it.
+    func clientSteps(_ conversation: ProtocolDescription.Conversation) -> [(index: Int, step: ProtocolDescription.Step, answered: Bool)] {
+        var found: [(Int, ProtocolDescription.Step, Bool)] = []
+        var index = 0
+        for (position, step) in conversation.steps.enumerated() where step.from == .client {
+            let next = conversation.steps.dropFirst(position + 1).first
+            found.append((index, step, next?.from == .server))
+            index += 1
+        }
+        return found
+    }
+
+    /// The server's refusal as the description states it (`error`), when it is plain text.
+    func errorBytes(_ conversation: ProtocolDescription.Conversation) -> Data? {
+        if case let .text(text)? = conversation.error?.kind { return Data(text.utf8) }
+        return nil
+    }
+
+    /// A probe's answer must be a refusal: HTTP 4xx; on a socket, the description's `error` (or, when
+    /// it has none, anything but the answer a correct message gets). Returns the problem, or nil.
+    func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool) -> String? {
+        switch live.answers.last {
+        case let .response(status, _, body)?:
+            if (200..<300).contains(status) { return "answered \(status), as if the message were correct" }
+            if status >= 500 { return "answered \(status) \(DescribedMessage.bytes(body).summary): an error of its own, not a refusal (4xx)" }
+            return nil
+        case let .bytes(data)?:
+            if accepted { return "answered \(DescribedMessage.bytes(data).summary), as if the message were correct" }
+            if let error = errorBytes(conversation), data != error {
+                return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(DescribedMessage.bytes(error).summary)"
+            }
+            return nil
+        default:
+            return live.closedByServer ? nil : "gave no answer and kept the connection open"
+        }
+    }
+
+    // MARK: refusals
+
+    /// What no correct server accepts, one class per crypto part: an RSA ciphertext not below the
+    /// modulus (RFC 8017 §5.1.2 RSADP step 1), an AEAD or Fernet value with a flipped bit (its tag
+    /// fails), a CBC/ECB ciphertext one byte short of its blocks. After each, a fresh conversation
+    /// must still complete.
+    func checkRefusals(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard let classes = refusalClasses(step) else { continue }
+            for (name, transform) in classes {
+                self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
+                    var located = false
+                    let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                        guard position == index, let part = CryptoPart.locate(in: message, step: step) else { return message }
+                        located = true
+                        return part.rebuild(transform(part))
+                    }
+                    guard located else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
+                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                        throw CheckFailure("\(name): the server \(problem)", details: show(live))
+                    }
+                    let after = try converse(conversation.name)
+                    guard after.completed else {
+                        throw CheckFailure("after refusing \(name), the server no longer completes a conversation", details: show(after))
+                    }
+                    return .passed
+                }
+            }
+        }
+    }
+
+    func refusalClasses(_ step: ProtocolDescription.Step) -> [(String, (CryptoPart) -> Data)]? {
+        guard let value = step.send ?? step.body else { return nil }
+        var crypto: DescribedValue?
+        switch value.kind {
+        case .rsa, .sealed: crypto = value
+        case let .concat(parts): crypto = parts.first { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
+        case let .json(fields): crypto = fields.first { if case .rsa = $0.value.kind { return true }; if case .sealed = $0.value.kind { return true }; return false }?.value
+        default: crypto = nil
+        }
+        switch crypto?.kind {
+        case .rsa?:
+            return [("rsa-not-below-modulus", { part in Data(repeating: 0xff, count: part.raw.count) })]
+        case let .sealed(sealed)?:
+            switch sealed.cipher {
+            case .aesGCM, .chacha20Poly1305, .fernet:
+                return [("\(sealed.cipher.rawValue)-bit-flipped", { part in
+                    var raw = part.raw
+                    if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
+                    return raw
+                })]
+            case .aesCBC where sealed.padding == .pkcs7, .aesECB where sealed.padding == .pkcs7:
+                return [("\(sealed.cipher.rawValue)-not-whole-blocks", { part in Data(part.raw.dropLast()) })]
+            default:
+                return nil  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
+            }
+        default:
+            return nil
+        }
+    }
+
+    // MARK: the RSA padding-oracle audit
+
+    /// Invalid PKCS#1 v1.5 (or OAEP) blocks of several classes, each textbook-encrypted to the
+    /// server's key: every class must get the same answer. When they are acknowledged alike and the
+    /// answer carries a digest, two blocks of one class must get two digests (a fixed "sentinel"
+    /// plaintext is a padding oracle through the digest).
+    func checkRSAOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard let value = step.send ?? step.body, let (keyName, padding) = rsaTarget(value),
+                  let key = known.party.knownPublicKeys[keyName] else { continue }
+            self.step("\(conversation.name).oracle.rsa.message-\(index + 1)") {
+                var generator = SeededGenerator.forCheck("\(conversation.name).oracle.rsa.\(index)", seed: options.seed)
+                let k = key.modulusByteCount
+                let classes = Self.invalidBlocks(padding: padding, k: k)
+                var signatures: [(String, AnswerSignature, LiveConversation)] = []
+                for (name, make) in classes {
+                    let probed = try converse(conversation.name, stopAfter: index + 1,
+                                              probe: (index, .rsaCiphertext(try key._WEAK_AND_INSECURE_textbookEncrypt(make(&generator)))))
+                    signatures.append((name, AnswerSignature(probed), probed))
+                }
+                let distinct = Set(signatures.map(\.1.description))
+                if distinct.count > 1 {
+                    throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
+                                       details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
+                }
+                guard acknowledged(signatures[0].2, conversation) else { return .passed }
+                if nextServerStepHasDigest(conversation, after: step) {
+                    // Same class, other bytes: a sentinel gives the same digest again.
+                    let again = try converse(conversation.name, stopAfter: index + 1,
+                                             probe: (index, .rsaCiphertext(try key._WEAK_AND_INSECURE_textbookEncrypt(classes[0].1(&generator)))))
+                    if AnswerSignature(again) == signatures[0].1 {
+                        throw CheckFailure("padding oracle: every undecryptable ciphertext is acknowledged with the same digest — a bad padding decrypts to a fixed sentinel, which the digest tells from a real plaintext",
+                                           details: "\(signatures[0].0): \(signatures[0].1)\nanother of the class: \(AnswerSignature(again))")
+                    }
+                }
+                finding("\(conversation.name).rsa-acknowledges-undecryptable.message-\(index + 1)",
+                        "the server acknowledges RSA ciphertexts that do not decrypt (\(signatures[0].1)): implicit rejection, or no check — the client cannot tell that it was understood")
+                return .passed
+            }
+        }
+    }
+
+    func rsaTarget(_ value: DescribedValue) -> (String, RSAPaddingName)? {
+        switch value.kind {
+        case let .rsa(name, padding, _, _): return (name, padding)
+        case let .concat(parts): return parts.lazy.compactMap { self.rsaTarget($0) }.first
+        case let .json(fields): return fields.lazy.compactMap { self.rsaTarget($0.value) }.first
+        default: return nil
+        }
+    }
+
+    func nextServerStepHasDigest(_ conversation: ProtocolDescription.Conversation, after step: ProtocolDescription.Step) -> Bool {
+        guard let position = conversation.steps.firstIndex(of: step),
+              let next = conversation.steps.dropFirst(position + 1).first(where: { $0.from == .server }),
+              let value = next.send ?? next.body else { return false }
+        func has(_ value: DescribedValue) -> Bool {
+            switch value.kind {
+            case .digest: return true
+            case let .concat(parts): return parts.contains(where: has)
+            case let .json(fields): return fields.contains { has($0.value) }
+            default: return false
+            }
+        }
+        return has(value)
+    }
+
+    /// Blocks no padding check accepts, by class (RFC 8017 §7.2.2 step 3 for PKCS#1 v1.5; §7.1.2
+    /// step 3g for OAEP). The first byte stays 00 or 01 so every block is below any modulus of k bytes.
+    static func invalidBlocks(padding: RSAPaddingName, k: Int) -> [(String, (inout SeededGenerator) -> Data)] {
+        func nonzero(_ count: Int, _ generator: inout SeededGenerator) -> Data {
+            Data(generator.bytes(count).map { $0 == 0 ? 0x5a : $0 })
+        }
+        switch padding {
+        case .pkcs1:
+            return [
+                ("block-type-00", { g in Data([0x00, 0x00]) + g.bytes(k - 2) }),
+                ("block-type-01", { g in Data([0x00, 0x01]) + nonzero(k - 2, &g) }),
+                ("no-separator", { g in Data([0x00, 0x02]) + nonzero(k - 2, &g) }),
+                ("separator-too-early", { g in Data([0x00, 0x02]) + nonzero(4, &g) + Data([0x00]) + nonzero(k - 7, &g) }),
+                ("first-byte-01", { g in Data([0x01]) + g.bytes(k - 1) }),
+            ]
+        case .oaepSHA1, .oaepSHA256:
+            return [
+                ("first-byte-01", { g in Data([0x01]) + g.bytes(k - 1) }),
+                ("first-byte-00-hash-wrong", { g in Data([0x00]) + g.bytes(k - 1) }),
+            ]
+        }
+    }
+
+    // MARK: the CBC padding-oracle audit
+
+    /// On a client CBC (PKCS#7) step: a bad padding and a good padding over a plaintext the server
+    /// cannot use must get one answer.
+    func checkCBCOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard let value = step.send ?? step.body, let sealed = cbcTarget(value) else { continue }
+            self.step("\(conversation.name).oracle.cbc.message-\(index + 1)") {
+                var generator = SeededGenerator.forCheck("\(conversation.name).oracle.cbc.\(index)", seed: options.seed)
+                let badPadding = generator.bytes(31) + Data([0x00])  // a last byte of 00: no PKCS#7 padding ends so
+                let garbage = Data(repeating: 0xff, count: 13)  // pads fine; neither UTF-8 nor JSON
+                let bad = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(badPadding)))
+                let good = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(garbage)))
+                let (a, b) = (AnswerSignature(bad), AnswerSignature(good))
+                if acknowledged(good, conversation) {
+                    finding("\(conversation.name).cbc-oracle-by-design.message-\(index + 1)",
+                            "the server acknowledges any plaintext with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design (Vaudenay 2002)")
+                    return .passed
+                }
+                guard a == b else {
+                    throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a good padding over an unusable plaintext gets \(b) — an attacker decrypts any message a block at a time (Vaudenay 2002)",
+                                       details: "bad padding:\n\(show(bad))\n\ngood padding, unusable plaintext:\n\(show(good))")
+                }
+                return .passed
+            }
+        }
+    }
+
+    func cbcTarget(_ value: DescribedValue) -> Sealed? {
+        switch value.kind {
+        case let .sealed(sealed) where sealed.cipher == .aesCBC && sealed.padding == .pkcs7: return sealed
+        case let .concat(parts): return parts.lazy.compactMap { self.cbcTarget($0) }.first
+        case let .json(fields): return fields.lazy.compactMap { self.cbcTarget($0.value) }.first
+        default: return nil
+        }
+    }
+
+    // MARK: reuse
+
+    /// A second conversation: the server's IVs and nonces, and the session secrets it makes, must
+    /// differ from the first's.
+    func checkReuse(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        let serverSecrets = description.secrets.values.filter { $0.madeBy == .server }.map(\.name)
+        guard !known.party.receivedIVs.isEmpty || !serverSecrets.isEmpty else { return }
+        self.step("\(conversation.name).fresh-per-conversation") {
+            let second = try converse(conversation.name)
+            guard second.completed else { throw CheckFailure("a second conversation did not complete", details: show(second)) }
+            let fixed = description.usesFixedIV
+            let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
+            if !repeated.isEmpty, !fixed {
+                throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")
+            }
+            for name in serverSecrets {
+                if let a = known.party.knownSecrets[name], let b = second.party.knownSecrets[name], a == b {
+                    throw CheckFailure("the server sends the same secret \(name) in every conversation: a static session key (anyone who learns it once reads every conversation)")
+                }
+            }
+            return .passed
+        }
+    }
+}
+
+extension ProtocolDescription {
+    /// A `secret` value sent in the clear somewhere.
+    var hasSecretInTheClear: Bool { anyValue { if case .secret = $0.kind { return true }; return false } }
+    /// Whether a sealed value uses a fixed IV (already a finding of its own).
+    var usesFixedIV: Bool { anyValue { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
+    /// The ciphers used without integrity protection.
+    var unauthenticatedCiphers: [String] {
+        var found = Set<String>()
+        _ = anyValue { value in
+            if case let .sealed(sealed) = value.kind, [.aesCBC, .aesCTR, .aesECB].contains(sealed.cipher) { found.insert(sealed.cipher.rawValue) }
+            return false
+        }
+        return found.sorted()
+    }
+
+    func anyValue(_ test: (DescribedValue) -> Bool) -> Bool {
+        func visit(_ value: DescribedValue) -> Bool {
+            if test(value) { return true }
+            switch value.kind {
+            case let .concat(parts): return parts.contains(where: visit)
+            case let .json(fields): return fields.contains { visit($0.value) }
+            default: return false
+            }
+        }
+        return conversations.contains { conversation in
+            conversation.steps.contains { step in [step.send, step.body].compactMap { $0 }.contains(where: visit) || step.headers.contains { visit($0.value) } }
+        }
+    }
+}

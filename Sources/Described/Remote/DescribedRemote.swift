@@ -1,0 +1,279 @@
+import Foundation
+import Conformance
+import Transport
+import WireCrypto
+import WireProtocol
+
+/// `crosscheck remote --protocol FILE` (and `run --server … --protocol FILE`): a server that speaks
+/// a described protocol, checked from outside with the Swift engine as its client.
+///
+/// For every conversation: it completes; what no correct server can accept is refused (and the
+/// server still answers afterwards); on every RSA step, invalid paddings of every class get one
+/// answer (Bleichenbacher, CRYPTO '98; Manger, CRYPTO 2001; RFC 8017 §7.2.2 note: a decryption
+/// must not tell a wrong padding from another); on every CBC step, a bad padding gets the answer a
+/// good padding with a bad plaintext gets (Vaudenay, EUROCRYPT 2002); the server's IVs, nonces and
+/// session secrets are fresh for each conversation (NIST SP 800-38A appendix C: CBC IVs
+/// unpredictable; SP 800-38D §8: a GCM nonce never repeats under a key). What the description
+/// itself chooses that is weak is reported in the audit suite (skipped; failed with `strict`).
+public enum DescribedRemote {
+    public struct Options: Sendable {
+        public var timeout: TimeInterval = 10
+        /// legacy framing: the silence that ends a message of unknown length.
+        public var quietGap: TimeInterval = 0.3
+        public var strict = false
+        public var seed: UInt64 = 1
+        /// `username`, `password` (and anything a `config` value names).
+        public var config: [String: String] = ["username": "user", "password": "password"]
+        /// Preshared secrets (`made_by = "preshared"`), by name.
+        public var secrets: [String: Data] = [:]
+        /// Preshared public keys the server holds (`preshared = true`), by name.
+        public var publicKeys: [String: RSAPublicKey] = [:]
+        /// Preshared private keys the client holds, by name.
+        public var privateKeys: [String: RSAPrivateKey] = [:]
+        public init() {}
+    }
+
+    /// Every check against `target`; never throws: a problem is a testcase that says what to do.
+    public static func run(_ description: ProtocolDescription, target: DescribedTarget, options: Options,
+                           progress: @escaping (CheckResult) -> Void = { _ in }) -> [CheckResult] {
+        let run = DescribedRemoteRun(description: description, target: target, options: options, progress: progress)
+        run.checkAll()
+        return run.results
+    }
+}
+
+/// One conversation with the live server, as far as it went.
+struct LiveConversation {
+    var party: DescribedParty
+    /// The server's answers, one per client message that got one (bytes as read, or a response).
+    var answers: [DescribedMessage] = []
+    /// The server closed the connection.
+    var closedByServer = false
+    /// A transport problem or deadline that ended it early.
+    var transportError: String?
+    /// With `stopAfter`: the client party took the server's last answer as the one a correct
+    /// message gets.
+    var answerAccepted = false
+    var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
+}
+
+final class DescribedRemoteRun {
+    let description: ProtocolDescription
+    let target: DescribedTarget
+    let options: DescribedRemote.Options
+    let progress: (CheckResult) -> Void
+    private(set) var results: [CheckResult] = []
+    var suite: String { if case let .inProcess(server) = target.place { return "server.\(server.name)" }; return "remote.\(target)" }
+    var auditSuite: String { if case let .inProcess(server) = target.place { return "audit.\(server.name)" }; return "audit.\(target)" }
+    var classname: String { "crosscheck.described.\(description.name).remote" }
+
+    init(description: ProtocolDescription, target: DescribedTarget, options: DescribedRemote.Options, progress: @escaping (CheckResult) -> Void) {
+        self.description = description; self.target = target; self.options = options; self.progress = progress
+    }
+
+    func record(_ name: String, suite: String? = nil, _ outcome: CheckOutcome, duration: TimeInterval) {
+        let check = Check(suite: suite ?? self.suite, classname: suite == nil ? classname : "crosscheck.described.\(description.name).audit", name: name) { outcome }
+        let result = CheckResult(check: check, outcome: outcome, duration: duration)
+        results.append(result)
+        progress(result)
+    }
+
+    /// Runs `body` as the testcase `name`: a thrown `CheckFailure` fails it, anything else is an error.
+    func step(_ name: String, _ body: () throws -> CheckOutcome) {
+        let start = Date()
+        let outcome: CheckOutcome
+        do { outcome = try body() } catch let failure as CheckFailure {
+            outcome = .failed(message: failure.message, details: failure.details)
+        } catch {
+            outcome = .error(message: "\(error)", details: "")
+        }
+        record(name, outcome, duration: Date().timeIntervalSince(start))
+    }
+
+    /// A weakness: skipped in the audit suite, failed with --strict.
+    func finding(_ name: String, _ message: String) {
+        record(name, suite: auditSuite, options.strict ? .failed(message: message, details: "") : .skipped(reason: "weak: \(message)"), duration: 0)
+    }
+
+    // MARK: the checks
+
+    func checkAll() {
+        for weakness in description.weaknesses { finding("description.\(findingName(weakness))", weakness) }
+        if description.transport.kind != .https, description.hasSecretInTheClear {
+            finding("description.secret-in-the-clear", "a secret travels in a `secret` value over \(description.transport.kind.rawValue), without TLS: anyone on the network reads it")
+        }
+        for cipher in description.unauthenticatedCiphers {
+            finding("description.no-integrity.\(cipher)", "\(cipher) has no MAC: a changed ciphertext decrypts to a changed plaintext (and CBC to a padding oracle, unless every error looks alike)")
+        }
+        for conversation in description.conversations {
+            var first: LiveConversation?
+            step("\(conversation.name).conversation") {
+                let live = try converse(conversation.name)
+                first = live
+                return try judgeCompleted(live, conversation)
+            }
+            guard let known = first, known.completed else { continue }  // nothing else can be judged
+            checkRefusals(conversation, known)
+            checkRSAOracle(conversation, known)
+            checkCBCOracle(conversation, known)
+            checkReuse(conversation, known)
+        }
+    }
+
+    func findingName(_ weakness: String) -> String {
+        let lowered = weakness.lowercased()
+        if lowered.contains("1024") { return "rsa-1024" }
+        if lowered.contains("pkcs#1 v1.5") { return "rsa-pkcs1" }
+        if lowered.contains("fixed iv") { return "fixed-iv" }
+        if lowered.contains("ecb") { return "aes-ecb" }
+        if lowered.contains("password") { return "password-key" }
+        return "weak"
+    }
+
+    func judgeCompleted(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) throws -> CheckOutcome {
+        if let refusal = live.party.refusal {
+            throw CheckFailure("the server's answer is not what the description says: \(refusal.reason)", details: show(live))
+        }
+        if let problem = live.transportError { throw CheckFailure("the conversation did not complete: \(problem)", details: show(live)) }
+        guard live.party.isDone else { throw CheckFailure("the server stopped before the conversation's last step", details: show(live)) }
+        if let expected = conversation.message, let got = live.party.received["message"], got != expected {
+            throw CheckFailure("the server sent another message than the description's", details: "expected \(Cast.hex(expected))\nreceived \(Cast.hex(got))")
+        }
+        return .passed
+    }
+
+    // MARK: driving one conversation
+
+    /// A fresh client party: the preshared keys and secrets of the options.
+    func client(_ conversation: String) throws -> DescribedParty {
+        try DescribedParty(description: description, conversation: conversation, role: .client,
+                           privateKeys: options.privateKeys, knownPublicKeys: options.publicKeys, secrets: options.secrets,
+                           config: options.config)
+    }
+
+    /// One conversation with the server. `replace(index, party)` may set the party's probe, or
+    /// return other bytes for the client's message `index` (0-based, client messages only); after
+    /// `stopAfter` client messages the conversation ends with the server's answer to the last.
+    /// `probe` is set on the party just before it builds client message `probe.at`.
+    func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
+                  replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
+        var live = LiveConversation(party: try client(conversation))
+        let change: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { index, party, message in try replace(index, party, message) }
+        let next: (Int, DescribedParty) -> Void = { sent, party in if let probe, probe.at == sent { party.probe = probe.probe } }
+        if description.transport.isHTTP {
+            try converseHTTP(&live, stopAfter: stopAfter, beforeBuilding: next, replace: change)
+        } else {
+            try converseTCP(&live, stopAfter: stopAfter, beforeBuilding: next, replace: change)
+        }
+        return live
+    }
+
+    /// The server's last answer is the one a correct message gets, not a refusal: HTTP 2xx; on a
+    /// socket, not the description's `error` and not nothing (without an `error`: what the party took).
+    func acknowledged(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
+        switch live.answers.last {
+        case let .response(status, _, _)?: return (200..<300).contains(status)
+        case let .bytes(data)?:
+            if case let .text(error)? = conversation.error?.kind { return !data.isEmpty && data != Data(error.utf8) }
+            return live.answerAccepted
+        default: return false
+        }
+    }
+
+    private func converseHTTP(_ live: inout LiveConversation, stopAfter: Int?, beforeBuilding: (Int, DescribedParty) -> Void,
+                              replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage) throws {
+        var sent = 0
+        while true {
+            beforeBuilding(sent, live.party)
+            guard let next = try live.party.nextMessage() else { break }
+            let message = try replace(sent, live.party, next)
+            sent += 1
+            guard case let .request(method, path, headers, body) = message else { break }
+            let response: HTTPResponse
+            do { response = try target.exchange(HTTPRequest(method: method, path: path, headers: headers, body: body), tls: description.transport.kind == .https) } catch {
+                live.transportError = "\(method) \(path): \(error)"
+                return
+            }
+            let answer = DescribedMessage.response(status: response.status, headers: response.headers, body: response.body)
+            live.answers.append(answer)
+            do { try live.party.receive(answer) } catch is DescribedRefusal { return }
+            if let stopAfter, sent >= stopAfter { live.answerAccepted = true; return }
+        }
+    }
+
+    private func converseTCP(_ live: inout LiveConversation, stopAfter: Int?, beforeBuilding: (Int, DescribedParty) -> Void,
+                             replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage) throws {
+        let connection: TCPConnection
+        do { connection = try target.connect() } catch {
+            live.transportError = "cannot connect: \(error)"
+            return
+        }
+        defer { connection.close() }
+        let framing = DescribedFraming(transport: description.transport)
+        var decoder = framing.decoder()
+        var sent = 0
+        let end = Date().addingTimeInterval(options.timeout * 3)
+        while !live.party.isDone {
+            // Every message it is the client's turn to send.
+            while true {
+                beforeBuilding(sent, live.party)
+                guard let next = try live.party.nextMessage() else { break }
+                let message = try replace(sent, live.party, next)
+                sent += 1
+                guard case let .bytes(bytes) = message else { break }
+                do { try connection.write(try framing.encode(bytes), timeout: options.timeout) } catch {
+                    live.transportError = "writing message \(sent): \(error)"
+                    return
+                }
+            }
+            if live.party.isDone { break }
+            let probing = stopAfter.map { sent >= $0 } ?? false
+            // The server's next message: read until the framing says it is whole, or a quiet gap ends it.
+            var message: Data?
+            while message == nil {
+                guard Date() < end else { live.transportError = "no answer within \(Int(options.timeout * 3)) s"; return }
+                // A probe's answer may be a refusal of another length: only a quiet gap or a close ends it.
+                if let whole = try? decoder.next(expectedLength: probing ? nil : live.party.expectedLength) { message = whole; break }
+                let chunk: Data
+                do {
+                    chunk = try connection.read(upTo: 65536, timeout: decoder.pending > 0 ? options.quietGap : options.timeout)
+                } catch TransportError.timedOut {
+                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    live.transportError = "the server sent nothing for \(Int(options.timeout)) s"
+                    return
+                } catch TransportError.peerAwaitsInput {
+                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    live.transportError = "the server waits for input the description does not send"
+                    return
+                } catch {
+                    live.closedByServer = true
+                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    return
+                }
+                if chunk.isEmpty {
+                    live.closedByServer = true
+                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    return
+                }
+                decoder.append(chunk)
+            }
+            guard let message else { return }
+            live.answers.append(.bytes(message))
+            if probing {
+                // Did it close after answering? (a refusal should)
+                if !live.closedByServer { live.closedByServer = (try? connection.read(upTo: 1, timeout: options.quietGap))?.isEmpty ?? false }
+                live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
+                return
+            }
+            do { try live.party.receive(.bytes(message)) } catch is DescribedRefusal { return }
+        }
+    }
+
+    func show(_ live: LiveConversation) -> String {
+        var lines = live.answers.enumerated().map { "server answer \($0.offset + 1): \($0.element.summary)" }
+        if live.closedByServer { lines.append("the server closed the connection") }
+        if let problem = live.transportError { lines.append(problem) }
+        return lines.joined(separator: "\n")
+    }
+}
+

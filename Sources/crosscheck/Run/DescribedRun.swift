@@ -1,0 +1,66 @@
+import Foundation
+import CommandLineKit
+import Conformance
+import Described
+import PythonBridge
+import Reports
+import Transport
+import WireCrypto
+import WireProtocol
+
+extension RunCommand {
+    /// `run --protocol FILE`: the described suite (both engines, every pairing, mutated messages to both).
+    func runDescribed() throws -> ExitCode {
+        let description = try protocolOptions.description(command: "run")
+        let interpreter = try files.interpreter()
+        let path = URL(fileURLWithPath: protocolOptions.file!).standardizedFileURL.path
+        // PythonRef reads the description too, on its own: a file it refuses is the same mistake.
+        do { _ = try PythonParty.check(path: path, interpreter: interpreter) } catch {
+            throw CommandExit(.noInput, "crosscheck run: \(path): PythonRef refuses the description: \(error)")
+        }
+        let runner = Runner(filter: filter)
+        let checks = runner.selected(DescribedSuite.checks(description: description, path: path, interpreter: interpreter,
+                                                           settings: DescribedSuite.Settings(seed: seed.value)))
+        guard !checks.isEmpty else { throw UsageError("no check matches --filter '\(filter ?? "")' in the described suite") }
+        if report.junit == nil { report.junit = "reports/junit.xml" }
+        let latch = InterruptLatch()
+        let (results, started) = RunReport.run(checks, title: "crosscheck run --protocol", detail: "\(description.name) (\(path)), seed \(seed.value)",
+                                               quiet: report.quiet, latch: latch, adjust: { $0 })
+        let junit = JUnitAdapter.report(results, properties: [
+            ("crosscheck.protocol", path), ("crosscheck.protocol.name", description.name),
+            ("crosscheck.protocol.weaknesses", description.weaknesses.joined(separator: "; ")),
+            ("crosscheck.seed", String(seed.value)), ("crosscheck.filter", filter ?? ""),
+            ("swift.openssl", OpenSSLInfo.version),
+            ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
+        ], timestamp: started)
+        var footer = description.weaknesses.map { "weak by description: \($0)" }
+        footer.append("seed \(seed.value); rerun with --seed \(seed.value) to reproduce")
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count, started: started,
+                                    junitPath: report.junit, footer: footer)
+    }
+
+    /// `run --server … --protocol FILE`: the described remote checks against the team's server,
+    /// in this process or as its own process (`server` is either).
+    func runDescribedTeamServer(_ server: any InProcessServer, properties: [(String, String)], footer: [String]) throws -> ExitCode {
+        let description = try protocolOptions.description(command: "run")
+        var options = DescribedRemote.Options()
+        options.timeout = teamServer.checks.timeout.value
+        options.strict = strict
+        options.seed = seed.value
+        try protocolOptions.apply(to: &options, description: description)
+        let latch = InterruptLatch()
+        let started = Date()
+        var progress = ProgressPrinter(quiet: report.quiet)
+        var done = 0
+        let results = DescribedRemote.run(description, target: DescribedTarget(.inProcess(server), timeout: options.timeout), options: options) { result in
+            done += 1
+            progress.record(done: done, total: 0, result: result)
+        }
+        let junit = JUnitAdapter.report(results, properties: properties + [
+            ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
+            ("crosscheck.strict", String(strict)), ("crosscheck.seed", String(seed.value)),
+        ], timestamp: started)
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
+                                    junitPath: report.junit, footer: footer)
+    }
+}
