@@ -156,6 +156,8 @@ class Party:
         try:
             self._parse(step, msg, self._ctx)
         except Refused as exc:
+            if self.role == "client" and msg == self._error_bytes():
+                exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
             self._refuse(exc)
         self._advance(step)
 
@@ -203,6 +205,15 @@ class Party:
         if step.body is not None:
             body = msg.get("body", b"")
             parse(step.body, bytes(body) if isinstance(body, (bytes, bytearray)) else b"", ctx)
+
+    def _error_bytes(self) -> Optional[bytes]:
+        conv = self.conversation
+        if conv is None or conv.error is None or self._ctx is None or self.description.transport.is_http:
+            return None
+        try:
+            return build(conv.error, self._ctx.copy())
+        except Refused:
+            return None
 
     def _refuse(self, exc: Refused) -> None:
         self.done = True
