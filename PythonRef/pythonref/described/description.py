@@ -491,6 +491,9 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
     raw_steps = _get(c, "step", list, p, required=True)
     if not raw_steps:
         raise DescriptionError(f"{p}.step", "a conversation needs at least one [[conversation.step]]")
+    if transport.is_http and isinstance(raw_steps[0], dict) and raw_steps[0].get("from") == "server":
+        raise DescriptionError(f"{p}.step[0].from", "an http conversation starts with the client's request: "
+                               'make step 0 from = "client"')
     steps = tuple(_step(s, i, f"{p}.step[{i}]", transport) for i, s in enumerate(raw_steps))
     if transport.is_http:
         for i, s in enumerate(steps):

@@ -113,6 +113,21 @@ def _check_secret(ctx: Context, name: str, raw: bytes) -> None:
     ctx.secrets[name] = raw
 
 
+def loads_json(data: bytes) -> Any:
+    """JSON read strictly (text_formats.loads_strict), except that integers may exceed binary64:
+    json-ne's "n" of a 2048-bit key has 617 digits, which a reader of doubles cannot hold."""
+    try:
+        return text_formats.loads_strict(data)
+    except ValueError as exc:
+        if "too large to be finite" not in str(exc):
+            raise
+    return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 # ---- encodings -----------------------------------------------------------------------------------
 
 
@@ -331,7 +346,7 @@ def accept(carries: str, plaintext: bytes, ctx: Context) -> None:
         ctx.received["message"] = plaintext
     elif carries in ("json-message", "echo"):
         try:
-            doc = text_formats.loads_strict(plaintext)
+            doc = loads_json(plaintext)
         except ValueError:
             raise Refused(f"the {carries} plaintext is not JSON") from None
         if not isinstance(doc, dict):
@@ -463,7 +478,7 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
     elif k == "json":
         if isinstance(data, bytes):
             try:
-                data = text_formats.loads_strict(data)
+                data = loads_json(data)
             except ValueError:
                 raise Refused(f"expected a JSON object, got {_show(data)}") from None
         if not isinstance(data, dict):
@@ -488,7 +503,7 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
             payload = decode(data, v.encoding, "the public key")
             if v.format in ("json-ne", "jwk"):
                 try:
-                    payload = text_formats.loads_strict(payload)
+                    payload = loads_json(payload)
                 except ValueError:
                     raise Refused(f"the {v.format} key is not JSON") from None
         ctx.public_keys[v.arg] = load_public_key(payload, v.format)
