@@ -48,10 +48,13 @@ class Reader:
     def feed(self, data: bytes) -> None:
         self._buf += data
 
-    def next(self, expected_length: Optional[int] = None, final: bool = False) -> Optional[bytes]:
+    def next(self, expected_length: Optional[int] = None, final: bool = False,
+             alternative: Optional[bytes] = None) -> Optional[bytes]:
         """One complete message off the front, or None for "not yet". `expected_length`: the
         message's length when the receiver knows it (legacy only); `final`: nothing more is
-        coming for now (a quiet gap or the peer's end)."""
+        coming for now (a quiet gap or the peer's end); `alternative`: a fixed message that may come
+        instead (the server's error value), taken whole while the bytes so far agree with it, as
+        rsa_socket's client matches `Server: OK` or `Server: ERROR`."""
         t = self._t
         if t.framing == "length-prefix":
             n_bytes = t.length_bytes
@@ -83,6 +86,13 @@ class Reader:
             del self._buf[: len(t.line_end)]
             return message
         # legacy
+        if alternative and expected_length is not None and self._buf:
+            n = min(len(self._buf), len(alternative))
+            if self._buf[:n] == alternative[:n]:
+                if len(self._buf) >= len(alternative):
+                    return self._take(0, len(alternative))
+                if not final:
+                    return None
         if expected_length is not None and len(self._buf) >= expected_length:
             return self._take(0, expected_length)
         if len(self._buf) > t.max_message:

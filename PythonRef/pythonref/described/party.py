@@ -156,7 +156,7 @@ class Party:
         try:
             self._parse(step, msg, self._ctx)
         except Refused as exc:
-            if self.role == "client" and msg == self._error_bytes():
+            if self.role == "client" and msg == self.error_value():
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
             self._refuse(exc)
         self._advance(step)
@@ -206,9 +206,12 @@ class Party:
             body = msg.get("body", b"")
             parse(step.body, bytes(body) if isinstance(body, (bytes, bytearray)) else b"", ctx)
 
-    def _error_bytes(self) -> Optional[bytes]:
+    def error_value(self) -> Optional[bytes]:
+        """The server's error value, for a tcp client (a reader may meet it instead of the message it
+        expects); None otherwise."""
         conv = self.conversation
-        if conv is None or conv.error is None or self._ctx is None or self.description.transport.is_http:
+        if (self.role != "client" or conv is None or conv.error is None or self._ctx is None
+                or self.description.transport.is_http):
             return None
         try:
             return build(conv.error, self._ctx.copy())

@@ -107,9 +107,10 @@ def _read_message(sock: socket.socket, reader: Reader, party: Party, deadline: f
                   quiet_gap: float) -> bytes | str:
     """The next message, or an outcome string "eof:...", "deadline:..."."""
     legacy = party.description.transport.framing == "legacy"
+    alternative = party.error_value()
     final = False
     while True:
-        message = reader.next(party.expected_length(), final)
+        message = reader.next(party.expected_length(), final, alternative)
         if message is not None:
             return message
         if final and not legacy:
@@ -124,7 +125,7 @@ def _read_message(sock: socket.socket, reader: Reader, party: Party, deadline: f
             final = legacy and reader.buffered > 0  # a quiet gap ends what arrived (legacy)
             continue
         if not data:
-            message = reader.next(party.expected_length(), True)
+            message = reader.next(party.expected_length(), True, alternative)
             return message if message is not None else "eof:the peer closed the connection"
         reader.feed(data)
         final = False
