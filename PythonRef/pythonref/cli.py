@@ -360,10 +360,8 @@ def _described_client(args: argparse.Namespace) -> int:
                                        party_options=options)
     except (DescriptionError, ValueError) as exc:
         raise _UsageError(str(exc)) from None
-    for item in transcript["sent"]:
-        _stdout_line({"sent": item})
-    for item in transcript["received"]:
-        _stdout_line({"received": item})
+    for entry in transcript["log"]:
+        _stdout_line(entry)
     _stdout_line({"conversation": conversation, "ok": transcript["ok"], "outcome": transcript["outcome"],
                   "values": transcript["values"]})
     if not transcript["ok"]:

@@ -335,6 +335,20 @@ def test_line_framing_and_legacy_reader() -> None:
     assert reader.next(final=True) == b"Quit"
 
 
+def test_legacy_reader_takes_the_error_value_whole() -> None:
+    legacy = load(RSA_SOCKET).transport
+    reader = Reader(legacy)
+    reader.feed(b"Server: ER")
+    assert reader.next(10, alternative=b"Server: ERROR") is None  # could still be the error value
+    reader.feed(b"ROR")
+    assert reader.next(10, alternative=b"Server: ERROR") == b"Server: ERROR"
+    reader.feed(b"Server: OKQuit")
+    assert reader.next(10, alternative=b"Server: ERROR") == b"Server: OK"
+    assert reader.next(4) == b"Quit"
+    reader.feed(b"Server: E")
+    assert reader.next(10, final=True, alternative=b"Server: ERROR") == b"Server: E"
+
+
 # ---- what a description may not say -------------------------------------------------------------
 
 

@@ -191,3 +191,27 @@ def test_described_client_against_builtin_socket_server(key2048: object) -> None
     for conversation in ("phone-to-pi", "pi-to-phone"):
         out = dserver.run_client(load(RSA_SOCKET), conversation, "127.0.0.1", ready[0], timeout=10)
         assert out["ok"], (conversation, out["reason"])
+
+
+# ---- the small descriptions' framings and keep-alive HTTP on real sockets -------------------------
+
+
+@pytest.mark.parametrize("name", ["gcm-tag-field", "chacha-line", "ctr-digest", "ecb-json-ne", "cbc-der",
+                                  "fernet-http"])
+def test_small_descriptions_over_loopback(name: str) -> None:
+    from test_described import PSK, SMALL
+    from pythonref.described import loads
+    desc = loads(SMALL[name])
+    options = PSK if name == "chacha-line" else {}
+    srv = dserver.make_server(desc, party_options=options, quiet_gap=0.2)
+    thread = _thread(srv)
+    try:
+        out = dserver.run_client(desc, desc.conversations[0].name, "127.0.0.1", srv.port, timeout=10,
+                                 quiet_gap=0.2, party_options=options)
+        assert out["ok"], out["reason"]
+        assert [entry["from"] for entry in out["log"]] == [s.sender for s in desc.conversations[0].steps]
+    finally:
+        srv.shutdown()
+        if hasattr(srv, "server_close"):
+            srv.server_close()
+        thread.join(timeout=5)

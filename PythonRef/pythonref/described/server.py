@@ -52,20 +52,24 @@ def drive_tcp(sock: socket.socket, party: Party, *, timeout: float = DEFAULT_TIM
               quiet_gap: float = DEFAULT_QUIET_GAP) -> dict[str, Any]:
     """Run one party on a connected socket until it is done, refuses, or the deadline.
     Returns {"outcome": "done" | "refused" | "eof" | "deadline" | "framing" | "io-error",
-    "reason", "sent", "received"}. Never raises for anything the peer does."""
+    "reason", "sent", "received", "log"} (`log`: [{"from": role, "message"}] in wire order).
+    Never raises for anything the peer does."""
     t = party.description.transport
     deadline = time.monotonic() + timeout
     reader = Reader(t)
     sent: list[bytes] = []
     got: list[bytes] = []
+    log: list[dict[str, Any]] = []
+    peer = "server" if party.role == "client" else "client"
 
     def result(outcome: str, reason: str = "") -> dict[str, Any]:
-        return {"outcome": outcome, "reason": reason, "sent": sent, "received": got}
+        return {"outcome": outcome, "reason": reason, "sent": sent, "received": got, "log": log}
 
     def send(message: bytes) -> None:
         sock.settimeout(max(deadline - time.monotonic(), 0.05))
         sock.sendall(frame(t, message))
         sent.append(message)
+        log.append({"from": party.role, "message": message})
 
     try:
         while not party.done:
@@ -81,6 +85,7 @@ def drive_tcp(sock: socket.socket, party: Party, *, timeout: float = DEFAULT_TIM
             if isinstance(message, str):
                 return result(*message.split(":", 1)) if ":" in message else result(message)
             got.append(message)
+            log.append({"from": peer, "message": message})
             try:
                 party.receive(message)
             except Refused as exc:
@@ -339,7 +344,8 @@ def run_client(description: Description, conversation: str, host: str, port: int
                pin: Optional[str] = None, server_name: Optional[str] = None,
                party_options: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """One conversation as the client. The transcript: {"conversation", "ok", "outcome", "reason",
-    "sent", "received", "values"} (`values`: what the party received, e.g. "message")."""
+    "sent", "received", "log", "values"} (`log`: both sides' messages in order; `values`: what the
+    party received, e.g. "message")."""
     party = Party(description, conversation, "client", **dict(party_options or {}))
     if description.transport.is_http:
         out = _run_http(party, host, port, timeout=timeout, pin=pin, server_name=server_name)
@@ -348,7 +354,7 @@ def run_client(description: Description, conversation: str, host: str, port: int
             sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
             out = {"outcome": "io-error", "reason": f"connect: {type(exc).__name__}: {exc}", "sent": [],
-                   "received": []}
+                   "received": [], "log": []}
         else:
             try:
                 out = drive_tcp(sock, party, timeout=timeout, quiet_gap=quiet_gap)
@@ -360,6 +366,16 @@ def run_client(description: Description, conversation: str, host: str, port: int
 
 def _run_http(party: Party, host: str, port: int, *, timeout: float, pin: Optional[str],
               server_name: Optional[str]) -> dict[str, Any]:
+    out = _exchange_http(party, host, port, timeout=timeout, pin=pin, server_name=server_name)
+    out["log"] = [entry for pair in zip(({"from": "client", "message": m} for m in out["sent"]),
+                                        ({"from": "server", "message": m} for m in out["received"]))
+                  for entry in pair] + ([{"from": "client", "message": out["sent"][-1]}]
+                                        if len(out["sent"]) > len(out["received"]) else [])
+    return out
+
+
+def _exchange_http(party: Party, host: str, port: int, *, timeout: float, pin: Optional[str],
+                   server_name: Optional[str]) -> dict[str, Any]:
     sent: list[dict[str, Any]] = []
     got: list[dict[str, Any]] = []
     conn: http.client.HTTPConnection
