@@ -174,23 +174,28 @@ def test_described_client_against_builtin_https_server(tls: Path) -> None:
         thread.join(timeout=5)
 
 
-def test_described_client_against_builtin_socket_server(key2048: object) -> None:
-    config = rs.ServerConfig(padding="pkcs1", framing="legacy",
-                             private_key=rsa_keys.export_private(key2048, "pkcs8-pem"))  # type: ignore[arg-type]
-    ready: list[int] = []
-    started = threading.Event()
-
-    def on_ready(host: str, port: int) -> None:
-        ready.append(port)
-        started.set()
-
-    thread = threading.Thread(target=socket_shell.serve, args=(config, "127.0.0.1", 0),
-                              kwargs={"ready": on_ready, "log": lambda _: None}, daemon=True)
-    thread.start()  # socket_shell.serve runs until the process ends: a daemon thread
-    assert started.wait(10)
-    for conversation in ("phone-to-pi", "pi-to-phone"):
-        out = dserver.run_client(load(RSA_SOCKET), conversation, "127.0.0.1", ready[0], timeout=10)
-        assert out["ok"], (conversation, out["reason"])
+def test_described_client_against_builtin_socket_server() -> None:
+    # The built-in server as a process: socket_shell.serve has no stop, and a thread left serving
+    # would disturb other test files that watch the process's threads.
+    proc = subprocess.Popen([sys.executable, "-m", "pythonref", "serve", "rsa-socket", "--port", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            assert sel.select(START_TIMEOUT), "the built-in server did not listen in time"
+        line = proc.stdout.readline()
+        assert line.startswith("listening on "), line
+        port = int(line.rsplit(":", 1)[1])
+        for conversation in ("phone-to-pi", "pi-to-phone"):
+            out = dserver.run_client(load(RSA_SOCKET), conversation, "127.0.0.1", port, timeout=10)
+            assert out["ok"], (conversation, out["reason"])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 # ---- the small descriptions' framings and keep-alive HTTP on real sockets -------------------------
