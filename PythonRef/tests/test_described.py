@@ -467,6 +467,14 @@ CASES = [
     (_set(_https(), ["conversation", 0, "step", 2, "body", "json", "data", "tag"], "appended"),
      "conversation[0].step[2].body.json.data.tag", "aes-gcm and chacha20-poly1305 only"),
     (_set(_https(), ["conversation", 0, "step", 3], _DELETE), "conversation[0].step[2]", "no response"),
+    (_set(_seed(), ["conversation", 0, "step", 0, "then"], "close"), "conversation[0].step[0].then",
+     "only the last step"),
+    (_set(_seed(), ["conversation", 0, "step", 0, "send", "encoding"], "hex"), "conversation[0].step[0].send.encoding",
+     "unknown key 'encoding'"),
+    (_set(_with_secret(_seed(), "preshared"), ["conversation", 0, "step", 0, "send"], {**_SEALED, "tag": "field:t"}),
+     "conversation[0].step[0].send.tag", "inside a json value"),
+    (_set(_seed(), ["conversation", 0, "step", 1, "send", "concat", 1, "format"], "pem"),
+     "conversation[0].step[1].send.concat[1].format", '"pem-spki", "pem-spki-newline"'),
 ]
 
 

@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Iterator, Optional, Union
 
 NAME_RE = re.compile(r"[a-z0-9-]+\Z")
 ROLES = ("client", "server")
@@ -276,6 +276,11 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
     if in_json and encoding == "raw" and _binary_in_json(kind, fields):
         raise DescriptionError(_join(path, "encoding"), f"{kind} in a json field is binary: add encoding = "
                                '"base64" (or base64url, hex)')
+    if kind == "sealed" and not in_json:
+        for where in ("iv", "tag"):
+            if fields[where].startswith("field:"):
+                raise DescriptionError(_join(path, where), f'{where} = "field:NAME" puts it in a sibling JSON field: '
+                                       'use it inside a json value, or write "prefix"/"appended"')
     if not in_json and kind in ("nonce_of", "tag_of"):
         raise DescriptionError(kpath, f"{kind} is only meaningful as a field of a json value, next to the sealed "
                                "value it belongs to")
@@ -367,7 +372,7 @@ def _static_length_known(v: Value) -> bool:
     return False
 
 
-def _walk(v: Value):  # type: ignore[no-untyped-def]
+def _walk(v: Value) -> Iterator[Value]:
     yield v
     if v.kind == "concat":
         for p in v.arg:
@@ -495,6 +500,10 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
         raise DescriptionError(f"{p}.step[0].from", "an http conversation starts with the client's request: "
                                'make step 0 from = "client"')
     steps = tuple(_step(s, i, f"{p}.step[{i}]", transport) for i, s in enumerate(raw_steps))
+    for s in steps[:-1]:
+        if s.close:
+            raise DescriptionError(f"{p}.step[{s.index}].then", 'then = "close" ends the conversation: only the '
+                                   "last step may have it")
     if transport.is_http:
         for i, s in enumerate(steps):
             want = "client" if i % 2 == 0 else "server"
