@@ -509,3 +509,18 @@ def test_seeds_load_as_frozen_dataclasses() -> None:
         desc.name = "x"  # type: ignore[misc]
     https = load(AES_HTTPS)
     assert https.transport.kind == "https" and https.secret("session").derive == "utf8-zeropad16"
+
+
+def test_errors_from_text_name_the_line() -> None:
+    text = RSA_SOCKET.read_text()
+    lines = text.splitlines()
+    bad = text.replace('padding = "pkcs1", carries = "message" } ] }', 'padding = "pkcs2", carries = "message" } ] }')
+    with pytest.raises(DescriptionError) as info:
+        loads(bad)
+    assert info.value.path == "conversation[0].step[2].send.concat[1].padding"
+    assert info.value.line is not None and "encrypted_message=" in lines[info.value.line - 1]
+    assert f"(line {info.value.line})" in str(info.value)
+    with pytest.raises(DescriptionError) as info:
+        loads(text.replace("bits = 2048", "bits = 1000", 1))
+    assert info.value.line is not None and lines[info.value.line - 1] == "bits = 2048"
+    assert lines[info.value.line - 2] == 'holder = "server"'

@@ -47,12 +47,15 @@ _QUALIFIERS: dict[str, tuple[str, ...]] = {
 
 
 class DescriptionError(Exception):
-    """A description that cannot be used: `path` is the dotted key path, `message` what to do."""
+    """A description that cannot be used: `path` is the dotted key path, `message` what to do,
+    `line` the key's line in the file when it was read from text."""
 
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+    def __init__(self, path: str, message: str, line: Optional[int] = None) -> None:
+        where = f"{path} (line {line})" if line is not None else path
+        super().__init__(f"{where}: {message}" if path else message)
         self.path = path
         self.message = message
+        self.line = line
 
 
 # ---- the model -----------------------------------------------------------------------------------
@@ -392,18 +395,64 @@ def load(path: Union[str, Path]) -> Description:
     except OSError as exc:
         raise DescriptionError("", f"cannot read {path}: {exc.strerror}") from None
     try:
-        doc = tomllib.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DescriptionError("", f"{path} is not valid TOML: {exc}") from None
-    return from_dict(doc)
+        return loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DescriptionError("", f"{path} is not UTF-8") from None
 
 
 def loads(text: str) -> Description:
+    """Read and check a description's text; errors name the key's line as well as its path."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DescriptionError("", f"not valid TOML: {exc}") from None
-    return from_dict(doc)
+    try:
+        return from_dict(doc)
+    except DescriptionError as exc:
+        raise DescriptionError(exc.path, exc.message, _line_of(text, exc.path)) from None
+
+
+_HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\- \"]+?)\s*\]\]?\s*(#.*)?$")
+_SEGMENT = re.compile(r"([^.\[\]]+)(?:\[(\d+)\])?")
+
+
+def _line_of(text: str, path: str) -> Optional[int]:
+    """The 1-based line of a dotted key path in TOML text: the line of the key in its table (inline
+    tables are one line, so a path into one ends there), else the table's header. tomllib keeps no
+    positions; this reads the header and key lines, which is all a description uses."""
+    if not path:
+        return None
+    lines = text.splitlines()
+    headers = [(i, m.group(2).replace(" ", "").replace('"', "")) for i, line in enumerate(lines)
+               if (m := _HEADER.match(line))]
+    segments = [(m.group(1), int(m.group(2)) if m.group(2) else None) for m in _SEGMENT.finditer(path)]
+    start, end = 0, headers[0][0] if headers else len(lines)
+    table: list[str] = []
+    rest = segments
+    for n, (name, index) in enumerate(segments):
+        candidate = ".".join(table + [name])
+        inside = [h for h in headers if h[1] == candidate and start <= h[0] < (end if table else len(lines))]
+        # (a nested array's headers are counted within its parent's region: step[2] of conversation[1])
+        if inside:
+            line_no = inside[index if index is not None and index < len(inside) else 0][0]
+            start = line_no
+            end = next((h[0] for h in headers if h[0] > line_no and not h[1].startswith(candidate + ".")),
+                       len(lines))
+            table.append(name)
+            rest = segments[n + 1:]
+        elif any(h[1].startswith(candidate + ".") for h in headers):
+            table.append(name)  # `keys` of [keys.server]: no header of its own
+            end = len(lines)
+            rest = segments[n + 1:]
+        else:
+            break
+    if not rest:
+        return start + 1
+    key = re.compile(rf'\s*"?{re.escape(rest[0][0])}"?\s*=')
+    for i in range(start, end):
+        if key.match(lines[i]):
+            return i + 1
+    return start + 1 if table else None
 
 
 def from_dict(doc: dict[str, Any]) -> Description:
