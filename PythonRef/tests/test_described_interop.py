@@ -291,3 +291,51 @@ def test_client_notices_a_server_error_value() -> None:
     party.next_message()
     with pytest.raises(Refused, match="error value"):
         party.receive(b"Server: ERROR")
+
+
+# ---- whatever a peer sends, a party refuses or accepts: it never crashes --------------------------
+
+
+def _mutations(msg: bytes, rng: "random.Random") -> list[bytes]:
+    out = [b"", msg[:-1], msg + b"x", msg[: len(msg) // 2], bytes(rng.randrange(256) for _ in range(len(msg)))]
+    for _ in range(30):
+        i = rng.randrange(len(msg)) if msg else 0
+        out.append(msg[:i] + bytes([rng.randrange(256)]) + msg[i + 1:])
+    out += [b'{"data": "\\ud800"}', b'{"n": 1' + b"0" * 400 + b', "e": 3}', b"[]", b"null", b"\xff\xfe"]
+    return out
+
+
+@pytest.mark.parametrize("name", ["gcm-tag-field", "chacha-line", "ctr-digest", "ecb-json-ne", "cbc-der"])
+def test_mutated_messages_are_refused_or_accepted_never_crash(name: str, key1024: rsa.RSAPrivateKey,
+                                                             other1024: rsa.RSAPrivateKey) -> None:
+    import random
+
+    from test_described import PSK, SMALL
+    desc = loads(SMALL[name])
+    options = PSK if name == "chacha-line" else {}
+    client = {**options, "private_keys": {"client": key1024}}  # made once: the test runs many conversations
+    server = {**options, "private_keys": {"server": other1024}}
+    _, _, log = converse(desc, desc.conversations[0].name, client=client, server=server)
+    rng = random.Random(31)
+    for index, (who, msg) in enumerate(log):
+        for mutated in _mutations(msg, rng):
+            def tamper(w: str, i: int, m: Any, index: int = index, mutated: bytes = mutated) -> Any:
+                return mutated if i == index else m
+            try:
+                converse(desc, desc.conversations[0].name, client=client, server=server, tamper=tamper)
+            except Refused:
+                pass
+
+
+def test_mutated_http_requests_never_crash() -> None:
+    party = Party(AES_HTTPS, None, "server")
+    for body in (b"", b"{}", b'{"username": 1, "password": []}', b'{"username": "\\ud800", "password": "x"}',
+                 b"\xff", b'{"username": "user", "password": "password", "x": 1e999}'):
+        party = Party(AES_HTTPS, None, "server")
+        with pytest.raises(Refused):
+            party.receive({"method": "POST", "path": "/login", "headers": {}, "body": body})
+        assert party.refusal_message()["status"] in (400, 401)
+    party = Party(AES_HTTPS, None, "server")
+    with pytest.raises(Refused):
+        party.receive({"method": "GET", "path": "/nowhere"})
+    assert party.refusal_message()["status"] == 404

@@ -183,6 +183,16 @@ class Party:
                              first.status if first is not None else None))
 
     def _parse(self, step: Step, msg: Message, ctx: Context) -> None:
+        """Refused for anything the peer can send, whatever the cause (as rsa_socket's machines
+        never raise): an exception nobody anticipated is a refusal too, named as such."""
+        try:
+            self._parse_step(step, msg, ctx)
+        except Refused:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- a peer's bytes must never crash a party
+            raise Refused(f"malformed message ({type(exc).__name__}: {exc})") from None
+
+    def _parse_step(self, step: Step, msg: Message, ctx: Context) -> None:
         if not self.description.transport.is_http:
             if not isinstance(msg, (bytes, bytearray)):
                 raise Refused("a tcp message must be bytes")
