@@ -354,6 +354,8 @@ def _described_client(args: argparse.Namespace) -> int:
     if args.message is not None:
         options["message"] = args.message.encode("utf-8")
     conversation = args.conversation or description.conversations[0].name
+    if description.transport.kind == "https" and not args.pin:
+        raise _UsageError("an https description needs --pin (the server's certificate, the one trusted)")
     try:
         transcript = server.run_client(description, conversation, args.host, args.port, timeout=args.timeout,
                                        quiet_gap=args.quiet_gap, pin=args.pin, server_name=args.server_name,
