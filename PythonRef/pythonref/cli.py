@@ -7,6 +7,8 @@
     server-cert         make the Pi's own certificate and key for its host name
     certs               write the self-signed test certificates (test-only keys)
     ios-certs           write the test certificates iOS accepts: a CA, its leaf, a pinned and an impostor leaf
+    described-server    serve a protocol description (docs/PROTOCOL-DESCRIPTIONS.md); prints `LISTENING <port>`
+    described-client    one conversation of a protocol description as the client
 
 Exit status: 0 success, 1 a conversation or check failed, 64 usage error (also an unusable key or
 certificate file). Servers print one line `listening on HOST:PORT` to stdout once bound (`--port 0`
@@ -165,7 +167,7 @@ def _add_rsa_common(p: argparse.ArgumentParser, default_port: int) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python3 -m pythonref", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs,ios-certs}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{serve,client,server-cert,certs,ios-certs,described-server,described-client}")
 
     serve = commands.add_parser("serve", help="run a reference server", description="Run a reference server.")
     serve_kinds = serve.add_subparsers(dest="profile", required=True, metavar="{rsa-socket,aes-https}")
@@ -262,7 +264,112 @@ def build_parser() -> argparse.ArgumentParser:
     ios.add_argument("--not-before", type=_utc_date, default=certs.IOS_NOT_BEFORE, metavar="YYYY-MM-DD",
                      help=f"the first day of validity, UTC (default: {certs.IOS_NOT_BEFORE.date().isoformat()}; "
                           "a later one renews them)")
+    _add_described(commands)
     return parser
+
+
+def _add_described(commands: Any) -> None:
+    ds = commands.add_parser("described-server", help="serve a protocol description",
+                             description="Serve every conversation of a protocol description (a server party per "
+                                         "connection, the conversation told by the client's first message). Prints "
+                                         "`LISTENING <port>` once bound, then one JSON line per conversation to "
+                                         "stderr (--quiet: none).")
+    dc = commands.add_parser("described-client", help="one conversation of a protocol description as the client",
+                             description="Run one conversation as the client; prints the transcript as JSON lines. "
+                                         "Exit 0: completed; 1: refused or a mismatch (the reason on stderr).")
+    for p in (ds, dc):
+        p.add_argument("--protocol", required=True, metavar="FILE", help="the description (.toml)")
+        p.add_argument("--host", default="127.0.0.1", help="address (default: %(default)s)")
+        p.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S",
+                       help="deadline for a conversation (tcp) or each read (http), seconds (default: %(default)s)")
+        p.add_argument("--quiet-gap", type=_positive(float), default=0.3, metavar="S",
+                       help="silence that ends a legacy message of unknown length (default: %(default)s)")
+        p.add_argument("--secret", action="append", default=[], metavar="NAME=HEX",
+                       help="a preshared secret's bytes (repeatable)")
+        p.add_argument("--username", default="user", help="the run's username setting (default: %(default)s)")
+        p.add_argument("--password", default="password", help="the run's password setting (default: %(default)s)")
+    ds.add_argument("--port", type=_port, default=0, help="port, 0 for a free one (default: 0)")
+    ds.add_argument("--cert", metavar="PEM", help="https: the server's certificate")
+    ds.add_argument("--key", metavar="PEM", help="https: the server's private key")
+    ds.add_argument("--quiet", action="store_true", help="log nothing to stderr")
+    dc.add_argument("--port", type=_port, required=True, help="the server's port")
+    dc.add_argument("--conversation", metavar="NAME", help="which conversation (default: the first)")
+    dc.add_argument("--message", metavar="TEXT", help="the message to carry (default: the description's, or fresh)")
+    dc.add_argument("--pin", metavar="PEM", help="https: the one certificate trusted")
+    dc.add_argument("--server-name", metavar="NAME", help="https: the name checked in the certificate (default: host)")
+
+
+def _described_options(args: argparse.Namespace) -> dict[str, Any]:
+    secrets: dict[str, bytes] = {}
+    for item in args.secret:
+        name, sep, hex_value = item.partition("=")
+        try:
+            secrets[name] = bytes.fromhex(hex_value)
+        except ValueError:
+            raise _UsageError(f"--secret {item!r} is not NAME=HEX") from None
+        if not sep or not name:
+            raise _UsageError(f"--secret {item!r} is not NAME=HEX")
+    return {"secrets": secrets, "config": {"username": args.username, "password": args.password}}
+
+
+def _load_description(path: str) -> Any:
+    from .described import DescriptionError, load  # imported here: the other commands do not need it
+    try:
+        return load(path)
+    except DescriptionError as exc:
+        raise _UsageError(f"{path}: {exc}") from None
+
+
+def _described_server(args: argparse.Namespace) -> int:
+    from .described import server
+    description = _load_description(args.protocol)
+    context = None
+    if description.transport.kind == "https":
+        if not args.cert or not args.key:
+            raise _UsageError("an https description needs --cert and --key")
+        try:
+            context = https_shell.server_ssl_context(args.cert, args.key)
+        except (OSError, ValueError) as exc:
+            raise _UsageError(f"cannot load --cert/--key: {exc}") from None
+    try:
+        srv = server.make_server(description, args.host, args.port, ssl_context=context, timeout=args.timeout,
+                                 quiet_gap=args.quiet_gap, party_options=_described_options(args),
+                                 log=_stderr_logger(args.quiet))
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    sys.stdout.write(f"LISTENING {srv.port}\n")
+    sys.stdout.flush()
+    try:
+        srv.serve_forever()
+    finally:
+        if hasattr(srv, "server_close"):
+            srv.server_close()
+    return EXIT_OK
+
+
+def _described_client(args: argparse.Namespace) -> int:
+    from .described import DescriptionError, server
+    description = _load_description(args.protocol)
+    options = _described_options(args)
+    if args.message is not None:
+        options["message"] = args.message.encode("utf-8")
+    conversation = args.conversation or description.conversations[0].name
+    if description.transport.kind == "https" and not args.pin:
+        raise _UsageError("an https description needs --pin (the server's certificate, the one trusted)")
+    try:
+        transcript = server.run_client(description, conversation, args.host, args.port, timeout=args.timeout,
+                                       quiet_gap=args.quiet_gap, pin=args.pin, server_name=args.server_name,
+                                       party_options=options)
+    except (DescriptionError, ValueError) as exc:
+        raise _UsageError(str(exc)) from None
+    for entry in transcript["log"]:
+        _stdout_line(entry)
+    _stdout_line({"conversation": conversation, "ok": transcript["ok"], "outcome": transcript["outcome"],
+                  "values": transcript["values"]})
+    if not transcript["ok"]:
+        print(f"pythonref: {conversation}: {transcript['outcome']}: {transcript['reason']}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def _utc_date(text: str) -> datetime.datetime:
@@ -354,7 +461,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "serve":
+    if args.command in ("serve", "described-server"):
         signal.signal(signal.SIGTERM, _terminate)  # systemctl stop: a clean exit 0
     command = {
         ("serve", "rsa-socket"): _serve_rsa_socket,
@@ -364,6 +471,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ("server-cert", None): _server_cert,
         ("certs", None): _certs,
         ("ios-certs", None): _ios_certs,
+        ("described-server", None): _described_server,
+        ("described-client", None): _described_client,
     }[(args.command, getattr(args, "profile", None))]
     try:
         return command(args)

@@ -1,0 +1,681 @@
+"""A protocol description (docs/PROTOCOL-DESCRIPTIONS.md) loaded from TOML and checked in full.
+
+`load(path)` returns frozen dataclasses or raises `DescriptionError(path, message)`, where `path`
+is the dotted key path (`conversation[0].step[2].send.padding`) and the message says what is
+allowed. Everything a run could trip over later is refused here, before any connection: unknown
+keys, wrong types, and descriptions that cannot work (a walk through each conversation tracks
+who knows which key and secret).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Optional, Union
+
+NAME_RE = re.compile(r"[a-z0-9-]+\Z")
+ROLES = ("client", "server")
+KINDS = ("tcp", "http", "https")
+FRAMINGS = ("legacy", "length-prefix", "line")
+BITS = (1024, 2048, 3072, 4096)
+SECRET_BYTES = (16, 24, 32)
+DERIVES = ("raw", "utf8-zeropad16", "sha256")
+VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
+               "nonce_of", "tag_of")
+KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
+RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
+CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet")
+SYM_PADDINGS = ("pkcs7", "zero")
+ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8")
+CONFIG_NAMES = ("username", "password")
+TOKEN_KINDS = ("new", "issued")
+IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12}
+AEAD = ("aes-gcm", "chacha20-poly1305")
+MAX_MESSAGE = 16777216
+
+_QUALIFIERS: dict[str, tuple[str, ...]] = {
+    "text": (), "concat": (), "json": (), "config": (),
+    "public_key": ("format", "encoding"),
+    "rsa": ("padding", "carries", "encoding"),
+    "sealed": ("cipher", "padding", "iv", "tag", "carries", "encoding"),
+    "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
+    "nonce_of": ("encoding",), "tag_of": ("encoding",),
+}
+
+
+class DescriptionError(Exception):
+    """A description that cannot be used: `path` is the dotted key path, `message` what to do,
+    `line` the key's line in the file when it was read from text."""
+
+    def __init__(self, path: str, message: str, line: Optional[int] = None) -> None:
+        where = f"{path} (line {line})" if line is not None else path
+        super().__init__(f"{where}: {message}" if path else message)
+        self.path = path
+        self.message = message
+        self.line = line
+
+
+# ---- the model -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value: `kind` and its argument (a str; for concat a tuple of Values; for json a tuple of
+    (field, Value)), plus the qualifiers that apply (defaults filled in)."""
+
+    kind: str
+    arg: Any
+    path: str
+    format: str = "pem-spki"
+    encoding: str = "raw"
+    padding: str = ""
+    carries: str = ""
+    cipher: str = ""
+    iv: str = ""
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class Transport:
+    kind: str
+    framing: str = "legacy"
+    length_bytes: int = 4
+    line_end: bytes = b"\n"
+    max_message: int = 65536
+    port: Optional[int] = None
+
+    @property
+    def is_http(self) -> bool:
+        return self.kind in ("http", "https")
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    name: str
+    holder: str
+    bits: int = 2048
+    preshared: bool = False
+
+
+@dataclass(frozen=True)
+class SecretSpec:
+    name: str
+    made_by: str
+    bytes: int = 32
+    derive: str = "raw"
+    chars: int = 12
+
+    @property
+    def key_bytes(self) -> int:
+        """The length of the cipher key the secret becomes."""
+        return 32 if self.derive == "sha256" else self.bytes
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    sender: str
+    send: Optional[Value] = None  # tcp
+    method: str = ""  # http client steps
+    target: str = ""
+    headers: tuple[tuple[str, Value], ...] = ()  # names lowercase
+    status: int = 200  # http server steps
+    body: Optional[Value] = None
+    close: bool = False
+
+
+@dataclass(frozen=True)
+class Conversation:
+    name: str
+    steps: tuple[Step, ...]
+    message: Optional[bytes] = None
+    error: Optional[Value] = None
+    error_status: int = 400
+
+
+@dataclass(frozen=True)
+class Description:
+    name: str
+    transport: Transport
+    conversations: tuple[Conversation, ...]
+    keys: tuple[KeySpec, ...] = ()
+    secrets: tuple[SecretSpec, ...] = ()
+    summary: str = ""
+    source: str = ""
+
+    def key(self, name: str) -> KeySpec:
+        return next(k for k in self.keys if k.name == name)
+
+    def secret(self, name: str) -> SecretSpec:
+        return next(s for s in self.secrets if s.name == name)
+
+    def conversation(self, name: str) -> Conversation:
+        for c in self.conversations:
+            if c.name == name:
+                return c
+        raise DescriptionError("conversation", f"no conversation named {name!r}; there are "
+                               f"{', '.join(c.name for c in self.conversations)}")
+
+
+# ---- reading TOML tables strictly ----------------------------------------------------------------
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _unknown_keys(table: dict[str, Any], allowed: tuple[str, ...], path: str) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; allowed here: {', '.join(allowed)}"
+            raise DescriptionError(_join(path, key), f"unknown key {key!r}{hint}")
+
+
+def _type_name(value: object) -> str:
+    return {str: "a string", int: "an integer", bool: "a boolean", dict: "a table", list: "an array",
+            float: "a float"}.get(type(value), type(value).__name__)
+
+
+def _get(table: dict[str, Any], key: str, kind: type, path: str, default: Any = None, required: bool = False) -> Any:
+    if key not in table:
+        if required:
+            raise DescriptionError(_join(path, key), f"{key} is required; add it")
+        return default
+    value = table[key]
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        want = _type_name(kind() if kind is not list else [])
+        raise DescriptionError(_join(path, key), f"{key} must be {want}; found {_type_name(value)} {value!r}")
+    return value
+
+
+def _choice(table: dict[str, Any], key: str, allowed: tuple[Any, ...], path: str, default: Any = None,
+            required: bool = False) -> Any:
+    if key not in table and not required:
+        return default
+    value = _get(table, key, type(allowed[0]), path, default, required)
+    if value not in allowed:
+        shown = ", ".join(str(a) if isinstance(a, int) else f'"{a}"' for a in allowed)
+        raise DescriptionError(_join(path, key), f"{key} must be one of {shown}; found {value!r}")
+    return value
+
+
+# ---- values --------------------------------------------------------------------------------------
+
+
+def _value(raw: object, path: str, in_json: bool = False) -> Value:
+    if not isinstance(raw, dict):
+        raise DescriptionError(path, f"a value must be an inline table such as {{ text = \"...\" }}; "
+                               f"found {_type_name(raw)} {raw!r}")
+    kinds = [k for k in raw if k in VALUE_KINDS]
+    if len(kinds) != 1:
+        if not kinds:
+            _unknown_keys({k: None for k in raw}, VALUE_KINDS, path)
+            raise DescriptionError(path, f"a value needs one kind key: {', '.join(VALUE_KINDS)}")
+        raise DescriptionError(path, f"a value has exactly one kind key; found {', '.join(kinds)}")
+    kind = kinds[0]
+    _unknown_keys(raw, (kind,) + _QUALIFIERS[kind], path)
+    kpath = _join(path, kind)
+    if kind == "concat":
+        parts = _get(raw, "concat", list, path)
+        if not parts:
+            raise DescriptionError(kpath, "concat needs at least one part")
+        values = tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts))
+        unknown = [v.path for v in values if not _static_length_known(v)]
+        if len(unknown) > 1:
+            raise DescriptionError(kpath, f"at most one part may have an unknown length (a receiver could not "
+                                   f"split them); {' and '.join(unknown)} both do: put a known-length part between "
+                                   "them or use another framing")
+        v = Value("concat", values, path)
+    elif kind == "json":
+        fields = _get(raw, "json", dict, path)
+        if not fields:
+            raise DescriptionError(kpath, "json needs at least one field")
+        v = Value("json", tuple((name, _value(f, _join(kpath, name), in_json=True)) for name, f in fields.items()),
+                  path)
+        _check_json_siblings(v)
+    else:
+        arg = _get(raw, kind, str, path)
+        v = _leaf(kind, arg, raw, path, in_json)
+    return v
+
+
+def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) -> Value:
+    kpath = _join(path, kind)
+    enc_default = "hex" if kind == "digest" else "raw"
+    encoding = _choice(raw, "encoding", ENCODINGS, path, enc_default)
+    fields: dict[str, Any] = {"encoding": encoding}
+    if kind == "text":
+        pass
+    elif kind == "config":
+        if arg not in CONFIG_NAMES:
+            raise DescriptionError(kpath, f"config must be one of {', '.join(CONFIG_NAMES)}; found {arg!r}")
+    elif kind == "token":
+        if arg not in TOKEN_KINDS:
+            raise DescriptionError(kpath, f'token must be "new" or "issued"; found {arg!r}')
+    elif kind == "digest":
+        if arg != "sha256":
+            raise DescriptionError(kpath, f'digest must be "sha256"; found {arg!r}')
+        _choice(raw, "of", ("message",), path, "message")
+    elif kind == "public_key":
+        fields["format"] = _choice(raw, "format", KEY_FORMATS, path, "pem-spki")
+    elif kind == "rsa":
+        fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
+        fields["carries"] = _carries(raw, path)
+    elif kind == "sealed":
+        fields.update(_sealed(raw, path))
+    # What each kind may be encoded as: utf8 only for text payloads.
+    text_payload = kind in ("text", "config", "token", "secret") or (
+        kind == "public_key" and fields["format"].startswith("pem"))
+    if encoding == "utf8" and not text_payload:
+        raise DescriptionError(_join(path, "encoding"), f"encoding utf8 is for text payloads; {kind} is binary: "
+                               "use base64, base64url or hex")
+    if kind == "sealed" and fields["cipher"] == "fernet" and "encoding" in raw:
+        raise DescriptionError(_join(path, "encoding"), "a fernet token is always base64url with padding: "
+                               "remove encoding")
+    if in_json and encoding == "raw" and _binary_in_json(kind, fields):
+        raise DescriptionError(_join(path, "encoding"), f"{kind} in a json field is binary: add encoding = "
+                               '"base64" (or base64url, hex)')
+    if kind == "sealed" and not in_json:
+        for where in ("iv", "tag"):
+            if fields[where].startswith("field:"):
+                raise DescriptionError(_join(path, where), f'{where} = "field:NAME" puts it in a sibling JSON field: '
+                                       'use it inside a json value, or write "prefix"/"appended"')
+    if not in_json and kind in ("nonce_of", "tag_of"):
+        raise DescriptionError(kpath, f"{kind} is only meaningful as a field of a json value, next to the sealed "
+                               "value it belongs to")
+    return Value(kind, arg, path, **fields)
+
+
+def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
+    if kind in ("rsa", "nonce_of", "tag_of", "secret"):
+        return True
+    if kind == "sealed":
+        return fields["cipher"] != "fernet"
+    if kind == "public_key":
+        return fields["format"].startswith("der")
+    return False
+
+
+def _carries(raw: dict[str, Any], path: str) -> str:
+    carries = _get(raw, "carries", str, path, required=True)
+    if carries in ("message", "json-message", "echo", "same") or (
+            carries.startswith("secret:") and len(carries) > len("secret:")):
+        return carries
+    raise DescriptionError(_join(path, "carries"), "carries must be message, json-message, echo, same or "
+                           f"secret:NAME; found {carries!r}")
+
+
+def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
+    cipher = _choice(raw, "cipher", CIPHERS, path, required=True)
+    out: dict[str, Any] = {"cipher": cipher, "carries": _carries(raw, path)}
+    if "padding" in raw and cipher not in ("aes-cbc", "aes-ecb"):
+        raise DescriptionError(_join(path, "padding"), f"padding is for aes-cbc and aes-ecb only, not {cipher}: "
+                               "remove it")
+    out["padding"] = _choice(raw, "padding", SYM_PADDINGS, path, "pkcs7")
+    # aes-ecb and fernet have no IV of their own to place: omitted means "none" for them.
+    iv = _get(raw, "iv", str, path, "none" if cipher in ("aes-ecb", "fernet") else "prefix")
+    ivpath = _join(path, "iv")
+    if iv == "none":
+        if cipher not in ("aes-ecb", "fernet"):
+            raise DescriptionError(ivpath, f'iv = "none" is only for aes-ecb and fernet; {cipher} needs a fresh '
+                                   'IV/nonce: use "prefix" or "field:NAME"')
+    elif cipher in ("aes-ecb", "fernet"):
+        raise DescriptionError(ivpath, f'{cipher} places no IV: write iv = "none" or leave it out')
+    elif iv.startswith("fixed:"):
+        try:
+            fixed = bytes.fromhex(iv[6:])
+        except ValueError:
+            raise DescriptionError(ivpath, f"fixed:HEX needs hex digits; found {iv!r}") from None
+        if len(fixed) != IV_BYTES[cipher]:
+            raise DescriptionError(ivpath, f"{cipher} needs a {IV_BYTES[cipher]}-byte IV; fixed: gives {len(fixed)}")
+    elif not (iv == "prefix" or (iv.startswith("field:") and len(iv) > 6)):
+        raise DescriptionError(ivpath, f'iv must be "prefix", "field:NAME", "fixed:HEX" or "none"; found {iv!r}')
+    out["iv"] = iv
+    if "tag" in raw and cipher not in AEAD:
+        raise DescriptionError(_join(path, "tag"), f"tag is for aes-gcm and chacha20-poly1305 only, not {cipher}")
+    tag = _get(raw, "tag", str, path, "appended" if cipher in AEAD else "")
+    if cipher in AEAD and not (tag == "appended" or (tag.startswith("field:") and len(tag) > 6)):
+        raise DescriptionError(_join(path, "tag"), f'tag must be "appended" or "field:NAME"; found {tag!r}')
+    out["tag"] = tag
+    return out
+
+
+def _check_json_siblings(v: Value) -> None:
+    fields = dict(v.arg)
+    for name, f in v.arg:
+        if f.kind in ("nonce_of", "tag_of"):
+            target = fields.get(f.arg)
+            where = "iv" if f.kind == "nonce_of" else "tag"
+            if target is None or target.kind != "sealed" or getattr(target, where) != f"field:{name}":
+                raise DescriptionError(_join(f.path, f.kind), f"{f.kind} = {f.arg!r} needs a sibling sealed field "
+                                       f"{f.arg!r} with {where} = \"field:{name}\"")
+        if f.kind == "sealed":
+            for where in ("iv", "tag"):
+                place = getattr(f, where)
+                if place.startswith("field:"):
+                    other = fields.get(place[6:])
+                    want = "nonce_of" if where == "iv" else "tag_of"
+                    if other is None or other.kind != want or other.arg != name:
+                        raise DescriptionError(_join(f.path, where), f"{where} = {place!r} needs a sibling field "
+                                               f"{place[6:]!r} = {{ {want} = \"{name}\", encoding = ... }}")
+
+
+def _static_length_known(v: Value) -> bool:
+    """Whether a receiver knows the value's length before reading it (concat splitting)."""
+    if v.kind in ("text", "rsa", "digest", "nonce_of", "tag_of"):
+        return True
+    if v.kind == "secret":
+        return True  # raw: `bytes`; utf8-zeropad16 in utf8: `chars`
+    if v.kind == "concat":
+        return all(_static_length_known(p) for p in v.arg)
+    return False
+
+
+def _walk(v: Value) -> Iterator[Value]:
+    yield v
+    if v.kind == "concat":
+        for p in v.arg:
+            yield from _walk(p)
+    elif v.kind == "json":
+        for _, f in v.arg:
+            yield from _walk(f)
+
+
+# ---- the file ------------------------------------------------------------------------------------
+
+
+def load(path: Union[str, Path]) -> Description:
+    """Read and check a description file."""
+    try:
+        text = Path(path).read_bytes()
+    except OSError as exc:
+        raise DescriptionError("", f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DescriptionError("", f"{path} is not UTF-8") from None
+
+
+def loads(text: str) -> Description:
+    """Read and check a description's text; errors name the key's line as well as its path."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DescriptionError("", f"not valid TOML: {exc}") from None
+    try:
+        return from_dict(doc)
+    except DescriptionError as exc:
+        raise DescriptionError(exc.path, exc.message, _line_of(text, exc.path)) from None
+
+
+_HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\- \"]+?)\s*\]\]?\s*(#.*)?$")
+_SEGMENT = re.compile(r"([^.\[\]]+)(?:\[(\d+)\])?")
+
+
+def _line_of(text: str, path: str) -> Optional[int]:
+    """The 1-based line of a dotted key path in TOML text: the line of the key in its table (inline
+    tables are one line, so a path into one ends there), else the table's header. tomllib keeps no
+    positions; this reads the header and key lines, which is all a description uses."""
+    if not path:
+        return None
+    lines = text.splitlines()
+    headers = [(i, m.group(2).replace(" ", "").replace('"', "")) for i, line in enumerate(lines)
+               if (m := _HEADER.match(line))]
+    segments = [(m.group(1), int(m.group(2)) if m.group(2) else None) for m in _SEGMENT.finditer(path)]
+    start, end = 0, headers[0][0] if headers else len(lines)
+    table: list[str] = []
+    rest = segments
+    for n, (name, index) in enumerate(segments):
+        candidate = ".".join(table + [name])
+        inside = [h for h in headers if h[1] == candidate and start <= h[0] < (end if table else len(lines))]
+        # (a nested array's headers are counted within its parent's region: step[2] of conversation[1])
+        if inside:
+            line_no = inside[index if index is not None and index < len(inside) else 0][0]
+            start = line_no
+            end = next((h[0] for h in headers if h[0] > line_no and not h[1].startswith(candidate + ".")),
+                       len(lines))
+            table.append(name)
+            rest = segments[n + 1:]
+        elif any(h[1].startswith(candidate + ".") for h in headers):
+            table.append(name)  # `keys` of [keys.server]: no header of its own
+            end = len(lines)
+            rest = segments[n + 1:]
+        else:
+            break
+    if not rest:
+        return start + 1
+    key = re.compile(rf'\s*"?{re.escape(rest[0][0])}"?\s*=')
+    for i in range(start, end):
+        if key.match(lines[i]):
+            return i + 1
+    return start + 1 if table else None
+
+
+def from_dict(doc: dict[str, Any]) -> Description:
+    _unknown_keys(doc, ("name", "summary", "source", "transport", "keys", "secrets", "conversation"), "")
+    name = _get(doc, "name", str, "", required=True)
+    if not NAME_RE.match(name):
+        raise DescriptionError("name", f"name must be lowercase letters, digits and '-'; found {name!r}")
+    transport = _transport(_get(doc, "transport", dict, "", required=True))
+    keys = tuple(_key(n, _get(doc["keys"], n, dict, "keys"), f"keys.{n}") for n in _get(doc, "keys", dict, "", {}))
+    secrets = tuple(_secret(n, _get(doc["secrets"], n, dict, "secrets"), f"secrets.{n}")
+                    for n in _get(doc, "secrets", dict, "", {}))
+    raw_convs = _get(doc, "conversation", list, "", required=True)
+    if not raw_convs:
+        raise DescriptionError("conversation", "a description needs at least one [[conversation]]")
+    convs = tuple(_conversation(c, f"conversation[{i}]", transport) for i, c in enumerate(raw_convs))
+    names = [c.name for c in convs]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise DescriptionError(f"conversation[{i}].name", f"conversation names must be unique; {n!r} is twice")
+    desc = Description(name, transport, convs, keys, secrets, _get(doc, "summary", str, "", ""),
+                       _get(doc, "source", str, "", ""))
+    for i, c in enumerate(convs):
+        _check_knowledge(desc, c, f"conversation[{i}]")
+    return desc
+
+
+def _transport(t: dict[str, Any]) -> Transport:
+    p = "transport"
+    _unknown_keys(t, ("kind", "framing", "length_bytes", "line_end", "max_message", "port"), p)
+    kind = _choice(t, "kind", KINDS, p, required=True)
+    if kind != "tcp":
+        for k in ("framing", "length_bytes", "line_end"):
+            if k in t:
+                raise DescriptionError(f"{p}.{k}", f"{k} is for tcp only: HTTP delimits its own messages; remove it")
+    framing = _choice(t, "framing", FRAMINGS, p, "legacy")
+    if "length_bytes" in t and framing != "length-prefix":
+        raise DescriptionError(f"{p}.length_bytes", 'length_bytes is for framing = "length-prefix" only')
+    if "line_end" in t and framing != "line":
+        raise DescriptionError(f"{p}.line_end", 'line_end is for framing = "line" only')
+    length_bytes = _choice(t, "length_bytes", (2, 4), p, 4)
+    line_end = _choice(t, "line_end", ("\n", "\r\n"), p, "\n")
+    max_message = _get(t, "max_message", int, p, 65536)
+    if not 1 <= max_message <= MAX_MESSAGE:
+        raise DescriptionError(f"{p}.max_message", f"max_message must be in 1..{MAX_MESSAGE}; found {max_message}")
+    if framing == "length-prefix" and max_message >= 1 << (8 * length_bytes):
+        max_message = (1 << (8 * length_bytes)) - 1  # a 2-byte prefix cannot say more
+    port = _get(t, "port", int, p)
+    if port is not None and not 1 <= port <= 65535:
+        raise DescriptionError(f"{p}.port", f"port must be in 1..65535; found {port}")
+    return Transport(kind, framing, length_bytes, line_end.encode(), max_message, port)
+
+
+def _key(name: str, k: dict[str, Any], p: str) -> KeySpec:
+    _unknown_keys(k, ("holder", "bits", "preshared"), p)
+    return KeySpec(name, _choice(k, "holder", ROLES, p, required=True), _choice(k, "bits", BITS, p, 2048),
+                   _get(k, "preshared", bool, p, False))
+
+
+def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
+    _unknown_keys(s, ("made_by", "bytes", "derive", "chars"), p)
+    made_by = _choice(s, "made_by", ("client", "server", "preshared"), p, required=True)
+    nbytes = _choice(s, "bytes", SECRET_BYTES, p, 32)
+    derive = _choice(s, "derive", DERIVES, p, "raw")
+    if "chars" in s and derive != "utf8-zeropad16":
+        raise DescriptionError(f"{p}.chars", 'chars is for derive = "utf8-zeropad16" only')
+    chars = _get(s, "chars", int, p, 12)
+    if not 1 <= chars <= 15:
+        raise DescriptionError(f"{p}.chars", f"chars must be in 1..15 (the key is zero-padded to 16); found {chars}")
+    if derive == "utf8-zeropad16" and nbytes != 16:
+        raise DescriptionError(f"{p}.bytes", "utf8-zeropad16 makes a 16-byte key: bytes must be 16")
+    return SecretSpec(name, made_by, nbytes, derive, chars)
+
+
+def _conversation(c: object, p: str, transport: Transport) -> Conversation:
+    if not isinstance(c, dict):
+        raise DescriptionError(p, "each [[conversation]] must be a table")
+    _unknown_keys(c, ("name", "message", "error", "error_status", "step"), p)
+    name = _get(c, "name", str, p, required=True)
+    if not NAME_RE.match(name):
+        raise DescriptionError(f"{p}.name", f"name must be lowercase letters, digits and '-'; found {name!r}")
+    message = _get(c, "message", str, p)
+    if transport.is_http and "error" in c:
+        raise DescriptionError(f"{p}.error", "an http conversation refuses with a status: use error_status")
+    if not transport.is_http and "error_status" in c:
+        raise DescriptionError(f"{p}.error_status", "error_status is for http(s); a tcp conversation uses error")
+    error = _value(c["error"], f"{p}.error") if "error" in c else None
+    status = _get(c, "error_status", int, p, 400)
+    if not 400 <= status <= 599:
+        raise DescriptionError(f"{p}.error_status", f"error_status must be in 400..599; found {status}")
+    raw_steps = _get(c, "step", list, p, required=True)
+    if not raw_steps:
+        raise DescriptionError(f"{p}.step", "a conversation needs at least one [[conversation.step]]")
+    if transport.is_http and isinstance(raw_steps[0], dict) and raw_steps[0].get("from") == "server":
+        raise DescriptionError(f"{p}.step[0].from", "an http conversation starts with the client's request: "
+                               'make step 0 from = "client"')
+    steps = tuple(_step(s, i, f"{p}.step[{i}]", transport) for i, s in enumerate(raw_steps))
+    for s in steps[:-1]:
+        if s.close:
+            raise DescriptionError(f"{p}.step[{s.index}].then", 'then = "close" ends the conversation: only the '
+                                   "last step may have it")
+    if transport.is_http:
+        for i, s in enumerate(steps):
+            want = "client" if i % 2 == 0 else "server"
+            if s.sender != want:
+                first = " (an http conversation starts with the client's request)" if i == 0 else ""
+                raise DescriptionError(f"{p}.step[{i}].from", f"an http conversation alternates request and response: "
+                                       f"step {i} must be from {want}{first}")
+        if len(steps) % 2:
+            raise DescriptionError(f"{p}.step[{len(steps) - 1}]", "the last request has no response step: add one")
+    return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status)
+
+
+def _step(s: object, i: int, p: str, transport: Transport) -> Step:
+    if not isinstance(s, dict):
+        raise DescriptionError(p, "each [[conversation.step]] must be a table")
+    allowed = ("from", "request", "headers", "status", "body", "then") if transport.is_http else ("from", "send", "then")
+    _unknown_keys(s, allowed, p)
+    sender = _choice(s, "from", ROLES, p, required=True)
+    close = _choice(s, "then", ("close",), p, "") == "close"
+    if not transport.is_http:
+        return Step(i, sender, send=_value(_get(s, "send", dict, p, required=True), f"{p}.send"), close=close)
+    method = target = ""
+    if sender == "client":
+        if "status" in s:
+            raise DescriptionError(f"{p}.status", "status is for a server's response step")
+        request = _get(s, "request", str, p, required=True)
+        m = re.fullmatch(r"([A-Z]+) (/\S*)", request)
+        if m is None:
+            raise DescriptionError(f"{p}.request", f'request must be "METHOD /path" such as "POST /login"; found '
+                                   f"{request!r}")
+        method, target = m.group(1), m.group(2)
+    elif "request" in s:
+        raise DescriptionError(f"{p}.request", "request is for a client step; a server step has status")
+    headers = []
+    for hname, hval in _get(s, "headers", dict, p, {}).items():
+        hp = f"{p}.headers.{hname}"
+        # A plain string is a literal header value (shorthand for { text = "..." }).
+        v = Value("text", hval, hp) if isinstance(hval, str) else _value(hval, hp)
+        headers.append((hname.lower(), v))
+    status = _get(s, "status", int, p, 200)
+    if not 100 <= status <= 599:
+        raise DescriptionError(f"{p}.status", f"status must be in 100..599; found {status}")
+    body = _value(s["body"], f"{p}.body") if "body" in s else None
+    return Step(i, sender, None, method, target, tuple(headers), status, body, close)
+
+
+# ---- who knows what, step by step ----------------------------------------------------------------
+
+
+def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
+    keys = {k.name: k for k in desc.keys}
+    secrets = {s.name: s for s in desc.secrets}
+    other = {"client": "server", "server": "client"}
+    knows_key = {r: {k.name for k in desc.keys if k.holder == r or k.preshared} for r in ROLES}
+    knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} for r in ROLES}
+    token_issued = False
+    for step in conv.steps:
+        me, peer = step.sender, other[step.sender]
+        values = [step.send, step.body, *(v for _, v in step.headers)]
+        learned_keys: set[str] = set()
+        learned_secrets: set[str] = set()
+        for top in values:
+            if top is None:
+                continue
+            for v in _walk(top):
+                kp = _join(v.path, v.kind)
+                if v.kind in ("public_key", "rsa") and v.arg not in keys:
+                    raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
+                                           f"{', '.join(keys) or '(none)'}")
+                if v.kind in ("sealed", "secret") and v.arg not in secrets:
+                    raise DescriptionError(kp, f"no secret {v.arg!r}: add [secrets.{v.arg}] or use one of "
+                                           f"{', '.join(secrets) or '(none)'}")
+                if v.kind == "public_key":
+                    if keys[v.arg].holder != me:
+                        raise DescriptionError(kp, f"the {me} sends key {v.arg!r}'s public half but the "
+                                               f"{keys[v.arg].holder} holds it: change holder or the step's from")
+                    learned_keys.add(v.arg)
+                if v.kind == "rsa":
+                    spec = keys[v.arg]
+                    if v.arg not in knows_key[me]:
+                        raise DescriptionError(kp, f"the {me} encrypts to key {v.arg!r} but never learns its public "
+                                               "half: send it first in a public_key value from the "
+                                               f"{spec.holder}, or set preshared = true")
+                    if spec.holder != peer:
+                        raise DescriptionError(kp, f"the {peer} receives this but the {spec.holder} holds key "
+                                               f"{v.arg!r}'s private half: encrypt to a key the {peer} holds")
+                if v.kind in ("sealed", "secret") and v.arg not in knows_secret[me]:
+                    raise DescriptionError(kp, f"the {me} does not know secret {v.arg!r} here: it is made by "
+                                           f"{secrets[v.arg].made_by}; carry it to the {me} first")
+                if v.kind == "secret":
+                    if v.encoding == "utf8" and secrets[v.arg].derive != "utf8-zeropad16":
+                        raise DescriptionError(_join(v.path, "encoding"), "encoding utf8 is only for utf8-zeropad16 "
+                                               "secrets (text); use base64 or hex")
+                    learned_secrets.add(v.arg)
+                if v.kind == "sealed":
+                    spec = secrets[v.arg]
+                    need = {"chacha20-poly1305": (32,), "fernet": (32,)}.get(v.cipher, (16, 24, 32))
+                    if spec.key_bytes not in need:
+                        raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs a 32-byte key; secret "
+                                               f"{v.arg!r} gives {spec.key_bytes} bytes: set bytes = 32")
+                if v.carries.startswith("secret:"):
+                    s = v.carries[7:]
+                    if s not in secrets:
+                        raise DescriptionError(_join(v.path, "carries"), f"no secret {s!r}: add [secrets.{s}]")
+                    if secrets[s].made_by != me:
+                        raise DescriptionError(_join(v.path, "carries"), f"the {me} carries secret {s!r} but it is "
+                                               f"made by {secrets[s].made_by}: only its maker sends it")
+                    learned_secrets.add(s)
+                if v.carries in ("echo", "same") and me != "server":
+                    raise DescriptionError(_join(v.path, "carries"), f"carries = {v.carries!r} is a server's answer")
+                if v.kind == "token":
+                    if v.arg == "new" and me != "server":
+                        raise DescriptionError(kp, 'token = "new" is made by the server')
+                    if v.arg == "issued":
+                        if me != "client":
+                            raise DescriptionError(kp, 'token = "issued" is sent back by the client')
+                        if not token_issued:
+                            raise DescriptionError(kp, 'the client sends a token before the server issued one: '
+                                                   'add token = "new" to an earlier server step')
+                    token_issued = token_issued or v.arg == "new"
+        knows_key[peer] |= learned_keys
+        knows_secret[peer] |= learned_secrets
+    if conv.error is not None:
+        for v in _walk(conv.error):
+            if v.kind != "text" and v.kind != "concat":
+                raise DescriptionError(_join(v.path, v.kind), "an error value is fixed text: use { text = \"...\" }")

@@ -1,0 +1,611 @@
+"""Building and parsing the values of a protocol description (docs/PROTOCOL-DESCRIPTIONS.md, "Values").
+
+Pure: a `Context` holds what one side knows (its keys, the peer's public keys, secrets, the
+conversation's message, the token); `build` makes a value's bytes and `parse` checks received
+bytes against a value, learning keys and secrets from them, or raises `Refused`. Keys are loaded
+by pythonref's strict loaders and RSA goes through rsa_cipher (explicit rejection of a bad
+PKCS#1 v1.5 padding, as the rsa-socket server has it by default).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import json
+import math
+import re
+import secrets as pysecrets
+import string
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import padding as sympad
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
+from ..errors import CryptoFailure
+from .description import IV_BYTES, Conversation, Description, Value
+
+JsonObj = dict[str, Any]
+_B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
+_HEX = re.compile(rb"[0-9a-fA-F]*\Z")
+_ALNUM = string.ascii_letters + string.digits
+TAG_BYTES = 16
+DIGEST_BYTES = 32
+
+
+class Refused(Exception):
+    """The peer's message is not what the description says. `status`: the HTTP status a server
+    answers with (401 for an unknown token or bad credentials; None: the conversation's own)."""
+
+    def __init__(self, reason: str, status: Optional[int] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass
+class Context:
+    """What one side knows during a conversation."""
+
+    description: Description
+    conversation: Conversation
+    role: str
+    private_keys: dict[str, rsa.RSAPrivateKey]
+    public_keys: dict[str, rsa.RSAPublicKey]
+    secrets: dict[str, bytes]  # a secret's bytes (utf8-zeropad16: the string's UTF-8)
+    config: dict[str, str]
+    message: Optional[bytes] = None  # what is carried as "message"; a receiver learns it
+    expect_message: bool = False  # the receiver checks a carried message against `message`
+    token: Optional[str] = None  # client: the token it was issued
+    issued: set[str] = field(default_factory=set)  # server: the tokens it issued
+    last_json: Any = None  # the json-message object (client: sent; server: received)
+    last_sent: Optional[bytes] = None  # the last plaintext this side sealed or encrypted
+    last_received: Optional[bytes] = None  # the last plaintext this side opened
+    received: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> "Context":
+        clone = copy.copy(self)
+        for name in ("public_keys", "secrets", "config", "issued", "received"):
+            setattr(clone, name, copy.copy(getattr(self, name)))
+        return clone
+
+
+def random_message() -> bytes:
+    """Fresh printable text for a conversation that names no message."""
+    return ("crosscheck " + "".join(pysecrets.choice(_ALNUM) for _ in range(20))).encode("ascii")
+
+
+def new_secret(description: Description, name: str) -> bytes:
+    spec = description.secret(name)
+    if spec.derive == "utf8-zeropad16":
+        return "".join(pysecrets.choice(_ALNUM) for _ in range(spec.chars)).encode("ascii")
+    return pysecrets.token_bytes(spec.bytes)
+
+
+def cipher_key(ctx: Context, name: str) -> bytes:
+    """The cipher key secret `name` becomes by its `derive`."""
+    spec = ctx.description.secret(name)
+    if name not in ctx.secrets:
+        raise Refused(f"secret {name!r} is not known yet")
+    raw = ctx.secrets[name]
+    if spec.derive == "sha256":
+        return hashlib.sha256(raw).digest()
+    if spec.derive == "utf8-zeropad16":
+        try:
+            return aes_cbc.derive_key("utf8-zeropad16", raw.decode("utf-8"))
+        except (UnicodeDecodeError, CryptoFailure) as exc:
+            raise Refused(f"secret {name!r} is no utf8-zeropad16 key: {exc}") from None
+    return raw
+
+
+def _check_secret(ctx: Context, name: str, raw: bytes) -> None:
+    spec = ctx.description.secret(name)
+    if spec.derive == "utf8-zeropad16":
+        ctx.secrets[name] = raw
+        cipher_key(ctx, name)  # 1..15 UTF-8 bytes, else Refused
+    elif len(raw) != spec.bytes:
+        raise Refused(f"secret {name!r} is {len(raw)} bytes; the description says {spec.bytes}")
+    ctx.secrets[name] = raw
+
+
+def loads_json(data: bytes) -> Any:
+    """JSON read strictly (text_formats.loads_strict), except that integers may exceed binary64:
+    json-ne's "n" of a 2048-bit key has 617 digits, which a reader of doubles cannot hold."""
+    try:
+        return text_formats.loads_strict(data)
+    except ValueError as exc:
+        if "too large to be finite" not in str(exc):
+            raise
+    return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# ---- encodings -----------------------------------------------------------------------------------
+
+
+def encode(data: bytes, encoding: str) -> bytes:
+    if encoding == "base64":
+        return base64.b64encode(data)
+    if encoding == "base64url":
+        return base64.urlsafe_b64encode(data).rstrip(b"=")
+    if encoding == "hex":
+        return data.hex().encode("ascii")
+    return data  # raw, utf8
+
+
+def decode(data: bytes, encoding: str, what: str) -> bytes:
+    try:
+        if encoding == "base64":
+            return text_formats.strict_b64decode(data)
+        if encoding == "base64url":
+            if not _B64URL.match(data) or len(data) % 4 == 1:
+                raise ValueError("not unpadded base64url")
+            out = base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+            if encode(out, "base64url") != data:
+                raise ValueError("non-canonical base64url")
+            return out
+        if encoding == "hex":
+            if not _HEX.match(data) or len(data) % 2:
+                raise ValueError("not hex")
+            return bytes.fromhex(data.decode("ascii"))
+        if encoding == "utf8":
+            data.decode("utf-8")
+        return data
+    except (ValueError, binascii.Error):
+        raise Refused(f"{what} is not valid {encoding}") from None
+
+
+def encoded_length(n: int, encoding: str) -> int:
+    if encoding == "hex":
+        return 2 * n
+    if encoding == "base64":
+        return 4 * math.ceil(n / 3)
+    if encoding == "base64url":
+        return math.ceil(4 * n / 3)
+    return n
+
+
+def known_length(v: Value, ctx: Context) -> Optional[int]:
+    """The value's length on the wire as its receiver knows it beforehand, or None."""
+    if v.kind == "text":
+        return len(v.arg.encode("utf-8"))
+    if v.kind == "rsa" and v.arg in ctx.private_keys:
+        return encoded_length(rsa_cipher.modulus_bytes(ctx.private_keys[v.arg].key_size), v.encoding)
+    if v.kind == "digest":
+        return encoded_length(DIGEST_BYTES, v.encoding)
+    if v.kind == "secret":
+        spec = ctx.description.secret(v.arg)
+        return encoded_length(spec.chars if spec.derive == "utf8-zeropad16" else spec.bytes, v.encoding)
+    if v.kind == "concat":
+        lengths = [known_length(p, ctx) for p in v.arg]
+        return None if None in lengths else sum(lengths)  # type: ignore[arg-type]
+    return None
+
+
+# ---- public keys ---------------------------------------------------------------------------------
+
+
+def _b64url_int(n: int) -> str:
+    return base64.urlsafe_b64encode(n.to_bytes(max(1, (n.bit_length() + 7) // 8), "big")).rstrip(b"=").decode()
+
+
+def public_key_payload(key: rsa.RSAPublicKey, fmt: str) -> Any:
+    """Bytes for the PEM/DER formats; a JSON object for json-ne and jwk."""
+    if fmt in ("pem-spki", "pem-spki-newline"):
+        return rsa_keys.export_public(key, "spki-pem") + (b"\n" if fmt == "pem-spki-newline" else b"")
+    if fmt == "pem-pkcs1":
+        return rsa_keys.export_public(key, "pkcs1-pem")
+    if fmt in ("der-spki", "der-pkcs1"):
+        return rsa_keys.export_public(key, "spki-der" if fmt == "der-spki" else "pkcs1-der")
+    nums = key.public_numbers()
+    if fmt == "json-ne":
+        return {"n": nums.n, "e": nums.e}
+    return {"kty": "RSA", "n": _b64url_int(nums.n), "e": _b64url_int(nums.e)}
+
+
+_PEM_LABEL = {"pem-spki": b"PUBLIC KEY", "pem-spki-newline": b"PUBLIC KEY", "pem-pkcs1": b"RSA PUBLIC KEY",
+              "der-spki": b"PUBLIC KEY", "der-pkcs1": b"RSA PUBLIC KEY"}
+
+
+def load_public_key(payload: Any, fmt: str) -> rsa.RSAPublicKey:
+    """A received public key, strictly: PEM through rsa_socket's wire rules (one block, a public
+    label that matches the body), DER as that PEM, JSON numbers through the same strict loader."""
+    try:
+        if fmt.startswith("pem"):
+            if not payload.startswith(b"-----BEGIN " + _PEM_LABEL[fmt] + b"-----"):
+                raise Refused(f"the key is not a {fmt} PEM (BEGIN {_PEM_LABEL[fmt].decode()})")
+            return rsa_socket.import_wire_public_key(payload)
+        if fmt.startswith("der"):
+            return rsa_socket.import_wire_public_key(rsa_keys.ios_pem(_PEM_LABEL[fmt].decode(), payload))
+        if not isinstance(payload, dict):
+            raise Refused(f"a {fmt} key must be a JSON object")
+        if fmt == "json-ne":
+            n, e = payload.get("n"), payload.get("e")
+            if type(n) is not int or type(e) is not int:
+                raise Refused('a json-ne key needs integer "n" and "e"')
+        else:
+            if payload.get("kty") != "RSA" or not isinstance(payload.get("n"), str) or not isinstance(payload.get("e"), str):
+                raise Refused('a jwk needs "kty": "RSA" and base64url strings "n" and "e"')
+            n = int.from_bytes(decode(payload["n"].encode("ascii", "replace"), "base64url", "jwk n"), "big")
+            e = int.from_bytes(decode(payload["e"].encode("ascii", "replace"), "base64url", "jwk e"), "big")
+        if n <= 0 or e <= 0:
+            raise Refused("the key's n and e must be positive")
+        try:
+            key = rsa.RSAPublicNumbers(e, n).public_key()
+        except ValueError as exc:
+            raise Refused(f"not an RSA key: {exc}") from None
+        return rsa_socket.import_wire_public_key(rsa_keys.export_public(key, "spki-pem"))
+    except CryptoFailure as exc:
+        raise Refused(f"bad public key: {exc.detail}") from None
+
+
+# ---- symmetric ciphers ---------------------------------------------------------------------------
+
+
+def _pad(data: bytes, padding: str) -> bytes:
+    if padding == "pkcs7":
+        p = sympad.PKCS7(128).padder()
+        return p.update(data) + p.finalize()
+    if data.endswith(b"\x00"):
+        raise Refused("zero padding cannot carry a plaintext that ends in 0x00")
+    # Zero bytes up to a block boundary; an empty plaintext is one block of zeros (mcrypt's way).
+    return data + b"\x00" * (-len(data) % 16 or (16 if not data else 0))
+
+
+def _unpad(data: bytes, padding: str) -> bytes:
+    if padding == "pkcs7":
+        u = sympad.PKCS7(128).unpadder()
+        try:
+            return u.update(data) + u.finalize()
+        except ValueError:
+            raise Refused("PKCS#7 padding is invalid") from None
+    return data.rstrip(b"\x00")
+
+
+def _aes(key: bytes, mode: modes.Mode, data: bytes, encrypt: bool) -> bytes:
+    c = Cipher(algorithms.AES(key), mode)
+    op = c.encryptor() if encrypt else c.decryptor()
+    return op.update(data) + op.finalize()
+
+
+def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, bytes]:
+    """(ciphertext, tag) of one sealed value; the tag is empty but for the AEADs."""
+    if v.cipher == "fernet":
+        return Fernet(base64.urlsafe_b64encode(key)).encrypt(plaintext), b""
+    if v.cipher in ("aes-gcm", "chacha20-poly1305"):
+        return aead.seal_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, plaintext)
+    if v.cipher == "aes-ctr":
+        return _aes(key, modes.CTR(iv), plaintext, True), b""
+    mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
+    return _aes(key, mode, _pad(plaintext, v.padding), True), b""
+
+
+def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) -> bytes:
+    try:
+        if v.cipher == "fernet":
+            return Fernet(base64.urlsafe_b64encode(key)).decrypt(ciphertext)
+        if v.cipher in ("aes-gcm", "chacha20-poly1305"):
+            return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)
+        if v.cipher == "aes-ctr":
+            return _aes(key, modes.CTR(iv), ciphertext, False)
+        if not ciphertext or len(ciphertext) % 16:
+            raise Refused(f"{v.cipher} ciphertext is {len(ciphertext)} bytes, not a positive multiple of 16")
+        mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
+        return _unpad(_aes(key, mode, ciphertext, False), v.padding)
+    except InvalidToken:
+        raise Refused("the fernet token does not verify") from None
+    except CryptoFailure as exc:
+        raise Refused(f"{v.cipher}: {exc.detail}") from None
+
+
+# ---- what values carry ---------------------------------------------------------------------------
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def carried(carries: str, ctx: Context) -> bytes:
+    """The plaintext a sender puts in an rsa or sealed value."""
+    if carries == "message":
+        if ctx.message is None:
+            ctx.message = random_message()
+        out = ctx.message
+    elif carries == "json-message":
+        if ctx.message is None:
+            ctx.message = random_message()
+        ctx.last_json = {"message": ctx.message.decode("utf-8", "surrogateescape")}
+        out = _dumps(ctx.last_json)
+    elif carries == "echo":
+        out = _dumps({"echo": ctx.last_json})
+    elif carries == "same":
+        if ctx.last_received is None:
+            raise Refused("nothing received yet to answer with the same plaintext")
+        out = ctx.last_received
+    else:
+        out = ctx.secrets[carries[7:]]
+    ctx.last_sent = out
+    return out
+
+
+def accept(carries: str, plaintext: bytes, ctx: Context) -> None:
+    """Check a received plaintext against what it carries, and learn from it."""
+    ctx.last_received = plaintext
+    if carries == "message":
+        if ctx.expect_message and plaintext != ctx.message:
+            raise Refused("the message received is not the conversation's message")
+        ctx.message = plaintext
+        ctx.received["message"] = plaintext
+    elif carries in ("json-message", "echo"):
+        try:
+            doc = loads_json(plaintext)
+        except ValueError:
+            raise Refused(f"the {carries} plaintext is not JSON") from None
+        if not isinstance(doc, dict):
+            raise Refused(f"the {carries} plaintext is not a JSON object")
+        if carries == "echo":
+            if doc != {"echo": ctx.last_json}:
+                raise Refused("the echo is not what was sent")
+            ctx.received["echo"] = doc["echo"]
+            return
+        if not isinstance(doc.get("message"), str):
+            raise Refused('the json-message has no string "message"')
+        message = doc["message"].encode("utf-8", "surrogateescape")
+        if ctx.expect_message and message != ctx.message:
+            raise Refused("the message received is not the conversation's message")
+        ctx.message = message
+        ctx.last_json = doc
+        ctx.received["message"] = message
+    elif carries == "same":
+        if plaintext != ctx.last_sent:
+            raise Refused("the answer is not the same plaintext as was sent")
+        ctx.received["same"] = plaintext
+    else:
+        _check_secret(ctx, carries[7:], plaintext)
+        ctx.received[carries] = plaintext
+
+
+# ---- building ------------------------------------------------------------------------------------
+
+
+def build(v: Value, ctx: Context) -> bytes:
+    """The bytes of a value as its sender makes them."""
+    out = _build(v, ctx, {})
+    return _dumps(out) if isinstance(out, dict) else out
+
+
+def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
+    k = v.kind
+    if k == "text":
+        return v.arg.encode("utf-8")
+    if k == "concat":
+        return b"".join(build(p, ctx) for p in v.arg)
+    if k == "json":
+        return _build_json(v, ctx)
+    if k == "config":
+        return ctx.config[v.arg].encode("utf-8")
+    if k == "token":
+        if v.arg == "new":
+            token = pysecrets.token_hex(16)
+            ctx.issued.add(token)
+            return token.encode("ascii")
+        if ctx.token is None:
+            raise Refused("no token was issued")
+        return ctx.token.encode("utf-8")
+    if k == "public_key":
+        payload = public_key_payload(ctx.private_keys[v.arg].public_key(), v.format)
+        if isinstance(payload, dict):
+            return payload if v.encoding == "raw" else encode(_dumps(payload), v.encoding)
+        return encode(payload, v.encoding)
+    if k == "digest":
+        if ctx.message is None:
+            raise Refused("no message to digest")
+        return encode(hashlib.sha256(ctx.message).digest(), v.encoding)
+    if k == "secret":
+        return encode(ctx.secrets[v.arg], v.encoding)
+    if k == "rsa":
+        try:
+            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, carried(v.carries, ctx))
+        except CryptoFailure as exc:
+            raise Refused(f"cannot encrypt to key {v.arg!r}: {exc.detail}") from None
+        return encode(ct, v.encoding)
+    if k == "sealed":
+        return _build_sealed(v, ctx, scratch)
+    raise AssertionError(f"{k} is built by its json")  # nonce_of / tag_of: in _build_json
+
+
+def _iv_for(v: Value) -> bytes:
+    if v.iv.startswith("fixed:"):
+        return bytes.fromhex(v.iv[6:])
+    return pysecrets.token_bytes(IV_BYTES[v.cipher]) if v.cipher in IV_BYTES else b""
+
+
+def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
+    iv = _iv_for(v)
+    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx), iv)
+    if v.cipher == "fernet":
+        return ct  # the token is already base64url with padding
+    body = (iv if v.iv == "prefix" else b"") + ct + (tag if v.tag == "appended" else b"")
+    if v.iv.startswith("field:"):
+        scratch.setdefault(v.iv[6:], {})["iv"] = iv
+    if v.tag.startswith("field:"):
+        scratch.setdefault(v.tag[6:], {})["tag"] = tag
+    return encode(body, v.encoding)
+
+
+def _build_json(v: Value, ctx: Context) -> JsonObj:
+    scratch: dict[str, dict[str, bytes]] = {}
+    built: dict[str, Any] = {}
+    # The sealed values first: their siblings nonce_of / tag_of need the IV and tag they chose.
+    for name, f in v.arg:
+        if f.kind not in ("nonce_of", "tag_of"):
+            out = _build(f, ctx, scratch)
+            built[name] = out if isinstance(out, (dict, list)) else out.decode("utf-8", "surrogateescape")
+    for name, f in v.arg:
+        if f.kind in ("nonce_of", "tag_of"):
+            part = scratch[name]["iv" if f.kind == "nonce_of" else "tag"]
+            built[name] = encode(part, f.encoding).decode("ascii")
+    return {name: built[name] for name, _ in v.arg}
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+
+
+def parse(v: Value, data: bytes, ctx: Context) -> None:
+    """Check received bytes against a value, learning what it teaches; Refused if they differ."""
+    _parse(v, data, ctx, {})
+
+
+def _show(data: bytes) -> str:
+    return repr(data[:40]) + ("…" if len(data) > 40 else "")
+
+
+def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> None:
+    k = v.kind
+    if k == "text":
+        if data != v.arg.encode("utf-8"):
+            raise Refused(f"expected {v.arg!r}, got {_show(data)}")
+    elif k == "concat":
+        _parse_concat(v, data, ctx)
+    elif k == "json":
+        if isinstance(data, bytes):
+            try:
+                data = loads_json(data)
+            except ValueError:
+                raise Refused(f"expected a JSON object, got {_show(data)}") from None
+        if not isinstance(data, dict):
+            raise Refused("expected a JSON object")
+        _parse_json(v, data, ctx)
+    elif k == "config":
+        if data != ctx.config[v.arg].encode("utf-8"):
+            raise Refused(f"wrong {v.arg}", status=401)
+    elif k == "token":
+        token = decode(data, "utf8", "the token").decode("utf-8")
+        if v.arg == "new":
+            if not token:
+                raise Refused("an empty token")
+            ctx.token = token
+            ctx.received["token"] = token
+        elif token not in ctx.issued:
+            raise Refused("unknown token", status=401)
+    elif k == "public_key":
+        if isinstance(data, dict):
+            payload: Any = data
+        else:
+            payload = decode(data, v.encoding, "the public key")
+            if v.format in ("json-ne", "jwk"):
+                try:
+                    payload = loads_json(payload)
+                except ValueError:
+                    raise Refused(f"the {v.format} key is not JSON") from None
+        ctx.public_keys[v.arg] = load_public_key(payload, v.format)
+        ctx.received[f"public_key:{v.arg}"] = True
+    elif k == "digest":
+        got = decode(data, v.encoding, "the digest")
+        if ctx.message is None or got != hashlib.sha256(ctx.message).digest():
+            raise Refused("the digest is not that of the message")
+    elif k == "secret":
+        _check_secret(ctx, v.arg, decode(data, v.encoding, f"secret {v.arg!r}"))
+        ctx.received[f"secret:{v.arg}"] = ctx.secrets[v.arg]
+    elif k == "rsa":
+        ct = decode(data, v.encoding, "the RSA ciphertext")
+        try:
+            plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
+        except CryptoFailure as exc:
+            raise Refused(f"RSA ({v.padding}): {exc.detail}") from None
+        accept(v.carries, plaintext, ctx)
+    elif k == "sealed":
+        _parse_sealed(v, data, ctx, scratch)
+    else:  # nonce_of / tag_of are read by their json first
+        pass
+
+
+def _parse_concat(v: Value, data: bytes, ctx: Context) -> None:
+    parts = list(v.arg)
+    lengths = [known_length(p, ctx) for p in parts]
+    pieces: list[bytes] = [b""] * len(parts)
+    start, end = 0, len(data)
+    i = 0
+    while i < len(parts) and lengths[i] is not None:
+        n = lengths[i]
+        assert n is not None
+        if start + n > end:
+            raise Refused(f"message too short: {len(data)} bytes")
+        pieces[i], start, i = data[start:start + n], start + n, i + 1
+    j = len(parts) - 1
+    while j > i:
+        n = lengths[j]
+        assert n is not None  # the description allows one part of unknown length
+        if end - n < start:
+            raise Refused(f"message too short: {len(data)} bytes")
+        pieces[j], end, j = data[end - n:end], end - n, j - 1
+    if i < len(parts):
+        pieces[i] = data[start:end]
+    elif start != end:
+        raise Refused(f"{end - start} unexpected bytes after the message")
+    for p, piece in zip(parts, pieces):
+        _parse(p, piece, ctx, {})
+
+
+def _parse_json(v: Value, doc: JsonObj, ctx: Context) -> None:
+    scratch: dict[str, dict[str, bytes]] = {}
+    for name, f in v.arg:
+        if name not in doc:
+            raise Refused(f"the JSON object has no field {name!r}",
+                          status=401 if f.kind in ("token", "config") else None)
+    for name, f in v.arg:  # IVs and tags first: the sealed values need them
+        if f.kind in ("nonce_of", "tag_of"):
+            if not isinstance(doc[name], str):
+                raise Refused(f"field {name!r} must be a string")
+            raw = decode(doc[name].encode("utf-8", "surrogateescape"), f.encoding, f"field {name!r}")
+            scratch.setdefault(name, {})["iv" if f.kind == "nonce_of" else "tag"] = raw
+    for name, f in v.arg:
+        if f.kind in ("nonce_of", "tag_of"):
+            continue
+        value = doc[name]
+        native = f.kind == "json" or (f.kind == "public_key" and f.format in ("json-ne", "jwk") and f.encoding == "raw")
+        if native:
+            if not isinstance(value, dict):
+                raise Refused(f"field {name!r} must be a JSON object")
+            _parse(f, value, ctx, scratch)
+        else:
+            if not isinstance(value, str):
+                raise Refused(f"field {name!r} must be a string", status=401 if f.kind in ("token", "config") else None)
+            _parse(f, value.encode("utf-8", "surrogateescape"), ctx, scratch)
+
+
+def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> None:
+    key = cipher_key(ctx, v.arg)
+    if v.cipher == "fernet":
+        accept(v.carries, open_sealed(v, key, data, b"", b""), ctx)
+        return
+    body = decode(data, v.encoding, "the sealed value")
+    iv_len = IV_BYTES.get(v.cipher, 0)
+    if v.iv == "prefix":
+        if len(body) < iv_len:
+            raise Refused(f"sealed value of {len(body)} bytes is shorter than its IV")
+        iv, body = body[:iv_len], body[iv_len:]
+    elif v.iv.startswith("field:"):
+        iv = scratch.get(v.iv[6:], {}).get("iv", b"")
+    elif v.iv.startswith("fixed:"):
+        iv = bytes.fromhex(v.iv[6:])
+    else:
+        iv = b""
+    if v.cipher in IV_BYTES and len(iv) != iv_len:
+        raise Refused(f"{v.cipher} IV/nonce is {len(iv)} bytes; must be {iv_len}")
+    tag = b""
+    if v.tag == "appended":
+        if len(body) < TAG_BYTES:
+            raise Refused("sealed value shorter than its tag")
+        body, tag = body[:-TAG_BYTES], body[-TAG_BYTES:]
+    elif v.tag.startswith("field:"):
+        tag = scratch.get(v.tag[6:], {}).get("tag", b"")
+    accept(v.carries, open_sealed(v, key, body, iv, tag), ctx)
