@@ -169,8 +169,7 @@ def described_receive(sid: int, message: Any) -> Optional[str]:
 
 def described_state(party: described_engine.Party) -> dict[str, object]:
     """Whether it is done, and what it learned, as bytes (the Swift side compares bytes)."""
-    learned = {name: value if isinstance(value, bytes) else str(value).encode("utf-8")
-               for name, value in party.received.items()}
+    learned = {name: value for name, value in party.received.items() if isinstance(value, bytes)}
     return {"done": party.done, "received": learned}
 
 

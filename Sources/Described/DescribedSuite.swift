@@ -67,7 +67,10 @@ struct Cast {
     init(description: ProtocolDescription, path: String, conversation: String, interpreter: PythonInterpreter,
          config: [String: String], seed: UInt64) throws {
         self.description = description; self.path = path; self.conversation = conversation
-        self.interpreter = interpreter; self.config = config
+        self.interpreter = interpreter
+        // One token for every server of the cast: a replayed server then takes the client's later requests.
+        var tokens = SeededGenerator.forCheck("token.\(conversation)", seed: seed)
+        self.config = config.merging(["token": "crosscheck-\(tokens.bytes(8).hexString)"]) { given, _ in given }
         generator = SeededGenerator.forCheck("described.\(conversation)", seed: seed)
         var keys: [String: RSAPrivateKey] = [:]
         for (name, key) in description.keys { keys[name] = try RSAPrivateKey(bits: key.bits) }
@@ -166,8 +169,8 @@ struct Cast {
             _ = refusal
             return "refused"
         }
-        let learned = try party.received.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.hex($0.value))" }
-        return "accepted" + (learned.isEmpty ? "" : " (" + learned.joined(separator: ", ") + ")")
+        // What both engines record alike: the message a receiver decrypted.
+        return "accepted" + ((try party.received["message"]).map { " (message \(Self.hex($0)))" } ?? "")
     }
 
     static func hex(_ data: Data) -> String {

@@ -16,6 +16,11 @@ struct CryptoPart {
     /// Finds it in a `send` or `body` that is the value itself, a `concat` of it and texts, or a
     /// `json` with it in a field; nil when the message has none, or a shape not taken apart here.
     static func locate(in message: DescribedMessage, step: ProtocolDescription.Step) -> CryptoPart? {
+        locate(in: message, step: step) { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
+    }
+
+    /// The first value of the message `matching` says is the one.
+    static func locate(in message: DescribedMessage, step: ProtocolDescription.Step, matching isCrypto: (DescribedValue) -> Bool) -> CryptoPart? {
         guard let value = step.send ?? step.body else { return nil }
         let body: Data
         let wrap: (Data) -> DescribedMessage
@@ -27,12 +32,10 @@ struct CryptoPart {
         func encoding(of value: DescribedValue) -> ValueEncoding? {
             switch value.kind {
             case let .rsa(_, _, _, encoding): return encoding
+            case let .publicKey(_, _, encoding): return encoding
             case let .sealed(sealed): return sealed.cipher == .fernet ? nil : sealed.encoding
             default: return nil
             }
-        }
-        func isCrypto(_ value: DescribedValue) -> Bool {
-            switch value.kind { case .rsa, .sealed: return true; default: return false }
         }
         func decoded(_ text: Data, _ value: DescribedValue) -> Data? {
             if case let .sealed(sealed) = value.kind, sealed.cipher == .fernet {
@@ -156,6 +159,46 @@ extension DescribedRemoteRun {
                     }
                     return .passed
                 }
+            }
+        }
+    }
+
+    /// A client's public key with e = 1 (RFC 8017 §3.1: 3 ≤ e < n; with e = 1 "encryption" is the
+    /// identity): the server must refuse it, and above all must not send the message in the clear.
+    func checkExponentOneKey(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            let isKey: (DescribedValue) -> Bool = { value in
+                if case let .publicKey(_, format, _) = value.kind { return [.pemSPKI, .pemSPKINewline, .derSPKI].contains(format) }
+                return false
+            }
+            guard let value = step.send ?? step.body, description.contains(value, where: isKey) else { continue }
+            self.step("\(conversation.name).refuses.message-\(index + 1).public-key-exponent-1") {
+                var probeFormat: PublicKeyFormat?
+                let live = try converse(conversation.name, stopAfter: index + 1) { position, party, message in
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isKey),
+                          case let .publicKey(name, format, _) = part.value.kind, let key = party.knownPublicKeys[name] else { return message }
+                    probeFormat = format
+                    let modulus = RSAInvalidKeys.modulus(of: key)
+                    switch format {
+                    case .derSPKI: return part.rebuild(RSAInvalidKeys.subjectPublicKeyInfo(modulus: modulus, exponent: Data([1])))
+                    case .pemSPKINewline: return part.rebuild(RSAInvalidKeys.spkiPEM(modulus: modulus, exponent: Data([1])) + Data("\n".utf8))
+                    default: return part.rebuild(RSAInvalidKeys.spkiPEM(modulus: modulus, exponent: Data([1])))
+                    }
+                }
+                guard probeFormat != nil else { return .skipped(reason: "the client's key could not be taken apart in this message") }
+                if case let .bytes(answer)? = live.answers.last {
+                    // A weakness, as the rsa-socket profile reports it (RSARefusals, "client-key-exponent-1"):
+                    // the server's library let the key through (pyca < 42 loads e = 1), the client did not ask for it.
+                    if let leaked = RSAInvalidKeys.messageInTheClear(answer) {
+                        finding("\(conversation.name).encrypts-to-exponent-1.message-\(index + 1)",
+                                "the server encrypted to a client key with e = 1, which is no RSA key (RFC 8017 §3.1: 3 ≤ e < n): the answer is the \(leaked.padding)-encoded message in the clear, \(DescribedMessage.bytes(leaked.message).summary) — refuse such a key before encrypting to it (pyca/cryptography >= 42 refuses it at load)")
+                        return .passed
+                    }
+                }
+                if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                    throw CheckFailure("a key with e = 1: the server \(problem) (RFC 8017 §3.1: e ≥ 3)", details: show(live))
+                }
+                return .passed
             }
         }
     }
@@ -344,6 +387,16 @@ extension DescribedRemoteRun {
 extension ProtocolDescription {
     /// A `secret` value sent in the clear somewhere.
     var hasSecretInTheClear: Bool { anyValue { if case .secret = $0.kind { return true }; return false } }
+    /// Whether `value` (or a part or field of it) is one `test` picks.
+    func contains(_ value: DescribedValue, where test: (DescribedValue) -> Bool) -> Bool {
+        if test(value) { return true }
+        switch value.kind {
+        case let .concat(parts): return parts.contains { contains($0, where: test) }
+        case let .json(fields): return fields.contains { contains($0.value, where: test) }
+        default: return false
+        }
+    }
+
     /// Whether a sealed value uses a fixed IV (already a finding of its own).
     var usesFixedIV: Bool { anyValue { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
     /// The ciphers used without integrity protection.

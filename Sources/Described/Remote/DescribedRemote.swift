@@ -98,7 +98,7 @@ final class DescribedRemoteRun {
     // MARK: the checks
 
     func checkAll() {
-        for weakness in description.weaknesses { finding("description.\(findingName(weakness))", weakness) }
+        for (number, weakness) in description.weaknesses.enumerated() { finding("description.\(number + 1).\(findingName(weakness))", weakness) }
         if description.transport.kind != .https, description.hasSecretInTheClear {
             finding("description.secret-in-the-clear", "a secret travels in a `secret` value over \(description.transport.kind.rawValue), without TLS: anyone on the network reads it")
         }
@@ -113,7 +113,13 @@ final class DescribedRemoteRun {
                 return try judgeCompleted(live, conversation)
             }
             guard let known = first, known.completed else { continue }  // nothing else can be judged
+            for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .server {
+                if let seen = known.party.knownPublicKeys[key.name], seen.bits < 2048 {
+                    finding("\(conversation.name).server-key-\(key.name)-bits", "the server's key \(key.name) is \(seen.bits) bits: below today's 2048 (NIST SP 800-57 part 1, table 2)")
+                }
+            }
             checkRefusals(conversation, known)
+            checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
             checkCBCOracle(conversation, known)
             checkReuse(conversation, known)

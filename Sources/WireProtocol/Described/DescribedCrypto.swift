@@ -78,9 +78,15 @@ public enum DescribedBytes {
         switch format {
         case .pemSPKI, .pemSPKINewline, .pemPKCS1:
             let label = format == .pemPKCS1 ? "RSA PUBLIC KEY" : "PUBLIC KEY"
-            guard PEM.firstLabel(in: bytes) == label else { throw refuse("is not PEM labelled \(label)") }
-            if format == .pemSPKINewline, bytes.last != 0x0a { throw refuse("does not end with a newline") }
-            if format == .pemSPKI, bytes.last == 0x0a { throw refuse("ends with a newline (pem-spki has none; pem-spki-newline does)") }
+            // One PEM block from its first byte, and after the END line at most one line end: what
+            // docs/PROTOCOL.md asks of a receiver (with or without the final newline, LF, CRLF or CR),
+            // and PythonRef's rsa_socket.import_wire_public_key reads (`_PEM_BLOCK`).
+            guard bytes.starts(with: Data("-----BEGIN \(label)-----".utf8)) else { throw refuse("does not begin with -----BEGIN \(label)-----") }
+            let end = Data("-----END \(label)-----".utf8)
+            guard let endAt = bytes.range(of: end, options: .backwards),
+                  [Data(), Data([0x0a]), Data([0x0d, 0x0a]), Data([0x0d])].contains(Data(bytes[endAt.upperBound...])) else {
+                throw refuse("is not one PEM block ending in -----END \(label)----- and at most a line end")
+            }
             do { return try RSAPublicKey(importing: bytes) } catch { throw refuse("is not a valid RSA key: \(error)") }
         case .derSPKI, .derPKCS1:
             der = bytes
