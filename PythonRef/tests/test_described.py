@@ -83,7 +83,6 @@ def test_aes_https_bad_credentials_are_401_and_unknown_token_401() -> None:
         s.receive(c.next_message())
     assert s.refusal_message()["status"] == 401
 
-    c, s, _ = None, None, None
     c = Party(desc, "secure-data", "client")
     s = Party(desc, None, "server")
     s.receive(c.next_message())

@@ -19,7 +19,7 @@ from pythonref import aes_cbc, aes_https, rsa_keys
 from pythonref import rsa_socket as rs
 from pythonref.described import Party, Refused, load, loads
 from pythonref.described.description import from_dict
-from pythonref.rsa_socket import Close, Event, Send
+from pythonref.rsa_socket import Event, Send
 
 from test_described import CTR_DIGEST, converse
 
