@@ -338,4 +338,4 @@ def test_mutated_http_requests_never_crash() -> None:
     party = Party(AES_HTTPS, None, "server")
     with pytest.raises(Refused):
         party.receive({"method": "GET", "path": "/nowhere"})
-    assert party.refusal_message()["status"] == 404
+    assert party.refusal_message()["status"] == 400  # error_status, for every refusal but 401
