@@ -292,7 +292,7 @@ def _add_described(commands: Any) -> None:
     ds.add_argument("--cert", metavar="PEM", help="https: the server's certificate")
     ds.add_argument("--key", metavar="PEM", help="https: the server's private key")
     ds.add_argument("--quiet", action="store_true", help="log nothing to stderr")
-    dc.add_argument("--port", type=_port, required=True, help="the server's port")
+    dc.add_argument("--port", type=_port, help="the server's port (default: the description's transport.port)")
     dc.add_argument("--conversation", metavar="NAME", help="which conversation (default: the first)")
     dc.add_argument("--message", metavar="TEXT", help="the message to carry (default: the description's, or fresh)")
     dc.add_argument("--pin", metavar="PEM", help="https: the one certificate trusted")
@@ -354,10 +354,13 @@ def _described_client(args: argparse.Namespace) -> int:
     if args.message is not None:
         options["message"] = args.message.encode("utf-8")
     conversation = args.conversation or description.conversations[0].name
+    port = args.port if args.port is not None else description.transport.port
+    if port is None:
+        raise _UsageError("--port is required: the description names no transport.port")
     if description.transport.kind == "https" and not args.pin:
         raise _UsageError("an https description needs --pin (the server's certificate, the one trusted)")
     try:
-        transcript = server.run_client(description, conversation, args.host, args.port, timeout=args.timeout,
+        transcript = server.run_client(description, conversation, args.host, port, timeout=args.timeout,
                                        quiet_gap=args.quiet_gap, pin=args.pin, server_name=args.server_name,
                                        party_options=options)
     except (DescriptionError, ValueError) as exc:
@@ -365,7 +368,7 @@ def _described_client(args: argparse.Namespace) -> int:
     for entry in transcript["log"]:
         _stdout_line(entry)
     _stdout_line({"conversation": conversation, "ok": transcript["ok"], "outcome": transcript["outcome"],
-                  "values": transcript["values"]})
+                  "values": transcript["values"], "weak": description.weaknesses()})
     if not transcript["ok"]:
         print(f"pythonref: {conversation}: {transcript['outcome']}: {transcript['reason']}", file=sys.stderr)
         return EXIT_FAILED

@@ -83,7 +83,6 @@ def test_aes_https_bad_credentials_are_401_and_unknown_token_401() -> None:
         s.receive(c.next_message())
     assert s.refusal_message()["status"] == 401
 
-    c, s, _ = None, None, None
     c = Party(desc, "secure-data", "client")
     s = Party(desc, None, "server")
     s.receive(c.next_message())
@@ -524,3 +523,11 @@ def test_errors_from_text_name_the_line() -> None:
         loads(text.replace("bits = 2048", "bits = 1000", 1))
     assert info.value.line is not None and lines[info.value.line - 1] == "bits = 2048"
     assert lines[info.value.line - 2] == 'holder = "server"'
+
+
+def test_weaknesses_are_reported() -> None:
+    assert load(RSA_SOCKET).weaknesses() == []
+    weak = load(AES_HTTPS).weaknesses()
+    assert any("utf8-zeropad16" in w for w in weak) and any("aes-cbc is not authenticated" in w for w in weak)
+    ctr = loads(CTR_DIGEST).weaknesses()
+    assert any("1024 bits" in w for w in ctr) and any("fixed IV" in w for w in ctr)

@@ -19,7 +19,7 @@ from pythonref import aes_cbc, aes_https, rsa_keys
 from pythonref import rsa_socket as rs
 from pythonref.described import Party, Refused, load, loads
 from pythonref.described.description import from_dict
-from pythonref.rsa_socket import Close, Event, Send
+from pythonref.rsa_socket import Event, Send
 
 from test_described import CTR_DIGEST, converse
 
@@ -338,4 +338,4 @@ def test_mutated_http_requests_never_crash() -> None:
     party = Party(AES_HTTPS, None, "server")
     with pytest.raises(Refused):
         party.receive({"method": "GET", "path": "/nowhere"})
-    assert party.refusal_message()["status"] == 404
+    assert party.refusal_message()["status"] == 400  # error_status, for every refusal but 401

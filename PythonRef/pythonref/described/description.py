@@ -152,6 +152,24 @@ class Description:
     def secret(self, name: str) -> SecretSpec:
         return next(s for s in self.secrets if s.name == name)
 
+    def weaknesses(self) -> list[str]:
+        """What the description itself makes weak, for reports (the spec's "weak: reported")."""
+        out = [f"key {k.name!r} is 1024 bits" for k in self.keys if k.bits == 1024]
+        out += [f"secret {s.name!r} is a short string zero-padded to a key (utf8-zeropad16)"
+                for s in self.secrets if s.derive == "utf8-zeropad16"]
+        seen: set[str] = set()
+        for conv in self.conversations:
+            for step in conv.steps:
+                for top in (step.send, step.body, *(v for _, v in step.headers)):
+                    for v in _walk(top) if top is not None else ():
+                        if v.kind == "sealed" and v.iv.startswith("fixed:"):
+                            seen.add(f"{v.path}: a fixed IV/nonce")
+                        if v.kind == "sealed" and v.cipher == "aes-ecb":
+                            seen.add(f"{v.path}: aes-ecb shows equal blocks")
+                        if v.kind == "sealed" and v.cipher in ("aes-cbc", "aes-ctr", "aes-ecb"):
+                            seen.add(f"{v.path}: {v.cipher} is not authenticated")
+        return out + sorted(seen)
+
     def conversation(self, name: str) -> Conversation:
         for c in self.conversations:
             if c.name == name:

@@ -204,8 +204,9 @@ class Party:
         headers = {str(k).lower(): v for k, v in (msg.get("headers") or {}).items()}
         if step.sender == "client":
             if msg.get("method") != step.method or msg.get("path") != step.target:
-                raise Refused(f"expected {step.method} {step.target}, got {msg.get('method')} {msg.get('path')}",
-                              status=404 if msg.get("path") != step.target else 405)
+                # The conversation's error_status, as for every refusal but 401 (the spec's one status
+                # for "refuses anything"; the seed's own server says 404/405 here).
+                raise Refused(f"expected {step.method} {step.target}, got {msg.get('method')} {msg.get('path')}")
         elif msg.get("status") != step.status:
             raise Refused(f"answered status {msg.get('status')}, expected {step.status}")
         for name, v in step.headers:
