@@ -3,7 +3,7 @@
 HTTP. POST /decrypt with a JSON body {"nonce", "ciphertext", "tag"} (base64 each): AES-256-GCM
 under the preshared key (--psk), a 12-byte nonce, the 16-byte tag apart, no associated data; the
 plaintext is the JSON object {"message": …}. The server answers 200 with {"nonce", "ciphertext",
-"tag"} sealing {"echo": <that message>} under a FRESH nonce. Anything that does not authenticate
+"tag"} sealing {"echo": <the request's JSON object>} under a FRESH nonce. Anything that does not authenticate
 or is not such an object: 400, empty body. Other paths: 404.
 
 Plants (--plant):
@@ -54,7 +54,7 @@ class Handler(dzoolib.HTTPHandler):
             dzoolib.log("refused: %r" % refused)
             return self.answer(400)
         out_nonce = nonce if args.plant == "reuses-nonce" else os.urandom(12)
-        sealed = AESGCM(args.psk).encrypt(out_nonce, json.dumps({"echo": request["message"]}).encode(), None)
+        sealed = AESGCM(args.psk).encrypt(out_nonce, json.dumps({"echo": request}).encode(), None)
         answer = {"nonce": base64.b64encode(out_nonce).decode(),
                   "ciphertext": base64.b64encode(sealed[:-16]).decode(),
                   "tag": base64.b64encode(sealed[-16:]).decode()}

@@ -479,7 +479,7 @@ def gcm_decrypt(port, forge=False):
         return status, None, None
     fields = {k: base64.b64decode(v) for k, v in json.loads(answer).items()}
     echo = json.loads(AESGCM(PSK32).decrypt(fields["nonce"], fields["ciphertext"] + fields["tag"], None))
-    assert echo == {"echo": text}
+    assert echo == {"echo": {"message": text}}
     return status, fields["nonce"], nonce
 
 

@@ -33,6 +33,7 @@ struct CryptoPart {
             switch value.kind {
             case let .rsa(_, _, _, encoding): return encoding
             case let .publicKey(_, _, encoding): return encoding
+            case let .tagOf(_, encoding): return encoding
             case let .sealed(sealed): return sealed.cipher == .fernet ? nil : sealed.encoding
             default: return nil
             }
@@ -51,7 +52,7 @@ struct CryptoPart {
             return DescribedBytes.encode(raw, encoding(of: value) ?? .raw)
         }
         switch value.kind {
-        case .rsa, .sealed:
+        case _ where isCrypto(value):
             guard let raw = decoded(body, value) else { return nil }
             return CryptoPart(value: value, raw: raw, rebuild: { wrap(encoded($0, value)) })
         case let .concat(parts):
@@ -126,6 +127,8 @@ extension DescribedRemoteRun {
             if let error = errorBytes(conversation), data != error {
                 return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(DescribedMessage.bytes(error).summary)"
             }
+            // A refusing server sends the error and closes (docs/PROTOCOL-DESCRIPTIONS.md, "Engines").
+            if !live.closedByServer { return "answered \(DescribedMessage.bytes(data).summary) but kept the connection open: a refusal closes it" }
             return nil
         default:
             return live.closedByServer ? nil : "gave no answer and kept the connection open"
@@ -141,11 +144,11 @@ extension DescribedRemoteRun {
     func checkRefusals(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
             guard let classes = refusalClasses(step) else { continue }
-            for (name, transform) in classes {
+            for (name, matching, transform) in classes {
                 self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
                     var located = false
                     let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
-                        guard position == index, let part = CryptoPart.locate(in: message, step: step) else { return message }
+                        guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: matching) else { return message }
                         located = true
                         return part.rebuild(transform(part))
                     }
@@ -168,7 +171,7 @@ extension DescribedRemoteRun {
     func checkExponentOneKey(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
             let isKey: (DescribedValue) -> Bool = { value in
-                if case let .publicKey(_, format, _) = value.kind { return [.pemSPKI, .pemSPKINewline, .derSPKI].contains(format) }
+                if case let .publicKey(_, format, _) = value.kind { return format != .pemPKCS1 && format != .derPKCS1 }
                 return false
             }
             guard let value = step.send ?? step.body, description.contains(value, where: isKey) else { continue }
@@ -180,6 +183,8 @@ extension DescribedRemoteRun {
                     probeFormat = format
                     let modulus = RSAInvalidKeys.modulus(of: key)
                     switch format {
+                    case .jsonNE: return part.rebuild(Data("{\"n\":\(DescribedBytes.decimal(modulus)),\"e\":1}".utf8))
+                    case .jwk: return part.rebuild(Data("{\"kty\":\"RSA\",\"n\":\"\(DescribedBytes.base64url(modulus, padded: false))\",\"e\":\"AQ\"}".utf8))
                     case .derSPKI: return part.rebuild(RSAInvalidKeys.subjectPublicKeyInfo(modulus: modulus, exponent: Data([1])))
                     case .pemSPKINewline: return part.rebuild(RSAInvalidKeys.spkiPEM(modulus: modulus, exponent: Data([1])) + Data("\n".utf8))
                     default: return part.rebuild(RSAInvalidKeys.spkiPEM(modulus: modulus, exponent: Data([1])))
@@ -195,7 +200,12 @@ extension DescribedRemoteRun {
                         return .passed
                     }
                 }
-                if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                if acknowledged(live, conversation) {
+                    finding("\(conversation.name).accepts-exponent-1.message-\(index + 1)",
+                            "the server took a client key with e = 1, which is no RSA key (RFC 8017 §3.1: 3 ≤ e < n), and answered as to a good one (\(AnswerSignature(live))): what it encrypts to that key is in the clear — refuse such a key (pyca/cryptography >= 42 refuses it at load)")
+                    return .passed
+                }
+                if let problem = refusalProblem(live, conversation, accepted: false) {
                     throw CheckFailure("a key with e = 1: the server \(problem) (RFC 8017 §3.1: e ≥ 3)", details: show(live))
                 }
                 return .passed
@@ -203,28 +213,40 @@ extension DescribedRemoteRun {
         }
     }
 
-    func refusalClasses(_ step: ProtocolDescription.Step) -> [(String, (CryptoPart) -> Data)]? {
+    typealias RefusalClass = (name: String, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
+
+    /// The must-refuse classes of a client message: which part each changes and how.
+    func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
         guard let value = step.send ?? step.body else { return nil }
+        let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
         var crypto: DescribedValue?
         switch value.kind {
         case .rsa, .sealed: crypto = value
-        case let .concat(parts): crypto = parts.first { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
-        case let .json(fields): crypto = fields.first { if case .rsa = $0.value.kind { return true }; if case .sealed = $0.value.kind { return true }; return false }?.value
+        case let .concat(parts): crypto = parts.first(where: isCrypto)
+        case let .json(fields): crypto = fields.first { isCrypto($0.value) }?.value
         default: crypto = nil
+        }
+        func flipLast(_ part: CryptoPart) -> Data {
+            var raw = part.raw
+            if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
+            return raw
         }
         switch crypto?.kind {
         case .rsa?:
-            return [("rsa-not-below-modulus", { part in Data(repeating: 0xff, count: part.raw.count) })]
+            return [("rsa-not-below-modulus", isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
         case let .sealed(sealed)?:
             switch sealed.cipher {
-            case .aesGCM, .chacha20Poly1305, .fernet:
-                return [("\(sealed.cipher.rawValue)-bit-flipped", { part in
-                    var raw = part.raw
-                    if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
-                    return raw
-                })]
+            case .aesGCM, .chacha20Poly1305:
+                // The tag where it travels: appended (the sealed value's last byte), or its own field.
+                if case .field = sealed.tag {
+                    let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }
+                    return [("\(sealed.cipher.rawValue)-tag-bit-flipped", isTag, flipLast)]
+                }
+                return [("\(sealed.cipher.rawValue)-tag-bit-flipped", isCrypto, flipLast)]
+            case .fernet:
+                return [("fernet-hmac-bit-flipped", isCrypto, flipLast)]
             case .aesCBC where sealed.padding == .pkcs7, .aesECB where sealed.padding == .pkcs7:
-                return [("\(sealed.cipher.rawValue)-not-whole-blocks", { part in Data(part.raw.dropLast()) })]
+                return [("\(sealed.cipher.rawValue)-not-whole-blocks", isCrypto, { part in Data(part.raw.dropLast()) })]
             default:
                 return nil  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
             }
@@ -258,7 +280,7 @@ extension DescribedRemoteRun {
                     throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
                                        details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
                 }
-                guard acknowledged(signatures[0].2, conversation) else { return .passed }
+                guard wentOn(signatures[0].2, conversation) else { return .passed }
                 if nextServerStepHasDigest(conversation, after: step) {
                     // Same class, other bytes: a sentinel gives the same digest again.
                     let again = try converse(conversation.name, stopAfter: index + 1,
@@ -336,6 +358,24 @@ extension DescribedRemoteRun {
                 let bad = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(badPadding)))
                 let good = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(garbage)))
                 let (a, b) = (AnswerSignature(bad), AnswerSignature(good))
+                // Bad padding is refused, and refused as other malformed input is (one answer for every
+                // refusal): the answer to a ciphertext that is not whole blocks is the yardstick.
+                if acknowledged(bad, conversation) {
+                    throw CheckFailure("the server acknowledged a ciphertext whose PKCS#7 padding is wrong (\(a)): it does not check the padding, so it cannot have decrypted it", details: show(bad))
+                }
+                if let problem = refusalProblem(bad, conversation, accepted: false) {
+                    throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
+                }
+                var located = false
+                let cut = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step) else { return message }
+                    located = true
+                    return part.rebuild(Data(part.raw.dropLast()))
+                }
+                if located, AnswerSignature(cut) != a {
+                    throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a ciphertext that is not whole blocks gets \(AnswerSignature(cut)) — the answers tell a padding error apart (Vaudenay 2002)",
+                                       details: "bad padding:\n\(show(bad))\n\nnot whole blocks:\n\(show(cut))")
+                }
                 if acknowledged(good, conversation) {
                     finding("\(conversation.name).cbc-oracle-by-design.message-\(index + 1)",
                             "the server acknowledges any plaintext with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design (Vaudenay 2002)")
@@ -365,11 +405,15 @@ extension DescribedRemoteRun {
     /// differ from the first's.
     func checkReuse(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         let serverSecrets = description.secrets.values.filter { $0.madeBy == .server }.map(\.name)
-        guard !known.party.receivedIVs.isEmpty || !serverSecrets.isEmpty else { return }
+        guard !known.party.receivedIVs.isEmpty || !serverSecrets.isEmpty else { return }  // nothing of the server's to compare
         self.step("\(conversation.name).fresh-per-conversation") {
             let second = try converse(conversation.name)
             guard second.completed else { throw CheckFailure("a second conversation did not complete", details: show(second)) }
             let fixed = description.usesFixedIV
+            let echoed = Set(known.party.receivedIVs).intersection(known.party.sentIVs)
+            if !echoed.isEmpty, !fixed {
+                throw CheckFailure("the server answers under the IV/nonce the client just used (\(echoed.map(\.hexString).sorted().joined(separator: ", "))): the same key and nonce twice — for CTR and GCM the same keystream, which reveals both plaintexts' XOR (SP 800-38D §8)")
+            }
             let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
             if !repeated.isEmpty, !fixed {
                 throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")

@@ -174,13 +174,25 @@ final class DescribedRemoteRun {
         return live
     }
 
-    /// The server's last answer is the one a correct message gets, not a refusal: HTTP 2xx; on a
-    /// socket, not the description's `error` and not nothing (without an `error`: what the party took).
+    /// The server's last answer is the one a correct message gets: HTTP 2xx; on a socket, what the
+    /// client party takes as the description's next server message.
     func acknowledged(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch live.answers.last {
         case let .response(status, _, _)?: return (200..<300).contains(status)
+        case .bytes?: return live.answerAccepted
+        default: return false
+        }
+    }
+
+    /// The server's last answer is something, and not a refusal: not 4xx/5xx, and on a socket not the
+    /// description's `error` (an answer the party does not take, such as a digest of the wrong
+    /// plaintext, still counts: the server went on as if it had decrypted).
+    func wentOn(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
+        switch live.answers.last {
+        case let .response(status, _, _)?: return (200..<300).contains(status)
         case let .bytes(data)?:
-            if case let .text(error)? = conversation.error?.kind { return !data.isEmpty && data != Data(error.utf8) }
+            if data.isEmpty { return false }
+            if case let .text(error)? = conversation.error?.kind { return data != Data(error.utf8) }
             return live.answerAccepted
         default: return false
         }
@@ -267,7 +279,12 @@ final class DescribedRemoteRun {
             live.answers.append(.bytes(message))
             if probing {
                 // Did it close after answering? (a refusal should)
-                if !live.closedByServer { live.closedByServer = (try? connection.read(upTo: 1, timeout: options.quietGap))?.isEmpty ?? false }
+                // After the description's error a server closes: give it the whole timeout to do so.
+                var isError = false
+                if case let .text(error)? = live.party.conversation?.error?.kind { isError = message == Data(error.utf8) }
+                if !live.closedByServer {
+                    live.closedByServer = (try? connection.read(upTo: 1, timeout: isError ? options.timeout : options.quietGap))?.isEmpty ?? false
+                }
                 live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
                 return
             }

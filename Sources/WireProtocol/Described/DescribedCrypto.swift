@@ -34,7 +34,7 @@ public enum DescribedBytes {
         }
     }
 
-    static func base64url(_ bytes: Data, padded: Bool) -> String {
+    public static func base64url(_ bytes: Data, padded: Bool) -> String {
         var text = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         if !padded { while text.hasSuffix("=") { text.removeLast() } }
         return text
@@ -113,7 +113,7 @@ public enum DescribedBytes {
     }
 
     /// Unsigned big-endian bytes as a decimal integer.
-    static func decimal(_ bytes: Data) -> String {
+    public static func decimal(_ bytes: Data) -> String {
         var number = [UInt8](bytes.drop { $0 == 0 })
         if number.isEmpty { return "0" }
         var digits: [UInt8] = []

@@ -36,6 +36,8 @@ public final class DescribedParty {
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
     public var receivedIVs: [Data] { state.receivedIVs }
+    /// The IV or nonce of every `sealed` value this party sent, in order.
+    public var sentIVs: [Data] { state.sentIVs }
     /// True once the conversation ended (its last step, a close, or a refusal).
     public private(set) var isDone = false
     /// The refusal that ended the conversation, if one did.
@@ -59,6 +61,7 @@ public final class DescribedParty {
         var lastSentJSON: JSONValue?
         var lastSentPlaintext: Data?
         var receivedIVs: [Data] = []
+        var sentIVs: [Data] = []
     }
 
     /// - Parameters:
@@ -404,6 +407,7 @@ private struct Context {
             default:
                 output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
             }
+            if !output.iv.isEmpty { state.sentIVs.append(output.iv) }
             var bytes = output.ciphertext
             if sealed.tag == .appended { bytes += output.tag }
             if sealed.iv == .prefix { bytes = output.iv + bytes }

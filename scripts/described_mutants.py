@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Runs `crosscheck remote --protocol` against every server of the described zoo
+(Tests/DescribedZoo/described_zoo.json), correct and with each planted flaw, and prints a table:
+server | plant | expected | crosscheck's verdict | OK/WRONG | time. Exit 1 when any verdict is wrong.
+
+A correct server must pass (exit 0); a planted one must fail (exit 1) with a failed testcase. The
+servers were written from examples/protocols/*.toml alone (Tests/DescribedZoo/README.md). Each run:
+the server on 127.0.0.1 with --port 0 in its own process group, its `LISTENING <port>` line awaited
+under a deadline, crosscheck with the preshared values the registry's placeholders stand for
+(--secret psk=HEX, --public-key server=PEM), and the whole group stopped on every path out.
+Standard library only; run it with /usr/bin/python3.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import secrets
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = "/usr/bin/python3"
+REGISTRY = os.path.join(REPO, "Tests", "DescribedZoo", "described_zoo.json")
+LISTEN_DEADLINE = 20.0
+RUN_DEADLINE = 300.0
+
+
+def server_key(folder):
+    """A PEM private key for {server_key_pem} and its public half for --public-key."""
+    private = os.path.join(folder, "server.key.pem")
+    public = os.path.join(folder, "server.pub.pem")
+    if not os.path.exists(private):
+        subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", private],
+                       check=True, capture_output=True)
+        subprocess.run(["openssl", "pkey", "-in", private, "-pubout", "-out", public], check=True, capture_output=True)
+    return private, public
+
+
+def wait_listening(process, deadline):
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    seen = b""
+    while time.monotonic() < deadline:
+        if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            break
+        chunk = os.read(process.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        seen += chunk
+        for line in seen.split(b"\n"):
+            if line.startswith(b"LISTENING "):
+                return int(line.split()[1])
+    raise RuntimeError(f"no LISTENING line within {LISTEN_DEADLINE:.0f} s; it printed {seen[-400:]!r}")
+
+
+def run_one(crosscheck, entry, plant, folder, strict=False):
+    psk16, psk32 = secrets.token_hex(16), secrets.token_hex(32)
+    private, public = server_key(folder)
+    fill = {"{psk16}": psk16, "{psk32}": psk32, "{server_key_pem}": private}
+    command = [PYTHON] + [fill.get(arg, arg) for arg in entry["server"]] + (["--plant", plant] if plant else [])
+    options = []
+    if "{psk16}" in entry["server"]:
+        options += ["--secret", "psk=" + psk16]
+    if "{psk32}" in entry["server"]:
+        options += ["--secret", "psk=" + psk32]
+    if "{server_key_pem}" in entry["server"]:
+        options += ["--public-key", "server=" + public]
+    name = entry["name"] + ("." + plant if plant else "")
+    junit = os.path.join(REPO, "reports", "described-mutants", name + ".xml")
+    log = open(os.path.join(REPO, "reports", "described-mutants", name + ".server.log"), "wb")
+    started = time.monotonic()
+    server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+    try:
+        port = wait_listening(server, time.monotonic() + LISTEN_DEADLINE)
+        done = subprocess.run([crosscheck, "remote", "--protocol", entry["description"], "--host", "127.0.0.1", "--port", str(port),
+                               "--junit", junit, "--quiet"] + options + (["--strict"] if strict else []), cwd=REPO, capture_output=True, timeout=RUN_DEADLINE)
+        failed = []
+        if os.path.exists(junit):
+            for case in ET.parse(junit).iter("testcase"):
+                for bad in list(case.findall("failure")) + list(case.findall("error")):
+                    failed.append(f"{case.get('name')}: {bad.get('message', '')}")
+        return name, done.returncode, failed, time.monotonic() - started, done.stderr.decode("utf-8", "replace")[-600:]
+    except Exception as exc:  # a server that never listened, a run past its deadline: a WRONG row, never a hang
+        return name, None, [f"harness: {exc}"], time.monotonic() - started, ""
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        server.wait()
+        log.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--crosscheck", default=os.path.join(REPO, ".build", "debug", "crosscheck"))
+    parser.add_argument("--only", help="comma-separated server names")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--verbose", action="store_true", help="print each run's failed testcases")
+    args = parser.parse_args()
+    registry = json.load(open(REGISTRY))["servers"]
+    wanted = set(args.only.split(",")) if args.only else None
+    runs = [(entry, plant) for entry in registry if wanted is None or entry["name"] in wanted
+            for plant in [None] + entry["plants"]]
+    os.makedirs(os.path.join(REPO, "reports", "described-mutants"), exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="described-mutants-")
+    server_key(folder)
+    wrong = 0
+    print(f"{'server':28} {'plant':32} {'expected':8} {'verdict':8} {'':5} time")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # A plant marked "strict" is a weakness crosscheck reports: its run uses --strict.
+        futures = [pool.submit(run_one, args.crosscheck, entry, plant and plant["name"], folder, bool(plant and plant.get("strict")))
+                   for entry, plant in runs]
+        for (entry, plant), future in zip(runs, futures):
+            name, code, failed, seconds, stderr = future.result()
+            expected = "pass" if plant is None else "fail"
+            verdict = {0: "pass", 1: "fail"}.get(code, f"exit {code}")
+            # A failure of the description's own weaknesses (--strict) is no sign of the plant.
+            planted = [line for line in failed if not line.startswith("description.")]
+            ok = verdict == expected and (expected == "pass" or bool(planted))
+            wrong += not ok
+            label = "(correct)" if plant is None else plant["name"] + (" --strict" if plant.get("strict") else "")
+            print(f"{entry['name']:28} {label:32} {expected:8} {verdict:8} {'OK' if ok else 'WRONG':5} {seconds:.1f} s", flush=True)
+            if args.verbose or not ok:
+                for line in (planted if plant else failed)[:6]:
+                    print(f"    {line[:220]}")
+                if not ok and stderr and not failed:
+                    print("    " + stderr.replace("\n", "\n    "))
+    print(f"described zoo: {len(runs)} runs, {wrong} wrong")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
