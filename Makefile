@@ -22,7 +22,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    chromium python3-junitparser python3-venv testssl.sh python3-flask
 
 .PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
-.PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants test-zoo
+.PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants described-mutants test-zoo
 
 help:
 	@echo "crosscheck make targets:"
@@ -130,7 +130,7 @@ test: deps
 	bash scripts/test-lanes.sh \
 	    "swift-apps=$(XCTEST) $(subst $(space),$(comma),$(TEST_LANE_APPS))" \
 	    "swift-rest=$(XCTEST) $$rest" \
-	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-ci-team test-junit test-pi-selftest mutants test-ats test-interop-current"
+	    "python-zoo=$(MAKE) --no-print-directory test-python test-zoo test-units test-ci test-ci-team test-junit test-pi-selftest mutants described-mutants test-ats test-interop-current"
 	$(MAKE) --no-print-directory test-reports
 	@echo "make test: all test stages passed"
 
@@ -360,6 +360,13 @@ LINK ?=
 mutants: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	$(PYTHON) scripts/mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),) $(if $(LINK),--link $(LINK),) $(if $(JOBS),--jobs $(JOBS),)
+
+# Issue 31: `crosscheck remote --protocol` against the described zoo (Tests/DescribedZoo): each
+# example description's independent server, correct (must pass) and with each planted flaw (must
+# fail, by a testcase other than the description's own weaknesses). Prints the table; exit 1 on a wrong verdict.
+described-mutants: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	$(PYTHON) scripts/described_mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),)
 
 clean:
 	rm -rf .build .build-fuzz reports

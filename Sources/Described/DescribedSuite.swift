@@ -90,6 +90,8 @@ struct Cast {
             .mapValues(\.publicKey)
         let secretsKnown = secrets.filter { description.secrets[$0.key]?.madeBy == .preshared || description.secrets[$0.key]?.madeBy.rawValue == role.rawValue }
         let name = conversationKnown || role == .client ? conversation : nil
+        // Only the side that sends the message is given it: a receiver that knew it could judge what it decrypted by it.
+        let message = description.sender(ofMessageIn: conversation) == role ? self.message : nil
         if engine == "swift" {
             return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
                                                  knownPublicKeys: known, secrets: secretsKnown, message: message, config: config))
@@ -193,4 +195,21 @@ final class SwiftParty: ConversationParty {
     var isDone: Bool { party.isDone }
     var received: [String: Data] { party.received }
     func refusalMessage() throws -> DescribedMessage? { party.refusalMessage() }
+}
+
+extension ProtocolDescription {
+    /// The role whose steps carry the conversation's message (`message` or `json-message`), if any.
+    func sender(ofMessageIn conversation: String) -> Role? {
+        guard let found = self.conversation(named: conversation) else { return nil }
+        func carriesMessage(_ value: DescribedValue) -> Bool {
+            switch value.kind {
+            case let .rsa(_, _, carries, _): return carries == .message || carries == .jsonMessage
+            case let .sealed(sealed): return sealed.carries == .message || sealed.carries == .jsonMessage
+            case let .concat(parts): return parts.contains(where: carriesMessage)
+            case let .json(fields): return fields.contains { carriesMessage($0.value) }
+            default: return false
+            }
+        }
+        return found.steps.first { step in [step.send, step.body].compactMap { $0 }.contains(where: carriesMessage) }?.from
+    }
 }

@@ -55,6 +55,8 @@ class Party:
         self._i = 0
         self.done = False
         self.refusal: Optional[Refused] = None
+        if conversation_name is None and len(description.conversations) == 1:
+            conversation_name = description.conversations[0].name  # nothing to choose (and a server may speak first)
         if conversation_name is not None:
             self._choose(description.conversation(conversation_name))
 

@@ -291,6 +291,14 @@ def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, byte
 def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) -> bytes:
     try:
         if v.cipher == "fernet":
+            # Strict as every reader here: base64url with padding that re-encodes to the same text
+            # (pyca's decrypt alone takes trailing bytes after the padding).
+            try:
+                raw = base64.urlsafe_b64decode(ciphertext)
+            except (binascii.Error, ValueError):
+                raise Refused("the fernet token is not base64url") from None
+            if base64.urlsafe_b64encode(raw) != ciphertext:
+                raise Refused("the fernet token is not canonical base64url with padding")
             return Fernet(base64.urlsafe_b64encode(key)).decrypt(ciphertext)
         if v.cipher in ("aes-gcm", "chacha20-poly1305"):
             return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)

@@ -205,9 +205,11 @@ enum DescribedCipher {
             switch cipher {
             case .aesCBC:
                 if padding == .pkcs7 { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) }
-                guard iv.count == 16 else { throw refusal }
+                // Zero padding makes at least one block (an empty plaintext is a block of zeros), as PythonRef's reader has it.
+                guard iv.count == 16, !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw refusal }
                 return try unpad(Data(AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
             case .aesECB:
+                guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw refusal }
                 return try unpad(Data(AESBlockMode.ecb.process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
             case .aesCTR:
                 guard iv.count == 16 else { throw refusal }

@@ -321,6 +321,10 @@ private struct Context {
         state.lastReceivedPlaintext = plaintext
         switch carries {
         case .message:
+            // A conversation that states its message means that one (a command such as "Request Access").
+            if let stated = party.conversation?.message, plaintext != stated {
+                throw DescribedRefusal(reason: "the message is not the description's \(JSONText.string(String(decoding: stated, as: UTF8.self)))")
+            }
             state.received["message"] = plaintext
         case .jsonMessage:
             guard let object = try? StrictJSON.parse(plaintext), case let .string(text)? = object["message"] else {

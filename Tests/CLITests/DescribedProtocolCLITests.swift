@@ -1,0 +1,145 @@
+import Foundation
+import FoundationXML
+import XCTest
+
+/// Issue 31: `--protocol FILE` end to end — the described suite on both seeds and an example,
+/// a mistake in a description named with its key and line, and `remote --protocol` right both
+/// ways: PythonRef's described server and an independent correct server pass, a padding-oracle
+/// server and a planted described-zoo server fail. (Every plant of every example:
+/// scripts/described_mutants.py, `make described-mutants`.)
+final class DescribedProtocolCLITests: XCTestCase {
+    let servers = TestServers()
+    override func tearDown() { servers.stopAll() }
+
+    func crosscheck(_ arguments: [String]) throws -> CrosscheckBinary.Outcome { try CrosscheckBinary.run(arguments) }
+
+    func scratch() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("described-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return folder
+    }
+
+    /// The testcases of a JUnit file: name → "passed", "skipped", "failed" or "error".
+    func outcomes(_ junit: URL) throws -> [String: String] {
+        let document = try XMLDocument(contentsOf: junit)
+        var found: [String: String] = [:]
+        for case let testcase as XMLElement in try document.nodes(forXPath: "//testcase") {
+            let name = "\(testcase.attribute(forName: "classname")?.stringValue ?? "").\(testcase.attribute(forName: "name")?.stringValue ?? "")"
+            let kinds = ["failure": "failed", "error": "error", "skipped": "skipped"]
+            found[name] = kinds.first { !(testcase.elements(forName: $0.key).isEmpty) }?.value ?? "passed"
+        }
+        return found
+    }
+
+    func testRun_bothSeedsAndAnExample_everyPairingPasses() throws {
+        for description in ["protocols/rsa-socket.toml", "protocols/aes-https.toml", "examples/protocols/rsa-wrapped-aes-gcm.toml"] {
+            let junit = try scratch().appendingPathComponent("run.xml")
+            let outcome = try crosscheck(["run", "--protocol", description, "--seed", "7", "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, 0, "\(description): \(outcome.stderr)")
+            let results = try outcomes(junit)
+            let conversations = results.keys.filter { $0.hasSuffix(".conversation") }
+            // Every conversation of the description, for all four client × server pairings.
+            XCTAssertFalse(conversations.isEmpty, description)
+            XCTAssertEqual(conversations.count % 4, 0, "\(description): \(conversations.sorted())")
+            for pairing in ["swift_to_python", "python_to_swift", "swift_to_swift", "python_to_python"] {
+                XCTAssertTrue(conversations.contains { $0.contains(".\(pairing).") }, "\(description): no \(pairing) in \(conversations.sorted())")
+            }
+            XCTAssertTrue(results.keys.contains { $0.hasSuffix("mutated-to-server") }, description)
+            XCTAssertEqual(Set(results.values), ["passed"], "\(description): \(results.filter { $0.value != "passed" })")
+        }
+    }
+
+    func testRun_aMistakeInTheDescription_namesTheKeyAndLine() throws {
+        let folder = try scratch()
+        let seed = try String(contentsOf: CrosscheckBinary.root.appendingPathComponent("protocols/rsa-socket.toml"), encoding: .utf8)
+        let cases: [(String, String, [String])] = [
+            ("bits = 2048\n\n[keys.client]", "bits = 1000\n\n[keys.client]", ["keys.server.bits", "line 15", "1024, 2048, 3072, 4096", "1000"]),
+            ("padding = \"pkcs1\", carries = \"message\" } ] }", "paddin = \"pkcs1\", carries = \"message\" } ] }", ["paddin", "line 36", "padding"]),
+            ("framing = \"legacy\"", "framing = \"pauses\"", ["transport.framing", "line 10", "legacy", "length-prefix", "line"]),
+        ]
+        for (original, broken, words) in cases {
+            XCTAssertTrue(seed.contains(original), original)
+            let file = folder.appendingPathComponent("broken.toml")
+            try seed.replacingOccurrences(of: original, with: broken).write(to: file, atomically: true, encoding: .utf8)
+            let outcome = try crosscheck(["run", "--protocol", file.path, "--quiet"])
+            XCTAssertEqual(outcome.status, 66, outcome.stderr)
+            for word in words { XCTAssertTrue(outcome.stderr.contains(word), "'\(word)' not in: \(outcome.stderr)") }
+        }
+        // A description that cannot work: a GCM value with no nonce, refused before any connection.
+        let gcm = """
+        name = "no-nonce"
+        [transport]
+        kind = "tcp"
+        [secrets.psk]
+        made_by = "preshared"
+        [[conversation]]
+        name = "one"
+        [[conversation.step]]
+        from = "client"
+        send = { sealed = "psk", cipher = "aes-gcm", iv = "none", carries = "message" }
+        """
+        let file = folder.appendingPathComponent("gcm.toml")
+        try gcm.write(to: file, atomically: true, encoding: .utf8)
+        let outcome = try crosscheck(["remote", "--protocol", file.path, "--host", "127.0.0.1", "--port", "9", "--secret", "psk=" + String(repeating: "00", count: 32)])
+        XCTAssertEqual(outcome.status, 66, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("line 10"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.lowercased().contains("nonce") || outcome.stderr.contains("iv"), outcome.stderr)
+    }
+
+    func testRemote_seedDescription_passesPythonRefAndAnIndependentServer_failsAPaddingOracle() throws {
+        let root = CrosscheckBinary.root
+        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../protocols/rsa-socket.toml",
+                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let independent = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let oracle = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/oracle_error_text.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        for (port, expected) in [(pythonRef, Int32(0)), (independent, 0), (oracle, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(port),
+                                          "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.phone-to-pi.conversation"], "passed", "\(results)")
+            XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.pi-to-phone.conversation"], "passed", "\(results)")
+            XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"], expected == 0 ? "passed" : "failed", "\(results)")
+            if expected == 1 { XCTAssertTrue(outcome.stdout.contains("padding oracle"), outcome.stdout) }
+        }
+    }
+
+    func testRemote_describedZooServer_correctPassesAndThePlantFails() throws {
+        let root = CrosscheckBinary.root
+        let psk = String(repeating: "5a", count: 32)
+        for (plant, expected) in [(nil as String?, Int32(0)), ("reuses-nonce", 1), ("accepts-wrong-tag", 1)] {
+            let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/gcm_json_tag_field.py", "--host", "127.0.0.1", "--port", "0", "--psk", psk]
+                                         + (plant.map { ["--plant", $0] } ?? []), in: root)
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", "examples/protocols/gcm-json-tag-field.toml", "--host", "127.0.0.1", "--port", String(port),
+                                          "--secret", "psk=\(psk)", "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "\(plant ?? "correct"): \(outcome.stdout)\(outcome.stderr)")
+            let results = try outcomes(junit)
+            let prefix = "crosscheck.described.gcm-json-tag-field.remote.decrypt."
+            XCTAssertEqual(results[prefix + "conversation"], "passed")
+            XCTAssertEqual(results[prefix + "refuses.message-1.aes-gcm-tag-bit-flipped"], plant == "accepts-wrong-tag" ? "failed" : "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "fresh-per-conversation"], plant == "reuses-nonce" ? "failed" : "passed", "\(results)")
+        }
+    }
+
+    func testRemote_protocolRefusesTheProfileOptions_andAsksForPresharedValues() throws {
+        let outcome = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--profile", "rsa-socket"])
+        XCTAssertEqual(outcome.status, 64)
+        XCTAssertTrue(outcome.stderr.contains("--profile"), outcome.stderr)
+        let missing = try crosscheck(["remote", "--protocol", "examples/protocols/gcm-json-tag-field.toml", "--host", "127.0.0.1", "--port", "9"])
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertTrue(missing.stderr.contains("--secret psk=HEX"), missing.stderr)
+        let run = try crosscheck(["run", "--protocol", "protocols/rsa-socket.toml", "--suite", "roundtrip"])
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("--suite"), run.stderr)
+    }
+
+    func testRunServer_ownProcess_describedProtocol() throws {
+        // A team's own-loop server speaking the seed protocol, checked in its described form.
+        let outcome = try crosscheck(["run", "--server", "Tests/Zoo/rsa_socket/tutorial_recv1024.py", "--protocol", "protocols/rsa-socket.toml",
+                                      "--junit", try scratch().appendingPathComponent("server.xml").path, "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+    }
+}
