@@ -110,7 +110,7 @@ let package = Package(
             "WireCrypto", "WireProtocol", "PythonBridge", "CommandLineKit", "AppUnderTest", "AppHost", "SeedApps", "TeamServer", "Described",
         ]),
         .executableTarget(name: "crosscheck-bench", dependencies: ["Conformance", "Sessions", "WireCrypto", "CryptoKit", "CommonCrypto", "PythonBridge",
-                                                                   "Remote", "TeamServer", "Transport", "Described", "WireProtocol"]),
+                                                                   "Remote", "TeamServer", "Transport", "Described", "WireProtocol", "Frames", "Fuzzing"]),
         // libFuzzer targets, built by `make libfuzzer TARGET=…` with --sanitize=fuzzer,address: the
         // Swift parsers one family at a time (no Python), and the differential target (the fuzz oracle).
         .target(name: "FuzzTargets", dependencies: ["StrictFormats", "WireProtocol", "WireCrypto"]),

@@ -127,6 +127,24 @@ def described_description(path: str) -> described_engine.Description:
     return found
 
 
+# Keys loaded from PEM text, by that text: a harness opens thousands of parties with the same few
+# keys, and loading (with its checks) costs more than a conversation's RSA. Bounded like the registry.
+_KEYS: OrderedDict[str, Any] = OrderedDict()
+_KEYS_LIMIT = 256
+
+
+def _loaded_key(pem: str, private: bool) -> Any:
+    with _DESCRIPTIONS_LOCK:
+        key = _KEYS.get(pem)
+    if key is None:
+        key = (rsa_keys.load_private if private else rsa_keys.load_public)(pem.encode("ascii"))
+        with _DESCRIPTIONS_LOCK:
+            _KEYS[pem] = key
+            while len(_KEYS) > _KEYS_LIMIT:
+                _KEYS.popitem(last=False)
+    return key
+
+
 def open_described(path: str, conversation: Optional[str], role: str, private_keys: dict[str, Any],
                    known_public_keys: dict[str, Any], secrets: dict[str, Any], message: Optional[bytes],
                    config: dict[str, Any]) -> int:
@@ -134,8 +152,8 @@ def open_described(path: str, conversation: Optional[str], role: str, private_ke
     try:
         party = described_engine.Party(
             described_description(path), conversation, role,
-            private_keys={name: rsa_keys.load_private(pem.encode("ascii")) for name, pem in private_keys.items()},
-            known_public_keys={name: rsa_keys.load_public(pem.encode("ascii")) for name, pem in known_public_keys.items()},
+            private_keys={name: _loaded_key(pem, True) for name, pem in private_keys.items()},
+            known_public_keys={name: _loaded_key(pem, False) for name, pem in known_public_keys.items()},
             secrets={name: bytes(value) for name, value in secrets.items()}, message=message,
             config={str(k): str(v) for k, v in config.items()})
     except (ValueError, described_engine.DescriptionError) as exc:

@@ -60,6 +60,9 @@ struct Cast {
     let interpreter: PythonInterpreter
     let config: [String: String]
     let privateKeys: [String: RSAPrivateKey]
+    /// The same keys as PEM text for PythonRef, exported once.
+    let privatePEMs: [String: String]
+    let publicPEMs: [String: String]
     let secrets: [String: Data]
     let message: Data
     var generator: SeededGenerator
@@ -75,6 +78,8 @@ struct Cast {
         var keys: [String: RSAPrivateKey] = [:]
         for (name, key) in description.keys { keys[name] = try RSAPrivateKey(bits: key.bits) }
         privateKeys = keys
+        privatePEMs = try keys.mapValues { String(decoding: try $0.exported(.pkcs8PEM), as: UTF8.self) }
+        publicPEMs = try keys.mapValues { String(decoding: try $0.publicKey.exported(.spkiPEM), as: UTF8.self) }
         var made: [String: Data] = [:]
         for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret) }
         secrets = made
@@ -96,8 +101,9 @@ struct Cast {
             return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
                                                  knownPublicKeys: known, secrets: secretsKnown, message: message, config: config))
         }
-        return try PythonParty(interpreter: interpreter, path: path, conversation: name, role: role, privateKeys: held,
-                               knownPublicKeys: known, secrets: secretsKnown, message: message, config: config)
+        return try PythonParty(interpreter: interpreter, path: path, conversation: name, role: role,
+                               privateKeyPEMs: privatePEMs.filter { held[$0.key] != nil }, publicKeyPEMs: publicPEMs.filter { known[$0.key] != nil },
+                               secrets: secretsKnown, message: message, config: config)
     }
 
     /// One conversation between the two engines named: it completes, and the side that decrypted
@@ -141,7 +147,7 @@ struct Cast {
                 tried += 1
                 var verdicts: [String: String] = [:]
                 for engine in ["swift", "python"] {
-                    verdicts[engine] = try replay(base.transcript, upTo: index, receiver: receiver, engine: engine, last: mutation.message)
+                    verdicts[engine] = try decide(base.transcript, upTo: index, receiver: receiver, engine: engine, last: mutation.message)
                 }
                 if verdicts["swift"] != verdicts["python"] {
                     disagreements.append("message \(index + 1) (\(mutation.name)): swift \(verdicts["swift"] ?? "?"); python \(verdicts["python"] ?? "?")")
@@ -157,7 +163,7 @@ struct Cast {
 
     /// The receiver of `engine` given the transcript's messages to it before `index`, then `last`:
     /// "refused" or "accepted" with what it learned.
-    private func replay(_ transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)], upTo index: Int, receiver: ProtocolDescription.Role,
+    func decide(_ transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)], upTo index: Int, receiver: ProtocolDescription.Role,
                         engine: String, last: DescribedMessage) throws -> String {
         let party = try self.party(engine, receiver, conversationKnown: false)
         for (position, entry) in transcript.enumerated() where position < index {
@@ -211,5 +217,38 @@ extension ProtocolDescription {
             }
         }
         return found.steps.first { step in [step.send, step.body].compactMap { $0 }.contains(where: carriesMessage) }?.from
+    }
+}
+
+/// Conversations and mutated messages per second on a described protocol, for `make bench`: the
+/// suite's own code (keys made once, as the suite's checks make them once per check).
+public final class DescribedThroughput {
+    let cast: Cast
+    let base: [(from: ProtocolDescription.Role, message: DescribedMessage)]
+
+    public init(description: ProtocolDescription, path: String, conversation: String, interpreter: PythonInterpreter) throws {
+        cast = try Cast(description: description, path: path, conversation: conversation, interpreter: interpreter,
+                        config: DescribedSuite.Settings().config, seed: 1)
+        let outcome = try Conversing.run(client: try cast.party("swift", .client), server: try cast.party("swift", .server, conversationKnown: false))
+        guard outcome.completed else { throw DescribedCheckError.pythonEngine("the Swift engine does not complete \(conversation) with itself") }
+        base = outcome.transcript
+    }
+
+    /// One whole conversation between the engines named ("swift" or "python"); throws unless it completes.
+    public func conversation(client: String, server: String) throws {
+        let outcome = try Conversing.run(client: try cast.party(client, .client), server: try cast.party(server, .server, conversationKnown: false))
+        guard outcome.completed, outcome.refusal == nil else { throw DescribedCheckError.pythonEngine("the conversation did not complete: \(outcome.refusal?.reason ?? "stalled")") }
+    }
+
+    /// The client's message `index` mutated once and given to a Swift and a Python server in the
+    /// conversation's state, as the suite's mutated-to-server check does: one decision of each engine.
+    public func mutatedToServer(_ ordinal: Int) throws {
+        let senders = base.enumerated().filter { $0.element.from == .client }
+        let (index, entry) = senders[ordinal % senders.count]
+        var generator = SeededGenerator(seed: UInt64(ordinal))
+        let mutations = MessageMutator.mutations(of: entry.message, count: 64, generator: &generator)
+        let mutation = mutations[ordinal % max(mutations.count, 1)]
+        _ = try cast.decide(base, upTo: index, receiver: .server, engine: "swift", last: mutation.message)
+        _ = try cast.decide(base, upTo: index, receiver: .server, engine: "python", last: mutation.message)
     }
 }

@@ -13,14 +13,25 @@ public final class PythonParty: ConversationParty {
     /// - Parameters:
     ///   - path: the description file (PythonRef reads it itself: each engine parses on its own).
     ///   - conversation: nil for a server that tells the conversations apart by the client's first message.
+    public convenience init(interpreter: PythonInterpreter, path: String, conversation: String?, role: ProtocolDescription.Role,
+                            privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
+                            secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
+        try self.init(interpreter: interpreter, path: path, conversation: conversation, role: role,
+                      privateKeyPEMs: try privateKeys.mapValues { String(decoding: try $0.exported(.pkcs8PEM), as: UTF8.self) },
+                      publicKeyPEMs: try knownPublicKeys.mapValues { String(decoding: try $0.exported(.spkiPEM), as: UTF8.self) },
+                      secrets: secrets, message: message, config: config)
+    }
+
+    /// The keys as PEM text already (PKCS#8, SPKI): a caller that opens many parties with the same
+    /// keys exports them once (PythonRef keeps the keys it loaded from the same text).
     public init(interpreter: PythonInterpreter, path: String, conversation: String?, role: ProtocolDescription.Role,
-                privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
+                privateKeyPEMs: [String: String], publicKeyPEMs: [String: String],
                 secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
         self.interpreter = interpreter
         var arguments: [String: PythonValue] = [
             "path": .string(path), "conversation": conversation.map(PythonValue.string) ?? .none, "role": .string(role.rawValue),
-            "private_keys": .dict(try privateKeys.mapValues { .string(String(decoding: try $0.exported(.pkcs8PEM), as: UTF8.self)) }),
-            "known_public_keys": .dict(try knownPublicKeys.mapValues { .string(String(decoding: try $0.exported(.spkiPEM), as: UTF8.self)) }),
+            "private_keys": .dict(privateKeyPEMs.mapValues(PythonValue.string)),
+            "known_public_keys": .dict(publicKeyPEMs.mapValues(PythonValue.string)),
             "secrets": .dict(secrets.mapValues(PythonValue.bytes)),
             "config": .dict(config.mapValues(PythonValue.string)),
         ]
