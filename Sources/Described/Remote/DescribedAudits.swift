@@ -120,6 +120,7 @@ extension DescribedRemoteRun {
         switch live.answers.last {
         case let .response(status, _, body)?:
             if (200..<300).contains(status) { return "answered \(status), as if the message were correct" }
+            if status == conversation.errorStatus { return nil }  // the refusal the description declares, even a 5xx
             if status >= 500 { return "answered \(status) \(DescribedMessage.bytes(body).summary): an error of its own, not a refusal (4xx)" }
             return nil
         case let .bytes(data)?:
@@ -207,6 +208,60 @@ extension DescribedRemoteRun {
                 }
                 if let problem = refusalProblem(live, conversation, accepted: false) {
                     throw CheckFailure("a key with e = 1: the server \(problem) (RFC 8017 §3.1: e ≥ 3)", details: show(live))
+                }
+                return .passed
+            }
+        }
+    }
+
+    /// Every client message the server answers, replaced by bytes of no meaning (as long, or `{}`
+    /// for a JSON body): whatever the server answers, it must still complete a conversation after
+    /// it — a server that dies on bad input is down for every phone (the most common flaw in the
+    /// public servers read for issue 31).
+    func checkSurvivesGarbage(_ conversation: ProtocolDescription.Conversation) {
+        for (index, _, answered) in clientSteps(conversation) where answered {
+            self.step("\(conversation.name).survives.message-\(index + 1).garbage") {
+                var generator = SeededGenerator.forCheck("\(conversation.name).garbage.\(index)", seed: options.seed)
+                let probe = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                    guard position == index else { return message }
+                    switch message {
+                    case let .bytes(data): return .bytes(Data(generator.bytes(max(data.count, 16)).map { $0 == 0x0a ? 0x2e : $0 }))
+                    case let .request(method, path, headers, _): return .request(method: method, path: path, headers: headers, body: Data("{}".utf8))
+                    case .response: return message
+                    }
+                }
+                let after = try converse(conversation.name)
+                guard after.completed else {
+                    throw CheckFailure("after message \(index + 1) was garbage (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
+                                       details: show(after))
+                }
+                return .passed
+            }
+        }
+        // A key that does not load, in the message's own shape (its text around it kept): the
+        // import a server does first, and the crash the tutorial's loop has (Tests/Zoo crash-on-bad-input).
+        let isKey: (DescribedValue) -> Bool = { if case .publicKey = $0.kind { return true }; return false }
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard let value = step.send ?? step.body, description.contains(value, where: isKey) else { continue }
+            self.step("\(conversation.name).survives.message-\(index + 1).key-that-does-not-load") {
+                let probe = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isKey),
+                          case let .publicKey(_, format, _) = part.value.kind else { return message }
+                    switch format {
+                    case .pemSPKI, .pemSPKINewline: return part.rebuild(Data("-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----".utf8))
+                    case .pemPKCS1: return part.rebuild(Data("-----BEGIN RSA PUBLIC KEY-----\nMIIBCgKCAQEA\n-----END RSA PUBLIC KEY-----".utf8))
+                    case .derSPKI, .derPKCS1: return part.rebuild(Data([0x30, 0x82, 0x01, 0x22, 0x30, 0x0d]))
+                    case .jsonNE: return part.rebuild(Data("{\"n\":15,\"e\":3}".utf8))
+                    case .jwk: return part.rebuild(Data("{\"kty\":\"RSA\",\"n\":\"Dw\",\"e\":\"Aw\"}".utf8))
+                    }
+                }
+                if let problem = refusalProblem(probe, conversation, accepted: acknowledged(probe, conversation)) {
+                    throw CheckFailure("a key that does not load: the server \(problem)", details: show(probe))
+                }
+                let after = try converse(conversation.name)
+                guard after.completed else {
+                    throw CheckFailure("after a key that does not load (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
+                                       details: show(after))
                 }
                 return .passed
             }

@@ -54,6 +54,8 @@ struct LiveConversation {
     /// With `stopAfter`: the client party took the server's last answer as the one a correct
     /// message gets.
     var answerAccepted = false
+    /// Bytes the server sent after the description's last message (before closing or going quiet).
+    var extraBytes: Data?
     var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
 }
 
@@ -112,13 +114,14 @@ final class DescribedRemoteRun {
                 first = live
                 return try judgeCompleted(live, conversation)
             }
-            guard let known = first, known.completed else { continue }  // nothing else can be judged
+            guard let known = first, known.completed, known.extraBytes == nil else { continue }  // nothing else can be judged
             for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .server {
                 if let seen = known.party.knownPublicKeys[key.name], seen.bits < 2048 {
                     finding("\(conversation.name).server-key-\(key.name)-bits", "the server's key \(key.name) is \(seen.bits) bits: below today's 2048 (NIST SP 800-57 part 1, table 2)")
                 }
             }
             checkRefusals(conversation, known)
+            checkSurvivesGarbage(conversation)
             checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
             checkCBCOracle(conversation, known)
@@ -144,6 +147,14 @@ final class DescribedRemoteRun {
         guard live.party.isDone else { throw CheckFailure("the server stopped before the conversation's last step", details: show(live)) }
         if let expected = conversation.message, let got = live.party.received["message"], got != expected {
             throw CheckFailure("the server sent another message than the description's", details: "expected \(Cast.hex(expected))\nreceived \(Cast.hex(got))")
+        }
+        if let extra = live.extraBytes {
+            throw CheckFailure("the server sent \(extra.count) bytes more than the description's last message: \(DescribedMessage.bytes(extra).summary)", details: show(live))
+        }
+        // Nothing the server sends after the client's last message: nothing shows it understood
+        // (docs/PROTOCOL.md: without proof a case is passed-unverified, not passed).
+        if conversation.steps.last?.from == .client {
+            return .skipped(reason: "unverified: the description has the server answer nothing after the client's last message, so nothing shows it decrypted it (a server that dropped it would pass the same)")
         }
         return .passed
     }
@@ -290,6 +301,10 @@ final class DescribedRemoteRun {
             }
             do { try live.party.receive(.bytes(message)) } catch is DescribedRefusal { return }
         }
+        // Done: whatever is left, or comes before the close or a quiet gap, is more than the description says.
+        var rest = decoder.quietGap() ?? Data()
+        if !live.closedByServer, let more = try? connection.read(upTo: 65536, timeout: options.quietGap) { rest += more }
+        if !rest.isEmpty { live.extraBytes = rest }
     }
 
     func show(_ live: LiveConversation) -> String {
