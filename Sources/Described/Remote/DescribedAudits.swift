@@ -85,10 +85,29 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
     var closed: Bool
     var description: String { text + (closed ? " (then closed)" : "") }
 
+    /// The answer with every number-like run as `#`: a run of hex digits, `-`, `.` and `:` of four
+    /// or more characters with a decimal digit in it — what two answers of one kind still differ in
+    /// when each carries a digest, a request id or a timestamp of its own (implicit rejection gives
+    /// every undecryptable ciphertext its own digest; that is no oracle).
+    var shape: String {
+        var result = "", run = ""
+        func flush() {
+            result += run.count >= 4 && run.contains(where: \.isNumber) ? "#" : run
+            run = ""
+        }
+        for character in text {
+            if character.isHexDigit || character == "-" || character == "." || character == ":" { run.append(character); continue }
+            flush()
+            result.append(character)
+        }
+        flush()
+        return result + (closed ? " (then closed)" : "")
+    }
+
     init(_ live: LiveConversation) {
-        switch live.answers.last {
+        switch live.probeAnswer {
         case let .bytes(data)?: text = data.isEmpty ? "nothing" : DescribedMessage.bytes(data).summary
-        case let .response(status, _, body)?: text = "\(status) \(DescribedMessage.bytes(body).summary)"
+        case let .response(status, _, body)?: text = "\(status)\(live.probeReason.map { " " + $0 } ?? "") \(DescribedMessage.bytes(body).summary)"
         default: text = live.transportError.map { "no answer (\($0))" } ?? "no answer"
         }
         closed = live.closedByServer
@@ -117,7 +136,7 @@ extension DescribedRemoteRun {
     /// A probe's answer must be a refusal: HTTP 4xx; on a socket, the description's `error` (or, when
     /// it has none, anything but the answer a correct message gets). Returns the problem, or nil.
     func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool) -> String? {
-        switch live.answers.last {
+        switch live.probeAnswer {
         case let .response(status, _, body)?:
             if (200..<300).contains(status) { return "answered \(status), as if the message were correct" }
             if status == conversation.errorStatus { return nil }  // the refusal the description declares, even a 5xx
@@ -192,7 +211,7 @@ extension DescribedRemoteRun {
                     }
                 }
                 guard probeFormat != nil else { return .skipped(reason: "the client's key could not be taken apart in this message") }
-                if case let .bytes(answer)? = live.answers.last {
+                if case let .bytes(answer)? = live.probeAnswer {
                     // A weakness, as the rsa-socket profile reports it (RSARefusals, "client-key-exponent-1"):
                     // the server's library let the key through (pyca < 42 loads e = 1), the client did not ask for it.
                     if let leaked = RSAInvalidKeys.messageInTheClear(answer) {
@@ -268,6 +287,70 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// A wrong password (a `config` value changed) and a token the server never issued: refused
+    /// (OWASP ASVS V2/V3: a login and a session that take anything protect nothing).
+    func checkCredentials(_ conversation: ProtocolDescription.Conversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            let values = [step.send, step.body].compactMap { $0 } + step.headers.map(\.value)
+            let configs = values.flatMap { value -> [String] in
+                var found: [String] = []
+                _ = description.contains(value) { if case let .config(name) = $0.kind { found.append(name) }; return false }
+                return found
+            }
+            if let name = configs.first(where: { $0 == "password" }) ?? configs.first {
+                self.step("\(conversation.name).refuses.message-\(index + 1).wrong-\(name)") {
+                    var config = options.config
+                    config[name] = (config[name] ?? "") + "-wrong"
+                    let live = try converse(conversation.name, stopAfter: index + 1, config: config)
+                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                        throw CheckFailure("a wrong \(name): the server \(problem)", details: show(live))
+                    }
+                    return .passed
+                }
+            }
+            let issued: (DescribedValue) -> Bool = { if case .token(.issued) = $0.kind { return true }; return false }
+            let tokenHeaders = step.headers.filter { issued($0.value) }.map(\.name)
+            guard !tokenHeaders.isEmpty else { continue }
+            self.step("\(conversation.name).refuses.message-\(index + 1).token-never-issued") {
+                let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                    guard position == index, case let .request(method, path, headers, body) = message else { return message }
+                    var forged = headers
+                    for name in tokenHeaders { forged[name] = String(repeating: "0", count: max(headers[name]?.count ?? 32, 8)) }
+                    return .request(method: method, path: path, headers: forged, body: body)
+                }
+                if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                    throw CheckFailure("a token the server never issued: the server \(problem)", details: show(live))
+                }
+                return .passed
+            }
+        }
+    }
+
+    /// Legacy framing carries raw bytes with nothing around them: an RSA ciphertext holding `\r\n`,
+    /// or ending in a line end, must arrive whole (docs/PROTOCOL.md "Framing": the tutorial server's
+    /// `replace("\r\n", "")` and a `strip()` corrupt such ciphertexts).
+    func checkBinarySafety(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        guard description.transport.kind == .tcp, description.transport.framing == .legacy else { return }
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard let value = step.send, rsaTarget(value) != nil else { continue }
+            let hazards: [(String, @Sendable (Data) -> Bool)] = [
+                ("crlf-inside", { $0.dropLast().range(of: Data([0x0d, 0x0a])) != nil }),
+                ("line-end-last", { $0.last == 0x0a }),
+            ]
+            for (name, hazard) in hazards {
+                self.step("\(conversation.name).binary-safety.message-\(index + 1).\(name)") {
+                    // Drawn in the conversation, to the key the server sent on this connection.
+                    let live = try converse(conversation.name, probe: (index, .rsaCiphertextWhere(hazard)))
+                    guard live.completed else {
+                        throw CheckFailure("a ciphertext with \(name == "crlf-inside" ? "\\r\\n inside" : "a line end last") did not get through: the server corrupts binary data (a line-end replace or strip on raw ciphertext)",
+                                           details: show(live) + "\n" + (live.party.refusal?.reason ?? ""))
+                    }
+                    return .passed
+                }
+            }
+        }
+    }
+
     typealias RefusalClass = (name: String, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 
     /// The must-refuse classes of a client message: which part each changes and how.
@@ -326,20 +409,28 @@ extension DescribedRemoteRun {
                 let classes = Self.invalidBlocks(padding: padding, k: k)
                 var signatures: [(String, AnswerSignature, LiveConversation)] = []
                 for (name, make) in classes {
-                    let probed = try converse(conversation.name, stopAfter: index + 1,
-                                              probe: (index, .rsaCiphertext(try key._WEAK_AND_INSECURE_textbookEncrypt(make(&generator)))))
+                    let probed = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator))))
                     signatures.append((name, AnswerSignature(probed), probed))
                 }
-                let distinct = Set(signatures.map(\.1.description))
+                let distinct = Set(signatures.map(\.1.shape))
                 if distinct.count > 1 {
                     throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
                                        details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
                 }
+                // A good padding around a plaintext the server cannot use (not UTF-8): it may be taken,
+                // or refused as a bad padding is — a third answer tells a good padding from a bad one.
+                if let block = Self.validBlock(padding: padding, k: k, message: Data(repeating: 0xff, count: 16), generator: &generator) {
+                    let unusable = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(block)))
+                    let answer = AnswerSignature(unusable)
+                    if !wentOn(unusable, conversation), answer.shape != signatures[0].1.shape {
+                        throw CheckFailure("padding oracle: a good \(padding.rawValue) padding around a plaintext that is not UTF-8 gets \(answer), a bad padding gets \(signatures[0].1) — the answers tell the paddings apart (Bleichenbacher 1998)",
+                                           details: "good padding, unusable plaintext:\n\(show(unusable))\n\nbad padding (\(signatures[0].0)):\n\(show(signatures[0].2))")
+                    }
+                }
                 guard wentOn(signatures[0].2, conversation) else { return .passed }
                 if nextServerStepHasDigest(conversation, after: step) {
                     // Same class, other bytes: a sentinel gives the same digest again.
-                    let again = try converse(conversation.name, stopAfter: index + 1,
-                                             probe: (index, .rsaCiphertext(try key._WEAK_AND_INSECURE_textbookEncrypt(classes[0].1(&generator)))))
+                    let again = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(classes[0].1(&generator))))
                     if AnswerSignature(again) == signatures[0].1 {
                         throw CheckFailure("padding oracle: every undecryptable ciphertext is acknowledged with the same digest — a bad padding decrypts to a fixed sentinel, which the digest tells from a real plaintext",
                                            details: "\(signatures[0].0): \(signatures[0].1)\nanother of the class: \(AnswerSignature(again))")
@@ -374,6 +465,14 @@ extension DescribedRemoteRun {
             }
         }
         return has(value)
+    }
+
+    /// A block with a good padding around `message` (PKCS#1 v1.5 type 2 only: OAEP's needs the
+    /// hash machinery, and its audit stays with the invalid classes).
+    static func validBlock(padding: RSAPaddingName, k: Int, message: Data, generator: inout SeededGenerator) -> Data? {
+        guard padding == .pkcs1, k >= message.count + 11 else { return nil }
+        let filler = Data(generator.bytes(k - 3 - message.count).map { $0 == 0 ? 0x5a : $0 })
+        return Data([0x00, 0x02]) + filler + Data([0x00]) + message
     }
 
     /// Blocks no padding check accepts, by class (RFC 8017 §7.2.2 step 3 for PKCS#1 v1.5; §7.1.2
@@ -427,7 +526,7 @@ extension DescribedRemoteRun {
                     located = true
                     return part.rebuild(Data(part.raw.dropLast()))
                 }
-                if located, AnswerSignature(cut) != a {
+                if located, AnswerSignature(cut).shape != a.shape {
                     throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a ciphertext that is not whole blocks gets \(AnswerSignature(cut)) — the answers tell a padding error apart (Vaudenay 2002)",
                                        details: "bad padding:\n\(show(bad))\n\nnot whole blocks:\n\(show(cut))")
                 }
@@ -436,7 +535,13 @@ extension DescribedRemoteRun {
                             "the server acknowledges any plaintext with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design (Vaudenay 2002)")
                     return .passed
                 }
-                guard a == b else {
+                // A last byte above 16 is a bad padding too; some servers check only 00.
+                let over16 = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(generator.bytes(31) + Data([0x11]))))
+                if AnswerSignature(over16).shape != a.shape {
+                    throw CheckFailure("CBC padding oracle: a padding byte of 00 gets \(a), one of 11 gets \(AnswerSignature(over16)) — the answers tell padding errors apart (Vaudenay 2002)",
+                                       details: "padding byte 00:\n\(show(bad))\n\npadding byte 11:\n\(show(over16))")
+                }
+                guard a.shape == b.shape else {
                     throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a good padding over an unusable plaintext gets \(b) — an attacker decrypts any message a block at a time (Vaudenay 2002)",
                                        details: "bad padding:\n\(show(bad))\n\ngood padding, unusable plaintext:\n\(show(good))")
                 }
@@ -469,13 +574,23 @@ extension DescribedRemoteRun {
             if !echoed.isEmpty, !fixed {
                 throw CheckFailure("the server answers under the IV/nonce the client just used (\(echoed.map(\.hexString).sorted().joined(separator: ", "))): the same key and nonce twice — for CTR and GCM the same keystream, which reveals both plaintexts' XOR (SP 800-38D §8)")
             }
+            // An IV that is the last ciphertext block the server sent before (chained, as TLS 1.0's
+            // CBC): known in advance, so chosen-plaintext attacks work (SP 800-38A app. C; BEAST).
+            // Two conversations back to back (other probes ran since `known`): the second's first IV
+            // against the first's last block.
+            let third = try converse(conversation.name)
+            if let previous = second.party.receivedLastBlocks.last, let next = third.party.receivedIVs.first, previous == next, !fixed {
+                throw CheckFailure("the server's IV is the last ciphertext block it sent before (\(next.hexString)): predictable, so an attacker who sees one answer knows the next IV (SP 800-38A app. C)")
+            }
             let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
             if !repeated.isEmpty, !fixed {
                 throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")
             }
             for name in serverSecrets {
+                // A weakness, as the aes-https profile reports a reused encryptionKey (Tests/Zoo key-reuse: pass + audit).
                 if let a = known.party.knownSecrets[name], let b = second.party.knownSecrets[name], a == b {
-                    throw CheckFailure("the server sends the same secret \(name) in every conversation: a static session key (anyone who learns it once reads every conversation)")
+                    finding("\(conversation.name).static-secret-\(name)",
+                            "the server sends the same secret \(name) in every conversation: a static session key (anyone who learns it once reads every conversation)")
                 }
             }
             return .passed

@@ -50,7 +50,8 @@ public struct DescribedTarget: Sendable, CustomStringConvertible {
                 guard let pin else { throw DescribedCheckError.missingPin }
                 let client = try PinnedHTTPSClient(pinnedCertificatePath: pin, timeout: timeout)
                 let name = serverName ?? address.host
-                let url = URL(string: "https://\(name):\(address.port)\(request.path)")!
+                // The client puts the request's path after this (PinnedHTTPSClient.send).
+                let url = URL(string: "https://\(name):\(address.port)")!
                 let resolved = try HostResolver.resolve(address.host, timeout: timeout)
                 return try client.send(request, to: url, resolve: (host: name, address: resolved))
             }

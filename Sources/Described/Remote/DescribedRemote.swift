@@ -56,6 +56,13 @@ struct LiveConversation {
     var answerAccepted = false
     /// Bytes the server sent after the description's last message (before closing or going quiet).
     var extraBytes: Data?
+    /// With `stopAfter`: the server's answer to the last message sent (nil: none came — it closed,
+    /// or stayed silent). Every probe is judged by this, never by an earlier message.
+    var probeAnswer: DescribedMessage?
+    /// HTTP: the reason phrase of that answer's status line (`400 Bad Padding` tells as much as a body).
+    var probeReason: String?
+    /// The description's last server step closes, and the server kept the connection open.
+    var stayedOpen = false
     var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
 }
 
@@ -114,13 +121,15 @@ final class DescribedRemoteRun {
                 first = live
                 return try judgeCompleted(live, conversation)
             }
-            guard let known = first, known.completed, known.extraBytes == nil else { continue }  // nothing else can be judged
+            guard let known = first, known.completed, known.extraBytes == nil, !known.stayedOpen else { continue }  // nothing else can be judged
             for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .server {
                 if let seen = known.party.knownPublicKeys[key.name], seen.bits < 2048 {
                     finding("\(conversation.name).server-key-\(key.name)-bits", "the server's key \(key.name) is \(seen.bits) bits: below today's 2048 (NIST SP 800-57 part 1, table 2)")
                 }
             }
             checkRefusals(conversation, known)
+            checkCredentials(conversation)
+            checkBinarySafety(conversation, known)
             checkSurvivesGarbage(conversation)
             checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
@@ -148,6 +157,9 @@ final class DescribedRemoteRun {
         if let expected = conversation.message, let got = live.party.received["message"], got != expected {
             throw CheckFailure("the server sent another message than the description's", details: "expected \(Cast.hex(expected))\nreceived \(Cast.hex(got))")
         }
+        if live.stayedOpen {
+            throw CheckFailure("the server kept the connection open after its last message; the description says it closes (then = \"close\")", details: show(live))
+        }
         if let extra = live.extraBytes {
             throw CheckFailure("the server sent \(extra.count) bytes more than the description's last message: \(DescribedMessage.bytes(extra).summary)", details: show(live))
         }
@@ -162,10 +174,10 @@ final class DescribedRemoteRun {
     // MARK: driving one conversation
 
     /// A fresh client party: the preshared keys and secrets of the options.
-    func client(_ conversation: String) throws -> DescribedParty {
+    func client(_ conversation: String, message: Data? = nil, config: [String: String]? = nil) throws -> DescribedParty {
         try DescribedParty(description: description, conversation: conversation, role: .client,
                            privateKeys: options.privateKeys, knownPublicKeys: options.publicKeys, secrets: options.secrets,
-                           config: options.config)
+                           message: message, config: config ?? options.config)
     }
 
     /// One conversation with the server. `replace(index, party)` may set the party's probe, or
@@ -173,8 +185,9 @@ final class DescribedRemoteRun {
     /// `stopAfter` client messages the conversation ends with the server's answer to the last.
     /// `probe` is set on the party just before it builds client message `probe.at`.
     func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
+                  message: Data? = nil, config: [String: String]? = nil,
                   replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
-        var live = LiveConversation(party: try client(conversation))
+        var live = LiveConversation(party: try client(conversation, message: message, config: config))
         let change: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { index, party, message in try replace(index, party, message) }
         let next: (Int, DescribedParty) -> Void = { sent, party in if let probe, probe.at == sent { party.probe = probe.probe } }
         if description.transport.isHTTP {
@@ -188,7 +201,7 @@ final class DescribedRemoteRun {
     /// The server's last answer is the one a correct message gets: HTTP 2xx; on a socket, what the
     /// client party takes as the description's next server message.
     func acknowledged(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
-        switch live.answers.last {
+        switch live.probeAnswer {
         case let .response(status, _, _)?: return (200..<300).contains(status)
         case .bytes?: return live.answerAccepted
         default: return false
@@ -199,7 +212,7 @@ final class DescribedRemoteRun {
     /// description's `error` (an answer the party does not take, such as a digest of the wrong
     /// plaintext, still counts: the server went on as if it had decrypted).
     func wentOn(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
-        switch live.answers.last {
+        switch live.probeAnswer {
         case let .response(status, _, _)?: return (200..<300).contains(status)
         case let .bytes(data)?:
             if data.isEmpty { return false }
@@ -225,6 +238,7 @@ final class DescribedRemoteRun {
             }
             let answer = DescribedMessage.response(status: response.status, headers: response.headers, body: response.body)
             live.answers.append(answer)
+            if let stopAfter, sent >= stopAfter { live.probeAnswer = answer; live.probeReason = response.reason }
             do { try live.party.receive(answer) } catch is DescribedRefusal { return }
             if let stopAfter, sent >= stopAfter { live.answerAccepted = true; return }
         }
@@ -289,6 +303,7 @@ final class DescribedRemoteRun {
             guard let message else { return }
             live.answers.append(.bytes(message))
             if probing {
+                live.probeAnswer = .bytes(message)
                 // Did it close after answering? (a refusal should)
                 // After the description's error a server closes: give it the whole timeout to do so.
                 var isError = false
@@ -301,10 +316,17 @@ final class DescribedRemoteRun {
             }
             do { try live.party.receive(.bytes(message)) } catch is DescribedRefusal { return }
         }
-        // Done: whatever is left, or comes before the close or a quiet gap, is more than the description says.
+        // Done: whatever is left, or comes before the close, is more than the description says. A
+        // description whose last server step closes is given the timeout to close in.
         var rest = decoder.quietGap() ?? Data()
-        if !live.closedByServer, let more = try? connection.read(upTo: 65536, timeout: options.quietGap) { rest += more }
+        let closes = live.party.conversation?.steps.last.map { $0.from == .server && $0.closes } ?? false
+        let until = Date().addingTimeInterval(closes ? options.timeout : options.quietGap)
+        while !live.closedByServer, Date() < until {
+            guard let more = try? connection.read(upTo: 65536, timeout: max(0.01, until.timeIntervalSinceNow)) else { break }
+            if more.isEmpty { live.closedByServer = true } else { rest += more }
+        }
         if !rest.isEmpty { live.extraBytes = rest }
+        if closes, !live.closedByServer, rest.isEmpty { live.stayedOpen = true }
     }
 
     func show(_ live: LiveConversation) -> String {

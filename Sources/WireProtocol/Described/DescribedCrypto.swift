@@ -148,7 +148,7 @@ public enum DescribedBytes {
         return Data(number.isEmpty ? [0] : number)
     }
 
-    static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding {
+    public static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding {
         switch name {
         case .pkcs1: return ._WEAK_AND_INSECURE_PKCS_V1_5
         case .oaepSHA1: return .oaepSHA1

@@ -28,6 +28,12 @@ public final class DescribedParty {
     public enum Probe: Sendable {
         /// The `rsa` value's ciphertext itself (a block of the auditor's choosing, already encrypted).
         case rsaCiphertext(Data)
+        /// Textbook RSA of this block (a padding of the auditor's choosing) to the key the value
+        /// names, as this party knows it now (a server may make a key per connection).
+        case rsaBlock(Data)
+        /// The value's own encryption, drawn again (randomized padding) until `accept` holds, at most
+        /// 20,000 times: a ciphertext with a hazard in it (a line end) that must still arrive whole.
+        case rsaCiphertextWhere(@Sendable (Data) -> Bool)
         /// The `sealed` value encrypts exactly these bytes, adding no padding (CBC/ECB: whole blocks).
         case sealedBlocks(Data)
         /// The `sealed` value carries these bytes instead (padded as the description says).
@@ -36,6 +42,8 @@ public final class DescribedParty {
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
     public var receivedIVs: [Data] { state.receivedIVs }
+    /// The last 16 bytes of every CBC ciphertext received, in order (a chained IV is the last one's).
+    public var receivedLastBlocks: [Data] { state.receivedLastBlocks }
     /// The IV or nonce of every `sealed` value this party sent, in order.
     public var sentIVs: [Data] { state.sentIVs }
     /// True once the conversation ended (its last step, a close, or a refusal).
@@ -62,6 +70,7 @@ public final class DescribedParty {
         var lastSentPlaintext: Data?
         var receivedIVs: [Data] = []
         var sentIVs: [Data] = []
+        var receivedLastBlocks: [Data] = []
     }
 
     /// - Parameters:
@@ -390,9 +399,22 @@ private struct Context {
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
         case let .rsa(name, padding, carries, encoding):
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
-            if case let .rsaCiphertext(chosen)? = party.probe {
+            switch party.probe {
+            case let .rsaCiphertext(chosen)?:
                 party.probe = nil
                 return BuiltValue(bytes: DescribedBytes.encode(chosen, encoding))
+            case let .rsaBlock(block)?:
+                party.probe = nil
+                return BuiltValue(bytes: DescribedBytes.encode(try key._WEAK_AND_INSECURE_textbookEncrypt(block), encoding))
+            case let .rsaCiphertextWhere(accept)?:
+                party.probe = nil
+                let message = try plaintext(carries)
+                for _ in 0..<20_000 {
+                    let drawn = try key.encrypt(message, padding: DescribedBytes.rsaPadding(padding))
+                    if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
+                }
+                throw DescriptionError.partySetup(reason: "no ciphertext with the property in 20,000 draws")
+            default: break
             }
             let ciphertext = try key.encrypt(try plaintext(carries), padding: DescribedBytes.rsaPadding(padding))
             return BuiltValue(bytes: DescribedBytes.encode(ciphertext, encoding))
@@ -542,6 +564,7 @@ private struct Context {
                 }
             }
             if !iv.isEmpty { state.receivedIVs.append(iv) }
+            if sealed.cipher == .aesCBC, body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
             try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag), sealed.carries)
         case let .secret(name, encoding):
             let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")
