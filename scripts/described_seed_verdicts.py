@@ -271,7 +271,7 @@ def described(result):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crosscheck", default="/work/snap/crosscheck", help="the crosscheck binary")
+    parser.add_argument("--crosscheck", default=os.path.join(REPO, ".build", "debug", "crosscheck"), help="the crosscheck binary (default: the debug build)")
     parser.add_argument("--registry", default="Tests/Zoo/zoo.json")
     parser.add_argument("--only", action="append", metavar="NAME", help="only this server (repeatable, comma-separated)")
     parser.add_argument("--timeout", type=float, default=3.0, help="crosscheck remote --timeout (default 3, as the zoo)")
@@ -354,7 +354,7 @@ def main(argv=None):
                     out.write("- %s (%s): %s\n" % (entry["name"], os.path.basename(variant), described(results[entry["name"]])))
                     for line in results[entry["name"]]["failed"][:8]:
                         out.write("  - `%s`\n" % line[:400].replace("`", "'"))
-    return 1 if counts["ERROR"] else 0
+    return 1 if counts["ERROR"] or counts["DIFFERENT"] else 0
 
 
 if __name__ == "__main__":
