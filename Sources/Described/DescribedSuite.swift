@@ -14,8 +14,13 @@ public enum DescribedSuite {
         public var mutationsPerStep: Int
         public var seed: UInt64
         public var config: [String: String]
-        public init(mutationsPerStep: Int = 24, seed: UInt64 = 1, config: [String: String] = ["username": "alice", "password": "correct horse"]) {
-            self.mutationsPerStep = mutationsPerStep; self.seed = seed; self.config = config
+        /// Loopback pairings (tcp descriptions): PythonRef's engine as its own process, run by this
+        /// interpreter from this PythonRef folder; nil: in process only.
+        public var loopback: (python: String, pythonRef: URL)?
+        public var timeout: TimeInterval = 10
+        public init(mutationsPerStep: Int = 24, seed: UInt64 = 1, config: [String: String] = ["username": "user", "password": "password"],
+                    loopback: (python: String, pythonRef: URL)? = nil) {
+            self.mutationsPerStep = mutationsPerStep; self.seed = seed; self.config = config; self.loopback = loopback
         }
     }
 
@@ -34,6 +39,20 @@ public enum DescribedSuite {
                         let cast = try Cast(description: description, path: path, conversation: conversation.name, interpreter: interpreter,
                                             config: settings.config, seed: settings.seed)
                         return try cast.converse(client: client, server: server)
+                    })
+                }
+            }
+            if let loopback = settings.loopback, description.transport.kind == .tcp {
+                let pairings: [(String, String, @Sendable (Cast) throws -> CheckOutcome)] = [
+                    ("swift", "python", { try DescribedLoopback.swiftClientToPythonServer($0, python: loopback.python, pythonRef: loopback.pythonRef, timeout: settings.timeout) }),
+                    ("python", "swift", { try DescribedLoopback.pythonClientToSwiftServer($0, python: loopback.python, pythonRef: loopback.pythonRef, timeout: settings.timeout) }),
+                ]
+                for (client, server, run) in pairings {
+                    checks.append(Check(suite: suite, classname: "crosscheck.described.\(description.name).\(client)_to_\(server)",
+                                        name: "\(conversation.name).loopback", properties: ["protocol": path, "conversation": conversation.name]) {
+                        // Each process makes the keys it holds; only preshared values come from the cast.
+                        try run(try Cast(description: description, path: path, conversation: conversation.name, interpreter: interpreter,
+                                         config: settings.config, seed: settings.seed))
                     })
                 }
             }
@@ -194,7 +213,7 @@ struct Cast {
 /// The Swift engine's party as a `ConversationParty`.
 final class SwiftParty: ConversationParty {
     let engine = "swift"
-    private let party: DescribedParty
+    let party: DescribedParty
     init(_ party: DescribedParty) { self.party = party }
     func nextMessage() throws -> DescribedMessage? { try party.nextMessage() }
     func receive(_ message: DescribedMessage) throws { try party.receive(message) }

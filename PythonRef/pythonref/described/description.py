@@ -580,6 +580,10 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
                                        f"step {i} must be from {want}{first}")
         if len(steps) % 2:
             raise DescriptionError(f"{p}.step[{len(steps) - 1}]", "the last request has no response step: add one")
+        for s in steps:
+            if s.sender == "server" and s.status == status:
+                raise DescriptionError(f"{p}.step[{s.index}].status", f"a correct answer and a refusal would both be status {status}: "
+                                       "nothing could tell them apart; give the answer its own status or error_status another")
     return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status)
 
 

@@ -32,7 +32,7 @@ from .description import IV_BYTES, Conversation, Description, Value
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
-_HEX = re.compile(rb"[0-9a-fA-F]*\Z")
+_HEX = re.compile(rb"[0-9a-f]*\Z")  # lowercase, as both engines write it (a reader here accepts only what it would write)
 _ALNUM = string.ascii_letters + string.digits
 TAG_BYTES = 16
 DIGEST_BYTES = 32

@@ -54,7 +54,8 @@ public final class DescribedParty {
     private let privateKeys: [String: RSAPrivateKey]
     fileprivate let config: [String: String]
     private var ownMessage: Data?
-    private var stepIndex = 0
+    /// The position of the next step in the conversation.
+    public private(set) var stepIndex = 0
     private var state: State
 
     /// What a party knows and remembers as the conversation goes.

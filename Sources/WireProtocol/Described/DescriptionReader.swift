@@ -107,6 +107,11 @@ struct DescriptionReader {
             throw DescriptionError.impossible(key: closing.keyPath + ".then", line: closing.line, reason: "the \(closing.from.rawValue) closes after this step, so the steps after it can never happen; remove `then` or those steps")
         }
         if transport.isHTTP {
+            // A correct answer and a refusal of one status: nothing could tell them apart.
+            if let same = steps.first(where: { $0.from == .server && $0.status == errorStatus }) {
+                throw DescriptionError.impossible(key: same.keyPath + ".status", line: same.line,
+                                                  reason: "a correct answer and a refusal would both be status \(errorStatus): nothing could tell them apart; give the answer its own status or `error_status` another")
+            }
             for (index, step) in steps.enumerated() where step.from != (index % 2 == 0 ? .client : .server) {
                 throw DescriptionError.impossible(key: step.keyPath + ".from", line: step.line, reason: index == 0
                     ? "an HTTP conversation begins with the client's request; the server cannot send first"

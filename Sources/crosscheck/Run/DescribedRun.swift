@@ -20,7 +20,8 @@ extension RunCommand {
         }
         let runner = Runner(filter: filter)
         let checks = runner.selected(DescribedSuite.checks(description: description, path: path, interpreter: interpreter,
-                                                           settings: DescribedSuite.Settings(seed: seed.value)))
+                                                           settings: DescribedSuite.Settings(seed: seed.value,
+                                                                                             loopback: (files.executable, files.files.pythonRef))))
         guard !checks.isEmpty else { throw UsageError("no check matches --filter '\(filter ?? "")' in the described suite") }
         if report.junit == nil { report.junit = "reports/junit.xml" }
         let latch = InterruptLatch()
