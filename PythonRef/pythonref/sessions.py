@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import aes_https, described as described_engine, rsa_keys, rsa_socket
 from .checks import build
-from .errors import bad_input
+from .errors import CryptoFailure, bad_input
 
 MAX_SESSIONS = 10_000
 ROLES = ("rsa-socket.server", "rsa-socket.client", "aes-https.server")
@@ -149,6 +149,10 @@ def open_described(path: str, conversation: Optional[str], role: str, private_ke
                    known_public_keys: dict[str, Any], secrets: dict[str, Any], message: Optional[bytes],
                    config: dict[str, Any]) -> int:
     """A party of `role` for the description at `path`; keys come as PEM text (private: PKCS#8)."""
+    for what, table, kind in (("private_keys", private_keys, str), ("known_public_keys", known_public_keys, str),
+                              ("secrets", secrets, bytes), ("config", config, str)):
+        if not all(isinstance(k, str) and isinstance(v, kind) for k, v in table.items()):
+            raise bad_input(f"{what} must map names to {kind.__name__}")
     try:
         party = described_engine.Party(
             described_description(path), conversation, role,
@@ -156,8 +160,10 @@ def open_described(path: str, conversation: Optional[str], role: str, private_ke
             known_public_keys={name: _loaded_key(pem, False) for name, pem in known_public_keys.items()},
             secrets={name: bytes(value) for name, value in secrets.items()}, message=message,
             config={str(k): str(v) for k, v in config.items()})
-    except (ValueError, described_engine.DescriptionError) as exc:
+    except (ValueError, UnicodeError, described_engine.DescriptionError) as exc:
         raise bad_input(f"cannot open a {role} party: {exc}") from None
+    except CryptoFailure as exc:
+        raise bad_input(f"cannot open a {role} party: a key does not load: {exc.detail}") from None
     return REGISTRY.add(party)
 
 

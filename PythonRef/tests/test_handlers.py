@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+from pathlib import Path
 import platform
 from typing import Any
 
@@ -264,6 +265,15 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "session.request": {"session": ok("session.open", {"role": "aes-https.server", "config": {"users": {}}})[
             "session"], "request": {"method": "POST", "path": "/login", "headers": {}, "body": b"{}"}},
         "session.close": {"session": ok("session.open", {"role": "aes-https.server", "config": {}})["session"]},
+        # described protocols (sessions.py, described/): a party of the seed's description per op
+        "described.check": {"path": DESCRIPTION},
+        "described.open": {"path": DESCRIPTION, "conversation": "phone-to-pi", "role": "client", "private_keys": {},
+                           "known_public_keys": {}, "secrets": {}, "message": b"m", "config": {}},
+        "described.next": {"session": ok("described.open", {"path": DESCRIPTION, "conversation": "phone-to-pi", "role": "client"})["session"]},
+        "described.receive": {"session": ok("described.open", {"path": DESCRIPTION, "role": "server"})["session"], "message": b"Client: OK"},
+        "described.state": {"session": ok("described.open", {"path": DESCRIPTION, "role": "server"})["session"]},
+        "described.refusal": {"session": ok("described.open", {"path": DESCRIPTION, "role": "server"})["session"]},
+        "described.close": {"session": ok("described.open", {"path": DESCRIPTION, "role": "server"})["session"]},
         "aes-https.client.login_request": {"username": "u", "password": "p", "encoding": "form"},
         "aes-https.client.parse_login": {"key_mode": "utf8-zeropad16", "response": {
             "status": 200, "headers": {}, "body": b'{"token":"t","encryptionKey":"abc"}'}},
@@ -271,6 +281,9 @@ def _valid_args(p: dict[str, bytes]) -> dict[str, dict[str, Any]]:
         "aes-https.client.parse_secure": {"key": KEY16, "response": {
             "status": 200, "headers": {}, "body": ok("envelope.seal", {"key": KEY16, "plaintext": b'{"a":1}'})}},
     }
+
+
+DESCRIPTION = str(Path(__file__).resolve().parents[2] / "protocols" / "rsa-socket.toml")
 
 
 def _rsa_server(p: dict[str, bytes]) -> dict[str, Any]:
