@@ -153,6 +153,12 @@ public final class SeedAppRSASocketClient: SessionMachine {
                 return fail(SeedAppFailure(.pkcs1Only, "SecKeyDecrypt with PKCS#1 v1.5 refused the \(k)-byte ciphertext (does the server use OAEP?)"))
             }
             guard String(data: plaintext, encoding: .utf8) != nil else {
+                // An OAEP ciphertext read as PKCS#1 v1.5 now and then passes the padding check (or,
+                // with implicit rejection, always does) and "decrypts" to garbage: the cause is the
+                // padding, which OAEP decryption under the app's key shows.
+                for (name, oaep) in [("OAEP-SHA256", RSAEncryptionPadding.oaepSHA256), ("OAEP-SHA1", .oaepSHA1)] where (try? privateKey.decrypt(lastRead, padding: oaep)) != nil {
+                    return fail(SeedAppFailure(.pkcs1Only, "the server encrypted with \(name); SecKeyDecrypt with PKCS#1 v1.5 read it as \(plaintext.count) bytes of garbage, on which the app would crash"))
+                }
                 return fail(SeedAppFailure(.forcedUTF8, "the app would crash: the \(plaintext.count)-byte plaintext is not UTF-8"))
             }
             state = .awaitStopped

@@ -53,7 +53,8 @@ final class TeamRepositoryCLITests: XCTestCase {
         let asked = try crosscheck(["remote", "--host", "127.0.0.1", "--port", String(port), "--profile", "rsa-socket", "--client", "seed-app",
                                     "--junit", report.path, "--quiet"], in: folder)
         XCTAssertEqual(asked.status, 1, "the seed app is PKCS#1-only: it cannot use this OAEP server")
-        XCTAssertTrue(try String(contentsOf: report, encoding: .utf8).contains("seed app quirk pkcs1-only"))
+        let askedReport = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(askedReport.contains("seed app quirk pkcs1-only"), askedReport)  // the report, so a failure says what the app ran into
     }
 
     /// `crosscheck init --host … --profile …` in an empty folder, then `crosscheck remote` with no options at all.
