@@ -150,7 +150,8 @@ final class DescribedRemoteRun {
 
     func judgeCompleted(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) throws -> CheckOutcome {
         if let refusal = live.party.refusal {
-            throw CheckFailure("the server's answer is not what the description says: \(refusal.reason)", details: show(live))
+            let answer = live.answers.last.map { " (it answered \($0.summary))" } ?? ""
+            throw CheckFailure("the server's answer is not what the description says: \(refusal.reason)\(answer)", details: show(live))
         }
         if let problem = live.transportError { throw CheckFailure("the conversation did not complete: \(problem)", details: show(live)) }
         guard live.party.isDone else { throw CheckFailure("the server stopped before the conversation's last step", details: show(live)) }
@@ -324,7 +325,14 @@ final class DescribedRemoteRun {
                 live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
                 return
             }
-            do { try live.party.receive(.bytes(message)) } catch is DescribedRefusal { return }
+            do { try live.party.receive(.bytes(message)) } catch is DescribedRefusal {
+                // A message read to the length the description expects may be longer ("Server: ERROR"
+                // where "Server: OK" was due): what follows before a quiet gap belongs to it in the report.
+                var rest = decoder.quietGap() ?? Data()
+                if !live.closedByServer, let more = try? connection.read(upTo: 65536, timeout: options.quietGap) { rest += more }
+                if !rest.isEmpty { live.answers[live.answers.count - 1] = .bytes(message + rest) }
+                return
+            }
         }
         // Done: whatever is left, or comes before the close, is more than the description says. A
         // description whose last server step closes is given the timeout to close in.
