@@ -16,16 +16,17 @@ import concurrent.futures
 import json
 import os
 import secrets
-import selectors
-import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHON = "/usr/bin/python3"
+# One way to run a zoo server: mutants.py's process groups, LISTENING line and stop.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutants import PYTHON, drain, started, stop_group, wait_for_listening  # noqa: E402
 REGISTRY = os.path.join(REPO, "Tests", "DescribedZoo", "described_zoo.json")
 LISTEN_DEADLINE = 20.0
 RUN_DEADLINE = 300.0
@@ -42,23 +43,6 @@ def server_key(folder):
     return private, public
 
 
-def wait_listening(process, deadline):
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    seen = b""
-    while time.monotonic() < deadline:
-        if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            break
-        chunk = os.read(process.stdout.fileno(), 4096)
-        if not chunk:
-            break
-        seen += chunk
-        for line in seen.split(b"\n"):
-            if line.startswith(b"LISTENING "):
-                return int(line.split()[1])
-    raise RuntimeError(f"no LISTENING line within {LISTEN_DEADLINE:.0f} s; it printed {seen[-400:]!r}")
-
-
 def run_one(crosscheck, entry, plant, folder, strict=False):
     psk16, psk32 = secrets.token_hex(16), secrets.token_hex(32)
     private, public = server_key(folder)
@@ -73,11 +57,14 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
         options += ["--public-key", "server=" + public]
     name = entry["name"] + ("." + plant if plant else "")
     junit = os.path.join(REPO, "reports", "described-mutants", name + ".xml")
-    log = open(os.path.join(REPO, "reports", "described-mutants", name + ".server.log"), "wb")
-    started = time.monotonic()
-    server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+    log_path = os.path.join(REPO, "reports", "described-mutants", name + ".server.log")
+    began = time.monotonic()
+    with open(log_path, "wb") as log:
+        server = started(subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                          start_new_session=True))
     try:
-        port = wait_listening(server, time.monotonic() + LISTEN_DEADLINE)
+        port = wait_for_listening(server, LISTEN_DEADLINE)
+        threading.Thread(target=drain, args=(server.stdout, log_path), daemon=True).start()
         done = subprocess.run([crosscheck, "remote", "--protocol", entry["description"], "--host", "127.0.0.1", "--port", str(port),
                                "--junit", junit, "--quiet"] + options + (["--strict"] if strict else []), cwd=REPO, capture_output=True, timeout=RUN_DEADLINE)
         failed = []
@@ -85,16 +72,11 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
             for case in ET.parse(junit).iter("testcase"):
                 for bad in list(case.findall("failure")) + list(case.findall("error")):
                     failed.append(f"{case.get('name')}: {bad.get('message', '')}")
-        return name, done.returncode, failed, time.monotonic() - started, done.stderr.decode("utf-8", "replace")[-600:]
+        return name, done.returncode, failed, time.monotonic() - began, done.stderr.decode("utf-8", "replace")[-600:]
     except Exception as exc:  # a server that never listened, a run past its deadline: a WRONG row, never a hang
-        return name, None, [f"harness: {exc}"], time.monotonic() - started, ""
+        return name, None, [f"harness: {exc}"], time.monotonic() - began, ""
     finally:
-        try:
-            os.killpg(server.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        server.wait()
-        log.close()
+        stop_group(server)
 
 
 def main():

@@ -16,27 +16,26 @@ are not rsa-socket or aes-https servers and are left out.
 Each run: the server on 127.0.0.1 with --port 0 in its own process group (on the Python the zoo
 names), its `LISTENING <port>` line awaited under a deadline, crosscheck with --timeout (3, as the
 zoo) and --junit reports/described-seed/<name>.xml, and the server's whole group stopped on every
-path out (errors and Ctrl-C included). Modelled on scripts/mutants.py. Standard library only; run it
-with /usr/bin/python3 from anywhere. Exit 0 when every run gave a verdict (DIFFERENT rows are a
-finding to read, not a harness error), 1 otherwise.
+path out (errors and Ctrl-C included), by scripts/mutants.py's own functions. Standard library only;
+run it with /usr/bin/python3 from anywhere. Exit 0 when every run gave the built-in's verdict, 1 on a
+DIFFERENT row or a run that gave none.
 """
 
 import argparse
 import concurrent.futures
 import json
 import os
-import re
-import selectors
 import signal
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHON = "/usr/bin/python3"
-PYTHONS = {None: PYTHON, "current": os.path.join(REPO, ".venv-current", "bin", "python")}
+# The zoo's process plumbing (process groups, the LISTENING line, a clean interrupt) and its
+# interpreters and contract matching are mutants.py's: one way to run a zoo server.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutants import LIVE, LIVE_LOCK, PYTHONS, Stop, normalize, start_server, started, stop_group  # noqa: E402
 SEED_RSA = "protocols/rsa-socket.toml"
 SEED_AES = "protocols/aes-https.toml"
 V = "protocols/variants/"
@@ -109,83 +108,6 @@ def pick(entry):
     return RSA_VARIANT[entry["name"]], None
 
 
-# ---- processes (as scripts/mutants.py) ----------------------------------------------------------
-
-LIVE, LIVE_LOCK = set(), threading.Lock()
-
-
-class Stop(Exception):
-    """SIGTERM: unwind like Ctrl-C so every server gets stopped."""
-
-
-def started(process):
-    with LIVE_LOCK:
-        LIVE.add(process)
-    return process
-
-
-def stop_group(process, grace=3.0):
-    """SIGTERM the process group, SIGKILL it after `grace` seconds; never waits unbounded."""
-    if process is None:
-        return
-    with LIVE_LOCK:
-        LIVE.discard(process)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def start_server(entry, log_path, deadline):
-    argv = [PYTHONS[entry.get("python")], "-u"] + entry["server"] + ["--host", "127.0.0.1", "--port", "0"]
-    log = open(log_path, "wb")
-    process = started(subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                       start_new_session=True))
-    log.close()
-    try:
-        port = wait_for_listening(process, deadline)
-    except BaseException:
-        stop_group(process)
-        raise
-    threading.Thread(target=drain, args=(process.stdout, log_path), daemon=True).start()
-    return process, port
-
-
-def wait_for_listening(process, deadline):
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    pending, end = b"", time.monotonic() + deadline
-    try:
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                raise RuntimeError("no LISTENING line within %.0f s" % deadline)
-            if not selector.select(timeout=left):
-                continue
-            chunk = os.read(process.stdout.fileno(), 4096)
-            if not chunk:
-                raise RuntimeError("the server exited before LISTENING")
-            pending += chunk
-            match = re.search(rb"^LISTENING (\d+)\r?$", pending, re.M)
-            if match:
-                return int(match.group(1))
-    finally:
-        selector.close()
-
-
-def drain(stream, log_path):
-    with open(log_path, "ab") as log:
-        for line in iter(stream.readline, b""):
-            log.write(line)
-            log.flush()
-
-
 def report(junit):
     """(failed testcase names, audit findings as 'name: message'), or raises on no report."""
     failed, findings = [], []
@@ -199,10 +121,6 @@ def report(junit):
             if audit:
                 findings += ["%s: %s" % (name, s.get("message", "")) for s in case.findall("skipped")]
     return failed, findings
-
-
-def normalize(text):
-    return " ".join(re.sub(r"[-_.]", " ", text.lower()).split())
 
 
 def check(entry, variant, args):
