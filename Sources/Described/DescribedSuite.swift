@@ -230,12 +230,10 @@ extension ProtocolDescription {
             switch value.kind {
             case let .rsa(_, _, carries, _): return carries == .message || carries == .jsonMessage
             case let .sealed(sealed): return sealed.carries == .message || sealed.carries == .jsonMessage
-            case let .concat(parts): return parts.contains(where: carriesMessage)
-            case let .json(fields): return fields.contains { carriesMessage($0.value) }
             default: return false
             }
         }
-        return found.steps.first { step in [step.send, step.body].compactMap { $0 }.contains(where: carriesMessage) }?.from
+        return found.steps.first { $0.values.contains(where: carriesMessage) }?.from
     }
 }
 

@@ -194,7 +194,7 @@ extension DescribedRemoteRun {
                 if case let .publicKey(_, format, _) = value.kind { return format != .pemPKCS1 && format != .derPKCS1 }
                 return false
             }
-            guard let value = step.send ?? step.body, description.contains(value, where: isKey) else { continue }
+            guard let value = step.send ?? step.body, value.values.contains(where: isKey) else { continue }
             self.step("\(conversation.name).refuses.message-\(index + 1).public-key-exponent-1") {
                 var probeFormat: PublicKeyFormat?
                 let live = try converse(conversation.name, stopAfter: index + 1) { position, party, message in
@@ -264,7 +264,7 @@ extension DescribedRemoteRun {
         // import a server does first, and the crash the tutorial's loop has (Tests/Zoo crash-on-bad-input).
         let isKey: (DescribedValue) -> Bool = { if case .publicKey = $0.kind { return true }; return false }
         for (index, step, answered) in clientSteps(conversation) where answered {
-            guard let value = step.send ?? step.body, description.contains(value, where: isKey) else { continue }
+            guard let value = step.send ?? step.body, value.values.contains(where: isKey) else { continue }
             self.step("\(conversation.name).survives.message-\(index + 1).key-that-does-not-load") {
                 let probe = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
                     guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isKey),
@@ -294,12 +294,7 @@ extension DescribedRemoteRun {
     /// (OWASP ASVS V2/V3: a login and a session that take anything protect nothing).
     func checkCredentials(_ conversation: ProtocolDescription.Conversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
-            let values = [step.send, step.body].compactMap { $0 } + step.headers.map(\.value)
-            let configs = values.flatMap { value -> [String] in
-                var found: [String] = []
-                _ = description.contains(value) { if case let .config(name) = $0.kind { found.append(name) }; return false }
-                return found
-            }
+            let configs = step.values.compactMap { value -> String? in if case let .config(name) = value.kind { return name }; return nil }
             if let name = configs.first(where: { $0 == "password" }) ?? configs.first {
                 self.step("\(conversation.name).refuses.message-\(index + 1).wrong-\(name)") {
                     var config = options.config
@@ -360,13 +355,7 @@ extension DescribedRemoteRun {
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
         guard let value = step.send ?? step.body else { return nil }
         let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
-        var crypto: DescribedValue?
-        switch value.kind {
-        case .rsa, .sealed: crypto = value
-        case let .concat(parts): crypto = parts.first(where: isCrypto)
-        case let .json(fields): crypto = fields.first { isCrypto($0.value) }?.value
-        default: crypto = nil
-        }
+        let crypto = value.values.first(where: isCrypto)
         func flipLast(_ part: CryptoPart) -> Data {
             var raw = part.raw
             if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
@@ -447,27 +436,17 @@ extension DescribedRemoteRun {
     }
 
     func rsaTarget(_ value: DescribedValue) -> (String, RSAPaddingName)? {
-        switch value.kind {
-        case let .rsa(name, padding, _, _): return (name, padding)
-        case let .concat(parts): return parts.lazy.compactMap { self.rsaTarget($0) }.first
-        case let .json(fields): return fields.lazy.compactMap { self.rsaTarget($0.value) }.first
-        default: return nil
-        }
+        value.values.lazy.compactMap { part -> (String, RSAPaddingName)? in
+            if case let .rsa(name, padding, _, _) = part.kind { return (name, padding) }
+            return nil
+        }.first
     }
 
     func nextServerStepHasDigest(_ conversation: ProtocolDescription.Conversation, after step: ProtocolDescription.Step) -> Bool {
         guard let position = conversation.steps.firstIndex(of: step),
               let next = conversation.steps.dropFirst(position + 1).first(where: { $0.from == .server }),
               let value = next.send ?? next.body else { return false }
-        func has(_ value: DescribedValue) -> Bool {
-            switch value.kind {
-            case .digest: return true
-            case let .concat(parts): return parts.contains(where: has)
-            case let .json(fields): return fields.contains { has($0.value) }
-            default: return false
-            }
-        }
-        return has(value)
+        return value.values.contains { if case .digest = $0.kind { return true }; return false }
     }
 
     /// A block with a good padding around `message` (PKCS#1 v1.5 type 2 only: OAEP's needs the
@@ -554,12 +533,10 @@ extension DescribedRemoteRun {
     }
 
     func cbcTarget(_ value: DescribedValue) -> Sealed? {
-        switch value.kind {
-        case let .sealed(sealed) where sealed.cipher == .aesCBC && sealed.padding == .pkcs7: return sealed
-        case let .concat(parts): return parts.lazy.compactMap { self.cbcTarget($0) }.first
-        case let .json(fields): return fields.lazy.compactMap { self.cbcTarget($0.value) }.first
-        default: return nil
-        }
+        value.values.lazy.compactMap { part -> Sealed? in
+            if case let .sealed(sealed) = part.kind, sealed.cipher == .aesCBC, sealed.padding == .pkcs7 { return sealed }
+            return nil
+        }.first
     }
 
     // MARK: reuse
@@ -603,40 +580,14 @@ extension DescribedRemoteRun {
 
 extension ProtocolDescription {
     /// A `secret` value sent in the clear somewhere.
-    var hasSecretInTheClear: Bool { anyValue { if case .secret = $0.kind { return true }; return false } }
-    /// Whether `value` (or a part or field of it) is one `test` picks.
-    func contains(_ value: DescribedValue, where test: (DescribedValue) -> Bool) -> Bool {
-        if test(value) { return true }
-        switch value.kind {
-        case let .concat(parts): return parts.contains { contains($0, where: test) }
-        case let .json(fields): return fields.contains { contains($0.value, where: test) }
-        default: return false
-        }
-    }
-
+    var hasSecretInTheClear: Bool { allValues.contains { if case .secret = $0.kind { return true }; return false } }
     /// Whether a sealed value uses a fixed IV (already a finding of its own).
-    var usesFixedIV: Bool { anyValue { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
+    var usesFixedIV: Bool { allValues.contains { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
     /// The ciphers used without integrity protection.
     var unauthenticatedCiphers: [String] {
-        var found = Set<String>()
-        _ = anyValue { value in
-            if case let .sealed(sealed) = value.kind, [.aesCBC, .aesCTR, .aesECB].contains(sealed.cipher) { found.insert(sealed.cipher.rawValue) }
-            return false
-        }
-        return found.sorted()
-    }
-
-    func anyValue(_ test: (DescribedValue) -> Bool) -> Bool {
-        func visit(_ value: DescribedValue) -> Bool {
-            if test(value) { return true }
-            switch value.kind {
-            case let .concat(parts): return parts.contains(where: visit)
-            case let .json(fields): return fields.contains { visit($0.value) }
-            default: return false
-            }
-        }
-        return conversations.contains { conversation in
-            conversation.steps.contains { step in [step.send, step.body].compactMap { $0 }.contains(where: visit) || step.headers.contains { visit($0.value) } }
-        }
+        Set(allValues.compactMap { value -> String? in
+            if case let .sealed(sealed) = value.kind, [.aesCBC, .aesCTR, .aesECB].contains(sealed.cipher) { return sealed.cipher.rawValue }
+            return nil
+        }).sorted()
     }
 }

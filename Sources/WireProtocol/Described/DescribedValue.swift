@@ -27,6 +27,28 @@ public struct DescribedValue: Sendable, Equatable {
     public init(kind: Kind, line: Int, keyPath: String) { self.kind = kind; self.line = line; self.keyPath = keyPath }
 }
 
+extension DescribedValue {
+    /// This value and every value inside it (a `concat`'s parts, a `json`'s fields), depth first in
+    /// the order written: the one walk every question about a description's values goes through.
+    public var values: [DescribedValue] {
+        switch kind {
+        case let .concat(parts): return [self] + parts.flatMap(\.values)
+        case let .json(fields): return [self] + fields.flatMap(\.value.values)
+        default: return [self]
+        }
+    }
+}
+
+extension ProtocolDescription.Step {
+    /// Every value of the step: its message or body, and its headers.
+    public var values: [DescribedValue] { ([send, body].compactMap { $0 } + headers.map(\.value)).flatMap(\.values) }
+}
+
+extension ProtocolDescription {
+    /// Every value of every step of every conversation.
+    public var allValues: [DescribedValue] { conversations.flatMap { $0.steps.flatMap(\.values) } }
+}
+
 /// A JSON field or an HTTP header: a name and its value, in the order written.
 public struct DescribedField: Sendable, Equatable {
     public var name: String

@@ -252,22 +252,14 @@ extension ProtocolDescription {
         for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive == .utf8ZeroPad16 {
             found.append("secret \(secret.name) is \(secret.chars) letters and digits zero-padded to a key (line \(secret.line)): a password, not a key")
         }
-        func visit(_ value: DescribedValue) {
+        for value in allValues {
             switch value.kind {
-            case let .concat(parts): parts.forEach(visit)
-            case let .json(fields): fields.forEach { visit($0.value) }
             case let .rsa(name, padding, _, _) where padding == .pkcs1:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
             case let .sealed(sealed):
                 if case .fixed = sealed.iv { found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message") }
                 if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
             default: break
-            }
-        }
-        for conversation in conversations {
-            for step in conversation.steps {
-                [step.send, step.body].compactMap { $0 }.forEach(visit)
-                step.headers.forEach { visit($0.value) }
             }
         }
         return found
