@@ -139,14 +139,7 @@ enum TLSSessionChecks {
     static func rawPlainRequest(_ context: SessionContext, port: UInt16, _ request: WebRequest) throws -> WebResponse {
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: port, timeout: context.options.timeout)
         defer { connection.close() }
-        try connection.write(try HTTPRequest(request).serialized(host: "127.0.0.1:\(port)"), timeout: context.options.timeout)
-        var received = Data()
-        while true {
-            let chunk = try connection.read(upTo: 65536, timeout: context.options.timeout)
-            if chunk.isEmpty { break }
-            received += chunk
-        }
-        return WebResponse(try HTTPResponse.parse(received))
+        return WebResponse(try connection.exchange(HTTPRequest(request), host: "127.0.0.1:\(port)", timeout: context.options.timeout))
     }
 
     /// `python3 -m pythonref client aes-https`: login and one echo, verified by the client itself.

@@ -256,18 +256,7 @@ public final class OwnProcessServer: InProcessServer, @unchecked Sendable {
     public func exchange(_ request: HTTPRequest, timeout: TimeInterval) throws -> HTTPResponse {
         let connection = try connect(timeout: timeout, watchingReads: false)
         defer { connection.close() }
-        let deadline = Date().addingTimeInterval(timeout)
-        try connection.write(try request.serialized(host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"), timeout: timeout)
-        var answer = Data()
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { throw TransportError.timedOut(operation: "\(request.method) \(request.path) to \(name)", seconds: timeout) }
-            let chunk = try connection.read(upTo: 65536, timeout: left)
-            if chunk.isEmpty { break }
-            answer.append(chunk)
-            guard answer.count <= 8 << 20 else { throw TransportError.tooLarge(.responseBody, limit: 8 << 20) }
-        }
-        return try HTTPResponse.parse(answer)
+        return try connection.exchange(request, host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", timeout: timeout)
     }
 
     /// After a check: closes its connections; the server having exited meanwhile is a problem of

@@ -57,33 +57,8 @@ public struct DescribedTarget: Sendable, CustomStringConvertible {
             }
             let connection = try connect()
             defer { connection.close() }
-            var closing = request
-            closing.headers["connection"] = "close"
-            try connection.write(try closing.serialized(host: "\(address.host):\(address.port)"), timeout: timeout)
-            var answer = Data()
-            let deadline = Date().addingTimeInterval(timeout)
-            while true {
-                let left = deadline.timeIntervalSinceNow
-                guard left > 0 else { throw TransportError.timedOut(operation: "reading the answer to \(request.method) \(request.path)", seconds: timeout) }
-                let chunk = try connection.read(upTo: 65536, timeout: left)
-                if chunk.isEmpty { break }
-                answer.append(chunk)
-                if answer.count > 4 << 20 { break }
-                // A whole response (head and Content-Length body) ends the read without waiting for the close.
-                if let whole = try? HTTPResponse.parse(answer), whole.body.count == Self.contentLength(answer) { return whole }
-            }
-            return try HTTPResponse.parse(answer)
+            return try connection.exchange(request, host: "\(address.host):\(address.port)", timeout: timeout, maxResponseBytes: 4 << 20)
         }
-    }
-
-    /// The Content-Length a response head declares (nil: none, or the head is not whole yet).
-    static func contentLength(_ data: Data) -> Int? {
-        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return nil }
-        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
-        for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
-            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
-        }
-        return nil
     }
 }
 
