@@ -340,6 +340,9 @@ private struct Context {
             guard let object = try? StrictJSON.parse(plaintext), case let .string(text)? = object["message"] else {
                 throw DescribedRefusal(reason: "the plaintext is not a JSON object with a \"message\" string")
             }
+            if let stated = party.conversation?.message, Data(text.utf8) != stated {
+                throw DescribedRefusal(reason: "the message is not the description's \(JSONText.string(String(decoding: stated, as: UTF8.self)))")
+            }
             state.lastReceivedJSON = object
             state.received["message"] = Data(text.utf8)
         case .echo:
