@@ -33,6 +33,9 @@ struct AcknowledgedMalformed {
 
 enum SyntheticDigestRule {
     static let emptyDigest = Digest.sha256.hash(Data()).hexString
+    /// Fresh ciphertexts sent for a class whose digest looked like a sentinel's; all must look so
+    /// again before the verdict is a padding oracle.
+    static let freshProbes = 2
 
     /// Why `probe`'s digest is not a fresh synthetic message's, given the digests of the other
     /// malformed probes and of the well-formed ones (real plaintexts); nil when nothing is wrong.

@@ -205,26 +205,33 @@ struct RSAOracleAudit {
             (observations[cls.name] ?? []).compactMap { observation in observation.sample.digest.map { (className: cls.name, digest: $0) } }
         }
         // A digest that is not a fresh synthetic message's gets fresh ciphertexts of its class
-        // before any verdict: an empty or repeated synthetic message happens by chance, a sentinel every time.
+        // before any verdict: an empty or repeated synthetic message happens by chance (about
+        // 1/(k − 10) each), a sentinel every time. So a class is an oracle only when every one of
+        // its fresh ciphertexts is suspicious too: chance does that with probability about
+        // (1/(k − 10))^3, a sentinel always.
         let suspicious = probes.compactMap { probe in
             SyntheticDigestRule.suspicion(of: probe, among: probes, wellFormed: wellFormed).map { (probe, $0) }
         }
         var coincidences = 0
         if !suspicious.isEmpty {
-            var fresh: [(AcknowledgedMalformed, String)] = []
+            var sentinelLike: [(AcknowledgedMalformed, String)] = []
             var seen = probes
             for name in Set(suspicious.map(\.0.className)).sorted() {
                 guard let cls = classes.first(where: { $0.name == name }) else { continue }
-                for index in 0..<2 {
+                var fresh: [(AcknowledgedMalformed, String?)] = []
+                for index in 0..<SyntheticDigestRule.freshProbes {
                     let observation = try observe(cls, tag: "fresh\(index)")
                     guard observation.sample.accepted, let digest = observation.sample.digest else { continue }
                     let probe = AcknowledgedMalformed(className: name, ciphertext: observation.ciphertext, block: observation.block,
                                                       digest: digest, keyModulus: observation.keyModulus)
-                    if let why = SyntheticDigestRule.suspicion(of: probe, among: seen, wellFormed: wellFormed) { fresh.append((probe, why)) }
+                    fresh.append((probe, SyntheticDigestRule.suspicion(of: probe, among: seen, wellFormed: wellFormed)))
                     seen.append(probe)
                 }
+                if !fresh.isEmpty, fresh.allSatisfy({ $0.1 != nil }) {
+                    sentinelLike += fresh.compactMap { probe, why in why.map { (probe, $0) } }
+                }
             }
-            if !fresh.isEmpty { throw SyntheticDigestRule.oracleFailure(suspicious, fresh: fresh) }
+            if !sentinelLike.isEmpty { throw SyntheticDigestRule.oracleFailure(suspicious, fresh: sentinelLike) }
             coincidences = suspicious.count
         }
         // Determinism: the first probe of each malformed class sent again on a fresh connection.
