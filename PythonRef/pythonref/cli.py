@@ -294,7 +294,8 @@ def _add_described(commands: Any) -> None:
     ds.add_argument("--quiet", action="store_true", help="log nothing to stderr")
     dc.add_argument("--port", type=_port, help="the server's port (default: the description's transport.port)")
     dc.add_argument("--conversation", metavar="NAME", help="which conversation (default: the first)")
-    dc.add_argument("--message", metavar="TEXT", help="the message to carry (default: the description's, or fresh)")
+    for p in (ds, dc):
+        p.add_argument("--message", metavar="TEXT", help="the message to carry (default: the description's, or fresh)")
     dc.add_argument("--pin", metavar="PEM", help="https: the one certificate trusted")
     dc.add_argument("--server-name", metavar="NAME", help="https: the name checked in the certificate (default: host)")
 
@@ -323,6 +324,9 @@ def _load_description(path: str) -> Any:
 def _described_server(args: argparse.Namespace) -> int:
     from .described import server
     description = _load_description(args.protocol)
+    options = _described_options(args)
+    if args.message is not None:
+        options["message"] = args.message.encode("utf-8")
     context = None
     if description.transport.kind == "https":
         if not args.cert or not args.key:
@@ -333,7 +337,7 @@ def _described_server(args: argparse.Namespace) -> int:
             raise _UsageError(f"cannot load --cert/--key: {exc}") from None
     try:
         srv = server.make_server(description, args.host, args.port, ssl_context=context, timeout=args.timeout,
-                                 quiet_gap=args.quiet_gap, party_options=_described_options(args),
+                                 quiet_gap=args.quiet_gap, party_options=options,
                                  log=_stderr_logger(args.quiet))
     except ValueError as exc:
         raise _UsageError(str(exc)) from None

@@ -53,15 +53,19 @@ public final class AppSubject: @unchecked Sendable {
     private let app: AppUnderTest
     private let lock = NSLock()
 
-    public init(_ app: AppUnderTest) {
+    /// The folder the app's code came from (`--app DIR`), where its adapter's relative paths are looked for first.
+    public let folder: URL?
+
+    public init(_ app: AppUnderTest, folder: URL? = nil) {
         self.app = app
         identifier = app.identifier
         summary = app.summary
+        self.folder = folder
     }
 
     /// An app made by `make` (an adapter's init runs app code, which may print), or nil.
     public static func making(_ make: () -> AppUnderTest?) -> AppSubject? {
-        AppOutput.toStandardError { make() }.map(AppSubject.init)
+        AppOutput.toStandardError { make() }.map { AppSubject($0) }
     }
 
     public var capabilityNames: [String] { lock.lock(); defer { lock.unlock() }; return app.capabilityNames }

@@ -38,6 +38,8 @@ public enum HostOp: String, CaseIterable, Sendable {
     case rsaSocketQuitMessage = "rsa-socket-client.quit-message"
     /// {"host", "port", "timeout"} → {"data"}
     case rsaSocketRunSession = "rsa-socket-session.run"
+    /// {"host", "port", "timeout"} → {"data"}
+    case describedConverse = "described-client.converse"
     /// {"plaintext"} → {"ciphertext", "privateKey"}
     case rsaOwnKeyEncrypt = "rsa-own-key.encrypt"
     /// {"key", "tag"} → {}
@@ -100,6 +102,7 @@ public enum HostOp: String, CaseIterable, Sendable {
         switch self {
         case .rsaSocketPublicKeyMessage, .rsaSocketReceive, .rsaSocketQuitMessage: return "RSASocketClient"
         case .rsaSocketRunSession: return "RSASocketSession"
+        case .describedConverse: return "DescribedProtocolClient"
         case .rsaOwnKeyEncrypt: return "RSAOwnKeyEncryption"
         case .keychainStore, .keychainRead: return "SymmetricKeyStorage"
         case .aeadSeal, .aeadOpen: return "AEADSealing"

@@ -67,6 +67,10 @@ public enum AppHostServer {
             hello["requestSigning"] = ["algorithm": scheme.algorithm, "canonicalTemplate": scheme.canonicalTemplate, "secretEncoding": scheme.secretEncoding,
                                        "signatureEncoding": scheme.signatureEncoding, "appFunction": scheme.appFunction]
         }
+        if let client = app.capability(DescribedProtocolClient.self) {
+            hello["describedClient"] = ["protocol": client.describedProtocol, "conversation": client.describedConversation,
+                                        "secrets": client.presharedSecrets.mapValues { $0.base64EncodedString() }]
+        }
         if let store = app.capability(PasswordStore.self) {
             hello["passwordStore"] = ["itemClass": store.passwordItemClass, "onDuplicate": store.passwordOnDuplicate, "onMissing": store.passwordOnMissing]
         }
@@ -111,6 +115,9 @@ public enum AppHostServer {
         case .rsaSocketRunSession:
             let session = try adopted(app, RSASocketSession.self, op)
             return data(try session.runSession(host: try args.string("host"), port: try args.int("port"), timeout: try args.double("timeout")))
+        case .describedConverse:
+            let client = try adopted(app, DescribedProtocolClient.self, op)
+            return data(try client.runDescribedConversation(host: try args.string("host"), port: try args.int("port"), timeout: try args.double("timeout")))
         case .rsaOwnKeyEncrypt:
             let (ciphertext, key) = try adopted(app, RSAOwnKeyEncryption.self, op).encryptWithNewKey(try args.bytes("plaintext"))
             return ["ciphertext": ciphertext.base64EncodedString(), "privateKey": key.base64EncodedString()]

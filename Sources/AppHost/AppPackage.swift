@@ -583,7 +583,7 @@ public enum AppBuildError: Error, CustomStringConvertible, Equatable {
 
                     func \(AppPackage.entryPoint)() -> AppUnderTest { MyAppAdapter() }
 
-                Adopt only the capabilities the app's code serves: RSASocketClient, RSASocketSession, RSAOwnKeyEncryption,
+                Adopt only the capabilities the app's code serves: RSASocketClient, RSASocketSession, DescribedProtocolClient, RSAOwnKeyEncryption,
                 SymmetricKeyStorage, AEADSealing, FileSealing, AESEnvelopeClient, CertificatePinning (Sources/AppUnderTest/
                 AppUnderTest.swift says what each maps). examples/seed004-app is a worked example.
                 """

@@ -8,7 +8,7 @@ import AppUnderTest
 /// starts the host again, at most `maximumRestarts` times.
 /// Launched in a container (`container`), it also answers as `KeyStorageInspection`, recording
 /// every key that crosses between crosscheck and the app for the key-storage audit.
-public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
+public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, DescribedProtocolClient, RSAOwnKeyEncryption, SymmetricKeyStorage, AEADSealing,
     FileSealing, AESEnvelopeClient, CertificatePinning, SelfContainedSealing, MessageSigning, KeyAgreementSealing, PasswordStore, KeyStorageInspection,
     ProtectedSecretStorage, SimulatedUserPrompts, PeerKeyEncryption, RequestSigning, @unchecked Sendable {
     public let identifier: String
@@ -27,6 +27,9 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
     public let passwordOnMissing: String
     public let peerKeyScheme: PeerKeyScheme
     public let requestSigningScheme: RequestSigningScheme
+    public let describedProtocol: String
+    public let describedConversation: String
+    public let presharedSecrets: [String: Data]
     public let maximumRestarts: Int
     /// How long one request may take (a session gets more: see `runSession`).
     public let requestTimeout: TimeInterval
@@ -68,6 +71,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         (passwordItemClass, passwordOnDuplicate, passwordOnMissing) = hello.passwordStore
         peerKeyScheme = hello.peerKeyScheme
         requestSigningScheme = hello.requestSigningScheme
+        (describedProtocol, describedConversation, presharedSecrets) = hello.describedClient
         self.channel = channel
     }
 
@@ -96,7 +100,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
             ("SelfContainedSealing", (any SelfContainedSealing).self), ("MessageSigning", (any MessageSigning).self),
             ("KeyAgreementSealing", (any KeyAgreementSealing).self), ("PasswordStore", (any PasswordStore).self),
             ("ProtectedSecretStorage", (any ProtectedSecretStorage).self), ("PeerKeyEncryption", (any PeerKeyEncryption).self),
-            ("RequestSigning", (any RequestSigning).self),
+            ("RequestSigning", (any RequestSigning).self), ("DescribedProtocolClient", (any DescribedProtocolClient).self),
         ]
         return known.first { ObjectIdentifier($0.1) == ObjectIdentifier(type) }?.0
     }
@@ -119,6 +123,10 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
 
     public func runSession(host: String, port: Int, timeout: TimeInterval) throws -> Data {
         try request(.rsaSocketRunSession, ["host": host, "port": port, "timeout": timeout], timeout: max(requestTimeout, timeout * 4 + 10)).bytes("data")
+    }
+
+    public func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        try request(.describedConverse, ["host": host, "port": port, "timeout": timeout], timeout: max(requestTimeout, timeout * 4 + 10)).bytes("data")
     }
 
     public func encryptWithNewKey(_ plaintext: Data) throws -> (ciphertext: Data, privateKeyPKCS1DER: Data) {
@@ -348,6 +356,7 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
         var passwordStore = ("", "", "")
         var peerKeyScheme = PeerKeyScheme(keyFormats: [], padding: "", appFunction: "")
         var requestSigningScheme = RequestSigningScheme(algorithm: "", canonicalTemplate: "", secretEncoding: "", signatureEncoding: "", appFunction: "")
+        var describedClient: (String, String, [String: Data]) = ("", "", [:])
     }
 
     static func readHello(_ channel: HostChannel, timeout: TimeInterval) throws -> Hello {
@@ -393,6 +402,10 @@ public final class HostedApp: AppUnderTest, RSASocketClient, RSASocketSession, R
                 read.requestSigningScheme = RequestSigningScheme(algorithm: text("algorithm"), canonicalTemplate: text("canonicalTemplate"),
                                                                  secretEncoding: text("secretEncoding"), signatureEncoding: text("signatureEncoding"),
                                                                  appFunction: text("appFunction"))
+            }
+            if let client = hello["describedClient"] as? [String: Any] {
+                let secrets = (client["secrets"] as? [String: String] ?? [:]).compactMapValues { Data(base64Encoded: $0) }
+                read.describedClient = (client["protocol"] as? String ?? "", client["conversation"] as? String ?? "", secrets)
             }
             if let store = hello["passwordStore"] as? [String: Any] {
                 read.passwordStore = (store["itemClass"] as? String ?? "", store["onDuplicate"] as? String ?? "", store["onMissing"] as? String ?? "")

@@ -75,6 +75,27 @@ public protocol RSASocketSession {
     func runSession(host: String, port: Int, timeout: TimeInterval) throws -> Data
 }
 
+/// A client of a described protocol (docs/PROTOCOL-DESCRIPTIONS.md), with the app's own
+/// networking and crypto: the adapter names the description and runs one conversation; crosscheck
+/// serves it with PythonRef's and the Swift engine's server and judges what arrived.
+public protocol DescribedProtocolClient {
+    /// The description the app's client speaks: a path, absolute or relative to the folder given
+    /// to `--app`, or one shipped with crosscheck ("protocols/rsa-socket.toml").
+    var describedProtocol: String { get }
+    /// The conversation it runs ("" for the description's first).
+    var describedConversation: String { get }
+    /// Secrets the app has built in, by the description's names (its `made_by = "preshared"` secrets).
+    var presharedSecrets: [String: Data] { get }
+    /// Runs one conversation with the server at `host`:`port` through the app's own code and
+    /// returns the plaintext the app took from the server's answers (empty when none carries one).
+    func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data
+}
+
+extension DescribedProtocolClient {
+    public var describedConversation: String { "" }
+    public var presharedSecrets: [String: Data] { [:] }
+}
+
 /// RSA encryption to a key pair the app generates itself (the private key is handed out so a
 /// reference implementation can decrypt the app's ciphertext).
 public protocol RSAOwnKeyEncryption {
@@ -351,6 +372,7 @@ extension AppUnderTest {
         var names: [String] = []
         if capability(RSASocketClient.self) != nil { names.append("RSASocketClient") }
         if capability(RSASocketSession.self) != nil { names.append("RSASocketSession") }
+        if capability(DescribedProtocolClient.self) != nil { names.append("DescribedProtocolClient") }
         if capability(RSAOwnKeyEncryption.self) != nil { names.append("RSAOwnKeyEncryption") }
         if capability(SymmetricKeyStorage.self) != nil { names.append("SymmetricKeyStorage") }
         if capability(AEADSealing.self) != nil { names.append("AEADSealing") }

@@ -8,4 +8,6 @@ public protocol LoopbackServerProvider: Sendable {
     /// "python" (`python3 -m pythonref serve rsa-socket`, a process of its own, as on a Pi) —
     /// configured by `spec`, started on first use.
     func rsaSocketServer(_ implementation: String, _ spec: RSASocketServerSpec) throws -> UInt16
+    /// The interpreter a capability runs PythonRef's own servers with (`python3 -m pythonref …`).
+    var pythonExecutable: String { get }
 }

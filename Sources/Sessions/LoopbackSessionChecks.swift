@@ -95,6 +95,8 @@ public struct SessionServers: LoopbackServerProvider {
 
     public init(_ run: SuiteContext, options: SessionOptions) { context = SessionContext(run, options: options) }
 
+    public var pythonExecutable: String { context.options.pythonExecutable }
+
     public func rsaSocketServer(_ implementation: String, _ spec: RSASocketServerSpec) throws -> UInt16 {
         guard ["swift", "python"].contains(implementation) else {
             throw PeerFailure(.unsupported, "no rsa-socket server '\(implementation)' (swift or python)")

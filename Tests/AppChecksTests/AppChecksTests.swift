@@ -28,7 +28,7 @@ final class AppChecksTests: XCTestCase {
         var counts: [String: Int] = [:]
         for result in results { counts[result.check.suite, default: 0] += 1 }
         XCTAssertEqual(counts, ["roundtrip.app_to_python": 20, "roundtrip.python_to_app": 50, "vectors.openssl_to_app": 7, "vectors.app_to_openssl": 8,
-                                "sessions.app_client.swift_server": 6, "sessions.app_client.python_server": 6, "sessions.app_pinning": 11])
+                                "sessions.app_client.swift_server": 7, "sessions.app_client.python_server": 7, "sessions.app_pinning": 11])
         // seed 000's own networking against a PythonRef server process, and through crosscheck's driver.
         for name in ["crosscheck.rsa-socket.app_client.python_server.seed-000.tcp.pi-to-phone.legacy.pkcs1.app-networking",
                      "crosscheck.rsa-socket.app_client.swift_server.seed-000.tcp.pi-to-phone.legacy.pkcs1"] {

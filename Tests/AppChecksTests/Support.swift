@@ -23,7 +23,7 @@ func runAppChecks(_ apps: [AppUnderTest], loopback: Bool = false, filter: String
     let python = try pythonPeer()
     let options = SessionOptions(factories: [SwiftSessions(), PythonSessions(peer: python)], inProcess: true, loopback: loopback)
     defer { options.servers.shutdown() }
-    let subjects = apps.map(AppSubject.init)
+    let subjects = apps.map { AppSubject($0) }
     let settings = AppSessionSettings(inProcess: true, servers: loopback ? SessionServers(context, options: options) : nil,
                                       timeout: options.timeout, quietGap: options.quietGap)
     let checks = AppSuites.roundTrip(context, apps: subjects) + AppSuites.vectors(context, apps: subjects)

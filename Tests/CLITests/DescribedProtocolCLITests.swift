@@ -50,6 +50,22 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// The app as a described client, across processes: seed 000 in its own host
+    /// (`crosscheck app-host seed-000`) runs the seed description's pi-to-phone conversation with
+    /// its own socket against PythonRef's described server and the Swift engine's.
+    func testRun_appAsDescribedClient_seed000OverItsOwnSocket() throws {
+        let junit = try scratch().appendingPathComponent("run.xml")
+        let outcome = try crosscheck(["run", "--app", "seed-000", "--suite", "sessions", "--filter", ".described.", "--junit", junit.path])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertEqual(try outcomes(junit), [
+            "crosscheck.rsa-socket.app_client.swift_server.seed-000.described.pi-to-phone": "passed",
+            "crosscheck.rsa-socket.app_client.python_server.seed-000.described.pi-to-phone": "passed",
+        ])
+        // Only the weakness of the conversation the app runs (pi-to-phone's PKCS#1 to the client's key).
+        XCTAssertTrue(outcome.stdout.contains("Weaknesses (1):"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("RSA to key client with PKCS#1 v1.5 padding"), outcome.stdout)
+    }
+
     func testRun_aMistakeInTheDescription_namesTheKeyAndLine() throws {
         let folder = try scratch()
         let seed = try String(contentsOf: CrosscheckBinary.root.appendingPathComponent("protocols/rsa-socket.toml"), encoding: .utf8)

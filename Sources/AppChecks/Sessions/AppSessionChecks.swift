@@ -33,6 +33,7 @@ enum AppSessionChecks {
             var list = Lists(suite: "sessions.app_client.\(server)_server", relation: "app_client.\(server)_server", app: app)
             addRSASocket(context, app, server: server, settings: settings, &list)
             addAESHTTPS(context, app, server: server, settings: settings, &list)
+            AppDescribedClientChecks.add(app, server: server, settings: settings, files: context.files, &list)
             checks += list.checks
         }
         return checks

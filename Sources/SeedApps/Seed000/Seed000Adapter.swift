@@ -5,10 +5,13 @@ import Foundation
 import Security
 import AppUnderTest
 
-public final class Seed000Adapter: AppUnderTest, RSASocketClient, RSASocketSession {
+public final class Seed000Adapter: AppUnderTest, RSASocketClient, RSASocketSession, DescribedProtocolClient {
     public let identifier = "seed-000"
     public let summary = "seed 000: iPhone ⇄ Raspberry Pi RSA socket client (Swift 2.1 view controller, ported), PKCS#1, 1024-bit key"
     public let rsaPadding = "pkcs1"
+    /// Its own session is the seed protocol's pi-to-phone conversation, as crosscheck describes it.
+    public let describedProtocol = "protocols/rsa-socket.toml"
+    public let describedConversation = "pi-to-phone"
 
     let keychain = InMemoryKeychain()
     let viewController = ViewController()
@@ -96,5 +99,9 @@ public final class Seed000Adapter: AppUnderTest, RSASocketClient, RSASocketSessi
         controller.btnQuitPressed(sender: controller.buttonQuit)
         input.pumpEvents(until: deadline) { controller.buttonConnect.isEnabled }
         return plaintext
+    }
+
+    public func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        try runSession(host: host, port: port, timeout: timeout)
     }
 }

@@ -176,7 +176,7 @@ struct RemoteCommand: ParsableCommand {
         // `--app DIR|seed-00N`: the app under test as one more client of each target (its own code and networking).
         let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: ProjectFiles.locate(), quiet: quiet)
         defer { hosted.forEach { $0.stop() } }
-        let apps = hosted.map(AppSubject.init)
+        let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         if !quiet { printError("crosscheck remote: \(targets.count) target(s), profile \(profile.rawValue), -j \(jobs)") }
         let started = Date()
         let collected = Collected(count: targets.count)

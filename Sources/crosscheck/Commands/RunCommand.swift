@@ -86,7 +86,7 @@ struct RunCommand: ParsableCommand {
         let runner = Runner(filter: filter)
         let hosted = try appOptions.apps(files: files.files, quiet: report.quiet)
         defer { hosted.forEach { $0.stop() }; AppOptions.printCoverage() }
-        let apps = hosted.map(AppSubject.init)
+        let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")

@@ -49,6 +49,13 @@ struct AppOptions: ParsableArguments {
     /// an app ends the command: 66 when the folder is not usable as given (no Swift files, no
     /// adapter, an entry point of its own), 69 when it does not build; 73 when a container
     /// cannot be made.
+    /// The folder of `--app`'s code (nil for the seed apps), where the adapter's relative paths are looked for.
+    var folder: URL? {
+        guard let app, !SeedApps.identifiers.contains(app) else { return nil }
+        let url = URL(fileURLWithPath: app)
+        return url.pathExtension == "xcodeproj" ? url.deletingLastPathComponent() : url
+    }
+
     func apps(files: ProjectFiles, quiet: Bool) throws -> [HostedApp] {
         guard let app else { return try SeedApps.identifiers.map(hostedSeed) }
         if SeedApps.identifiers.contains(app) { return [try hostedSeed(app)] }

@@ -189,7 +189,7 @@ extension RunCommand {
         sessions.teamServer = seat
         defer { sessions.servers.shutdown() }
         let context = SuiteContext(swift: SwiftPeer(), python: PythonPeer(interpreter: interpreter), seed: seed.value, files: files.files)
-        let apps = hosted.map(AppSubject.init)
+        let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         let checks = Runner(filter: filter).selected(SuiteCatalog.checks(for: [SessionSuite.name], context: context, sessions: sessions, apps: apps))
         let latch = InterruptLatch()
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",

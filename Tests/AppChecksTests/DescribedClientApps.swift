@@ -1,0 +1,142 @@
+// A client of the seed's rsa-socket protocol, phone-to-pi direction, written for these tests from
+// docs/PROTOCOL.md ("rsa-socket") alone — not from crosscheck's described engine — as an app
+// would: a blocking POSIX socket, the Pi's PEM key through `SecKeyCreateWithData`, the message
+// through `SecKeyCreateEncryptedData`. Planted flaws where marked PLANTED.
+import Foundation
+import Security
+import AppUnderTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class PhoneToPiClientApp: AppUnderTest, DescribedProtocolClient {
+    enum Plant { case none, oaepInsteadOfPKCS1, noLabel }
+    let identifier: String
+    let summary = "tests: an rsa-socket phone-to-pi client with its own socket, written from docs/PROTOCOL.md"
+    let describedProtocol: String
+    let describedConversation = "phone-to-pi"
+    let plant: Plant
+
+    init(_ identifier: String, plant: Plant = .none, description: String = "protocols/rsa-socket.toml") {
+        self.identifier = identifier; self.plant = plant; describedProtocol = description
+    }
+
+    func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        let socket = try BlockingSocket(host: host, port: port, timeout: timeout)
+        defer { socket.close() }
+        try socket.send(Data("Client: OK".utf8))
+        let greeting = try socket.read(until: Data("-----END PUBLIC KEY-----\n".utf8))
+        guard let text = String(data: greeting, encoding: .utf8), text.hasPrefix("public_key=") else {
+            throw AppFailure("read key", "the server sent \(greeting.prefix(40)) instead of public_key=")
+        }
+        let algorithm: SecKeyAlgorithm = plant == .oaepInsteadOfPKCS1 ? .rsaEncryptionOAEPSHA256 : .rsaEncryptionPKCS1  // PLANTED (oaep)
+        guard let key = PiRSAHelper.publicKey(fromPEM: String(text.dropFirst("public_key=".count))) else {
+            throw AppFailure("SecKeyCreateWithData", "the server's key does not load")
+        }
+        var error: Unmanaged<CFError>?
+        guard let ciphertext = SecKeyCreateEncryptedData(key, algorithm, Data("hello from the phone".utf8) as CFData, &error) as Data? else {
+            throw AppFailure("SecKeyCreateEncryptedData", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        let label = plant == .noLabel ? Data() : Data("encrypted_message=".utf8)  // PLANTED (noLabel)
+        try socket.send(label + ciphertext)
+        let answer = try socket.readAvailable()
+        guard answer == Data("Server: OK".utf8) else { throw AppFailure("read answer", "the server answered \(String(decoding: answer, as: UTF8.self))") }
+        try socket.send(Data("Quit".utf8))
+        let stopped = try socket.read(until: Data("\n".utf8))
+        guard stopped == Data("Server stopped\n".utf8) else { throw AppFailure("read stop", "the server answered \(String(decoding: stopped, as: UTF8.self))") }
+        return Data()
+    }
+}
+
+/// A POSIX TCP client socket with a receive and send timeout.
+final class BlockingSocket {
+    private let fd: Int32
+    private var buffer = Data()
+
+    init(host: String, port: Int, timeout: TimeInterval) throws {
+        fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw AppFailure("socket", "errno \(errno)") }
+        var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { Glibc.close(fd); throw AppFailure("connect", "errno \(errno)") }
+    }
+
+    func send(_ data: Data) throws {
+        let sent = data.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, data.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == data.count else { throw AppFailure("send", "sent \(sent) of \(data.count) bytes") }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let got = recv(fd, &chunk, chunk.count, 0)
+        guard got > 0 else { throw AppFailure("recv", got == 0 ? "the server closed the connection" : "errno \(errno)") }
+        buffer += Data(chunk[0..<got])
+    }
+
+    func read(until end: Data) throws -> Data {
+        while buffer.range(of: end) == nil { try fill() }
+        let upTo = buffer.range(of: end)!.upperBound
+        defer { buffer = Data(buffer[upTo...]) }
+        return Data(buffer[..<upTo])
+    }
+
+    func read(exactly count: Int) throws -> Data {
+        while buffer.count < count { try fill() }
+        defer { buffer = Data(buffer.dropFirst(count)) }
+        return Data(buffer.prefix(count))
+    }
+
+    /// What one read brings (the answer the server sends in one write).
+    func readAvailable() throws -> Data {
+        if buffer.isEmpty { try fill() }
+        defer { buffer = Data() }
+        return buffer
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// rsa-socket pi-to-phone, from docs/PROTOCOL.md: the phone sends `public_key=` and its SPKI PEM
+/// (iOS exports PKCS#1, so the app prepends the fixed 2048-bit SPKI header, as iOS code does), the
+/// Pi answers one PKCS#1 v1.5 ciphertext of its message, the phone sends Quit.
+final class PiToPhoneClientApp: AppUnderTest, DescribedProtocolClient {
+    let identifier: String
+    let summary = "tests: an rsa-socket pi-to-phone client with its own socket, written from docs/PROTOCOL.md"
+    let describedProtocol = "protocols/rsa-socket.toml"
+    let describedConversation = "pi-to-phone"
+    /// PLANTED when true: the app shows the first 16 bytes of what it decrypted, not all of it.
+    let cutsThePlaintext: Bool
+    static let spkiHeader2048 = Data([0x30, 0x82, 0x01, 0x22, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01,
+                                      0x05, 0x00, 0x03, 0x82, 0x01, 0x0f, 0x00])
+
+    init(_ identifier: String, cutsThePlaintext: Bool = false) { self.identifier = identifier; self.cutsThePlaintext = cutsThePlaintext }
+
+    func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]
+        guard let privateKey = SecKeyCreateRandomKey(attributes as CFDictionary, &error), let publicKey = SecKeyCopyPublicKey(privateKey),
+              let pkcs1 = SecKeyCopyExternalRepresentation(publicKey, &error) as Data? else {
+            throw AppFailure("SecKeyCreateRandomKey", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        let base64 = (Self.spkiHeader2048 + pkcs1).base64EncodedString(options: .lineLength64Characters).replacingOccurrences(of: "\r\n", with: "\n")
+        let pem = "-----BEGIN PUBLIC KEY-----\n\(base64)\n-----END PUBLIC KEY-----"
+        let socket = try BlockingSocket(host: host, port: port, timeout: timeout)
+        defer { socket.close() }
+        try socket.send(Data("public_key=\(pem)".utf8))
+        let ciphertext = try socket.read(exactly: 256)
+        guard let plaintext = SecKeyCreateDecryptedData(privateKey, .rsaEncryptionPKCS1, ciphertext as CFData, &error) as Data? else {
+            throw AppFailure("SecKeyCreateDecryptedData", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        try socket.send(Data("Quit".utf8))
+        _ = try socket.read(until: Data("\n".utf8))
+        return cutsThePlaintext ? plaintext.prefix(16) : plaintext  // PLANTED (cutsThePlaintext)
+    }
+}
