@@ -238,8 +238,9 @@ enum DescribedCipher {
 
     static func pad(_ plaintext: Data, _ padding: BlockPadding) -> Data {
         switch padding {
-        case .pkcs7:
-            let count = 16 - plaintext.count % 16
+        case .pkcs7, .pkcs7To32:
+            let block = padding == .pkcs7 ? 16 : 32
+            let count = block - plaintext.count % block
             return plaintext + Data(repeating: UInt8(count), count: count)
         case .zero:
             return plaintext + Data(count: (16 - plaintext.count % 16) % 16)
@@ -248,9 +249,12 @@ enum DescribedCipher {
 
     static func unpad(_ padded: Data, _ padding: BlockPadding) throws -> Data {
         switch padding {
-        case .pkcs7:
-            guard let last = padded.last, (1...16).contains(last), padded.count >= Int(last),
-                  padded.suffix(Int(last)).allSatisfy({ $0 == last }) else { throw DescribedRefusal(reason: "the PKCS#7 padding is invalid") }
+        case .pkcs7, .pkcs7To32:
+            let block: UInt8 = padding == .pkcs7 ? 16 : 32
+            guard let last = padded.last, (1...block).contains(last), padded.count >= Int(last),
+                  padded.suffix(Int(last)).allSatisfy({ $0 == last }) else {
+                throw DescribedRefusal(reason: padding == .pkcs7 ? "the PKCS#7 padding is invalid" : "the PKCS#7-32 padding is invalid")
+            }
             return padded.dropLast(Int(last))
         case .zero:
             var end = padded.endIndex

@@ -72,6 +72,8 @@ public final class DescribedParty {
         var receivedIVs: [Data] = []
         var sentIVs: [Data] = []
         var receivedLastBlocks: [Data] = []
+        /// This side has sent the conversation's message (sealed, encrypted or in the clear).
+        var sentMessage = false
     }
 
     /// - Parameters:
@@ -126,9 +128,9 @@ public final class DescribedParty {
         ownMessage = message
     }
 
-    /// A fresh secret as its maker makes it (random bytes, or random letters and digits for `utf8-zeropad16`).
+    /// A fresh secret as its maker makes it (random bytes, or random letters and digits for a text secret).
     public static func freshSecret(_ secret: ProtocolDescription.Secret) -> Data {
-        guard secret.derive == .utf8ZeroPad16 else { return secureRandomBytes(secret.bytes) }
+        guard secret.derive.isText else { return secureRandomBytes(secret.bytes) }
         return Data(randomText(secret.chars).utf8)
     }
 
@@ -295,7 +297,8 @@ private struct Context {
         switch secret.derive {
         case .raw: return bytes
         case .utf8ZeroPad16: return bytes + Data(count: max(0, 16 - bytes.count))
-        case .sha256: return Digest.sha256.hash(bytes)
+        case .sha256, .passphraseSHA256: return Digest.sha256.hash(bytes)
+        case .passphraseSHA256First16: return Digest.sha256.hash(bytes).prefix(16)
         }
     }
 
@@ -304,6 +307,7 @@ private struct Context {
         switch carries {
         case .message:
             state.lastSentPlaintext = party.message
+            state.sentMessage = true
             return party.message
         case .jsonMessage:
             guard let text = String(validating: [UInt8](party.message), as: UTF8.self) else {
@@ -311,6 +315,7 @@ private struct Context {
             }
             let object = JSONValue.object(["message": .string(text)])
             state.lastSentJSON = object
+            state.sentMessage = true
             let bytes = Data(("{\"message\":" + JSONText.string(text) + "}").utf8)
             state.lastSentPlaintext = bytes
             return bytes
@@ -320,9 +325,9 @@ private struct Context {
         case .same:
             guard let received = state.lastReceivedPlaintext else { throw DescriptionError.partySetup(reason: "carries = \"same\" before any plaintext arrived") }
             return received
-        case let .secret(name):
+        case let .secret(name, written):
             guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name) is not known to the \(party.role.rawValue)") }
-            return bytes
+            return written.encode(bytes)
         }
     }
 
@@ -353,18 +358,26 @@ private struct Context {
             state.received["echo"] = Data(JSONText.value(echo).utf8)
         case .same:
             guard plaintext == state.lastSentPlaintext else { throw DescribedRefusal(reason: "the answer's plaintext is not the same as what was sent") }
-        case let .secret(name):
+        case let .secret(name, written):
             guard let secret = description.secrets[name] else { throw DescribedRefusal(reason: "no secret \(name)") }
-            let fits = secret.derive == .utf8ZeroPad16 ? (1...15).contains(plaintext.count) : plaintext.count == secret.bytes
-            guard fits else { throw DescribedRefusal(reason: "secret \(name) arrived as \(plaintext.count) bytes; the description says \(secret.derive == .utf8ZeroPad16 ? "1 to 15" : "\(secret.bytes)")") }
+            let plaintext = try written.decode(plaintext, what: "the carried secret \(name)")
+            guard secret.fits(plaintext.count) else { throw DescribedRefusal(reason: "secret \(name) arrived as \(plaintext.count) bytes; the description says \(secret.allowedLength)") }
             state.secrets[name] = plaintext
         }
     }
+
+    /// The message as this side knows it for a `plain` value it receives: received, its own once
+    /// sent, or the one the conversation states; nil when not yet known (the `plain` teaches it).
+    var knownMessage: Data? { state.received["message"] ?? (state.sentMessage ? party.message : nil) ?? party.conversation?.message }
 
     mutating func build(_ value: DescribedValue) throws -> BuiltValue {
         switch value.kind {
         case let .text(text):
             return BuiltValue(bytes: Data(text.utf8))
+        case let .plain(encoding):
+            let message = state.received["message"] ?? party.message
+            if state.received["message"] == nil { state.sentMessage = true }
+            return BuiltValue(bytes: DescribedBytes.encode(message, encoding))
         case let .config(name):
             return BuiltValue(bytes: Data(try party.setting(name).utf8))
         case let .token(use):
@@ -481,6 +494,13 @@ private struct Context {
 
     mutating func parse(_ value: DescribedValue, _ bytes: Data, siblings: [String: Data] = [:]) throws {
         switch value.kind {
+        case let .plain(encoding):
+            let message = try DescribedBytes.decode(bytes, encoding, what: "the message in the clear")
+            if let known = knownMessage {
+                guard message == known else { throw DescribedRefusal(reason: "the message in the clear is not the conversation's message") }
+            } else {
+                state.received["message"] = message
+            }
         case let .text(text):
             guard bytes.elementsEqual(text.utf8) else {
                 throw DescribedRefusal(reason: "expected \(JSONText.string(text)); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
@@ -573,8 +593,7 @@ private struct Context {
         case let .secret(name, encoding):
             let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")
             if let secret = description.secrets[name] {
-                let fits = secret.derive == .utf8ZeroPad16 ? (1...15).contains(secretBytes.count) : secretBytes.count == secret.bytes
-                guard fits else { throw DescribedRefusal(reason: "secret \(name) arrived as \(secretBytes.count) bytes") }
+                guard secret.fits(secretBytes.count) else { throw DescribedRefusal(reason: "secret \(name) arrived as \(secretBytes.count) bytes; the description says \(secret.allowedLength)") }
             }
             state.secrets[name] = secretBytes
         case let .digest(encoding):

@@ -18,6 +18,8 @@ public struct DescribedValue: Sendable, Equatable {
         case token(TokenUse)
         case nonceOf(String, encoding: ValueEncoding)
         case tagOf(String, encoding: ValueEncoding)
+        /// The conversation's message in the clear (`plain = "message"`).
+        case plain(encoding: ValueEncoding)
     }
 
     public var kind: Kind
@@ -82,7 +84,8 @@ public enum RSAPaddingName: String, Sendable, CaseIterable {
 
 public enum Carries: Sendable, Equatable {
     case message, jsonMessage, echo, same
-    case secret(String)
+    /// A secret's bytes, written as `carries_as` says (raw, or text a server wrote: Fernet.generate_key()'s base64url-padded).
+    case secret(String, written: CarriedEncoding)
 
     init?(_ text: String) {
         switch text {
@@ -92,7 +95,38 @@ public enum Carries: Sendable, Equatable {
         case "same": self = .same
         default:
             guard text.hasPrefix("secret:"), text.count > 7 else { return nil }
-            self = .secret(String(text.dropFirst(7)))
+            self = .secret(String(text.dropFirst(7)), written: .raw)
+        }
+    }
+}
+
+/// How a carried secret's bytes are written inside the plaintext (`carries_as`).
+public enum CarriedEncoding: String, Sendable, CaseIterable {
+    case raw, base64, base64url, hex
+    case base64urlPadded = "base64url-padded"
+
+    public func encode(_ bytes: Data) -> Data {
+        switch self {
+        case .raw: return bytes
+        case .base64: return DescribedBytes.encode(bytes, .base64)
+        case .base64url: return DescribedBytes.encode(bytes, .base64url)
+        case .hex: return DescribedBytes.encode(bytes, .hex)
+        case .base64urlPadded: return Data(DescribedBytes.base64url(bytes, padded: true).utf8)
+        }
+    }
+
+    /// Strict: what decodes re-encodes to the same text.
+    public func decode(_ text: Data, what: String) throws -> Data {
+        switch self {
+        case .raw: return text
+        case .base64: return try DescribedBytes.decode(text, .base64, what: what)
+        case .base64url: return try DescribedBytes.decode(text, .base64url, what: what)
+        case .hex: return try DescribedBytes.decode(text, .hex, what: what)
+        case .base64urlPadded:
+            guard let bytes = DescribedBytes.decodeBase64url(String(decoding: text, as: UTF8.self), padded: true) else {
+                throw DescribedRefusal(reason: "\(what) is not base64url-padded")
+            }
+            return bytes
         }
     }
 }
@@ -118,7 +152,11 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     }
 }
 
-public enum BlockPadding: String, Sendable { case pkcs7, zero }
+public enum BlockPadding: String, Sendable, CaseIterable {
+    case pkcs7, zero
+    /// PKCS#7 to a 32-byte boundary (pad bytes 1…32): Python AESCipher classes written with `bs = 32`.
+    case pkcs7To32 = "pkcs7-32"
+}
 
 public enum IVPlacement: Sendable, Equatable {
     case prefix
@@ -145,15 +183,15 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain"]
     static let qualifiers: [String: [String]] = [
         "text": [], "concat": [], "json": [], "config": [], "token": [],
         "public_key": ["format", "encoding"],
-        "rsa": ["padding", "carries", "encoding"],
-        "sealed": ["cipher", "padding", "iv", "tag", "carries", "encoding"],
+        "rsa": ["padding", "carries", "carries_as", "encoding"],
+        "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "encoding"],
         "secret": ["encoding"],
         "digest": ["of", "encoding"],
-        "nonce_of": ["encoding"], "tag_of": ["encoding"],
+        "nonce_of": ["encoding"], "tag_of": ["encoding"], "plain": ["encoding"],
     ]
 
     /// The value written at `keyPath` (a TOML inline table).
@@ -185,6 +223,13 @@ extension DescribedValue {
                 throw DescriptionError.notAllowed(key: reader.keyPath("carries"), line: reader.line(of: "carries"),
                                                   allowed: "\"message\", \"json-message\", \"echo\", \"same\", \"secret:NAME\"", found: "\"\(text)\"")
             }
+            if let written = try reader.choice("carries_as", CarriedEncoding.allCases.map(\.rawValue)).flatMap(CarriedEncoding.init) {
+                guard case let .secret(name, _) = carries else {
+                    throw DescriptionError.impossible(key: reader.keyPath("carries_as"), line: reader.line(of: "carries_as"),
+                                                      reason: "`carries_as` says how a carried secret is written; it goes with `carries = \"secret:NAME\"` only")
+                }
+                return .secret(name, written: written)
+            }
             return carries
         }
         let kind: Kind
@@ -213,6 +258,9 @@ extension DescribedValue {
             _ = try reader.choice("digest", ["sha256"])
             _ = try reader.choice("of", ["message"])
             kind = .digest(encoding: encodingText == nil ? .hex : encoding)
+        case "plain":
+            _ = try reader.choice("plain", ["message"])
+            kind = .plain(encoding: encoding)
         case "nonce_of":
             kind = .nonceOf(try name(), encoding: encoding)
         case "tag_of":
@@ -222,7 +270,7 @@ extension DescribedValue {
             guard let cipher = cipherText.flatMap(SealedCipher.init) else {
                 throw DescriptionError.missingKey(key: reader.keyPath("cipher"), line: toml.line, meaning: SealedCipher.allCases.map(\.rawValue).joined(separator: ", "))
             }
-            let paddingText = try reader.choice("padding", ["pkcs7", "zero"])
+            let paddingText = try reader.choice("padding", BlockPadding.allCases.map(\.rawValue))
             if paddingText != nil, cipher != .aesCBC, cipher != .aesECB {
                 throw DescriptionError.impossible(key: reader.keyPath("padding"), line: reader.line(of: "padding"), reason: "`padding` is for aes-cbc and aes-ecb only; remove it")
             }

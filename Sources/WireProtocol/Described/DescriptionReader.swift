@@ -36,15 +36,20 @@ struct DescriptionReader {
                 let madeBy = ProtocolDescription.SecretMaker(rawValue: try reader.choice("made_by", ProtocolDescription.SecretMaker.allCases.map(\.rawValue))!)!
                 let derive = try reader.choice("derive", ProtocolDescription.SecretDerivation.allCases.map(\.rawValue))
                     .flatMap(ProtocolDescription.SecretDerivation.init) ?? .raw
+                if derive.isPassphrase, inner["bytes"] != nil {
+                    throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"),
+                                                      reason: "a passphrase's key size follows its derive (\(derive.rawValue)); remove `bytes`")
+                }
                 let bytes = try reader.number("bytes", oneOf: [16, 24, 32]) ?? 32
                 if derive == .utf8ZeroPad16, bytes != 16 {
                     throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"), reason: "`derive = \"utf8-zeropad16\"` makes a 16-byte key; write `bytes = 16`")
                 }
-                if inner["chars"] != nil, derive != .utf8ZeroPad16 {
-                    throw DescriptionError.impossible(key: reader.keyPath("chars"), line: reader.line(of: "chars"), reason: "`chars` is for `derive = \"utf8-zeropad16\"` only; remove it")
+                if inner["chars"] != nil, !derive.isText {
+                    throw DescriptionError.impossible(key: reader.keyPath("chars"), line: reader.line(of: "chars"),
+                                                      reason: "`chars` is for text secrets only (`utf8-zeropad16`, `passphrase-sha256`, `passphrase-sha256-128`); remove it")
                 }
                 secrets[secretName] = ProtocolDescription.Secret(name: secretName, madeBy: madeBy, bytes: bytes, derive: derive,
-                                                                 chars: try reader.number("chars", in: 1...15) ?? 12, line: inner.line)
+                                                                 chars: try reader.number("chars", in: derive.isPassphrase ? 1...64 : 1...15) ?? 12, line: inner.line)
             }
         }
 
@@ -199,6 +204,8 @@ struct DescriptionValidator {
         switch value.kind {
         case .text, .config:
             break
+        case let .plain(encoding):
+            try requireEncoded(encoding, textOK: encoding == .utf8)
         case let .token(use):
             if use == .new {
                 guard sender == .server else { throw impossible(value, "only the server makes a token (`token = \"new\"`)") }
@@ -252,7 +259,7 @@ struct DescriptionValidator {
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
             guard knownSecrets[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends secret \(name) before it knows it") }
-            if encoding == .utf8, secret.derive != .utf8ZeroPad16 { throw impossible(value, "`encoding = \"utf8\"` is only for `utf8-zeropad16` secrets (the others are random bytes)") }
+            if encoding == .utf8, !secret.derive.isText { throw impossible(value, "`encoding = \"utf8\"` is only for text secrets (`utf8-zeropad16`, passphrases); the others are random bytes") }
             try requireEncoded(encoding, textOK: encoding == .utf8)
             knownSecrets[receiver]!.insert(name)
         case let .digest(encoding):
@@ -276,7 +283,7 @@ struct DescriptionValidator {
         case .message, .jsonMessage: break
         case .echo, .same:
             guard sender == .server else { throw impossible(value, "`carries = \"echo\"` and `\"same\"` are a server's answer; the client sends \"message\" or \"json-message\"") }
-        case let .secret(name):
+        case let .secret(name, _):
             guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
             guard secret.madeBy.rawValue == sender.rawValue else {
                 throw impossible(value, "the \(sender.rawValue) carries secret \(name), but \(secret.madeBy == .preshared ? "it is preshared" : "the \(secret.madeBy.rawValue) makes it"); write `made_by = \"\(sender.rawValue)\"` in [secrets.\(name)]")
@@ -306,6 +313,7 @@ struct DescriptionValidator {
         case let .digest(encoding): return encoded(32, encoding)
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { return nil }
+            if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
             return secret.derive == .utf8ZeroPad16 ? secret.chars : encoded(secret.bytes, encoding)
         case let .concat(parts):
             let lengths = parts.map(knownLength)

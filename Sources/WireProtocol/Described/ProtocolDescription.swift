@@ -39,6 +39,13 @@ public struct ProtocolDescription: Sendable {
         case raw
         case utf8ZeroPad16 = "utf8-zeropad16"
         case sha256
+        /// A text passphrase (any length) hashed to the key: SHA-256, or its first 16 bytes.
+        case passphraseSHA256 = "passphrase-sha256"
+        case passphraseSHA256First16 = "passphrase-sha256-128"
+
+        /// The secret is text (letters and digits when made fresh), not random bytes.
+        public var isText: Bool { self == .utf8ZeroPad16 || isPassphrase }
+        public var isPassphrase: Bool { self == .passphraseSHA256 || self == .passphraseSHA256First16 }
     }
 
     public struct Secret: Sendable, Equatable {
@@ -46,16 +53,28 @@ public struct ProtocolDescription: Sendable {
         public var madeBy: SecretMaker
         public var bytes: Int
         public var derive: SecretDerivation
-        /// `utf8-zeropad16` only: how many random letters and digits.
+        /// Text secrets only (`utf8-zeropad16`, passphrases): how many random letters and digits a fresh one has.
         public var chars: Int
         public var line: Int
         /// The length of the cipher key the secret's bytes become.
         public var keyBytes: Int {
             switch derive {
             case .raw: return bytes
-            case .utf8ZeroPad16: return 16
-            case .sha256: return 32
+            case .utf8ZeroPad16, .passphraseSHA256First16: return 16
+            case .sha256, .passphraseSHA256: return 32
             }
+        }
+
+        /// Whether `count` bytes can be this secret as it arrives or is given: any passphrase of
+        /// 1 to 1024 bytes, a `utf8-zeropad16` string of 1 to 15, else exactly `bytes`.
+        public func fits(_ count: Int) -> Bool {
+            if derive.isPassphrase { return (1...1024).contains(count) }
+            return derive == .utf8ZeroPad16 ? (1...15).contains(count) : count == bytes
+        }
+
+        /// What `fits` allows, for a refusal.
+        public var allowedLength: String {
+            derive.isPassphrase ? "1 to 1024" : derive == .utf8ZeroPad16 ? "1 to 15" : "\(bytes)"
         }
     }
 
@@ -249,8 +268,10 @@ extension ProtocolDescription {
         for key in keys.values.sorted(by: { $0.name < $1.name }) where key.bits == 1024 {
             found.append("key \(key.name) is 1024 bits (line \(key.line)): below today's 2048")
         }
-        for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive == .utf8ZeroPad16 {
-            found.append("secret \(secret.name) is \(secret.chars) letters and digits zero-padded to a key (line \(secret.line)): a password, not a key")
+        for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive.isText {
+            found.append(secret.derive == .utf8ZeroPad16
+                ? "secret \(secret.name) is \(secret.chars) letters and digits zero-padded to a key (line \(secret.line)): a password, not a key"
+                : "secret \(secret.name) is a passphrase hashed to a key (\(secret.derive.rawValue), line \(secret.line)): no salt, no work factor")
         }
         for value in allValues {
             switch value.kind {

@@ -9,7 +9,7 @@ import WireProtocol
 struct ProtocolOptions: ParsableArguments {
     @Option(name: "--protocol", value: "FILE", help: "a protocol description (docs/PROTOCOL-DESCRIPTIONS.md; the seeds' are protocols/rsa-socket.toml and protocols/aes-https.toml): every check speaks it")
     var file: String?
-    @RepeatedOption(name: "--secret", value: "NAME=HEX", help: "with --protocol against a live server: a preshared secret's bytes, in hex (a utf8-zeropad16 secret: its text)")
+    @RepeatedOption(name: "--secret", value: "NAME=HEX", help: "with --protocol against a live server: a preshared secret's bytes, in hex (a utf8-zeropad16 secret or a passphrase: its text)")
     var secrets: [String]
     @RepeatedOption(name: "--public-key", value: "NAME=FILE", help: "with --protocol against a live server: the PEM or DER public key of a preshared key the server holds")
     var publicKeys: [String]
@@ -42,7 +42,10 @@ struct ProtocolOptions: ParsableArguments {
             guard let secret = description.secrets[name] else {
                 throw UsageError("--secret \(name): the description has no secret \(name) (it has \(description.secrets.keys.sorted().joined(separator: ", ")))")
             }
-            if secret.derive == .utf8ZeroPad16 {
+            if secret.derive.isText {  // a password or passphrase: its text
+                guard secret.fits(value.utf8.count) else {
+                    throw UsageError("--secret \(name)=TEXT: \(secret.allowedLength) bytes of text, as the description's secrets.\(name).derive (\(secret.derive.rawValue)) says")
+                }
                 options.secrets[name] = Data(value.utf8)
             } else {
                 guard let bytes = Data(hexString: value), bytes.count == secret.bytes else {
