@@ -185,3 +185,110 @@ final class DescribedExtensionTests: XCTestCase {
         }
     }
 }
+
+/// A sensor's JSON reading sealed to a server that answers a sealed constant (TiagoOliveiraSantos'
+/// shape), and a bare ChaCha20 reading served as latin-1 text (Michael-Jimenez-C's).
+final class DescribedReadingTests: XCTestCase {
+    static let reading = """
+    name = "fernet-reading"
+    [transport]
+    kind = "tcp"
+    framing = "legacy"
+    [secrets.psk]
+    made_by = "preshared"
+    bytes = 32
+    [[conversation]]
+    name = "report"
+    [[conversation.step]]
+    from = "client"
+    send = { sealed = "psk", cipher = "fernet", carries = "json-fields", fields = { temperatura = "number", umidade = "integer" } }
+    [[conversation.step]]
+    from = "server"
+    send = { sealed = "psk", cipher = "fernet", carries = "text:Dados registrados com sucesso" }
+    then = "close"
+    """
+
+    func testJSONFieldsAndAConstantAnswer_bothWays_andWhatIsMissingIsRefused() throws {
+        let described = try ProtocolDescription(toml: Self.reading)
+        let psk = secureRandomBytes(32)
+        let client = try DescribedParty(description: described, conversation: "report", role: .client, secrets: ["psk": psk])
+        let server = try DescribedParty(description: described, conversation: "report", role: .server, secrets: ["psk": psk])
+        XCTAssertNil(try runDescribed(client, server))
+        XCTAssertTrue(client.isDone && server.isDone)
+        let reading = try XCTUnwrap(server.received["message"])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: reading) as? [String: Any])
+        XCTAssertEqual(Set(object.keys), ["temperatura", "umidade"])
+
+        let key = psk
+        func token(_ text: String) throws -> DescribedMessage { .bytes(try Fernet.token(Data(text.utf8), key: key)) }
+        let strict = try DescribedParty(description: described, conversation: "report", role: .server, secrets: ["psk": psk])
+        XCTAssertThrowsError(try strict.receive(try token(#"{"temperatura": 21.5, "umidade": 40.5}"#))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.reason, #"the JSON plaintext has no integer field "umidade""#)
+        }
+        let answered = try DescribedParty(description: described, conversation: "report", role: .client, secrets: ["psk": psk])
+        _ = try answered.nextMessage()
+        XCTAssertThrowsError(try answered.receive(try token("Dados registrados"))) { error in
+            XCTAssertTrue((error as? DescribedRefusal)?.reason.hasPrefix(#"the plaintext is not the stated text "Dados registrados com sucesso""#) ?? false, "\(error)")
+        }
+    }
+
+    func testFieldsOnlyWithJSONFields() throws {
+        let wrong = Self.reading.replacingOccurrences(of: #"carries = "json-fields""#, with: #"carries = "message""#)
+        XCTAssertThrowsError(try ProtocolDescription(toml: wrong)) { error in
+            XCTAssertTrue("\(error)".contains("conversation[1].step[1].send.fields"), "\(error)")
+        }
+        let badType = Self.reading.replacingOccurrences(of: #"umidade = "integer""#, with: #"umidade = "float""#)
+        XCTAssertThrowsError(try ProtocolDescription(toml: badType)) { error in
+            XCTAssertTrue("\(error)".contains("fields.umidade"), "\(error)")
+        }
+    }
+
+    static let chacha = """
+    name = "chacha-latin1"
+    [transport]
+    kind = "http"
+    [secrets.k]
+    made_by = "preshared"
+    bytes = 32
+    [[conversation]]
+    name = "encrypted"
+    [[conversation.step]]
+    from = "client"
+    request = "GET /encriptado"
+    [[conversation.step]]
+    from = "server"
+    body = { sealed = "k", cipher = "chacha20", iv = "fixed:00000000000000006f110e6600f9d90a", carries = "any-text", encoding = "latin1" }
+    """
+
+    func testChaCha20WithoutATag_servedAsLatin1Text_matchesOpenSSLsStream() throws {
+        let described = try ProtocolDescription(toml: Self.chacha)
+        XCTAssertTrue(described.weaknesses.contains { $0.contains("a fixed IV") })
+        let key = Data((0..<32).map { UInt8($0) })
+        let client = try DescribedParty(description: described, conversation: "encrypted", role: .client, secrets: ["k": key])
+        let server = try DescribedParty(description: described, conversation: "encrypted", role: .server, secrets: ["k": key])
+        try server.receive(try client.nextMessage()!)
+        guard case let .response(_, _, body)? = try server.nextMessage() else { return XCTFail("no response") }
+        // The body is UTF-8 text of one character per ciphertext byte; the stream is RFC 8439's.
+        let text = try XCTUnwrap(String(data: body, encoding: .utf8))
+        let ciphertext = Data(text.unicodeScalars.map { UInt8($0.value) })
+        let iv = Data(hexString: "00000000000000006f110e6600f9d90a")!
+        let plaintext = try ChaCha20Unauthenticated.apply(ciphertext, key: key, iv: iv)
+        XCTAssertTrue(String(decoding: plaintext, as: UTF8.self).hasPrefix("crosscheck reading "))
+        try client.receive(.response(status: 200, headers: [:], body: body))
+        XCTAssertEqual(client.received["message"], plaintext)
+        // Text with a character over U+00FF is no latin-1 ciphertext.
+        let other = try DescribedParty(description: described, conversation: "encrypted", role: .client, secrets: ["k": key])
+        _ = try other.nextMessage()
+        XCTAssertThrowsError(try other.receive(.response(status: 200, headers: [:], body: Data("\u{263A}".utf8))))
+    }
+
+    /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
+    func testChaCha20Unauthenticated_RFC8439Vector() throws {
+        let key = Data((0..<32).map { UInt8($0) })
+        let iv = Data([1, 0, 0, 0]) + Data(hexString: "000000000000004a00000000")!
+        let plaintext = Data("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
+        let ciphertext = try ChaCha20Unauthenticated.apply(plaintext, key: key, iv: iv)
+        XCTAssertEqual(ciphertext.prefix(16).hexString, "6e2e359a2568f98041ba0728dd0d6981")
+        XCTAssertEqual(try ChaCha20Unauthenticated.apply(ciphertext, key: key, iv: iv), plaintext)
+    }
+}

@@ -27,6 +27,7 @@ final class FetchedCipher: @unchecked Sendable {
     static let aes192GCM = fetch("AES-192-GCM")
     static let aes256GCM = fetch("AES-256-GCM")
     static let chaCha20Poly1305 = fetch("ChaCha20-Poly1305")
+    static let chaCha20 = fetch("ChaCha20")
     static let aes128CTR = fetch("AES-128-CTR")
     static let aes192CTR = fetch("AES-192-CTR")
     static let aes256CTR = fetch("AES-256-CTR")

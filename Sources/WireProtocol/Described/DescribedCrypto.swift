@@ -11,6 +11,7 @@ public enum DescribedBytes {
         case .base64: return Data(bytes.base64EncodedString().utf8)
         case .base64url: return Data(base64url(bytes, padded: false).utf8)
         case .hex: return Data(bytes.hexString.utf8)
+        case .latin1: return Data(String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })).utf8)
         }
     }
 
@@ -27,6 +28,9 @@ public enum DescribedBytes {
         case .base64url:
             guard let bytes = decodeBase64url(String(decoding: text, as: UTF8.self), padded: false) else { throw refusal }
             return bytes
+        case .latin1:
+            guard let text = String(validating: [UInt8](text), as: UTF8.self), text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { throw refusal }
+            return Data(text.unicodeScalars.map { UInt8($0.value) })
         case .hex:
             // Lowercase, as every engine writes it.
             guard let bytes = Data(hexString: String(decoding: text, as: UTF8.self)), bytes.hexString.utf8.elementsEqual(text) else { throw refusal }
@@ -182,6 +186,9 @@ enum DescribedCipher {
             return Output(ciphertext: Data(box.ciphertext), iv: nonce, tag: Data(box.tag))
         case .fernet:
             return Output(ciphertext: try Fernet.token(plaintext, key: key), iv: Data(), tag: Data())
+        case .chacha20:
+            let iv = iv ?? secureRandomBytes(ChaCha20Unauthenticated.ivBytes)
+            return Output(ciphertext: try ChaCha20Unauthenticated.apply(plaintext, key: key, iv: iv), iv: iv, tag: Data())
         }
     }
 
@@ -222,6 +229,9 @@ enum DescribedCipher {
                 return try ChaChaPoly.open(ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: iv), ciphertext: ciphertext, tag: tag), using: SymmetricKey(data: key))
             case .fernet:
                 return try Fernet.open(ciphertext, key: key)
+            case .chacha20:
+                guard iv.count == ChaCha20Unauthenticated.ivBytes else { throw refusal }
+                return try ChaCha20Unauthenticated.apply(ciphertext, key: key, iv: iv)
             }
         } catch let error as DescribedRefusal { throw error } catch { throw refusal }
     }

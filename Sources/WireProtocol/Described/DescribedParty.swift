@@ -328,6 +328,29 @@ private struct Context {
         case let .secret(name, written):
             guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name) is not known to the \(party.role.rawValue)") }
             return written.encode(bytes)
+        case let .constant(text):
+            state.lastSentPlaintext = Data(text.utf8)
+            return Data(text.utf8)
+        case .anyText:
+            let reading = Data("crosscheck reading \(DescribedParty.randomText(12))".utf8)
+            state.lastSentPlaintext = reading
+            return reading
+        case let .jsonFields(fields):
+            // Values of each field's type, drawn fresh: a reading the receiver cannot have guessed.
+            let random = DescribedParty.randomText(6)
+            let number = Int(secureRandomBytes(1)[0])
+            let members = fields.map { field -> String in
+                switch field.type {
+                case .integer: return JSONText.string(field.name) + ":\(number)"
+                case .number: return JSONText.string(field.name) + ":\(number).5"
+                case .string: return JSONText.string(field.name) + ":" + JSONText.string("crosscheck \(random)")
+                }
+            }
+            let bytes = Data(("{" + members.joined(separator: ",") + "}").utf8)
+            state.lastSentJSON = try? StrictJSON.parse(bytes)
+            state.lastSentPlaintext = bytes
+            state.sentMessage = true
+            return bytes
         }
     }
 
@@ -358,6 +381,28 @@ private struct Context {
             state.received["echo"] = Data(JSONText.value(echo).utf8)
         case .same:
             guard plaintext == state.lastSentPlaintext else { throw DescribedRefusal(reason: "the answer's plaintext is not the same as what was sent") }
+        case .anyText:
+            guard String(validating: [UInt8](plaintext), as: UTF8.self) != nil else { throw DescribedRefusal(reason: "the plaintext is not UTF-8 text") }
+            state.received["message"] = plaintext
+        case let .constant(text):
+            guard plaintext.elementsEqual(text.utf8) else {
+                throw DescribedRefusal(reason: "the plaintext is not the stated text \(JSONText.string(text)); received \(JSONText.string(String(decoding: plaintext.prefix(80), as: UTF8.self)))")
+            }
+        case let .jsonFields(fields):
+            guard let object = try? StrictJSON.parse(plaintext), case .object = object else {
+                throw DescribedRefusal(reason: "the plaintext is not a JSON object")
+            }
+            for field in fields {
+                let fits: Bool
+                switch (field.type, object[field.name]) {
+                case let (.integer, .number(text)?): fits = !text.contains(where: { ".eE".contains($0) })
+                case (.number, .number?), (.string, .string?): fits = true
+                default: fits = false
+                }
+                guard fits else { throw DescribedRefusal(reason: "the JSON plaintext has no \(field.type.rawValue) field \(JSONText.string(field.name))") }
+            }
+            state.lastReceivedJSON = object
+            state.received["message"] = plaintext
         case let .secret(name, written):
             guard let secret = description.secrets[name] else { throw DescribedRefusal(reason: "no secret \(name)") }
             let plaintext = try written.decode(plaintext, what: "the carried secret \(name)")
@@ -470,20 +515,12 @@ private struct Context {
 
     /// The length of a value's bytes when known before reading them.
     func length(of value: DescribedValue) -> Int? {
-        func encoded(_ count: Int, _ encoding: ValueEncoding) -> Int {
-            switch encoding {
-            case .raw, .utf8: return count
-            case .hex: return 2 * count
-            case .base64: return (count + 2) / 3 * 4
-            case .base64url: return (count * 4 + 2) / 3
-            }
-        }
         switch value.kind {
         case let .text(text): return text.utf8.count
         case let .rsa(name, _, _, encoding):
-            if let key = try? party.privateKey(name) { return encoded(key.modulusByteCount, encoding) }
-            return description.keys[name].map { encoded($0.bits / 8, encoding) }
-        case let .digest(encoding): return encoded(32, encoding)
+            if let key = try? party.privateKey(name) { return encoding.encodedLength(key.modulusByteCount) }
+            return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
+        case let .digest(encoding): return encoding.encodedLength(32)
         case let .concat(parts):
             var total = 0
             for part in parts { guard let length = length(of: part) else { return nil }; total += length }

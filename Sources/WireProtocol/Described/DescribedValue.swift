@@ -59,6 +59,20 @@ public struct DescribedField: Sendable, Equatable {
 
 public enum ValueEncoding: String, Sendable, CaseIterable {
     case raw, base64, base64url, hex, utf8
+    /// Each byte as the character U+0000…U+00FF, the text in UTF-8: Python's `bytes.decode("latin-1")`
+    /// returned as text (a Flask view that answers a ciphertext so).
+    case latin1
+
+    /// The length of `count` bytes so encoded, when it follows from the count alone.
+    public func encodedLength(_ count: Int) -> Int? {
+        switch self {
+        case .raw, .utf8: return count
+        case .latin1: return nil  // bytes over 0x7F take two
+        case .hex: return 2 * count
+        case .base64: return (count + 2) / 3 * 4
+        case .base64url: return (count * 4 + 2) / 3
+        }
+    }
 }
 
 public enum PublicKeyFormat: String, Sendable, CaseIterable {
@@ -84,8 +98,14 @@ public enum RSAPaddingName: String, Sendable, CaseIterable {
 
 public enum Carries: Sendable, Equatable {
     case message, jsonMessage, echo, same
+    /// Any UTF-8 text the sender chooses (a sensor reading); the receiver can check only that it is text.
+    case anyText
     /// A secret's bytes, written as `carries_as` says (raw, or text a server wrote: Fernet.generate_key()'s base64url-padded).
     case secret(String, written: CarriedEncoding)
+    /// A text the sender always sends (`carries = "text:…"`): a server's sealed acknowledgement.
+    case constant(String)
+    /// A JSON object with these fields (`carries = "json-fields"`, `fields = { name = "number", … }`): a sensor reading.
+    case jsonFields([JSONFieldSpec])
 
     init?(_ text: String) {
         switch text {
@@ -93,11 +113,20 @@ public enum Carries: Sendable, Equatable {
         case "json-message": self = .jsonMessage
         case "echo": self = .echo
         case "same": self = .same
+        case "any-text": self = .anyText
         default:
+            if text.hasPrefix("text:"), text.count > 5 { self = .constant(String(text.dropFirst(5))); return }
             guard text.hasPrefix("secret:"), text.count > 7 else { return nil }
             self = .secret(String(text.dropFirst(7)), written: .raw)
         }
     }
+}
+
+/// A field a `json-fields` plaintext must have, and its JSON type.
+public struct JSONFieldSpec: Sendable, Equatable {
+    public enum FieldType: String, Sendable, CaseIterable { case number, integer, string }
+    public var name: String
+    public var type: FieldType
 }
 
 /// How a carried secret's bytes are written inside the plaintext (`carries_as`).
@@ -140,12 +169,14 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     case aesECB = "aes-ecb"
     case chacha20Poly1305 = "chacha20-poly1305"
     case fernet
+    /// ChaCha20 without Poly1305 (pyca `algorithms.ChaCha20`, `mode=None`): nothing authenticates it.
+    case chacha20
 
     public var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
     /// The IV or nonce length (0: none).
     public var ivBytes: Int {
         switch self {
-        case .aesCBC, .aesCTR: return 16
+        case .aesCBC, .aesCTR, .chacha20: return 16
         case .aesGCM, .chacha20Poly1305: return 12
         case .aesECB, .fernet: return 0
         }
@@ -187,8 +218,8 @@ extension DescribedValue {
     static let qualifiers: [String: [String]] = [
         "text": [], "concat": [], "json": [], "config": [], "token": [],
         "public_key": ["format", "encoding"],
-        "rsa": ["padding", "carries", "carries_as", "encoding"],
-        "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "encoding"],
+        "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
+        "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"],
         "secret": ["encoding"],
         "digest": ["of", "encoding"],
         "nonce_of": ["encoding"], "tag_of": ["encoding"], "plain": ["encoding"],
@@ -219,9 +250,26 @@ extension DescribedValue {
         }
         func carries() throws -> Carries {
             guard let text = try reader.string("carries") else { return .message }  // absent: the conversation's message
+            if text == "json-fields" {
+                guard let fields = table["fields"], case let .table(items) = fields.kind, !items.keys.isEmpty else {
+                    throw DescriptionError.missingKey(key: reader.keyPath("fields"), line: toml.line,
+                                                      meaning: "the fields the JSON plaintext has: { name = \"number\" | \"integer\" | \"string\", … }")
+                }
+                return .jsonFields(try items.keys.map { field in
+                    let value = items[field]!
+                    guard case let .string(typeName) = value.kind, let type = JSONFieldSpec.FieldType(rawValue: typeName) else {
+                        throw DescriptionError.notAllowed(key: reader.keyPath("fields") + "." + field, line: value.line,
+                                                          allowed: "\"number\", \"integer\", \"string\"", found: describe(value))
+                    }
+                    return JSONFieldSpec(name: field, type: type)
+                })
+            }
+            if table["fields"] != nil {
+                throw DescriptionError.impossible(key: reader.keyPath("fields"), line: reader.line(of: "fields"), reason: "`fields` goes with `carries = \"json-fields\"` only")
+            }
             guard let carries = Carries(text) else {
                 throw DescriptionError.notAllowed(key: reader.keyPath("carries"), line: reader.line(of: "carries"),
-                                                  allowed: "\"message\", \"json-message\", \"echo\", \"same\", \"secret:NAME\"", found: "\"\(text)\"")
+                                                  allowed: "\"message\", \"json-message\", \"json-fields\", \"any-text\", \"echo\", \"same\", \"text:TEXT\", \"secret:NAME\"", found: "\"\(text)\"")
             }
             if let written = try reader.choice("carries_as", CarriedEncoding.allCases.map(\.rawValue)).flatMap(CarriedEncoding.init) {
                 guard case let .secret(name, _) = carries else {

@@ -244,7 +244,7 @@ struct DescriptionValidator {
             guard knownSecrets[receiver]!.contains(sealed.secret) else {
                 throw impossible(value, "the \(receiver.rawValue) never learns secret \(sealed.secret), so it cannot open this; send it first (carries = \"secret:\(sealed.secret)\" or { secret = \"\(sealed.secret)\" })")
             }
-            if (sealed.cipher == .chacha20Poly1305 || sealed.cipher == .fernet), secret.keyBytes != 32 {
+            if [.chacha20Poly1305, .chacha20, .fernet].contains(sealed.cipher), secret.keyBytes != 32 {
                 throw impossible(value, "\(sealed.cipher.rawValue) needs a 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 32` in [secrets.\(sealed.secret)])")
             }
             if sealed.cipher != .fernet { try requireEncoded(sealed.encoding) }
@@ -280,7 +280,7 @@ struct DescriptionValidator {
 
     mutating func checkCarries(_ value: DescribedValue, _ carries: Carries, from sender: ProtocolDescription.Role) throws {
         switch carries {
-        case .message, .jsonMessage: break
+        case .message, .jsonMessage, .constant, .jsonFields, .anyText: break
         case .echo, .same:
             guard sender == .server else { throw impossible(value, "`carries = \"echo\"` and `\"same\"` are a server's answer; the client sends \"message\" or \"json-message\"") }
         case let .secret(name, _):
@@ -299,22 +299,14 @@ struct DescriptionValidator {
 
     /// The length of a value's bytes when it is fixed by the description, or nil.
     func knownLength(_ value: DescribedValue) -> Int? {
-        func encoded(_ count: Int, _ encoding: ValueEncoding) -> Int? {
-            switch encoding {
-            case .raw, .utf8: return count
-            case .hex: return 2 * count
-            case .base64: return (count + 2) / 3 * 4
-            case .base64url: return (count * 4 + 2) / 3
-            }
-        }
         switch value.kind {
         case let .text(text): return text.utf8.count
-        case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoded($0.bits / 8, encoding) }
-        case let .digest(encoding): return encoded(32, encoding)
+        case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
+        case let .digest(encoding): return encoding.encodedLength(32)
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { return nil }
             if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
-            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoded(secret.bytes, encoding)
+            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoding.encodedLength(secret.bytes)
         case let .concat(parts):
             let lengths = parts.map(knownLength)
             return lengths.contains(where: { $0 == nil }) ? nil : lengths.reduce(0) { $0 + $1! }
