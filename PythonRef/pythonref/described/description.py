@@ -22,13 +22,16 @@ KINDS = ("tcp", "http", "https")
 FRAMINGS = ("legacy", "length-prefix", "line")
 BITS = (1024, 2048, 3072, 4096)
 SECRET_BYTES = (16, 24, 32)
-DERIVES = ("raw", "utf8-zeropad16", "sha256")
+DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-sha256-128")
+PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
+TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of")
+               "nonce_of", "tag_of", "plain")
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet")
-SYM_PADDINGS = ("pkcs7", "zero")
+SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32")
+CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8")
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
@@ -39,10 +42,10 @@ MAX_MESSAGE = 16777216
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "text": (), "concat": (), "json": (), "config": (),
     "public_key": ("format", "encoding"),
-    "rsa": ("padding", "carries", "encoding"),
-    "sealed": ("cipher", "padding", "iv", "tag", "carries", "encoding"),
+    "rsa": ("padding", "carries", "carries_as", "encoding"),
+    "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
-    "nonce_of": ("encoding",), "tag_of": ("encoding",),
+    "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",),
 }
 
 
@@ -73,6 +76,7 @@ class Value:
     encoding: str = "raw"
     padding: str = ""
     carries: str = ""
+    carries_as: str = "raw"  # a carried secret's bytes written as text (raw, base64url with padding, base64, hex)
     cipher: str = ""
     iv: str = ""
     tag: str = ""
@@ -111,7 +115,7 @@ class SecretSpec:
     @property
     def key_bytes(self) -> int:
         """The length of the cipher key the secret becomes."""
-        return 32 if self.derive == "sha256" else self.bytes
+        return 32 if self.derive == "sha256" else PASSPHRASE_KEY_BYTES.get(self.derive, self.bytes)
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,8 @@ class Description:
         out = [f"key {k.name!r} is 1024 bits" for k in self.keys if k.bits == 1024]
         out += [f"secret {s.name!r} is a short string zero-padded to a key (utf8-zeropad16)"
                 for s in self.secrets if s.derive == "utf8-zeropad16"]
+        out += [f"secret {s.name!r} is a passphrase hashed to a key ({s.derive}): no salt, no work factor"
+                for s in self.secrets if s.derive in PASSPHRASE_KEY_BYTES]
         seen: set[str] = set()
         for conv in self.conversations:
             for step in conv.steps:
@@ -241,13 +247,8 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
         parts = _get(raw, "concat", list, path)
         if not parts:
             raise DescriptionError(kpath, "concat needs at least one part")
-        values = tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts))
-        unknown = [v.path for v in values if not _static_length_known(v)]
-        if len(unknown) > 1:
-            raise DescriptionError(kpath, f"at most one part may have an unknown length (a receiver could not "
-                                   f"split them); {' and '.join(unknown)} both do: put a known-length part between "
-                                   "them or use another framing")
-        v = Value("concat", values, path)
+        v = Value("concat", tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts)), path)
+        _check_concat(v, frozenset())
     elif kind == "json":
         fields = _get(raw, "json", dict, path)
         if not fields:
@@ -285,8 +286,14 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         fields["carries"] = _carries(raw, path)
     elif kind == "sealed":
         fields.update(_sealed(raw, path))
+    elif kind == "plain":
+        if arg != "message":
+            raise DescriptionError(kpath, f'plain must be "message" (the conversation\'s message in the clear); '
+                                   f"found {arg!r}")
+    if kind in ("rsa", "sealed"):
+        fields["carries_as"] = _carries_as(raw, path, fields["carries"])
     # What each kind may be encoded as: utf8 only for text payloads.
-    text_payload = kind in ("text", "config", "token", "secret") or (
+    text_payload = kind in ("text", "config", "token", "secret", "plain") or (
         kind == "public_key" and fields["format"].startswith("pem"))
     if encoding == "utf8" and not text_payload:
         raise DescriptionError(_join(path, "encoding"), f"encoding utf8 is for text payloads; {kind} is binary: "
@@ -309,7 +316,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
 
 
 def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
-    if kind in ("rsa", "nonce_of", "tag_of", "secret"):
+    if kind in ("rsa", "nonce_of", "tag_of", "secret", "plain"):
         return True
     if kind == "sealed":
         return fields["cipher"] != "fernet"
@@ -325,6 +332,13 @@ def _carries(raw: dict[str, Any], path: str) -> str:
         return carries
     raise DescriptionError(_join(path, "carries"), "carries must be message, json-message, echo, same or "
                            f"secret:NAME; found {carries!r}")
+
+
+def _carries_as(raw: dict[str, Any], path: str, carries: str) -> str:
+    if "carries_as" in raw and not carries.startswith("secret:"):
+        raise DescriptionError(_join(path, "carries_as"), 'carries_as is for carries = "secret:NAME" only (the '
+                               "secret's bytes written as text): remove it")
+    return _choice(raw, "carries_as", CARRIES_AS, path, "raw")
 
 
 def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
@@ -382,14 +396,23 @@ def _check_json_siblings(v: Value) -> None:
                                                f"{place[6:]!r} = {{ {want} = \"{name}\", encoding = ... }}")
 
 
-def _static_length_known(v: Value) -> bool:
+def _check_concat(v: Value, passphrases: frozenset[str]) -> None:
+    """At most one part of a concat may have an unknown length (`passphrases`: the secrets that have none)."""
+    unknown = [p.path for p in v.arg if not _static_length_known(p, passphrases)]
+    if len(unknown) > 1:
+        raise DescriptionError(_join(v.path, "concat"), f"at most one part may have an unknown length (a receiver "
+                               f"could not split them); {' and '.join(unknown)} both do: put a known-length part "
+                               "between them or use another framing")
+
+
+def _static_length_known(v: Value, passphrases: frozenset[str] = frozenset()) -> bool:
     """Whether a receiver knows the value's length before reading it (concat splitting)."""
     if v.kind in ("text", "rsa", "digest", "nonce_of", "tag_of"):
         return True
     if v.kind == "secret":
-        return True  # raw: `bytes`; utf8-zeropad16 in utf8: `chars`
+        return v.arg not in passphrases  # raw: `bytes`; utf8-zeropad16 in utf8: `chars`; a passphrase: any length
     if v.kind == "concat":
-        return all(_static_length_known(p) for p in v.arg)
+        return all(_static_length_known(p, passphrases) for p in v.arg)
     return False
 
 
@@ -532,12 +555,18 @@ def _key(name: str, k: dict[str, Any], p: str) -> KeySpec:
 def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
     _unknown_keys(s, ("made_by", "bytes", "derive", "chars"), p)
     made_by = _choice(s, "made_by", ("client", "server", "preshared"), p, required=True)
-    nbytes = _choice(s, "bytes", SECRET_BYTES, p, 32)
     derive = _choice(s, "derive", DERIVES, p, "raw")
-    if "chars" in s and derive != "utf8-zeropad16":
-        raise DescriptionError(f"{p}.chars", 'chars is for derive = "utf8-zeropad16" only')
+    if "bytes" in s and derive in PASSPHRASE_KEY_BYTES:
+        raise DescriptionError(f"{p}.bytes", f"the key size follows the derive ({derive}: "
+                               f"{PASSPHRASE_KEY_BYTES[derive]} bytes); remove bytes")
+    nbytes = _choice(s, "bytes", SECRET_BYTES, p, 32)
+    if "chars" in s and derive not in TEXT_DERIVES:
+        raise DescriptionError(f"{p}.chars", 'chars is for text secrets only (derive = "utf8-zeropad16", '
+                               '"passphrase-sha256", "passphrase-sha256-128")')
     chars = _get(s, "chars", int, p, 12)
-    if not 1 <= chars <= 15:
+    if derive in PASSPHRASE_KEY_BYTES and not 1 <= chars <= 64:
+        raise DescriptionError(f"{p}.chars", f"chars must be in 1..64 (a fresh passphrase's length); found {chars}")
+    if derive not in PASSPHRASE_KEY_BYTES and not 1 <= chars <= 15:
         raise DescriptionError(f"{p}.chars", f"chars must be in 1..15 (the key is zero-padded to 16); found {chars}")
     if derive == "utf8-zeropad16" and nbytes != 16:
         raise DescriptionError(f"{p}.bytes", "utf8-zeropad16 makes a 16-byte key: bytes must be 16")
@@ -630,6 +659,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     other = {"client": "server", "server": "client"}
     knows_key = {r: {k.name for k in desc.keys if k.holder == r or k.preshared} for r in ROLES}
     knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} for r in ROLES}
+    passphrases = frozenset(s.name for s in desc.secrets if s.derive in PASSPHRASE_KEY_BYTES)
     token_issued = False
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
@@ -641,6 +671,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                 continue
             for v in _walk(top):
                 kp = _join(v.path, v.kind)
+                if v.kind == "concat":
+                    _check_concat(v, passphrases)
                 if v.kind in ("public_key", "rsa") and v.arg not in keys:
                     raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
                                            f"{', '.join(keys) or '(none)'}")
@@ -665,16 +697,19 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     raise DescriptionError(kp, f"the {me} does not know secret {v.arg!r} here: it is made by "
                                            f"{secrets[v.arg].made_by}; carry it to the {me} first")
                 if v.kind == "secret":
-                    if v.encoding == "utf8" and secrets[v.arg].derive != "utf8-zeropad16":
-                        raise DescriptionError(_join(v.path, "encoding"), "encoding utf8 is only for utf8-zeropad16 "
-                                               "secrets (text); use base64 or hex")
+                    if v.encoding == "utf8" and secrets[v.arg].derive not in TEXT_DERIVES:
+                        raise DescriptionError(_join(v.path, "encoding"), "encoding utf8 is only for text secrets "
+                                               "(utf8-zeropad16, passphrase-sha256, passphrase-sha256-128); use "
+                                               "base64 or hex")
                     learned_secrets.add(v.arg)
                 if v.kind == "sealed":
                     spec = secrets[v.arg]
                     need = {"chacha20-poly1305": (32,), "fernet": (32,)}.get(v.cipher, (16, 24, 32))
                     if spec.key_bytes not in need:
+                        passphrase = spec.derive in PASSPHRASE_KEY_BYTES
+                        fix = 'use derive = "passphrase-sha256"' if passphrase else "set bytes = 32"
                         raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs a 32-byte key; secret "
-                                               f"{v.arg!r} gives {spec.key_bytes} bytes: set bytes = 32")
+                                               f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
                 if v.carries.startswith("secret:"):
                     s = v.carries[7:]
                     if s not in secrets:

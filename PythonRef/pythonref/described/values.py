@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..errors import CryptoFailure
-from .description import IV_BYTES, Conversation, Description, Value
+from .description import IV_BYTES, PASSPHRASE_KEY_BYTES, TEXT_DERIVES, Conversation, Description, Value
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -36,6 +36,7 @@ _HEX = re.compile(rb"[0-9a-f]*\Z")  # lowercase, as both engines write it (a rea
 _ALNUM = string.ascii_letters + string.digits
 TAG_BYTES = 16
 DIGEST_BYTES = 32
+MAX_PASSPHRASE = 1024  # a given or received passphrase: 1 to this many bytes
 
 
 class Refused(Exception):
@@ -57,7 +58,7 @@ class Context:
     role: str
     private_keys: dict[str, rsa.RSAPrivateKey]
     public_keys: dict[str, rsa.RSAPublicKey]
-    secrets: dict[str, bytes]  # a secret's bytes (utf8-zeropad16: the string's UTF-8)
+    secrets: dict[str, bytes]  # a secret's bytes (utf8-zeropad16, passphrases: the string's UTF-8)
     config: dict[str, str]
     message: Optional[bytes] = None  # what is carried as "message"; a receiver learns it
     expect_message: bool = False  # the receiver checks a carried message against `message`
@@ -82,7 +83,7 @@ def random_message() -> bytes:
 
 def new_secret(description: Description, name: str) -> bytes:
     spec = description.secret(name)
-    if spec.derive == "utf8-zeropad16":
+    if spec.derive in TEXT_DERIVES:
         return "".join(pysecrets.choice(_ALNUM) for _ in range(spec.chars)).encode("ascii")
     return pysecrets.token_bytes(spec.bytes)
 
@@ -95,6 +96,10 @@ def cipher_key(ctx: Context, name: str) -> bytes:
     raw = ctx.secrets[name]
     if spec.derive == "sha256":
         return hashlib.sha256(raw).digest()
+    if spec.derive in PASSPHRASE_KEY_BYTES:
+        if not 1 <= len(raw) <= MAX_PASSPHRASE:
+            raise Refused(f"passphrase {name!r} is {len(raw)} bytes; it must be 1 to {MAX_PASSPHRASE}")
+        return hashlib.sha256(raw).digest()[:PASSPHRASE_KEY_BYTES[spec.derive]]
     if spec.derive == "utf8-zeropad16":
         try:
             return aes_cbc.derive_key("utf8-zeropad16", raw.decode("utf-8"))
@@ -105,9 +110,9 @@ def cipher_key(ctx: Context, name: str) -> bytes:
 
 def _check_secret(ctx: Context, name: str, raw: bytes) -> None:
     spec = ctx.description.secret(name)
-    if spec.derive == "utf8-zeropad16":
+    if spec.derive in TEXT_DERIVES:
         ctx.secrets[name] = raw
-        cipher_key(ctx, name)  # 1..15 UTF-8 bytes, else Refused
+        cipher_key(ctx, name)  # utf8-zeropad16: 1..15 UTF-8 bytes; a passphrase: 1..1024 bytes; else Refused
     elif len(raw) != spec.bytes:
         raise Refused(f"secret {name!r} is {len(raw)} bytes; the description says {spec.bytes}")
     ctx.secrets[name] = raw
@@ -183,6 +188,8 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         return encoded_length(DIGEST_BYTES, v.encoding)
     if v.kind == "secret":
         spec = ctx.description.secret(v.arg)
+        if spec.derive in PASSPHRASE_KEY_BYTES:
+            return None  # a given or received passphrase has any length
         return encoded_length(spec.chars if spec.derive == "utf8-zeropad16" else spec.bytes, v.encoding)
     if v.kind == "concat":
         lengths = [known_length(p, ctx) for p in v.arg]
@@ -251,8 +258,8 @@ def load_public_key(payload: Any, fmt: str) -> rsa.RSAPublicKey:
 
 
 def _pad(data: bytes, padding: str) -> bytes:
-    if padding == "pkcs7":
-        p = sympad.PKCS7(128).padder()
+    if padding in ("pkcs7", "pkcs7-32"):
+        p = sympad.PKCS7(128 if padding == "pkcs7" else 256).padder()
         return p.update(data) + p.finalize()
     if data.endswith(b"\x00"):
         raise Refused("zero padding cannot carry a plaintext that ends in 0x00")
@@ -267,6 +274,13 @@ def _unpad(data: bytes, padding: str) -> bytes:
             return u.update(data) + u.finalize()
         except ValueError:
             raise Refused("PKCS#7 padding is invalid") from None
+    if padding == "pkcs7-32":
+        # To a 32-byte boundary over 16-byte blocks (Python AESCipher classes with bs = 32): checked here,
+        # as pyca's unpadder wants whole 32-byte blocks.
+        n = data[-1] if data else 0
+        if not 1 <= n <= min(32, len(data)) or data[-n:] != bytes([n]) * n:
+            raise Refused("PKCS#7-32 padding is invalid")
+        return data[:-n]
     return data.rstrip(b"\x00")
 
 
@@ -321,7 +335,33 @@ def _dumps(obj: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def carried(carries: str, ctx: Context) -> bytes:
+def carried_text(data: bytes, carries_as: str) -> bytes:
+    """A carried secret's bytes as the plaintext writes them (`carries_as`; base64url-padded is
+    Fernet.generate_key()'s text, base64url the values' unpadded one)."""
+    if carries_as == "base64url-padded":
+        return base64.urlsafe_b64encode(data)
+    return encode(data, carries_as)  # raw, base64, base64url, hex
+
+
+def uncarried_text(text: bytes, carries_as: str) -> bytes:
+    """The secret's bytes from a carried plaintext, strictly: they must write back to the same text."""
+    if carries_as == "raw":
+        return text
+    try:
+        if carries_as == "hex":
+            out = bytes.fromhex(text.decode("ascii"))
+        elif carries_as == "base64url":
+            out = decode(text, "base64url", "the carried secret")
+        else:
+            out = (base64.urlsafe_b64decode if carries_as == "base64url-padded" else base64.b64decode)(text)
+    except (ValueError, binascii.Error, Refused):
+        raise Refused(f"the carried secret is not {carries_as}") from None
+    if carried_text(out, carries_as) != text:
+        raise Refused(f"the carried secret is not canonical {carries_as}")
+    return out
+
+
+def carried(carries: str, ctx: Context, carries_as: str = "raw") -> bytes:
     """The plaintext a sender puts in an rsa or sealed value."""
     if carries == "message":
         if ctx.message is None:
@@ -339,12 +379,12 @@ def carried(carries: str, ctx: Context) -> bytes:
             raise Refused("nothing received yet to answer with the same plaintext")
         out = ctx.last_received
     else:
-        out = ctx.secrets[carries[7:]]
+        out = carried_text(ctx.secrets[carries[7:]], carries_as)
     ctx.last_sent = out
     return out
 
 
-def accept(carries: str, plaintext: bytes, ctx: Context) -> None:
+def accept(carries: str, plaintext: bytes, ctx: Context, carries_as: str = "raw") -> None:
     """Check a received plaintext against what it carries, and learn from it."""
     ctx.last_received = plaintext
     if carries == "message":
@@ -377,8 +417,8 @@ def accept(carries: str, plaintext: bytes, ctx: Context) -> None:
             raise Refused("the answer is not the same plaintext as was sent")
         ctx.received["same"] = plaintext
     else:
-        _check_secret(ctx, carries[7:], plaintext)
-        ctx.received[carries] = plaintext
+        _check_secret(ctx, carries[7:], uncarried_text(plaintext, carries_as))
+        ctx.received[carries] = ctx.secrets[carries[7:]]
 
 
 # ---- building ------------------------------------------------------------------------------------
@@ -420,9 +460,13 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         return encode(hashlib.sha256(ctx.message).digest(), v.encoding)
     if k == "secret":
         return encode(ctx.secrets[v.arg], v.encoding)
+    if k == "plain":
+        if ctx.message is None:
+            ctx.message = random_message()
+        return encode(ctx.message, v.encoding)
     if k == "rsa":
         try:
-            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, carried(v.carries, ctx))
+            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, carried(v.carries, ctx, v.carries_as))
         except CryptoFailure as exc:
             raise Refused(f"cannot encrypt to key {v.arg!r}: {exc.detail}") from None
         return encode(ct, v.encoding)
@@ -439,7 +483,7 @@ def _iv_for(v: Value) -> bytes:
 
 def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
     iv = _iv_for(v)
-    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx), iv)
+    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as), iv)
     if v.cipher == "fernet":
         return ct  # the token is already base64url with padding
     body = (iv if v.iv == "prefix" else b"") + ct + (tag if v.tag == "appended" else b"")
@@ -524,13 +568,20 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
     elif k == "secret":
         _check_secret(ctx, v.arg, decode(data, v.encoding, f"secret {v.arg!r}"))
         ctx.received[f"secret:{v.arg}"] = ctx.secrets[v.arg]
+    elif k == "plain":
+        message = decode(data, v.encoding, "the message in the clear")
+        if ctx.message is None:
+            ctx.message = message
+            ctx.received["message"] = message
+        elif message != ctx.message:
+            raise Refused("the message in the clear is not the conversation's message")
     elif k == "rsa":
         ct = decode(data, v.encoding, "the RSA ciphertext")
         try:
             plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
         except CryptoFailure as exc:
             raise Refused(f"RSA ({v.padding}): {exc.detail}") from None
-        accept(v.carries, plaintext, ctx)
+        accept(v.carries, plaintext, ctx, v.carries_as)
     elif k == "sealed":
         _parse_sealed(v, data, ctx, scratch)
     else:  # nonce_of / tag_of are read by their json first
@@ -594,7 +645,7 @@ def _parse_json(v: Value, doc: JsonObj, ctx: Context) -> None:
 def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> None:
     key = cipher_key(ctx, v.arg)
     if v.cipher == "fernet":
-        accept(v.carries, open_sealed(v, key, data, b"", b""), ctx)
+        accept(v.carries, open_sealed(v, key, data, b"", b""), ctx, v.carries_as)
         return
     body = decode(data, v.encoding, "the sealed value")
     iv_len = IV_BYTES.get(v.cipher, 0)
@@ -617,4 +668,4 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         body, tag = body[:-TAG_BYTES], body[-TAG_BYTES:]
     elif v.tag.startswith("field:"):
         tag = scratch.get(v.tag[6:], {}).get("tag", b"")
-    accept(v.carries, open_sealed(v, key, body, iv, tag), ctx)
+    accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as)
