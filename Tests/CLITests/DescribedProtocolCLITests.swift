@@ -122,6 +122,63 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// A server that takes one client and exits (as many tutorial servers do) fails
+    /// `serves-again`, and no probe is run, so none is blamed for taking it down; the same
+    /// protocol served in a loop passes it.
+    func testRemote_aServerThatServesOnce_failsServesAgain_andNoProbeIsBlamed() throws {
+        let folder = try scratch()
+        let description = folder.appendingPathComponent("ping.toml")
+        try """
+        name = "ping"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [[conversation]]
+        name = "ping"
+        [[conversation.step]]
+        from = "client"
+        send = { text = "ping" }
+        [[conversation.step]]
+        from = "server"
+        send = { text = "pong" }
+        then = "close"
+        """.write(to: description, atomically: true, encoding: .utf8)
+        let script = folder.appendingPathComponent("ping_server.py")
+        try """
+        import socket, sys
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING", listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            data = b""
+            while not data.endswith(b"\\n"):
+                chunk = conn.recv(100)
+                if not chunk:
+                    break
+                data += chunk
+            conn.sendall(b"pong\\n" if data == b"ping\\n" else b"what\\n")
+            conn.close()
+            if sys.argv[1] == "once":
+                break
+        """.write(to: script, atomically: true, encoding: .utf8)
+        for mode in ["once", "loop"] {
+            let port = try servers.start("/usr/bin/python3", [script.path, mode], in: folder)
+            let junit = folder.appendingPathComponent("\(mode).xml")
+            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            let results = try outcomes(junit)
+            XCTAssertEqual(results["crosscheck.described.ping.remote.ping.conversation"], "passed", "\(mode): \(results)")
+            if mode == "once" {
+                XCTAssertEqual(outcome.status, 1, outcome.stdout)
+                XCTAssertEqual(results["crosscheck.described.ping.remote.ping.serves-again"], "failed", "\(results)")
+                XCTAssertTrue(outcome.stdout.contains("after one conversation the server no longer takes connections"), outcome.stdout)
+                XCTAssertEqual(Set(results.keys), ["crosscheck.described.ping.remote.ping.conversation", "crosscheck.described.ping.remote.ping.serves-again"])
+            } else {
+                XCTAssertEqual(results["crosscheck.described.ping.remote.ping.serves-again"], "passed", "\(results)")
+                XCTAssertEqual(results["crosscheck.described.ping.remote.ping.survives.message-1.garbage"], "passed", "\(results)")
+            }
+        }
+    }
+
     func testRemote_describedZooServer_correctPassesAndThePlantFails() throws {
         let root = CrosscheckBinary.root
         let psk = String(repeating: "5a", count: 32)

@@ -122,6 +122,9 @@ final class DescribedRemoteRun {
                 return try judgeCompleted(live, conversation)
             }
             guard let known = first, known.completed, known.extraBytes == nil, !known.stayedOpen else { continue }  // nothing else can be judged
+            // Many tutorial servers accept once, or die when their client closes: every later probe
+            // would then be blamed for taking them down. A second conversation tells that apart.
+            guard servesAgain(conversation) else { continue }
             for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .server {
                 if let seen = known.party.knownPublicKeys[key.name], seen.bits < 2048 {
                     finding("\(conversation.name).server-key-\(key.name)-bits", "the server's key \(key.name) is \(seen.bits) bits: below today's 2048 (NIST SP 800-57 part 1, table 2)")
@@ -136,6 +139,32 @@ final class DescribedRemoteRun {
             checkCBCOracle(conversation, known)
             checkReuse(conversation, known)
         }
+    }
+
+    /// `<conversation>.serves-again`: the same conversation once more, on a new connection. False
+    /// when the server no longer takes connections (the probes are not run: nothing could answer them).
+    func servesAgain(_ conversation: ProtocolDescription.Conversation) -> Bool {
+        var listening = true
+        step("\(conversation.name).serves-again") {
+            let gone = { (error: Error) in
+                listening = false
+                return CheckFailure("after one conversation the server no longer takes connections (\(error)): it serves one client, or stops when its client closes — a second client, or the app connecting again, finds nothing; the probes were not run")
+            }
+            // No bare connect first: a connection that sends nothing takes some of these servers down.
+            let again: LiveConversation
+            do { again = try converse(conversation.name) } catch {
+                do { try target.connect().close() } catch { throw gone(error) }
+                throw error
+            }
+            guard again.completed else {
+                // A server on its way down may still take one connection from its backlog.
+                do { try target.connect().close() } catch { throw gone(error) }
+                throw CheckFailure("a second conversation, on a new connection, did not complete: \(again.party.refusal?.reason ?? again.transportError ?? "the server stopped before the last step")",
+                                   details: show(again))
+            }
+            return .passed
+        }
+        return listening
     }
 
     func findingName(_ weakness: String) -> String {

@@ -152,7 +152,12 @@ struct DescriptionReader {
             step.status = try reader.number("status", in: 100...599) ?? 200
         }
         if let headers = try reader.subtable("headers") {
-            step.headers = try headers.keys.map { DescribedField(name: $0, value: try DescribedValue.read(headers[$0]!, keyPath: reader.keyPath("headers.\($0)"))) }
+            step.headers = try headers.keys.map { name in
+                let value = headers[name]!, path = reader.keyPath("headers.\(name)")
+                // A plain string is a literal header value (shorthand for { text = "…" }), as the spec and PythonRef have it.
+                if case let .string(text) = value.kind { return DescribedField(name: name, value: DescribedValue(kind: .text(text), line: value.line, keyPath: path)) }
+                return DescribedField(name: name, value: try DescribedValue.read(value, keyPath: path))
+            }
         }
         step.body = try reader.table["body"].map { try DescribedValue.read($0, keyPath: reader.keyPath("body")) }
         return step
