@@ -29,21 +29,25 @@ VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "diges
                "nonce_of", "tag_of", "plain")
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
-CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet")
+CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
-ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8")
+ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
-IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12}
+IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
+            "chacha20": 16}  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
 AEAD = ("aes-gcm", "chacha20-poly1305")
+UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20")  # no MAC: a changed ciphertext opens
+CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
+FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
 MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "text": (), "concat": (), "json": (), "config": (),
     "public_key": ("format", "encoding"),
-    "rsa": ("padding", "carries", "carries_as", "encoding"),
-    "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "encoding"),
+    "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
+    "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
     "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",),
 }
@@ -77,6 +81,7 @@ class Value:
     padding: str = ""
     carries: str = ""
     carries_as: str = "raw"  # a carried secret's bytes written as text (raw, base64url with padding, base64, hex)
+    fields: tuple[tuple[str, str], ...] = ()  # carries = "json-fields": (name, its JSON type), in order
     cipher: str = ""
     iv: str = ""
     tag: str = ""
@@ -172,7 +177,7 @@ class Description:
                             seen.add(f"{v.path}: a fixed IV/nonce")
                         if v.kind == "sealed" and v.cipher == "aes-ecb":
                             seen.add(f"{v.path}: aes-ecb shows equal blocks")
-                        if v.kind == "sealed" and v.cipher in ("aes-cbc", "aes-ctr", "aes-ecb"):
+                        if v.kind == "sealed" and v.cipher in UNAUTHENTICATED:
                             seen.add(f"{v.path}: {v.cipher} is not authenticated")
         return out + sorted(seen)
 
@@ -248,7 +253,7 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
         if not parts:
             raise DescriptionError(kpath, "concat needs at least one part")
         v = Value("concat", tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts)), path)
-        _check_concat(v, frozenset())
+        _check_concat(v, None)
     elif kind == "json":
         fields = _get(raw, "json", dict, path)
         if not fields:
@@ -284,6 +289,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
     elif kind == "rsa":
         fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
         fields["carries"] = _carries(raw, path)
+        fields["fields"] = _json_fields(raw, path, fields["carries"])
     elif kind == "sealed":
         fields.update(_sealed(raw, path))
     elif kind == "plain":
@@ -327,11 +333,29 @@ def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
 
 def _carries(raw: dict[str, Any], path: str) -> str:
     carries = _get(raw, "carries", str, path, required=True)
-    if carries in ("message", "json-message", "echo", "same") or (
-            carries.startswith("secret:") and len(carries) > len("secret:")):
+    if "fields" in raw and carries != "json-fields":
+        raise DescriptionError(_join(path, "fields"), 'fields goes with carries = "json-fields" only: remove it')
+    if carries in CARRIES or any(carries.startswith(p) and len(carries) > len(p) for p in ("secret:", "text:")):
         return carries
-    raise DescriptionError(_join(path, "carries"), "carries must be message, json-message, echo, same or "
-                           f"secret:NAME; found {carries!r}")
+    raise DescriptionError(_join(path, "carries"), "carries must be message, json-message, json-fields, any-text, "
+                           f"echo, same, text:TEXT or secret:NAME; found {carries!r}")
+
+
+def _json_fields(raw: dict[str, Any], path: str, carries: str) -> tuple[tuple[str, str], ...]:
+    """carries = "json-fields"'s `fields`: { name = "number" | "integer" | "string", ... }, in the order written."""
+    if carries != "json-fields":
+        return ()  # (`fields` without json-fields: refused by _carries)
+    fpath = _join(path, "fields")
+    table = raw.get("fields")
+    if not isinstance(table, dict) or not table:
+        found = "" if "fields" not in raw else f"; found {_type_name(table)} {table!r}"
+        raise DescriptionError(fpath, 'carries = "json-fields" needs fields, the fields the JSON plaintext has: '
+                               f'{{ name = "number" | "integer" | "string", ... }}{found}')
+    for name, kind in table.items():
+        if not isinstance(kind, str) or kind not in FIELD_TYPES:
+            raise DescriptionError(_join(fpath, name), f'a field\'s type must be one of "number", "integer", "string"; '
+                                   f"found {_type_name(kind)} {kind!r}")
+    return tuple(table.items())
 
 
 def _carries_as(raw: dict[str, Any], path: str, carries: str) -> str:
@@ -344,6 +368,7 @@ def _carries_as(raw: dict[str, Any], path: str, carries: str) -> str:
 def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
     cipher = _choice(raw, "cipher", CIPHERS, path, required=True)
     out: dict[str, Any] = {"cipher": cipher, "carries": _carries(raw, path)}
+    out["fields"] = _json_fields(raw, path, out["carries"])
     if "padding" in raw and cipher not in ("aes-cbc", "aes-ecb"):
         raise DescriptionError(_join(path, "padding"), f"padding is for aes-cbc and aes-ecb only, not {cipher}: "
                                "remove it")
@@ -396,23 +421,32 @@ def _check_json_siblings(v: Value) -> None:
                                                f"{place[6:]!r} = {{ {want} = \"{name}\", encoding = ... }}")
 
 
-def _check_concat(v: Value, passphrases: frozenset[str]) -> None:
-    """At most one part of a concat may have an unknown length (`passphrases`: the secrets that have none)."""
-    unknown = [p.path for p in v.arg if not _static_length_known(p, passphrases)]
+def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]]) -> None:
+    """At most one part of a concat may have an unknown length (`secrets`: the description's, once read;
+    None while reading the value, when every secret is taken to have a known length)."""
+    unknown = [p.path for p in v.arg if not _static_length_known(p, secrets)]
     if len(unknown) > 1:
         raise DescriptionError(_join(v.path, "concat"), f"at most one part may have an unknown length (a receiver "
                                f"could not split them); {' and '.join(unknown)} both do: put a known-length part "
                                "between them or use another framing")
 
 
-def _static_length_known(v: Value, passphrases: frozenset[str] = frozenset()) -> bool:
-    """Whether a receiver knows the value's length before reading it (concat splitting)."""
-    if v.kind in ("text", "rsa", "digest", "nonce_of", "tag_of"):
+def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None) -> bool:
+    """Whether a receiver knows the value's length before reading it (concat splitting). latin1 text
+    has none: a byte over 0x7F takes two (but a utf8-zeropad16 secret's letters and digits take one)."""
+    if v.kind == "text":
         return True
+    if v.kind in ("rsa", "digest", "nonce_of", "tag_of"):
+        return v.encoding != "latin1"
     if v.kind == "secret":
-        return v.arg not in passphrases  # raw: `bytes`; utf8-zeropad16 in utf8: `chars`; a passphrase: any length
+        spec = (secrets or {}).get(v.arg)
+        if spec is None:
+            return True  # not known yet: checked again once the secrets are
+        if spec.derive in PASSPHRASE_KEY_BYTES:
+            return False  # a passphrase has any length
+        return v.encoding != "latin1" or spec.derive == "utf8-zeropad16"  # raw: `bytes`; utf8-zeropad16: `chars`
     if v.kind == "concat":
-        return all(_static_length_known(p, passphrases) for p in v.arg)
+        return all(_static_length_known(p, secrets) for p in v.arg)
     return False
 
 
@@ -659,7 +693,6 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     other = {"client": "server", "server": "client"}
     knows_key = {r: {k.name for k in desc.keys if k.holder == r or k.preshared} for r in ROLES}
     knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} for r in ROLES}
-    passphrases = frozenset(s.name for s in desc.secrets if s.derive in PASSPHRASE_KEY_BYTES)
     token_issued = False
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
@@ -672,7 +705,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
             for v in _walk(top):
                 kp = _join(v.path, v.kind)
                 if v.kind == "concat":
-                    _check_concat(v, passphrases)
+                    _check_concat(v, secrets)
                 if v.kind in ("public_key", "rsa") and v.arg not in keys:
                     raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
                                            f"{', '.join(keys) or '(none)'}")
@@ -704,7 +737,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     learned_secrets.add(v.arg)
                 if v.kind == "sealed":
                     spec = secrets[v.arg]
-                    need = {"chacha20-poly1305": (32,), "fernet": (32,)}.get(v.cipher, (16, 24, 32))
+                    need = {"chacha20-poly1305": (32,), "chacha20": (32,), "fernet": (32,)}.get(v.cipher, (16, 24, 32))
                     if spec.key_bytes not in need:
                         passphrase = spec.derive in PASSPHRASE_KEY_BYTES
                         fix = 'use derive = "passphrase-sha256"' if passphrase else "set bytes = 32"

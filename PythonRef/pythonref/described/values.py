@@ -143,6 +143,8 @@ def encode(data: bytes, encoding: str) -> bytes:
         return base64.urlsafe_b64encode(data).rstrip(b"=")
     if encoding == "hex":
         return data.hex().encode("ascii")
+    if encoding == "latin1":
+        return data.decode("latin-1").encode("utf-8")  # each byte as U+0000..U+00FF, the text in UTF-8
     return data  # raw, utf8
 
 
@@ -163,12 +165,20 @@ def decode(data: bytes, encoding: str, what: str) -> bytes:
             return bytes.fromhex(data.decode("ascii"))
         if encoding == "utf8":
             data.decode("utf-8")
+        if encoding == "latin1":
+            text = data.decode("utf-8")
+            if any(ord(c) > 0xFF for c in text):
+                raise ValueError("a character over U+00FF")
+            return text.encode("latin-1")
         return data
     except (ValueError, binascii.Error):
         raise Refused(f"{what} is not valid {encoding}") from None
 
 
-def encoded_length(n: int, encoding: str) -> int:
+def encoded_length(n: int, encoding: str) -> Optional[int]:
+    """The length of n bytes so encoded, when it follows from n alone."""
+    if encoding == "latin1":
+        return None  # bytes over 0x7F take two
     if encoding == "hex":
         return 2 * n
     if encoding == "base64":
@@ -190,7 +200,9 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         spec = ctx.description.secret(v.arg)
         if spec.derive in PASSPHRASE_KEY_BYTES:
             return None  # a given or received passphrase has any length
-        return encoded_length(spec.chars if spec.derive == "utf8-zeropad16" else spec.bytes, v.encoding)
+        if spec.derive == "utf8-zeropad16":  # `chars` letters and digits: one byte each, in latin1 too
+            return encoded_length(spec.chars, "raw" if v.encoding == "latin1" else v.encoding)
+        return encoded_length(spec.bytes, v.encoding)
     if v.kind == "concat":
         lengths = [known_length(p, ctx) for p in v.arg]
         return None if None in lengths else sum(lengths)  # type: ignore[arg-type]
@@ -290,6 +302,16 @@ def _aes(key: bytes, mode: modes.Mode, data: bytes, encrypt: bool) -> bytes:
     return op.update(data) + op.finalize()
 
 
+def _chacha20(key: bytes, iv: bytes, data: bytes) -> bytes:
+    """ChaCha20 without Poly1305 (pyca's algorithms.ChaCha20, mode=None): the data XOR the key stream,
+    both ways. The 16-byte IV is OpenSSL's: a 4-byte little-endian block counter, then the 12-byte nonce."""
+    try:
+        op = Cipher(algorithms.ChaCha20(key, iv), mode=None).encryptor()
+    except ValueError as exc:
+        raise Refused(f"chacha20: {exc}") from None
+    return op.update(data) + op.finalize()
+
+
 def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, bytes]:
     """(ciphertext, tag) of one sealed value; the tag is empty but for the AEADs."""
     if v.cipher == "fernet":
@@ -298,6 +320,8 @@ def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, byte
         return aead.seal_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, plaintext)
     if v.cipher == "aes-ctr":
         return _aes(key, modes.CTR(iv), plaintext, True), b""
+    if v.cipher == "chacha20":
+        return _chacha20(key, iv, plaintext), b""
     mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
     return _aes(key, mode, _pad(plaintext, v.padding), True), b""
 
@@ -318,6 +342,8 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
             return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)
         if v.cipher == "aes-ctr":
             return _aes(key, modes.CTR(iv), ciphertext, False)
+        if v.cipher == "chacha20":
+            return _chacha20(key, iv, ciphertext)  # nothing authenticates it: any ciphertext opens
         if not ciphertext or len(ciphertext) % 16:
             raise Refused(f"{v.cipher} ciphertext is {len(ciphertext)} bytes, not a positive multiple of 16")
         mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
@@ -361,8 +387,29 @@ def uncarried_text(text: bytes, carries_as: str) -> bytes:
     return out
 
 
-def carried(carries: str, ctx: Context, carries_as: str = "raw") -> bytes:
-    """The plaintext a sender puts in an rsa or sealed value."""
+def _random_text(n: int) -> str:
+    return "".join(pysecrets.choice(_ALNUM) for _ in range(n))
+
+
+def _json_reading(fields: tuple[tuple[str, str], ...]) -> bytes:
+    """A json-fields plaintext: the fields in order, values of their types drawn fresh (a reading the
+    receiver cannot have guessed): an integer 0..255, that integer and a half, "crosscheck " and six
+    letters and digits."""
+    number = pysecrets.randbelow(256)
+    text = json.dumps(f"crosscheck {_random_text(6)}", ensure_ascii=False)
+    values = {"integer": str(number), "number": f"{number}.5", "string": text}
+    members = (f"{json.dumps(name, ensure_ascii=False)}:{values[kind]}" for name, kind in fields)
+    return ("{" + ",".join(members) + "}").encode("utf-8")
+
+
+def _quoted(text: str) -> str:
+    """Text in JSON quotes, as refusals show a plaintext."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def carried(carries: str, ctx: Context, carries_as: str = "raw",
+            fields: tuple[tuple[str, str], ...] = ()) -> bytes:
+    """The plaintext a sender puts in an rsa or sealed value (`fields`: carries = "json-fields"'s)."""
     if carries == "message":
         if ctx.message is None:
             ctx.message = random_message()
@@ -378,14 +425,36 @@ def carried(carries: str, ctx: Context, carries_as: str = "raw") -> bytes:
         if ctx.last_received is None:
             raise Refused("nothing received yet to answer with the same plaintext")
         out = ctx.last_received
+    elif carries == "json-fields":
+        out = _json_reading(fields)
+        ctx.last_json = loads_json(out)
+        ctx.message = out
+    elif carries == "any-text":
+        out = f"crosscheck reading {_random_text(12)}".encode("ascii")
+    elif carries.startswith("text:"):
+        out = carries[5:].encode("utf-8")
     else:
         out = carried_text(ctx.secrets[carries[7:]], carries_as)
     ctx.last_sent = out
     return out
 
 
-def accept(carries: str, plaintext: bytes, ctx: Context, carries_as: str = "raw") -> None:
-    """Check a received plaintext against what it carries, and learn from it."""
+def _of_type(value: Any, kind: str) -> bool:
+    """Whether a JSON value is of a json-fields type: an integer is a number written without '.', 'e'
+    or 'E' (json reads those as floats), a number either."""
+    if isinstance(value, bool):
+        return False
+    if kind == "integer":
+        return isinstance(value, int)
+    if kind == "number":
+        return isinstance(value, (int, float))
+    return isinstance(value, str)
+
+
+def accept(carries: str, plaintext: bytes, ctx: Context, carries_as: str = "raw",
+           fields: tuple[tuple[str, str], ...] = ()) -> None:
+    """Check a received plaintext against what it carries, and learn from it (`fields`: carries =
+    "json-fields"'s)."""
     ctx.last_received = plaintext
     if carries == "message":
         if ctx.expect_message and plaintext != ctx.message:
@@ -416,7 +485,31 @@ def accept(carries: str, plaintext: bytes, ctx: Context, carries_as: str = "raw"
         if plaintext != ctx.last_sent:
             raise Refused("the answer is not the same plaintext as was sent")
         ctx.received["same"] = plaintext
-    else:
+    elif carries == "json-fields":
+        try:
+            doc = loads_json(plaintext)
+        except ValueError:
+            raise Refused("the plaintext is not a JSON object") from None
+        if not isinstance(doc, dict):
+            raise Refused("the plaintext is not a JSON object")
+        for name, kind in fields:
+            if name not in doc or not _of_type(doc[name], kind):
+                raise Refused(f"the JSON plaintext has no {kind} field {_quoted(name)}")
+        ctx.last_json = doc
+        ctx.message = plaintext
+        ctx.received["message"] = plaintext
+    elif carries == "any-text":
+        try:
+            plaintext.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused("the plaintext is not UTF-8 text") from None
+        ctx.message = plaintext
+        ctx.received["message"] = plaintext
+    elif carries.startswith("text:"):
+        if plaintext != carries[5:].encode("utf-8"):
+            shown = plaintext[:80].decode("utf-8", "replace")
+            raise Refused(f"the plaintext is not the stated text {_quoted(carries[5:])}; received {_quoted(shown)}")
+    else:  # secret:NAME
         _check_secret(ctx, carries[7:], uncarried_text(plaintext, carries_as))
         ctx.received[carries] = ctx.secrets[carries[7:]]
 
@@ -466,7 +559,8 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         return encode(ctx.message, v.encoding)
     if k == "rsa":
         try:
-            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, carried(v.carries, ctx, v.carries_as))
+            plaintext = carried(v.carries, ctx, v.carries_as, v.fields)
+            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, plaintext)
         except CryptoFailure as exc:
             raise Refused(f"cannot encrypt to key {v.arg!r}: {exc.detail}") from None
         return encode(ct, v.encoding)
@@ -483,7 +577,7 @@ def _iv_for(v: Value) -> bytes:
 
 def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
     iv = _iv_for(v)
-    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as), iv)
+    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as, v.fields), iv)
     if v.cipher == "fernet":
         return ct  # the token is already base64url with padding
     body = (iv if v.iv == "prefix" else b"") + ct + (tag if v.tag == "appended" else b"")
@@ -581,7 +675,7 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
             plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
         except CryptoFailure as exc:
             raise Refused(f"RSA ({v.padding}): {exc.detail}") from None
-        accept(v.carries, plaintext, ctx, v.carries_as)
+        accept(v.carries, plaintext, ctx, v.carries_as, v.fields)
     elif k == "sealed":
         _parse_sealed(v, data, ctx, scratch)
     else:  # nonce_of / tag_of are read by their json first
@@ -645,7 +739,7 @@ def _parse_json(v: Value, doc: JsonObj, ctx: Context) -> None:
 def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> None:
     key = cipher_key(ctx, v.arg)
     if v.cipher == "fernet":
-        accept(v.carries, open_sealed(v, key, data, b"", b""), ctx, v.carries_as)
+        accept(v.carries, open_sealed(v, key, data, b"", b""), ctx, v.carries_as, v.fields)
         return
     body = decode(data, v.encoding, "the sealed value")
     iv_len = IV_BYTES.get(v.cipher, 0)
@@ -668,4 +762,4 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         body, tag = body[:-TAG_BYTES], body[-TAG_BYTES:]
     elif v.tag.startswith("field:"):
         tag = scratch.get(v.tag[6:], {}).get("tag", b"")
-    accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as)
+    accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as, v.fields)

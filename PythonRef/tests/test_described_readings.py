@@ -1,0 +1,388 @@
+"""What public Pi servers put on the wire, in PythonRef's engine: `carries = "json-fields"` (a
+sensor reading as a JSON object with named, typed fields), `carries = "text:…"` (a sealed constant),
+`carries = "any-text"`, `cipher = "chacha20"` (ChaCha20 without Poly1305) and `encoding = "latin1"`.
+Client and server parties converse in memory, refuse what is wrong, and the reader refuses misuse
+by key path."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import tomllib
+from typing import Any, Optional
+
+import pytest
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+from pythonref.described import DescriptionError, Party, Refused, loads
+from pythonref.described import values as v
+from pythonref.described.description import from_dict
+
+from test_described import _DELETE, _set, converse
+
+PSK = bytes(range(32))
+FERNET_KEY = base64.urlsafe_b64encode(PSK)
+
+# A Pi that reports a reading sealed with Fernet under a preshared key; the server answers a sealed
+# acknowledgement (Fernet("Dados registrados com sucesso")).
+READING = """
+name = "fernet-reading"
+[transport]
+kind = "tcp"
+framing = "legacy"
+[secrets.psk]
+made_by = "preshared"
+bytes = 32
+[[conversation]]
+name = "report"
+[[conversation.step]]
+from = "client"
+send = { sealed = "psk", cipher = "fernet", carries = "json-fields", fields = { temperatura = "number", umidade = "integer", local = "string" } }
+[[conversation.step]]
+from = "server"
+send = { sealed = "psk", cipher = "fernet", carries = "text:Dados registrados com sucesso" }
+then = "close"
+"""
+
+# A Flask view that answers GET /encriptado with a reading under ChaCha20 (no Poly1305) and a fixed
+# counter||nonce, the ciphertext returned as ct.decode('latin-1').
+CHACHA = """
+name = "chacha-latin1"
+[transport]
+kind = "http"
+[secrets.k]
+made_by = "preshared"
+bytes = 32
+[[conversation]]
+name = "encrypted"
+[[conversation.step]]
+from = "client"
+request = "GET /encriptado"
+[[conversation.step]]
+from = "server"
+body = { sealed = "k", cipher = "chacha20", iv = "fixed:00000000000000006f110e6600f9d90a", carries = "any-text", encoding = "latin1" }
+"""
+CHACHA_IV = bytes.fromhex("00000000000000006f110e6600f9d90a")
+
+# RFC 8439 §2.4.2: key 00..1f, counter 1, nonce 000000000000004a00000000, the sunscreen text.
+RFC_KEY = bytes(range(32))
+RFC_IV = bytes([1, 0, 0, 0]) + bytes.fromhex("000000000000004a00000000")
+SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, "
+             b"sunscreen would be it.")
+RFC_CIPHERTEXT = bytes.fromhex(
+    "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62b357"
+    "1639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7793736"
+    "5af90bbf74a35be6b40b8eedf2785e42874d")
+
+
+def _psk() -> dict[str, Any]:
+    return {"secrets": {"psk": PSK}}
+
+
+def _token(plaintext: bytes) -> bytes:
+    return Fernet(FERNET_KEY).encrypt(plaintext)
+
+
+def _chacha(key: bytes, iv: bytes, data: bytes) -> bytes:
+    op = Cipher(algorithms.ChaCha20(key, iv), mode=None).encryptor()
+    return op.update(data) + op.finalize()
+
+
+# ---- json-fields and text: ----------------------------------------------------------------------
+
+
+def test_json_fields_and_a_stated_text_both_ways() -> None:
+    desc = loads(READING)
+    c, s, log = converse(desc, "report", client=_psk(), server=_psk())
+    assert c.done and s.done and c.refusal is None and s.refusal is None
+    reading = s.received["message"]
+    doc = json.loads(reading)
+    assert list(doc) == ["temperatura", "umidade", "local"]  # in the order written
+    assert type(doc["umidade"]) is int and 0 <= doc["umidade"] <= 255
+    assert type(doc["temperatura"]) is float and doc["temperatura"] == doc["umidade"] + 0.5
+    assert re.fullmatch(r"crosscheck [A-Za-z0-9]{6}", doc["local"])
+    assert reading == (f'{{"temperatura":{doc["umidade"]}.5,"umidade":{doc["umidade"]},'
+                       f'"local":"{doc["local"]}"}}').encode()  # compact, as written
+    assert Fernet(FERNET_KEY).decrypt(log[0][1]) == reading  # pyca's own Fernet opens it
+    assert Fernet(FERNET_KEY).decrypt(log[1][1]) == b"Dados registrados com sucesso"
+    assert "message" not in c.received  # the constant teaches the client nothing
+
+
+def test_json_fields_are_fresh_per_message() -> None:
+    desc = loads(READING)
+    readings = {converse(desc, "report", client=_psk(), server=_psk())[1].received["message"] for _ in range(8)}
+    assert len(readings) > 1
+
+
+def test_json_fields_sender_records_its_reading() -> None:
+    desc = loads(READING)
+    ctx = v.Context(desc, desc.conversations[0], "client", {}, {}, {"psk": PSK}, {})
+    out = v.carried("json-fields", ctx, fields=(("a", "integer"), ("b", "string")))
+    assert ctx.message == out == ctx.last_sent and ctx.last_json == json.loads(out)
+    assert list(ctx.last_json) == ["a", "b"]
+    server = v.Context(desc, desc.conversations[0], "server", {}, {}, {"psk": PSK}, {})
+    v.accept("json-fields", out, server, fields=(("a", "number"), ("b", "string")))  # an integer is a number
+    assert server.message == out and server.received["message"] == out and server.last_json == json.loads(out)
+
+
+@pytest.mark.parametrize("plaintext, reason", [
+    (b'{"temperatura": 21.5, "umidade": 40.5, "local": "sala"}', 'the JSON plaintext has no integer field "umidade"'),
+    (b'{"temperatura": 21.5, "umidade": 4e1, "local": "sala"}', 'the JSON plaintext has no integer field "umidade"'),
+    (b'{"temperatura": 21.5, "umidade": true, "local": "sala"}', 'the JSON plaintext has no integer field "umidade"'),
+    (b'{"temperatura": 21.5, "local": "sala"}', 'the JSON plaintext has no integer field "umidade"'),
+    (b'{"temperatura": "21.5", "umidade": 40, "local": "sala"}', 'the JSON plaintext has no number field "temperatura"'),
+    (b'{"temperatura": null, "umidade": 40, "local": "sala"}', 'the JSON plaintext has no number field "temperatura"'),
+    (b'{"temperatura": 21, "umidade": 40, "local": 7}', 'the JSON plaintext has no string field "local"'),
+    (b'["temperatura", "umidade", "local"]', "the plaintext is not a JSON object"),
+    (b"{'temperatura': 21.0, 'umidade': 40}", "the plaintext is not a JSON object"),
+    (b"\xff", "the plaintext is not a JSON object"),
+])
+def test_json_fields_refuses_a_missing_or_mistyped_field(plaintext: bytes, reason: str) -> None:
+    desc = loads(READING)
+    server = Party(desc, "report", "server", **_psk())
+    with pytest.raises(Refused) as info:
+        server.receive(_token(plaintext))
+    assert info.value.reason == reason
+
+
+def test_json_fields_takes_extra_fields_and_any_integer_as_a_number() -> None:
+    desc = loads(READING)
+    server = Party(desc, "report", "server", **_psk())
+    plaintext = b'{"local": "sala", "umidade": -0, "temperatura": 21, "pressao": 1013.2}'
+    server.receive(_token(plaintext))
+    assert server.refusal is None and server.received["message"] == plaintext
+
+
+def test_a_wrong_stated_text_is_refused() -> None:
+    desc = loads(READING)
+    client = Party(desc, "report", "client", **_psk())
+    client.next_message()
+    with pytest.raises(Refused) as info:
+        client.receive(_token(b"Dados registrados"))
+    assert info.value.reason == ('the plaintext is not the stated text "Dados registrados com sucesso"; '
+                                 'received "Dados registrados"')
+    client = Party(desc, "report", "client", **_psk())
+    client.next_message()
+    with pytest.raises(Refused, match=r'^the plaintext is not the stated text "Dados registrados com sucesso"; '
+                                      r'received "x{80}"$'):
+        client.receive(_token(b"x" * 200))  # the first 80 bytes shown
+    client = Party(desc, "report", "client", **_psk())
+    client.next_message()
+    client.receive(_token(b"Dados registrados com sucesso"))
+    assert client.done and client.refusal is None
+
+
+def test_json_fields_over_rsa(key1024: rsa.RSAPrivateKey) -> None:
+    desc = loads("""
+name = "rsa-reading"
+[transport]
+kind = "tcp"
+framing = "line"
+[keys.server]
+holder = "server"
+bits = 1024
+preshared = true
+[[conversation]]
+name = "report"
+[[conversation.step]]
+from = "client"
+send = { rsa = "server", padding = "oaep-sha256", carries = "json-fields", fields = { t = "number" }, encoding = "base64" }
+[[conversation.step]]
+from = "server"
+send = { digest = "sha256" }
+""")
+    c, s, log = converse(desc, "report", client={"known_public_keys": {"server": key1024.public_key()}},
+                         server={"private_keys": {"server": key1024}})
+    assert c.done and s.done and s.refusal is None and c.refusal is None
+    assert list(json.loads(s.received["message"])) == ["t"]
+    # The digest both sides take is of the JSON reading: the conversation's message.
+    assert log[1][1] == hashlib.sha256(s.received["message"]).hexdigest().encode()
+
+
+# ---- chacha20, latin1, any-text ------------------------------------------------------------------
+
+
+def test_chacha20_matches_rfc_8439_2_4_2() -> None:
+    value = v.Value("sealed", "k", "x", cipher="chacha20", carries="any-text", iv="prefix")
+    ct, tag = v.seal(value, RFC_KEY, SUNSCREEN, RFC_IV)
+    assert tag == b"" and len(ct) == len(SUNSCREEN)
+    assert ct[:16].hex() == "6e2e359a2568f98041ba0728dd0d6981"
+    assert ct == RFC_CIPHERTEXT
+    assert v.open_sealed(value, RFC_KEY, ct, RFC_IV, b"") == SUNSCREEN
+
+
+def test_chacha20_is_not_authenticated_and_refuses_only_a_wrong_iv_length() -> None:
+    value = v.Value("sealed", "k", "x", cipher="chacha20", carries="any-text", iv="prefix")
+    ct, _ = v.seal(value, RFC_KEY, SUNSCREEN, RFC_IV)
+    flipped = bytes([ct[0] ^ 1]) + ct[1:]
+    assert v.open_sealed(value, RFC_KEY, flipped, RFC_IV, b"") == bytes([SUNSCREEN[0] ^ 1]) + SUNSCREEN[1:]
+    with pytest.raises(Refused, match="chacha20"):
+        v.open_sealed(value, RFC_KEY, ct, RFC_IV[:12], b"")
+
+
+def test_chacha20_prefix_iv_round_trips_between_parties() -> None:
+    desc = loads(CHACHA.replace('iv = "fixed:00000000000000006f110e6600f9d90a", ', "")
+                 .replace('encoding = "latin1"', 'encoding = "base64"'))
+    c, s, log = converse(desc, "encrypted", client={"secrets": {"k": PSK}}, server={"secrets": {"k": PSK}})
+    assert c.done and s.done and c.refusal is None
+    body = base64.b64decode(log[1][1]["body"])
+    assert len(body) == 16 + len(b"crosscheck reading ") + 12
+    assert _chacha(PSK, body[:16], body[16:]) == c.received["message"]
+    assert loads(CHACHA).weaknesses() == [
+        "conversation[0].step[1].body: a fixed IV/nonce", "conversation[0].step[1].body: chacha20 is not authenticated"]
+
+
+def test_chacha20_served_as_latin1_text() -> None:
+    desc = loads(CHACHA)
+    client = Party(desc, "encrypted", "client", secrets={"k": RFC_KEY})
+    server = Party(desc, None, "server", secrets={"k": RFC_KEY})
+    request = client.next_message()
+    assert request == {"method": "GET", "path": "/encriptado", "headers": {}, "body": b""}
+    server.receive(request)
+    response = server.next_message()
+    assert isinstance(response, dict) and response["status"] == 200
+    body = response["body"]
+    ciphertext = body.decode("utf-8").encode("latin-1")  # one character per ciphertext byte
+    plaintext = _chacha(RFC_KEY, CHACHA_IV, ciphertext)
+    assert re.fullmatch(rb"crosscheck reading [A-Za-z0-9]{12}", plaintext)
+    assert len(body) >= len(ciphertext) == len(plaintext)
+    client.receive(response)
+    assert client.done and client.received["message"] == plaintext
+    # A ciphertext written the source's way (ct.decode('latin-1')) of any UTF-8 text is taken.
+    other = Party(desc, "encrypted", "client", secrets={"k": RFC_KEY})
+    other.next_message()
+    text = "Temperatura: 21°C".encode("utf-8")
+    other.receive({"status": 200, "headers": {},
+                   "body": _chacha(RFC_KEY, CHACHA_IV, text).decode("latin-1").encode("utf-8")})
+    assert other.received["message"] == text
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("\u263a".encode("utf-8"), "the sealed value is not valid latin1"),  # a character over U+00FF
+    (b"\xe9", "the sealed value is not valid latin1"),  # not UTF-8
+])
+def test_latin1_body_that_is_no_latin1_text_is_refused(body: bytes, reason: str) -> None:
+    desc = loads(CHACHA)
+    client = Party(desc, "encrypted", "client", secrets={"k": RFC_KEY})
+    client.next_message()
+    with pytest.raises(Refused) as info:
+        client.receive({"status": 200, "headers": {}, "body": body})
+    assert info.value.reason == reason
+
+
+def test_any_text_refuses_a_plaintext_that_is_not_utf8() -> None:
+    desc = loads(CHACHA)
+    client = Party(desc, "encrypted", "client", secrets={"k": RFC_KEY})
+    client.next_message()
+    body = _chacha(RFC_KEY, CHACHA_IV, b"\xff\xfe reading").decode("latin-1").encode("utf-8")
+    with pytest.raises(Refused) as info:
+        client.receive({"status": 200, "headers": {}, "body": body})
+    assert info.value.reason == "the plaintext is not UTF-8 text"
+
+
+@pytest.mark.parametrize("data, text", [
+    (b"", b""), (b"abc", b"abc"), (b"\x00\x7f", b"\x00\x7f"), (b"\x80\xe9\xff", b"\xc2\x80\xc3\xa9\xc3\xbf"),
+])
+def test_latin1_encoding(data: bytes, text: bytes) -> None:
+    assert v.encode(data, "latin1") == text
+    assert v.decode(text, "latin1", "x") == data
+    assert v.encoded_length(3, "latin1") is None and v.encoded_length(3, "hex") == 6
+
+
+def test_latin1_lengths_are_unknown() -> None:
+    desc = loads(READING)
+    ctx = v.Context(desc, desc.conversations[0], "server", {}, {}, {}, {})
+    assert v.known_length(v.Value("digest", "sha256", "x", encoding="latin1"), ctx) is None
+    assert v.known_length(v.Value("digest", "sha256", "x", encoding="hex"), ctx) == 64
+    assert v.known_length(v.Value("secret", "psk", "x", encoding="latin1"), ctx) is None
+
+
+# ---- what the reader refuses ---------------------------------------------------------------------
+
+
+def _doc(text: str = READING) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+SEND0 = ["conversation", 0, "step", 0, "send"]
+SEND1 = ["conversation", 0, "step", 1, "send"]
+BODY1 = ["conversation", 0, "step", 1, "body"]
+P0 = "conversation[0].step[0].send"
+P1 = "conversation[0].step[1].send"
+B1 = "conversation[0].step[1].body"
+_CHACHA = {"sealed": "psk", "cipher": "chacha20", "carries": "any-text", "encoding": "base64"}
+
+CASES = [
+    # json-fields
+    (_set(_doc(), SEND0 + ["fields"], _DELETE), f"{P0}.fields", 'carries = "json-fields" needs fields'),
+    (_set(_doc(), SEND0 + ["fields"], {}), f"{P0}.fields", 'carries = "json-fields" needs fields'),
+    (_set(_doc(), SEND0 + ["fields"], "number"), f"{P0}.fields", "needs fields"),
+    (_set(_doc(), SEND0 + ["fields", "umidade"], "float"), f"{P0}.fields.umidade",
+     'must be one of "number", "integer", "string"'),
+    (_set(_doc(), SEND0 + ["fields", "umidade"], 1), f"{P0}.fields.umidade", "found an integer 1"),
+    (_set(_doc(), SEND0 + ["carries"], "message"), f"{P0}.fields", 'goes with carries = "json-fields" only'),
+    (_set(_doc(), SEND1 + ["fields"], {"a": "string"}), f"{P1}.fields", 'goes with carries = "json-fields" only'),
+    (_set(_doc(), SEND0 + ["carries_as"], "hex"), f"{P0}.carries_as", 'carries = "secret:NAME" only'),
+    (_set(_doc(), SEND0, {"secret": "psk", "fields": {"a": "string"}}), f"{P0}.fields", "unknown key 'fields'"),
+    (_set(_doc(), SEND0, {"sealed": "psk", "cipher": "aes-gcm", "carries": "json-fields", "fields": {"a": "string"}}),
+     None, None),
+    # text:, any-text
+    (_set(_doc(), SEND1 + ["carries"], "text:"), f"{P1}.carries", "text:TEXT"),
+    (_set(_doc(), SEND1 + ["carries"], "texts:ok"), f"{P1}.carries", "any-text"),
+    (_set(_doc(), SEND1 + ["carries"], "any-text"), None, None),
+    (_set(_doc(), SEND0 + ["carries"], "text:ok"), f"{P0}.fields", 'goes with carries = "json-fields" only'),
+    # chacha20
+    (_set(_doc(), SEND0, _CHACHA), None, None),
+    (_set(_doc(), SEND0, {**_CHACHA, "iv": "fixed:" + "00" * 16}), None, None),
+    (_set(_doc(), SEND0, {**_CHACHA, "iv": "fixed:" + "00" * 12}), f"{P0}.iv", "chacha20 needs a 16-byte IV"),
+    (_set(_doc(), SEND0, {**_CHACHA, "iv": "none"}), f"{P0}.iv", 'iv = "none" is only for aes-ecb and fernet'),
+    (_set(_doc(), SEND0, {**_CHACHA, "tag": "appended"}), f"{P0}.tag", "tag is for aes-gcm and chacha20-poly1305 only"),
+    (_set(_doc(), SEND0, {**_CHACHA, "padding": "pkcs7"}), f"{P0}.padding", "padding is for aes-cbc and aes-ecb only"),
+    (_set(_set(_doc(), ["secrets", "psk", "bytes"], 16), SEND0, _CHACHA), f"{P0}.cipher", "chacha20 needs a 32-byte key"),
+    (_set(_set(_set(_doc(), ["secrets", "psk", "bytes"], 24), SEND0, {**_CHACHA, "cipher": "aes-ctr"}), SEND1,
+          {"text": "ok"}), None, None),
+    (_set(_doc(), SEND0 + ["cipher"], "chacha20-poly1305-x"), f"{P0}.cipher", '"chacha20"'),
+    # latin1
+    (_set(_doc(), SEND0, {**_CHACHA, "encoding": "latin1"}), None, None),
+    (_set(_doc(), SEND0, {**_CHACHA, "encoding": "latin-1"}), f"{P0}.encoding", '"latin1"'),
+    (_set(_doc(), SEND0, {"json": {"r": {**_CHACHA, "encoding": "latin1"}}}), None, None),
+    (_set(_doc(), SEND0, {"json": {"r": {**_CHACHA, "encoding": "raw"}}}), f"{P0}.json.r.encoding", "add encoding"),
+    (_set(_doc(), SEND0, {"secret": "psk", "encoding": "latin1"}), None, None),
+    (_set(_doc(), SEND0, {"concat": [{"digest": "sha256", "encoding": "latin1"}, {"secret": "psk", "encoding": "latin1"}]}),
+     f"{P0}.concat", "at most one part may have an unknown length"),
+    (_set(_doc(), SEND0, {"concat": [{"digest": "sha256", "encoding": "hex"}, {"secret": "psk", "encoding": "latin1"}]}),
+     None, None),
+    (_set(_doc(), SEND0, {"concat": [{"secret": "psk", "encoding": "latin1"}, {**_CHACHA, "encoding": "latin1"}]}),
+     f"{P0}.concat", "at most one part may have an unknown length"),
+    (_set(_doc(), SEND0, {"sealed": "psk", "cipher": "fernet", "carries": "any-text", "encoding": "latin1"}),
+     f"{P0}.encoding", "remove encoding"),
+    (_set(_doc(CHACHA), BODY1 + ["encoding"], "utf8"), f"{B1}.encoding", "encoding utf8 is for text payloads"),
+]
+
+
+@pytest.mark.parametrize("doc, path, words", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_misuse_is_refused_by_key_path(doc: dict[str, Any], path: Optional[str], words: Optional[str]) -> None:
+    if words is None:
+        from_dict(doc)  # a valid variation
+        return
+    with pytest.raises(DescriptionError) as info:
+        from_dict(doc)
+    assert info.value.path == path, str(info.value)
+    assert words in info.value.message, str(info.value)
+
+
+def test_errors_from_text_name_the_line() -> None:
+    bad = READING.replace('umidade = "integer"', 'umidade = "float"')
+    with pytest.raises(DescriptionError) as info:
+        loads(bad)
+    assert info.value.path == "conversation[0].step[0].send.fields.umidade"
+    assert info.value.line is not None and 'umidade = "float"' in bad.splitlines()[info.value.line - 1]
+    bad = READING.replace('carries = "json-fields"', 'carries = "message"')
+    with pytest.raises(DescriptionError) as info:
+        loads(bad)
+    assert info.value.path == "conversation[0].step[0].send.fields"
+    assert info.value.line is not None and "fields = {" in bad.splitlines()[info.value.line - 1]
