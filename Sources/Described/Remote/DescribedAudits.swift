@@ -138,7 +138,7 @@ extension DescribedRemoteRun {
     func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool) -> String? {
         switch live.probeAnswer {
         case let .response(status, _, body)?:
-            if (200..<300).contains(status) { return "answered \(status), as if the message were correct" }
+            if (200..<300).contains(status) { return "answered \(status) \(DescribedMessage.bytes(body).summary), a success status: a client that checks the status takes it as an answer" }
             if status == conversation.errorStatus { return nil }  // the refusal the description declares, even a 5xx
             if status >= 500 { return "answered \(status) \(DescribedMessage.bytes(body).summary): an error of its own, not a refusal (4xx)" }
             return nil

@@ -193,10 +193,7 @@ final class DescribedRemoteRun {
         // Nothing the server sends after the client's last message: nothing shows it understood
         // (docs/PROTOCOL.md: without proof a case is passed-unverified, not passed).
         if conversation.steps.last?.from == .client {
-            // Nothing to judge the answer by; but a server that stopped taking connections did not survive it.
-            do { try target.connect().close() } catch {
-                throw CheckFailure("after one conversation the server no longer takes connections: \(error)", details: show(live))
-            }
+            // Nothing to judge the answer by (whether the server still takes connections: serves-again).
             return .skipped(reason: "unverified: the description has the server answer nothing after the client's last message, so nothing shows it decrypted it (a server that dropped it would pass the same)")
         }
         return .passed
