@@ -129,6 +129,16 @@ public struct JSONFieldSpec: Sendable, Equatable {
     public var type: FieldType
 }
 
+extension Carries {
+    /// A plaintext its sender draws fresh (a reading), not the conversation's message.
+    public var isDrawnBySender: Bool {
+        switch self {
+        case .jsonFields, .anyText: return true
+        default: return false
+        }
+    }
+}
+
 /// How a carried secret's bytes are written inside the plaintext (`carries_as`).
 public enum CarriedEncoding: String, Sendable, CaseIterable {
     case raw, base64, base64url, hex

@@ -278,7 +278,11 @@ extension ProtocolDescription {
             case let .rsa(name, padding, _, _) where padding == .pkcs1:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
             case let .sealed(sealed):
-                if case .fixed = sealed.iv { found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message") }
+                if case .fixed = sealed.iv {
+                    let stream = [.aesCTR, .aesGCM, .chacha20, .chacha20Poly1305].contains(sealed.cipher)
+                    found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message"
+                                 + (stream ? " — for \(sealed.cipher.rawValue) the same keystream under the key: two ciphertexts XORed give their plaintexts XORed" : ""))
+                }
                 if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
             default: break
             }
