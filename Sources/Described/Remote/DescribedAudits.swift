@@ -491,7 +491,10 @@ extension DescribedRemoteRun {
     func checkCBCOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
             guard let value = step.send ?? step.body, let sealed = cbcTarget(value) else { continue }
-            self.step("\(conversation.name).oracle.cbc.message-\(index + 1)") {
+            // ECB: whether the padding is checked at all; Vaudenay's attack needs CBC's chaining, so
+            // the answers' differences are no oracle there and are not judged.
+            let ecb = sealed.cipher == .aesECB
+            self.step("\(conversation.name).\(ecb ? "padding-check.ecb" : "oracle.cbc").message-\(index + 1)") {
                 var generator = SeededGenerator.forCheck("\(conversation.name).oracle.cbc.\(index)", seed: options.seed)
                 let badPadding = generator.bytes(31) + Data([0x00])  // a last byte of 00: no PKCS#7 padding ends so
                 let garbage = Data(repeating: 0xff, count: 13)  // pads fine; neither UTF-8 nor JSON
@@ -506,6 +509,14 @@ extension DescribedRemoteRun {
                 if let problem = refusalProblem(bad, conversation, accepted: false) {
                     throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
                 }
+                // The right message with zero bytes for its padding: random blocks above are refused by
+                // a lenient reader too when they are not text; its own message is.
+                let lenient = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedOwnPlaintextZeroPadded))
+                if acknowledged(lenient, conversation) {
+                    throw CheckFailure("the server acknowledged its message with zero bytes where the PKCS#7 padding goes (\(AnswerSignature(lenient))): it does not check the padding (RFC 5652 §6.3), so a changed last block goes unnoticed",
+                                       details: show(lenient))
+                }
+                if ecb { return .passed }
                 var located = false
                 let cut = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
                     guard position == index, let part = CryptoPart.locate(in: message, step: step) else { return message }
@@ -538,7 +549,7 @@ extension DescribedRemoteRun {
 
     func cbcTarget(_ value: DescribedValue) -> Sealed? {
         value.values.lazy.compactMap { part -> Sealed? in
-            if case let .sealed(sealed) = part.kind, sealed.cipher == .aesCBC, sealed.padding == .pkcs7 { return sealed }
+            if case let .sealed(sealed) = part.kind, [.aesCBC, .aesECB].contains(sealed.cipher), [.pkcs7, .pkcs7To32].contains(sealed.padding) { return sealed }
             return nil
         }.first
     }

@@ -38,6 +38,9 @@ public final class DescribedParty {
         case sealedBlocks(Data)
         /// The `sealed` value carries these bytes instead (padded as the description says).
         case sealedPlaintext(Data)
+        /// The `sealed` value's own plaintext with zero bytes where its PKCS#7 padding goes (a
+        /// padding no PKCS#7 reader takes): a server that takes it does not check the padding.
+        case sealedOwnPlaintextZeroPadded
     }
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
@@ -492,6 +495,9 @@ private struct Context {
             case let .sealedPlaintext(chosen)?:
                 party.probe = nil
                 output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+            case .sealedOwnPlaintextZeroPadded?:
+                party.probe = nil
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV)
             default:
                 output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
             }
