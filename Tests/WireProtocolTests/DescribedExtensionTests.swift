@@ -292,3 +292,60 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertEqual(try ChaCha20Unauthenticated.apply(ciphertext, key: key, iv: iv), plaintext)
     }
 }
+
+/// A refusal answered by its kind (`errors`): paste-bin/challenges' pudel answers "len" to a
+/// ciphertext that is not whole blocks and "bad" to a bad padding.
+final class DescribedErrorsTests: XCTestCase {
+    static let pudel = """
+    name = "pudel"
+    [transport]
+    kind = "tcp"
+    framing = "legacy"
+    [secrets.psk]
+    made_by = "preshared"
+    bytes = 16
+    [[conversation]]
+    name = "upload"
+    error = { text = "bad\\n" }
+    errors = { length = { text = "len\\n" }, authentication = { text = "auth\\n" } }
+    [[conversation.step]]
+    from = "client"
+    send = { sealed = "psk", cipher = "aes-cbc", padding = "pkcs7", iv = "prefix", carries = "message" }
+    [[conversation.step]]
+    from = "server"
+    send = { text = "kthx\\n" }
+    then = "close"
+    """
+
+    func refusal(_ bytes: Data, psk: Data) throws -> (DescribedRefusal?, Data?) {
+        let server = try DescribedParty(description: try ProtocolDescription(toml: Self.pudel), conversation: "upload", role: .server, secrets: ["psk": psk])
+        do { try server.receive(.bytes(bytes)) } catch let refusal as DescribedRefusal {
+            guard case let .bytes(answer)? = server.refusalMessage() else { return (refusal, nil) }
+            return (refusal, answer)
+        }
+        return (nil, nil)
+    }
+
+    func testEachRefusalKindGetsItsAnswer_andTheRestTheError() throws {
+        let psk = secureRandomBytes(16)
+        let iv = secureRandomBytes(16)
+        let good = iv + (try AESCBC.encrypt(Data("hello".utf8), key: psk, iv: iv))
+        let (none, _) = try refusal(good, psk: psk)
+        XCTAssertNil(none)
+        let (short, shortAnswer) = try refusal(good.dropLast(), psk: psk)
+        XCTAssertEqual(short?.kind, .length)
+        XCTAssertEqual(shortAnswer, Data("len\n".utf8))
+        // Whole blocks that decrypt to a last byte of 00: no PKCS#7 padding.
+        let blocks = Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](psk), input: [UInt8](Data(repeating: 0x41, count: 15) + Data([0]))))
+        let (padding, paddingAnswer) = try refusal(iv + blocks, psk: psk)
+        XCTAssertEqual(padding?.kind, .padding)
+        XCTAssertEqual(paddingAnswer, Data("bad\n".utf8))
+    }
+
+    func testErrorsKeysAreTheKinds_andTCPOnly() throws {
+        XCTAssertThrowsError(try ProtocolDescription(toml: Self.pudel.replacingOccurrences(of: "length = {", with: "size = {"))) { error in
+            XCTAssertTrue("\(error)".contains("conversation[1].errors.size"), "\(error)")
+            XCTAssertTrue("\(error)".contains("length"), "\(error)")
+        }
+    }
+}

@@ -127,15 +127,22 @@ extension DescribedRemoteRun {
         return found
     }
 
-    /// The server's refusal as the description states it (`error`), when it is plain text.
-    func errorBytes(_ conversation: ProtocolDescription.Conversation) -> Data? {
-        if case let .text(text)? = conversation.error?.kind { return Data(text.utf8) }
+    /// The server's refusal of `kind` as the description states it (`errors.KIND`, else `error`), when it is plain text.
+    func errorBytes(_ conversation: ProtocolDescription.Conversation, kind: RefusalKind? = nil) -> Data? {
+        if case let .text(text)? = (kind.flatMap { conversation.errors[$0] } ?? conversation.error)?.kind { return Data(text.utf8) }
+        return nil
+    }
+
+    /// The kind of refusal a probe class asks for (a conversation's `errors` may answer each its own way).
+    func refusalKind(ofClass name: String) -> RefusalKind? {
+        if name.hasSuffix("not-whole-blocks") { return .length }
+        if name.hasSuffix("tag-bit-flipped") || name.hasSuffix("hmac-bit-flipped") { return .authentication }
         return nil
     }
 
     /// A probe's answer must be a refusal: HTTP 4xx; on a socket, the description's `error` (or, when
     /// it has none, anything but the answer a correct message gets). Returns the problem, or nil.
-    func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool) -> String? {
+    func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool, kind: RefusalKind? = nil) -> String? {
         switch live.probeAnswer {
         case let .response(status, _, body)?:
             if (200..<300).contains(status) { return "answered \(status) \(DescribedMessage.bytes(body).summary), a success status: a client that checks the status takes it as an answer" }
@@ -144,7 +151,7 @@ extension DescribedRemoteRun {
             return nil
         case let .bytes(data)?:
             if accepted { return "answered \(DescribedMessage.bytes(data).summary), as if the message were correct" }
-            if let error = errorBytes(conversation), data != error {
+            if let error = errorBytes(conversation, kind: kind), data != error {
                 return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(DescribedMessage.bytes(error).summary)"
             }
             // A refusing server sends the error and closes (docs/PROTOCOL-DESCRIPTIONS.md, "Engines").
@@ -173,7 +180,7 @@ extension DescribedRemoteRun {
                         return part.rebuild(transform(part))
                     }
                     guard located else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
-                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation), kind: refusalKind(ofClass: name)) {
                         throw CheckFailure("\(name): the server \(problem)", details: show(live))
                     }
                     let after = try converse(conversation.name)
@@ -375,7 +382,7 @@ extension DescribedRemoteRun {
                 return [("\(sealed.cipher.rawValue)-tag-bit-flipped", isCrypto, flipLast)]
             case .fernet:
                 return [("fernet-hmac-bit-flipped", isCrypto, flipLast)]
-            case .aesCBC where sealed.padding == .pkcs7, .aesECB where sealed.padding == .pkcs7:
+            case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
                 return [("\(sealed.cipher.rawValue)-not-whole-blocks", isCrypto, { part in Data(part.raw.dropLast()) })]
             default:
                 return nil  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
@@ -506,7 +513,7 @@ extension DescribedRemoteRun {
                 if acknowledged(bad, conversation) {
                     throw CheckFailure("the server acknowledged a ciphertext whose PKCS#7 padding is wrong (\(a)): it does not check the padding, so it cannot have decrypted it", details: show(bad))
                 }
-                if let problem = refusalProblem(bad, conversation, accepted: false) {
+                if let problem = refusalProblem(bad, conversation, accepted: false, kind: .padding) {
                     throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
                 }
                 // The right message with zero bytes for its padding: random blocks above are refused by
@@ -523,7 +530,10 @@ extension DescribedRemoteRun {
                     located = true
                     return part.rebuild(Data(part.raw.dropLast()))
                 }
-                if located, AnswerSignature(cut).shape != a.shape {
+                // A description that answers a bad length and a bad padding differently (`errors`) says
+                // so on purpose: a length anyone can see tells nothing about the plaintext.
+                let byDescription = errorBytes(conversation, kind: .length) != errorBytes(conversation, kind: .padding)
+                if located, !byDescription, AnswerSignature(cut).shape != a.shape {
                     throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a ciphertext that is not whole blocks gets \(AnswerSignature(cut)) — the answers tell a padding error apart (Vaudenay 2002)",
                                        details: "bad padding:\n\(show(bad))\n\nnot whole blocks:\n\(show(cut))")
                 }
@@ -591,6 +601,16 @@ extension DescribedRemoteRun {
             // A fixed IV repeats by description: its finding says so (for a stream cipher, the same keystream).
             return fixed ? .skipped(reason: "the description fixes the IV, so it repeats in every conversation: reported as its finding, not judged here") : .passed
         }
+    }
+}
+
+extension ProtocolDescription.Conversation {
+    /// The plain-text answers the description gives to refusals: `error` and every `errors` value.
+    var refusalTexts: Set<Data> {
+        Set(([error] + errors.values.map { $0 }).compactMap { value -> Data? in
+            if case let .text(text)? = value?.kind { return Data(text.utf8) }
+            return nil
+        })
     }
 }
 

@@ -243,7 +243,8 @@ final class DescribedRemoteRun {
         case let .response(status, _, _)?: return (200..<300).contains(status)
         case let .bytes(data)?:
             if data.isEmpty { return false }
-            if case let .text(error)? = conversation.error?.kind { return data != Data(error.utf8) }
+            let refusals = conversation.refusalTexts
+            if !refusals.isEmpty { return !refusals.contains(data) }
             return live.answerAccepted
         default: return false
         }
@@ -340,7 +341,7 @@ final class DescribedRemoteRun {
                 // Did it close after answering? (a refusal should)
                 // After the description's error a server closes: give it the whole timeout to do so.
                 var isError = false
-                if case let .text(error)? = live.party.conversation?.error?.kind { isError = message == Data(error.utf8) }
+                if let conversation = live.party.conversation { isError = conversation.refusalTexts.contains(message) }
                 if !live.closedByServer {
                     live.closedByServer = (try? connection.read(upTo: 1, timeout: isError ? options.timeout : options.quietGap))?.isEmpty ?? false
                 }

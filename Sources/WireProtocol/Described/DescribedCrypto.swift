@@ -207,16 +207,24 @@ enum DescribedCipher {
     }
 
     static func open(_ ciphertext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data, tag: Data) throws -> Data {
-        let refusal = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext does not decrypt (wrong key or IV, tampered, or other padding)")
+        // The kind of each refusal, for a conversation's `errors`: a length anyone can see, a padding
+        // that needs the key to check, an authenticator that does not verify.
+        let refusal = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext does not decrypt (wrong key or IV, tampered, or other padding)",
+                                       kind: cipher.isAEAD || cipher == .fernet ? .authentication : nil)
+        let notWholeBlocks = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16", kind: .length)
+        let badPadding = DescribedRefusal(reason: "the \(padding.rawValue) padding is invalid", kind: .padding)
         do {
             switch cipher {
             case .aesCBC:
-                if padding == .pkcs7 { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) }
+                guard iv.count == 16 else { throw refusal }
+                guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw notWholeBlocks }
+                if padding == .pkcs7 {
+                    do { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) } catch { throw badPadding }  // whole blocks: only the padding can fail
+                }
                 // Zero padding makes at least one block (an empty plaintext is a block of zeros), as PythonRef's reader has it.
-                guard iv.count == 16, !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw refusal }
                 return try unpad(Data(AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
             case .aesECB:
-                guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw refusal }
+                guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw notWholeBlocks }
                 return try unpad(Data(AESBlockMode.ecb.process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
             case .aesCTR:
                 guard iv.count == 16 else { throw refusal }
@@ -263,7 +271,7 @@ enum DescribedCipher {
             let block: UInt8 = padding == .pkcs7 ? 16 : 32
             guard let last = padded.last, (1...block).contains(last), padded.count >= Int(last),
                   padded.suffix(Int(last)).allSatisfy({ $0 == last }) else {
-                throw DescribedRefusal(reason: padding == .pkcs7 ? "the PKCS#7 padding is invalid" : "the PKCS#7-32 padding is invalid")
+                throw DescribedRefusal(reason: padding == .pkcs7 ? "the PKCS#7 padding is invalid" : "the PKCS#7-32 padding is invalid", kind: .padding)
             }
             return padded.dropLast(Int(last))
         case .zero:

@@ -203,7 +203,7 @@ public final class DescribedParty {
             return .response(status: status, headers: ["Content-Type": "application/json"],
                              body: Data((status == 401 ? "{\"error\":\"unauthorized\"}" : "{\"error\":\"bad request\"}").utf8))
         }
-        guard let error = conversation.error else { return nil }
+        guard let error = refusal?.kind.flatMap({ conversation.errors[$0] }) ?? conversation.error else { return nil }
         var context = Context(party: self, state: state)
         return (try? context.build(error).bytes).map(DescribedMessage.bytes)
     }

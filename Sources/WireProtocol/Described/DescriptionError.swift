@@ -57,10 +57,22 @@ public enum DescriptionError: Error, Equatable, Sendable, CustomStringConvertibl
 
 /// Why a party refused the peer's message. The server then sends the conversation's `error` and
 /// closes; the reason is for the harness, never on the wire.
+/// Why a message was refused, where a conversation's `errors` can answer each differently.
+public enum RefusalKind: String, Sendable, CaseIterable {
+    /// A ciphertext that is not whole blocks, too short, or not its key's length.
+    case length
+    /// A block cipher padding that does not check.
+    case padding
+    /// A tag, HMAC or Fernet token that does not verify.
+    case authentication
+}
+
 public struct DescribedRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
     /// HTTP: the status the server answers (401 for a token it did not issue); nil: the conversation's `error_status`.
     public let httpStatus: Int?
-    public init(reason: String, httpStatus: Int? = nil) { self.reason = reason; self.httpStatus = httpStatus }
+    /// What kind of refusal, for a conversation's `errors` (nil: any other).
+    public let kind: RefusalKind?
+    public init(reason: String, httpStatus: Int? = nil, kind: RefusalKind? = nil) { self.reason = reason; self.httpStatus = httpStatus; self.kind = kind }
     public var description: String { "refused: \(reason)" }
 }

@@ -95,11 +95,17 @@ struct DescriptionReader {
     }
 
     func readConversation(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Conversation {
-        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "step"] : ["name", "message", "error", "step"])
+        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "step"] : ["name", "message", "error", "errors", "step"])
         let name = try reader.name("name", meaning: "the conversation's name, a-z 0-9 -")
         let message = try reader.string("message").map { Data($0.utf8) }
         let error = try reader.table["error"].map { try DescribedValue.read($0, keyPath: reader.keyPath("error")) }
         let errorStatus = try reader.number("error_status", in: 100...599) ?? 400
+        var errors: [RefusalKind: DescribedValue] = [:]
+        if let table = try reader.subtable("errors") {
+            let kinds = TableReader(table, path: reader.keyPath("errors"))
+            try kinds.allow(RefusalKind.allCases.map(\.rawValue))
+            for name in table.keys { errors[RefusalKind(rawValue: name)!] = try DescribedValue.read(table[name]!, keyPath: kinds.keyPath(name)) }
+        }
         _ = try reader.require("step", "one or more [[conversation.step]] tables")
         guard case let .array(items) = reader.table["step"]!.kind, !items.isEmpty else { throw reader.wrongType("step", "an array of tables ([[conversation.step]])") }
         var steps: [ProtocolDescription.Step] = []
@@ -123,7 +129,9 @@ struct DescriptionReader {
                     : "an HTTP conversation alternates: each client request, then the server's response")
             }
         }
-        return ProtocolDescription.Conversation(name: name, message: message, error: error, errorStatus: errorStatus, steps: steps, line: reader.line)
+        var conversation = ProtocolDescription.Conversation(name: name, message: message, error: error, errorStatus: errorStatus, steps: steps, line: reader.line)
+        conversation.errors = errors
+        return conversation
     }
 
     func readStep(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Step {

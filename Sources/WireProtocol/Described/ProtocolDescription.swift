@@ -99,6 +99,8 @@ public struct ProtocolDescription: Sendable {
         public var name: String
         public var message: Data?
         public var error: DescribedValue?
+        /// tcp: the answer to a refusal of each kind, where it is not `error` (`errors = { padding = … }`).
+        public var errors: [RefusalKind: DescribedValue] = [:]
         public var errorStatus: Int
         public var steps: [Step]
         public var line: Int
