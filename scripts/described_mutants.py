@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 import xml.etree.ElementTree as ET
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,16 +44,28 @@ def server_key(folder):
     return private, public
 
 
+def preshared_secret_name(description):
+    """The name of the description's one preshared secret (the registry's {psk16}/{psk32}/{passphrase}); "psk" if none."""
+    with open(os.path.join(REPO, description), "rb") as handle:
+        named = tomllib.load(handle).get("secrets", {})
+    preshared = [name for name, secret in named.items() if secret.get("made_by") == "preshared"]
+    return preshared[0] if len(preshared) == 1 else "psk"
+
+
 def run_one(crosscheck, entry, plant, folder, strict=False):
     psk16, psk32 = secrets.token_hex(16), secrets.token_hex(32)
+    passphrase = "TopSecretKey" + secrets.token_hex(4)
     private, public = server_key(folder)
-    fill = {"{psk16}": psk16, "{psk32}": psk32, "{server_key_pem}": private}
+    fill = {"{psk16}": psk16, "{psk32}": psk32, "{passphrase}": passphrase, "{server_key_pem}": private}
     command = [PYTHON] + [fill.get(arg, arg) for arg in entry["server"]] + (["--plant", plant] if plant else [])
     options = []
+    psk = preshared_secret_name(entry["description"])
     if "{psk16}" in entry["server"]:
-        options += ["--secret", "psk=" + psk16]
+        options += ["--secret", psk + "=" + psk16]
     if "{psk32}" in entry["server"]:
-        options += ["--secret", "psk=" + psk32]
+        options += ["--secret", psk + "=" + psk32]
+    if "{passphrase}" in entry["server"]:
+        options += ["--secret", psk + "=" + passphrase]     # a passphrase is given as its text
     if "{server_key_pem}" in entry["server"]:
         options += ["--public-key", "server=" + public]
     name = entry["name"] + ("." + plant if plant else "")

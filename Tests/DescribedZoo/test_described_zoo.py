@@ -42,6 +42,7 @@ with open(os.path.join(HERE, "described_zoo.json")) as handle:
 TIMEOUT = 5.0      # every socket's deadline
 GAP = 0.3          # legacy framing: silence that ends a message of unknown length
 PSK16, PSK32 = os.urandom(16), os.urandom(32)
+PASSPHRASE = "TopSecretKey" + os.urandom(4).hex()     # {passphrase}: a preshared passphrase, given as its text
 OAEP_SHA1 = padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
@@ -63,7 +64,7 @@ class Servers:
 
     def port(self, name, plant=None):
         if (name, plant) not in self.running:
-            values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "server_key_pem": self.key_path}
+            values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "passphrase": PASSPHRASE, "server_key_pem": self.key_path}
             command = [sys.executable] + [part.format(**values) for part in REGISTRY[name]["server"]]
             if plant:
                 command += ["--plant", plant]
@@ -642,6 +643,196 @@ def test_ecb_hex_line_plant_pkcs7_padding(servers):
 
 def test_ecb_hex_line_plant_no_line_end(servers):
     assert ecb_line(servers.port("ecb-hex-line", "no-line-end")) == "no-line"
+
+
+# ---- gcm-key-in-request -------------------------------------------------------------------------
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+def key_in_request(port, flip_tag=False, body=None):
+    """POST /decrypt {key, nonce, ciphertext || tag}: (status, "clear" | the plaintext field | the error body)."""
+    text = message()
+    if body is None:
+        key, nonce = os.urandom(32), os.urandom(12)
+        sealed = AESGCM(key).encrypt(nonce, text, None)
+        if flip_tag:
+            sealed = sealed[:-1] + bytes([sealed[-1] ^ 1])
+        body = json.dumps({"key": b64(key), "nonce": b64(nonce), "ciphertext": b64(sealed)}).encode()
+    status, answer = http_request(port, "POST", "/decrypt", body, {"Content-Type": "application/json"})
+    if status != 200:
+        return status, json.loads(answer)
+    plaintext = json.loads(answer)["plaintext"]
+    return status, "clear" if plaintext == text.decode() else ("base64" if plaintext == b64(text) else plaintext)
+
+
+def test_gcm_key_in_request_correct(servers):
+    port = servers.port("gcm-key-in-request")
+    assert key_in_request(port) == (200, "clear")
+    assert key_in_request(port, flip_tag=True) == (400, {"error": "bad request"})
+    assert key_in_request(port, body=b"{}") == (400, {"error": "bad request"})
+    assert key_in_request(port) == (200, "clear")
+
+
+def test_gcm_key_in_request_plant_accepts_flipped_tag(servers):
+    assert key_in_request(servers.port("gcm-key-in-request", "accepts-flipped-tag"), flip_tag=True) == (200, "clear")
+
+
+def test_gcm_key_in_request_plant_plaintext_base64(servers):
+    assert key_in_request(servers.port("gcm-key-in-request", "plaintext-base64")) == (200, "base64")
+
+
+def test_gcm_key_in_request_plant_dies_after_refusal(servers):
+    port = servers.port("gcm-key-in-request", "dies-after-refusal")
+    assert key_in_request(port) == (200, "clear")
+    assert key_in_request(port, body=b"{}") == (400, {"error": "bad request"})
+    process = servers.running[("gcm-key-in-request", "dies-after-refusal")][0]
+    assert process.wait(5) is not None
+    with pytest.raises(OSError):
+        key_in_request(port)
+
+
+# ---- fernet-json-reading ------------------------------------------------------------------------
+
+DADOS = "Dados registrados com sucesso".encode()
+
+
+def fernet_reading(port, tamper=False, reading=None):
+    """One Fernet token of a reading; ("sealed" | "clear" | "nothing" | "other", closed after the answer)."""
+    fernet = Fernet(base64.urlsafe_b64encode(PSK32))
+    if reading is None:
+        reading = {"temperatura": round(random.uniform(10, 35), 2), "umidade": random.randint(20, 90)}
+    token = fernet.encrypt(json.dumps(reading).encode())
+    if tamper:
+        raw = bytearray(base64.urlsafe_b64decode(token))
+        raw[-1] ^= 1                                   # a bit of the HMAC
+        token = base64.urlsafe_b64encode(bytes(raw))
+    with connect(port) as sock:
+        sock.sendall(token)
+        answer = Legacy(sock).message()
+        closed = closed_within(sock, 1.0)
+    if not answer:
+        return "nothing", closed
+    if answer == DADOS:
+        return "clear", closed
+    try:
+        return ("sealed" if fernet.decrypt(answer) == DADOS else "other"), closed
+    except InvalidToken:
+        return "other", closed
+
+
+def test_fernet_json_reading_correct(servers):
+    port = servers.port("fernet-json-reading")
+    assert fernet_reading(port) == ("sealed", True)
+    assert fernet_reading(port, tamper=True) == ("nothing", True)
+    assert fernet_reading(port, reading={"temperatura": 20.5}) == ("nothing", True)
+    assert fernet_reading(port, reading={"temperatura": "20.5", "umidade": 40}) == ("nothing", True)
+    assert fernet_reading(port, reading={"temperatura": 20.5, "umidade": 40, "sala": "3"}) == ("sealed", True)
+
+
+def test_fernet_json_reading_plant_answer_in_clear(servers):
+    assert fernet_reading(servers.port("fernet-json-reading", "answer-in-clear")) == ("clear", True)
+
+
+def test_fernet_json_reading_plant_stays_open(servers):
+    assert fernet_reading(servers.port("fernet-json-reading", "stays-open")) == ("sealed", False)
+
+
+def test_fernet_json_reading_plant_accepts_bad_hmac(servers):
+    assert fernet_reading(servers.port("fernet-json-reading", "accepts-bad-hmac"), tamper=True) == ("sealed", True)
+
+
+# ---- chacha20-latin1-reading --------------------------------------------------------------------
+
+CHACHA20_IV = bytes.fromhex("00000000000000006f110e6600f9d90a")
+
+
+def latin1_reading(port, iv=CHACHA20_IV):
+    """GET /encriptado: "reading" (UTF-8 text under bare ChaCha20, latin-1 characters in UTF-8) or what it is not."""
+    status, body = http_request(port, "GET", "/encriptado")
+    assert status == 200
+    try:
+        ciphertext = body.decode("utf-8").encode("latin-1")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return "not-latin1-text"
+    plaintext = Cipher(algorithms.ChaCha20(PSK32, iv), mode=None).decryptor().update(ciphertext)
+    try:
+        plaintext.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not-utf8"
+    return "reading"
+
+
+def test_chacha20_latin1_reading_correct(servers):
+    port = servers.port("chacha20-latin1-reading")
+    assert latin1_reading(port) == "reading"
+    assert http_request(port, "GET", "/other")[0] == 404
+
+
+def test_chacha20_latin1_reading_plant_counter_after_nonce(servers):
+    port = servers.port("chacha20-latin1-reading", "counter-after-nonce")
+    assert latin1_reading(port) == "not-utf8"
+    assert latin1_reading(port, iv=CHACHA20_IV[8:] + CHACHA20_IV[:8]) == "reading"
+
+
+def test_chacha20_latin1_reading_plant_raw_latin1_body(servers):
+    assert latin1_reading(servers.port("chacha20-latin1-reading", "raw-latin1-body")) == "not-latin1-text"
+
+
+def test_chacha20_latin1_reading_plant_reading_in_clear(servers):
+    port = servers.port("chacha20-latin1-reading", "reading-in-clear")
+    assert latin1_reading(port) == "not-utf8"
+    assert "temperatura" in json.loads(http_request(port, "GET", "/encriptado")[1])
+
+
+# ---- passphrase-cbc32-json ----------------------------------------------------------------------
+
+def pkcs7_32(data):
+    n = 32 - len(data) % 32
+    return data + bytes([n]) * n
+
+
+def cbc32_report(port, text=None, key=None, bad_padding=False, body=None):
+    """{"data": base64(IV || AES-256-CBC(PKCS#7 to 32))}: (the answer, closed after it)."""
+    key = key or hashlib.sha256(PASSPHRASE.encode()).digest()
+    iv = os.urandom(16)
+    if body is None:
+        sealed = bad_padding_blocks(key, iv) if bad_padding else cbc(key, iv, pkcs7_32(message() if text is None else text))
+        body = json.dumps({"data": b64(iv + sealed)}).encode()
+    with connect(port) as sock:
+        sock.sendall(body)
+        answer = Legacy(sock).message()
+        return answer, closed_within(sock, 1.0)
+
+
+def test_passphrase_cbc32_json_correct(servers):
+    port = servers.port("passphrase-cbc32-json")
+    assert cbc32_report(port, text=b"x" * 25) == (b"OK", True)          # 7 pad bytes
+    assert cbc32_report(port, text=b"x" * 13) == (b"OK", True)          # 19 pad bytes: above an AES block
+    assert cbc32_report(port, text=b"x" * 32) == (b"OK", True)          # a whole 32-byte unit of padding
+    assert cbc32_report(port, bad_padding=True) == (b"", True)
+    assert cbc32_report(port, body=b"not json") == (b"", True)
+    assert cbc32_report(port) == (b"OK", True)
+
+
+def test_passphrase_cbc32_json_plant_unchecked_padding(servers):
+    assert cbc32_report(servers.port("passphrase-cbc32-json", "unchecked-padding"), bad_padding=True) == (b"OK", True)
+
+
+def test_passphrase_cbc32_json_plant_sha256_truncated(servers):
+    port = servers.port("passphrase-cbc32-json", "sha256-truncated")
+    assert cbc32_report(port, text=b"x" * 13) == (b"", True)
+    assert cbc32_report(port, key=hashlib.sha256(PASSPHRASE.encode()).digest()[:16]) == (b"OK", True)
+
+
+def test_passphrase_cbc32_json_plant_dies_on_garbage(servers):
+    port = servers.port("passphrase-cbc32-json", "dies-on-garbage")
+    assert cbc32_report(port) == (b"OK", True)
+    assert cbc32_report(port, body=b"not json")[0] == b""
+    assert servers.running[("passphrase-cbc32-json", "dies-on-garbage")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        cbc32_report(port)
 
 
 # ---- the registry -------------------------------------------------------------------------------
