@@ -24,6 +24,9 @@ enum DescribedLoopback {
     /// preshared keys, and two messages of one side in a row, the first of no known length, run
     /// together on a socket unless the sender pauses (which the engines' socket drivers do not).
     static func cannotRun(_ cast: Cast) -> String? {
+        if cast.description.transport.framing == .close, cast.description.transport.kind == .tcp {
+            return "framing close: the engines' socket drivers end a message at a quiet gap or its framing, not at a half-close (the in-process pairings and `remote`, which half-closes, cover it)"
+        }
         if cast.description.keys.values.contains(where: \.preshared) {
             return "a preshared key: PythonRef's described-server and described-client take none on the command line"
         }

@@ -55,9 +55,11 @@ enum AppDescribedClientChecks {
         case "python":
             list.add(description.name, testcase, weaknesses: weaknesses) { try run.withPythonServer(python: servers.pythonExecutable) }
         default:
-            guard description.transport.kind == .tcp else {
+            guard description.transport.kind == .tcp, description.transport.framing != .close else {
                 list.add(description.name, testcase, weaknesses: weaknesses) {
-                    .skipped(reason: "the Swift engine serves tcp descriptions only; PythonRef's server checks the app over \(description.transport.kind.rawValue)")
+                    .skipped(reason: description.transport.kind == .tcp
+                        ? "the Swift engine's socket server does not end a message at a half-close (framing close); PythonRef's server checks the app"
+                        : "the Swift engine serves tcp descriptions only; PythonRef's server checks the app over \(description.transport.kind.rawValue)")
                 }
                 return
             }

@@ -302,6 +302,7 @@ final class DescribedRemoteRun {
                     live.transportError = "writing message \(sent): \(error)"
                     return
                 }
+                if framing.kind == .close { connection.shutdownWrite() }  // the close ends our message
             }
             if live.party.isDone { break }
             let probing = stopAfter.map { sent >= $0 } ?? false
@@ -324,12 +325,12 @@ final class DescribedRemoteRun {
                     return
                 } catch {
                     live.closedByServer = true
-                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }
                     return
                 }
                 if chunk.isEmpty {
                     live.closedByServer = true
-                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
+                    if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }
                     return
                 }
                 decoder.append(chunk)

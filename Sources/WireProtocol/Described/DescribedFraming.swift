@@ -27,7 +27,7 @@ public struct DescribedFraming: Sendable, Equatable {
     public func encode(_ message: Data) throws -> Data {
         guard message.count <= maxMessage else { throw Self.tooLong(message.count, maxMessage) }
         switch kind {
-        case .legacy:
+        case .legacy, .close:
             return message
         case .lengthPrefix:
             guard !message.isEmpty else { throw DescribedFraming.zeroLength }
@@ -81,7 +81,16 @@ public struct DescribedFraming: Sendable, Equatable {
                 let length = end.lowerBound - buffer.startIndex
                 if length > framing.maxMessage { throw DescribedFraming.tooLong(length, framing.maxMessage) }
                 return take(length, skipping: framing.lineEnd.count)
+            case .close:
+                if buffer.count > framing.maxMessage { throw DescribedFraming.tooLong(buffer.count, framing.maxMessage) }
+                return nil  // only the sender's close ends it
             }
+        }
+
+        /// The peer closed its side: what is left is its last message (`close` framing; others as at a quiet gap).
+        public mutating func endOfStream() -> Data? {
+            guard framing.kind == .close else { return quietGap() }
+            return buffer.isEmpty ? nil : take(buffer.count, skipping: 0)
         }
 
         /// `legacy`: the line has been quiet, so what arrived is one message (nil if nothing did).

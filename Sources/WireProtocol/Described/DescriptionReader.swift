@@ -114,6 +114,16 @@ struct DescriptionReader {
             guard case let .table(table) = item.kind else { throw DescriptionError.wrongType(key: path, line: item.line, expected: "a table", found: describe(item)) }
             steps.append(try readStep(TableReader(table, path: path), transport: transport))
         }
+        if transport.framing == .close, transport.kind == .tcp {
+            // After its message a side has closed its half of the connection: it cannot send again.
+            for role in ProtocolDescription.Role.allCases {
+                let sends = steps.filter { $0.from == role }
+                if sends.count > 1 {
+                    throw DescriptionError.impossible(key: sends[1].keyPath, line: sends[1].line,
+                                                      reason: "with `framing = \"close\"` a message ends when its sender closes its side, so the \(role.rawValue) sends at most one message; this is its second")
+                }
+            }
+        }
         if let closing = steps.dropLast().first(where: \.closes) {
             throw DescriptionError.impossible(key: closing.keyPath + ".then", line: closing.line, reason: "the \(closing.from.rawValue) closes after this step, so the steps after it can never happen; remove `then` or those steps")
         }

@@ -10,6 +10,9 @@ public struct ProtocolDescription: Sendable {
         case legacy
         case lengthPrefix = "length-prefix"
         case line
+        /// The message ends when its sender closes its side of the connection (a half-close):
+        /// a one-shot client that sends and shuts down. Each side sends at most one message.
+        case close
     }
     public enum Role: String, Sendable, CaseIterable {
         case client, server
