@@ -75,4 +75,16 @@ final class AppDescribedClientTests: XCTestCase {
             XCTAssertTrue(result.message.hasSuffix("; fix the adapter"), result.message)
         }
     }
+
+    /// Over HTTP: PythonRef's described server checks the app's request; the Swift engine serves tcp only.
+    func testHTTPClient_passesPythonRefsServer_andACombinedBoxAsCiphertextIsRefused() throws {
+        let good = try results(KeyInRequestClientApp("http-client"))
+        XCTAssertEqual(good["crosscheck.gcm-key-in-request.app_client.python_server.http-client.described.decrypt"]?.verdict, "passed",
+                       "\(good.mapValues { "\($0.verdict): \($0.message)" })")
+        XCTAssertEqual(good["crosscheck.gcm-key-in-request.app_client.swift_server.http-client.described.decrypt"]?.verdict, "skipped")
+        let planted = try results(KeyInRequestClientApp("combined-client", nonceInsideCiphertext: true))
+        let refused = try XCTUnwrap(planted["crosscheck.gcm-key-in-request.app_client.python_server.combined-client.described.decrypt"])
+        XCTAssertEqual(refused.verdict, "failed")
+        XCTAssertTrue(refused.message.contains("was refused by the python server"), refused.message)
+    }
 }

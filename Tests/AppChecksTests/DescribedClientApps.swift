@@ -3,6 +3,10 @@
 // would: a blocking POSIX socket, the Pi's PEM key through `SecKeyCreateWithData`, the message
 // through `SecKeyCreateEncryptedData`. Planted flaws where marked PLANTED.
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import CryptoKit
 import Security
 import AppUnderTest
 #if canImport(Glibc)
@@ -138,5 +142,41 @@ final class PiToPhoneClientApp: AppUnderTest, DescribedProtocolClient {
         try socket.send(Data("Quit".utf8))
         _ = try socket.read(until: Data("\n".utf8))
         return cutsThePlaintext ? plaintext.prefix(16) : plaintext  // PLANTED (cutsThePlaintext)
+    }
+}
+
+/// examples/protocols/gcm-key-in-request.toml's client, written from that description as an app
+/// would: a fresh CryptoKit key, `AES.GCM.seal`, one JSON POST with URLSession, the answer's
+/// "plaintext" read back. PLANTED when `nonceInsideCiphertext`: CryptoKit's combined box
+/// (nonce || ciphertext || tag) sent as "ciphertext", a common slip.
+final class KeyInRequestClientApp: AppUnderTest, DescribedProtocolClient {
+    let identifier: String
+    let summary = "tests: an HTTP client of gcm-key-in-request with URLSession and CryptoKit"
+    let describedProtocol = "examples/protocols/gcm-key-in-request.toml"
+    let nonceInsideCiphertext: Bool
+
+    init(_ identifier: String, nonceInsideCiphertext: Bool = false) { self.identifier = identifier; self.nonceInsideCiphertext = nonceInsideCiphertext }
+
+    func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        let key = SymmetricKey(size: .bits256)
+        let box = try AES.GCM.seal(Data("reading 21.5".utf8), using: key)
+        let keyBytes = key.withUnsafeBytes { Data($0) }
+        let ciphertext = nonceInsideCiphertext ? box.combined! : box.ciphertext + box.tag  // PLANTED (nonceInsideCiphertext)
+        let body: [String: String] = ["key": keyBytes.base64EncodedString(), "nonce": Data(box.nonce).base64EncodedString(),
+                                      "ciphertext": ciphertext.base64EncodedString()]
+        var request = URLRequest(url: URL(string: "http://\(host):\(port)/decrypt")!, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var answer: (Data?, URLResponse?, Error?) = (nil, nil, nil)
+        URLSession.shared.dataTask(with: request) { data, response, error in answer = (data, response, error); done.signal() }.resume()
+        guard done.wait(timeout: .now() + timeout) == .success else { throw AppFailure("URLSession", "no answer within \(timeout) s") }
+        if let error = answer.2 { throw AppFailure("URLSession", "\(error)") }
+        guard let status = (answer.1 as? HTTPURLResponse)?.statusCode, status == 200, let data = answer.0,
+              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let plaintext = object["plaintext"] as? String else {
+            throw AppFailure("decrypt", "the server answered \((answer.1 as? HTTPURLResponse)?.statusCode ?? 0) \(String(decoding: answer.0 ?? Data(), as: UTF8.self))")
+        }
+        return Data(plaintext.utf8)
     }
 }
