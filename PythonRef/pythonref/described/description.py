@@ -41,6 +41,7 @@ AEAD = ("aes-gcm", "chacha20-poly1305")
 UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20")  # no MAC: a changed ciphertext opens
 CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
 FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
+REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `errors` keys: Refused.kind
 MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
@@ -143,6 +144,11 @@ class Conversation:
     message: Optional[bytes] = None
     error: Optional[Value] = None
     error_status: int = 400
+    errors: tuple[tuple[str, Value], ...] = ()  # tcp: (refusal kind, its answer) where it is not `error`
+
+    def error_for(self, kind: Optional[str]) -> Optional[Value]:
+        """The answer to a refusal of `kind` (REFUSAL_KINDS, or None): `errors.<kind>`, else `error`."""
+        return dict(self.errors).get(kind, self.error) if kind is not None else self.error
 
 
 @dataclass(frozen=True)
@@ -610,16 +616,21 @@ def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
 def _conversation(c: object, p: str, transport: Transport) -> Conversation:
     if not isinstance(c, dict):
         raise DescriptionError(p, "each [[conversation]] must be a table")
-    _unknown_keys(c, ("name", "message", "error", "error_status", "step"), p)
+    _unknown_keys(c, ("name", "message", "error", "errors", "error_status", "step"), p)
     name = _get(c, "name", str, p, required=True)
     if not NAME_RE.match(name):
         raise DescriptionError(f"{p}.name", f"name must be lowercase letters, digits and '-'; found {name!r}")
     message = _get(c, "message", str, p)
     if transport.is_http and "error" in c:
         raise DescriptionError(f"{p}.error", "an http conversation refuses with a status: use error_status")
+    if transport.is_http and "errors" in c:
+        raise DescriptionError(f"{p}.errors", "an http conversation refuses with a status: use error_status")
     if not transport.is_http and "error_status" in c:
         raise DescriptionError(f"{p}.error_status", "error_status is for http(s); a tcp conversation uses error")
     error = _value(c["error"], f"{p}.error") if "error" in c else None
+    raw_errors = _get(c, "errors", dict, p, {})
+    _unknown_keys(raw_errors, REFUSAL_KINDS, f"{p}.errors")
+    errors = tuple((kind, _value(raw_errors[kind], f"{p}.errors.{kind}")) for kind in REFUSAL_KINDS if kind in raw_errors)
     status = _get(c, "error_status", int, p, 400)
     if not 400 <= status <= 599:
         raise DescriptionError(f"{p}.error_status", f"error_status must be in 400..599; found {status}")
@@ -647,7 +658,7 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             if s.sender == "server" and s.status == status:
                 raise DescriptionError(f"{p}.step[{s.index}].status", f"a correct answer and a refusal would both be status {status}: "
                                        "nothing could tell them apart; give the answer its own status or error_status another")
-    return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status)
+    return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors)
 
 
 def _step(s: object, i: int, p: str, transport: Transport) -> Step:
@@ -765,7 +776,9 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     token_issued = token_issued or v.arg == "new"
         knows_key[peer] |= learned_keys
         knows_secret[peer] |= learned_secrets
-    if conv.error is not None:
-        for v in _walk(conv.error):
+    for answer in (conv.error, *(v for _, v in conv.errors)):
+        if answer is None:
+            continue
+        for v in _walk(answer):
             if v.kind != "text" and v.kind != "concat":
                 raise DescriptionError(_join(v.path, v.kind), "an error value is fixed text: use { text = \"...\" }")

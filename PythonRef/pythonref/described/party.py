@@ -158,7 +158,7 @@ class Party:
         try:
             self._parse(step, msg, self._ctx)
         except Refused as exc:
-            if self.role == "client" and msg == self.error_value():
+            if self.role == "client" and msg in self._refusal_values():
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
             self._refuse(exc)
         self._advance(step)
@@ -181,6 +181,7 @@ class Party:
             self._choose(conv, ctx)
             self._advance(step)
             return
+        # No kind: which conversation's `errors` would answer it is not known (the first's `error` does).
         self._refuse(Refused("; ".join(reasons) or "no conversation starts with the client",
                              first.status if first is not None else None))
 
@@ -231,6 +232,20 @@ class Party:
         except Refused:
             return None
 
+    def _refusal_values(self) -> list[bytes]:
+        """The server's error value and its `errors` values, for a tcp client (empty otherwise)."""
+        conv = self.conversation
+        if self.role != "client" or conv is None or self._ctx is None or self.description.transport.is_http:
+            return []
+        out = []
+        for answer in (conv.error, *(v for _, v in conv.errors)):
+            if answer is not None:
+                try:
+                    out.append(build(answer, self._ctx.copy()))
+                except Refused:
+                    pass
+        return out
+
     def _refuse(self, exc: Refused) -> None:
         self.done = True
         self.refusal = exc
@@ -239,16 +254,17 @@ class Party:
     # ---- refusing --------------------------------------------------------------------------------
 
     def refusal_message(self) -> Optional[Message]:
-        """What this side answers a refused message with: the conversation's error value (tcp; None
-        if it has none), or an HTTP error response: 401 for an unknown token or bad credentials,
-        the conversation's error_status otherwise."""
+        """What this side answers a refused message with: the conversation's `errors` value for the
+        refusal's kind, else its `error` value (tcp; None if it has neither), or an HTTP error
+        response: 401 for an unknown token or bad credentials, the conversation's error_status otherwise."""
         conv = self.conversation or self.description.conversations[0]
         if self.description.transport.is_http:
             status = self.refusal.status if self.refusal is not None and self.refusal.status else conv.error_status
             return aes_https.refusal(status)
-        if conv.error is None:
+        answer = conv.error_for(self.refusal.kind if self.refusal is not None else None)
+        if answer is None:
             return None
         try:
-            return build(conv.error, self._ctx or self._context(conv))
+            return build(answer, self._ctx or self._context(conv))
         except Refused:
-            raise DescriptionError(conv.error.path, "an error value must be buildable text") from None
+            raise DescriptionError(answer.path, "an error value must be buildable text") from None

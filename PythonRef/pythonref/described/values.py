@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..errors import CryptoFailure
-from .description import IV_BYTES, PASSPHRASE_KEY_BYTES, TEXT_DERIVES, Conversation, Description, Value
+from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, TEXT_DERIVES, Conversation, Description, Value
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -41,12 +41,16 @@ MAX_PASSPHRASE = 1024  # a given or received passphrase: 1 to this many bytes
 
 class Refused(Exception):
     """The peer's message is not what the description says. `status`: the HTTP status a server
-    answers with (401 for an unknown token or bad credentials; None: the conversation's own)."""
+    answers with (401 for an unknown token or bad credentials; None: the conversation's own).
+    `kind`: "length" (a block ciphertext that is not whole blocks), "padding" (a block padding that
+    does not check) or "authentication" (a tag or Fernet token that does not verify), for a tcp
+    conversation's `errors`; None for any other refusal."""
 
-    def __init__(self, reason: str, status: Optional[int] = None) -> None:
+    def __init__(self, reason: str, status: Optional[int] = None, kind: Optional[str] = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.kind = kind
 
 
 @dataclass
@@ -285,13 +289,13 @@ def _unpad(data: bytes, padding: str) -> bytes:
         try:
             return u.update(data) + u.finalize()
         except ValueError:
-            raise Refused("PKCS#7 padding is invalid") from None
+            raise Refused("PKCS#7 padding is invalid", kind="padding") from None
     if padding == "pkcs7-32":
         # To a 32-byte boundary over 16-byte blocks (Python AESCipher classes with bs = 32): checked here,
         # as pyca's unpadder wants whole 32-byte blocks.
         n = data[-1] if data else 0
         if not 1 <= n <= min(32, len(data)) or data[-n:] != bytes([n]) * n:
-            raise Refused("PKCS#7-32 padding is invalid")
+            raise Refused("PKCS#7-32 padding is invalid", kind="padding")
         return data[:-n]
     return data.rstrip(b"\x00")
 
@@ -345,13 +349,15 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
         if v.cipher == "chacha20":
             return _chacha20(key, iv, ciphertext)  # nothing authenticates it: any ciphertext opens
         if not ciphertext or len(ciphertext) % 16:
-            raise Refused(f"{v.cipher} ciphertext is {len(ciphertext)} bytes, not a positive multiple of 16")
+            raise Refused(f"{v.cipher} ciphertext is {len(ciphertext)} bytes, not a positive multiple of 16",
+                          kind="length")
         mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
         return _unpad(_aes(key, mode, ciphertext, False), v.padding)
     except InvalidToken:
-        raise Refused("the fernet token does not verify") from None
+        raise Refused("the fernet token does not verify", kind="authentication") from None
     except CryptoFailure as exc:
-        raise Refused(f"{v.cipher}: {exc.detail}") from None
+        # Only the AEADs raise it here: a tag that does not verify (or is not 16 bytes, as the Swift engine has it).
+        raise Refused(f"{v.cipher}: {exc.detail}", kind="authentication" if v.cipher in AEAD else None) from None
 
 
 # ---- what values carry ---------------------------------------------------------------------------

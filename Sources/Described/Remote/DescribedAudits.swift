@@ -158,6 +158,7 @@ extension DescribedRemoteRun {
             if !live.closedByServer { return "answered \(DescribedMessage.bytes(data).summary) but kept the connection open: a refusal closes it" }
             return nil
         default:
+            if let error = live.transportError, error.hasPrefix("cannot connect") { return "could not be reached (\(error)): an earlier probe took it down" }
             return live.closedByServer ? nil : "gave no answer and kept the connection open"
         }
     }
@@ -515,6 +516,15 @@ extension DescribedRemoteRun {
                 }
                 if let problem = refusalProblem(bad, conversation, accepted: false, kind: .padding) {
                     throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
+                }
+                // PKCS#7 to 32-byte blocks: a message whose padding is longer than 16 bytes must be taken
+                // (a reader of 16-byte PKCS#7 refuses every pad byte above 16; the usual message pads less).
+                if sealed.padding == .pkcs7To32, conversation.message == nil, [.message, .jsonMessage].contains(sealed.carries) {
+                    let long = try converse(conversation.name, message: Data(repeating: 0x6d, count: 40))  // pads with 24 bytes of 0x18
+                    guard long.completed else {
+                        throw CheckFailure("a message of 40 bytes, padded to 64 with 24 bytes of 0x18 as pkcs7-32 does, was not taken (\(long.party.refusal?.reason ?? long.transportError ?? "the server stopped")): the server unpads to 16-byte blocks, not 32 as the description says",
+                                           details: show(long))
+                    }
                 }
                 // The right message with zero bytes for its padding: random blocks above are refused by
                 // a lenient reader too when they are not text; its own message is.

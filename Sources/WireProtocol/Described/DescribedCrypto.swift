@@ -303,12 +303,12 @@ enum Fernet {
         guard body.first == 0x80 else { throw DescribedRefusal(reason: "the Fernet token's version is not 0x80") }
         let signed = body.prefix(body.count - 32)
         guard HMACDigest.equal(HMACDigest.authenticationCode(.sha256, key: key.prefix(16), message: Data(signed)), Data(body.suffix(32))) else {
-            throw DescribedRefusal(reason: "the Fernet token's HMAC does not verify (wrong key or tampered)")
+            throw DescribedRefusal(reason: "the Fernet token's HMAC does not verify (wrong key or tampered)", kind: .authentication)
         }
         let iv = Data(body.dropFirst(9).prefix(16))
         let ciphertext = Data(signed.dropFirst(25))
         do { return try AESCBC.decrypt(ciphertext, key: Data(key.suffix(16)), iv: iv) } catch {
-            throw DescribedRefusal(reason: "the Fernet token's ciphertext does not decrypt")
+            throw DescribedRefusal(reason: "the Fernet token's ciphertext does not decrypt", kind: .authentication)  // pyca: InvalidToken, as for the HMAC
         }
     }
 }

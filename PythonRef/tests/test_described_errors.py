@@ -1,0 +1,368 @@
+"""A tcp conversation's `errors` (docs/PROTOCOL-DESCRIPTIONS.md): a refusal's kind ("length",
+"padding", "authentication") picks the server's answer, else `error`; what the reader refuses."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import threading
+import time
+from typing import Optional
+
+import pytest
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+
+from pythonref.described import DescriptionError, Party, Refused, loads
+from pythonref.described import server as dserver
+
+PSK16 = bytes(range(16))
+PSK32 = bytes(range(32))
+MESSAGE = b"hello, crosscheck"
+
+
+def upload(sealed: str, *, errors: str = '{ length = { text = "len\\n" } }', key_bytes: int = 16,
+           framing: str = "legacy") -> str:
+    return f"""
+name = "upload-errors"
+[transport]
+kind = "tcp"
+framing = "{framing}"
+[secrets.psk]
+made_by = "preshared"
+bytes = {key_bytes}
+[[conversation]]
+name = "upload"
+error = {{ text = "bad\\n" }}
+{"errors = " + errors if errors else ""}
+[[conversation.step]]
+from = "client"
+send = {sealed}
+[[conversation.step]]
+from = "server"
+send = {{ text = "kthx\\n" }}
+then = "close"
+"""
+
+
+CBC = '{ sealed = "psk", cipher = "aes-cbc", padding = "pkcs7", iv = "prefix", carries = "message" }'
+CBC_UPLOAD = upload(CBC)
+
+
+def _cbc(key: bytes, iv: bytes, blocks: bytes) -> bytes:
+    op = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    return op.update(blocks) + op.finalize()
+
+
+def _pkcs7(data: bytes, block: int = 16) -> bytes:
+    n = block - len(data) % block
+    return data + bytes([n]) * n
+
+
+def good_cbc() -> bytes:
+    iv = os.urandom(16)
+    return iv + _cbc(PSK16, iv, _pkcs7(MESSAGE))
+
+
+def cut_cbc() -> bytes:
+    return good_cbc()[:-1]  # IV || ciphertext one byte short of whole blocks
+
+
+def bad_padding_cbc() -> bytes:
+    iv = os.urandom(16)
+    return iv + _cbc(PSK16, iv, MESSAGE[:15] + b"\x00")  # one whole block whose last byte pads nothing
+
+
+def server(text: str, key: bytes = PSK16) -> Party:
+    return Party(loads(text), None, "server", secrets={"psk": key})
+
+
+def refuse(text: str, msg: bytes, key: bytes = PSK16) -> Party:
+    s = server(text, key)
+    with pytest.raises(Refused) as info:
+        s.receive(msg)
+    assert s.done and s.refusal is info.value
+    return s
+
+
+# ---- the reader ----------------------------------------------------------------------------------
+
+
+def test_errors_are_read_by_kind() -> None:
+    conv = loads(upload(CBC, errors='{ authentication = { text = "auth\\n" }, length = { text = "len\\n" } }')).conversations[0]
+    assert [(kind, v.arg) for kind, v in conv.errors] == [("length", "len\n"), ("authentication", "auth\n")]
+    assert conv.error_for("length").arg == "len\n"
+    assert conv.error_for("padding").arg == "bad\n"  # not listed: `error`
+    assert conv.error_for(None).arg == "bad\n"
+    assert loads(upload(CBC, errors="")).conversations[0].errors == ()
+
+
+def test_an_unknown_errors_key_is_refused() -> None:
+    with pytest.raises(DescriptionError) as info:
+        loads(upload(CBC, errors='{ length = { text = "len\\n" }, timeout = { text = "slow\\n" } }'))
+    assert info.value.path == "conversation[0].errors.timeout"
+    assert "unknown key 'timeout'" in info.value.message
+    assert "length, padding, authentication" in info.value.message
+
+
+def test_a_close_errors_key_is_named() -> None:
+    with pytest.raises(DescriptionError) as info:
+        loads(upload(CBC, errors='{ paddng = { text = "pad\\n" } }'))
+    assert info.value.path == "conversation[0].errors.paddng"
+    assert "did you mean 'padding'" in info.value.message
+
+
+def test_errors_must_be_a_table_of_fixed_text() -> None:
+    with pytest.raises(DescriptionError) as info:
+        loads(upload(CBC, errors='"len"'))
+    assert info.value.path == "conversation[0].errors"
+    with pytest.raises(DescriptionError) as info:
+        loads(upload(CBC, errors='{ length = { secret = "psk" } }'))
+    assert info.value.path == "conversation[0].errors.length.secret"
+    assert "fixed text" in info.value.message
+    with pytest.raises(DescriptionError) as info:
+        loads(upload(CBC, errors='{ length = "len" }'))
+    assert info.value.path == "conversation[0].errors.length"
+
+
+HTTP = """
+name = "http-errors"
+[transport]
+kind = "http"
+[[conversation]]
+name = "hello"
+{extra}
+[[conversation.step]]
+from = "client"
+request = "POST /hello"
+body = {{ text = "hi" }}
+[[conversation.step]]
+from = "server"
+body = {{ text = "there" }}
+"""
+
+
+def test_an_http_conversation_has_no_errors() -> None:
+    loads(HTTP.format(extra=""))
+    with pytest.raises(DescriptionError) as http_error:
+        loads(HTTP.format(extra='error = { text = "bad" }'))
+    with pytest.raises(DescriptionError) as info:
+        loads(HTTP.format(extra='errors = { length = { text = "len" } }'))
+    assert info.value.path == "conversation[0].errors"
+    assert info.value.message == http_error.value.message  # refused as `error` is: use error_status
+    assert "error_status" in info.value.message
+
+
+# ---- the kinds of refusals and the answers they get ----------------------------------------------
+
+
+def test_cbc_cut_by_one_byte_is_a_length_refusal() -> None:
+    s = refuse(CBC_UPLOAD, cut_cbc())
+    assert s.refusal is not None and s.refusal.kind == "length"
+    assert "not a positive multiple of 16" in s.refusal.reason
+    assert s.refusal_message() == b"len\n"
+
+
+def test_an_empty_cbc_ciphertext_is_a_length_refusal() -> None:
+    s = refuse(CBC_UPLOAD, os.urandom(16))  # the IV alone
+    assert s.refusal is not None and s.refusal.kind == "length"
+    assert s.refusal_message() == b"len\n"
+
+
+def test_cbc_bad_padding_gets_the_error() -> None:
+    s = refuse(CBC_UPLOAD, bad_padding_cbc())
+    assert s.refusal is not None and s.refusal.kind == "padding"
+    assert s.refusal_message() == b"bad\n"  # no errors.padding: `error`
+
+
+def test_cbc_bad_padding_gets_its_own_answer_when_listed() -> None:
+    text = upload(CBC, errors='{ length = { text = "len\\n" }, padding = { text = "pad\\n" } }')
+    s = refuse(text, bad_padding_cbc())
+    assert s.refusal is not None and s.refusal.kind == "padding"
+    assert s.refusal_message() == b"pad\n"
+
+
+def test_good_cbc_gets_kthx() -> None:
+    s = server(CBC_UPLOAD)
+    s.receive(good_cbc())
+    assert s.refusal is None and s.received["message"] == MESSAGE
+    assert s.next_message() == b"kthx\n"
+    assert s.done
+
+
+def test_a_client_party_and_the_server_converse() -> None:
+    desc = loads(CBC_UPLOAD)
+    c = Party(desc, "upload", "client", secrets={"psk": PSK16}, message=MESSAGE)
+    s = Party(desc, None, "server", secrets={"psk": PSK16})
+    s.receive(c.next_message())
+    answer = s.next_message()
+    assert answer == b"kthx\n"
+    c.receive(answer)
+    assert c.done and s.done and c.refusal is None and s.refusal is None
+
+
+def test_a_refusal_of_no_kind_gets_the_error() -> None:
+    s = refuse(CBC_UPLOAD, b"short")  # shorter than the IV
+    assert s.refusal is not None and s.refusal.kind is None
+    assert s.refusal_message() == b"bad\n"
+
+
+def test_no_error_and_no_listed_kind_answers_nothing() -> None:
+    text = CBC_UPLOAD.replace('error = { text = "bad\\n" }\n', "")
+    s = refuse(text, bad_padding_cbc())
+    assert s.refusal is not None and s.refusal.kind == "padding" and s.refusal_message() is None
+    s = refuse(text, cut_cbc())
+    assert s.refusal_message() == b"len\n"
+
+
+def test_ecb_lengths_and_pkcs7_32_padding() -> None:
+    text = upload('{ sealed = "psk", cipher = "aes-ecb", padding = "pkcs7-32", carries = "message" }',
+                  errors='{ length = { text = "len\\n" }, padding = { text = "pad\\n" } }')
+    s = refuse(text, os.urandom(33))
+    assert s.refusal is not None and s.refusal.kind == "length" and s.refusal_message() == b"len\n"
+    op = Cipher(algorithms.AES(PSK16), modes.ECB()).encryptor()
+    s = refuse(text, op.update(MESSAGE[:15] + b"\x11" + bytes(16)) + op.finalize())  # 0x00 pads nothing
+    assert s.refusal is not None and s.refusal.kind == "padding" and s.refusal_message() == b"pad\n"
+    op = Cipher(algorithms.AES(PSK16), modes.ECB()).encryptor()
+    s = server(text)
+    s.receive(op.update(_pkcs7(MESSAGE, 32)) + op.finalize())
+    assert s.received["message"] == MESSAGE and s.next_message() == b"kthx\n"
+
+
+GCM = '{ sealed = "psk", cipher = "aes-gcm", iv = "prefix", tag = "appended", carries = "message" }'
+
+
+def _gcm(flip: Optional[int] = None) -> bytes:
+    nonce = os.urandom(12)
+    sealed = bytearray(AESGCM(PSK16).encrypt(nonce, MESSAGE, None))
+    if flip is not None:
+        sealed[flip] ^= 0x01
+    return nonce + bytes(sealed)
+
+
+def test_gcm_tag_flip_is_an_authentication_refusal() -> None:
+    s = refuse(upload(GCM), _gcm(flip=-1))
+    assert s.refusal is not None and s.refusal.kind == "authentication"
+    assert s.refusal_message() == b"bad\n"  # errors lists only length
+    s = refuse(upload(GCM, errors='{ authentication = { text = "auth\\n" } }'), _gcm(flip=-1))
+    assert s.refusal is not None and s.refusal.kind == "authentication"
+    assert s.refusal_message() == b"auth\n"
+    s = refuse(upload(GCM, errors='{ authentication = { text = "auth\\n" } }'), _gcm(flip=0))  # the ciphertext
+    assert s.refusal_message() == b"auth\n"
+    s = server(upload(GCM, errors='{ authentication = { text = "auth\\n" } }'))
+    s.receive(_gcm())
+    assert s.received["message"] == MESSAGE and s.next_message() == b"kthx\n"
+
+
+def test_chacha20_poly1305_tag_flip_is_an_authentication_refusal() -> None:
+    text = upload('{ sealed = "psk", cipher = "chacha20-poly1305", iv = "prefix", carries = "message" }',
+                  errors='{ authentication = { text = "auth\\n" } }', key_bytes=32)
+    nonce = os.urandom(12)
+    sealed = bytearray(ChaCha20Poly1305(PSK32).encrypt(nonce, MESSAGE, None))
+    sealed[-3] ^= 0x80
+    s = refuse(text, nonce + bytes(sealed), PSK32)
+    assert s.refusal is not None and s.refusal.kind == "authentication"
+    assert s.refusal_message() == b"auth\n"
+
+
+FERNET = '{ sealed = "psk", cipher = "fernet", carries = "message" }'
+
+
+def test_a_fernet_token_that_does_not_verify_is_an_authentication_refusal() -> None:
+    text = upload(FERNET, errors='{ authentication = { text = "auth\\n" } }', key_bytes=32)
+    token = Fernet(base64.urlsafe_b64encode(PSK32)).encrypt(MESSAGE)
+    raw = bytearray(base64.urlsafe_b64decode(token))
+    raw[-1] ^= 0x01  # the HMAC
+    s = refuse(text, base64.urlsafe_b64encode(bytes(raw)), PSK32)
+    assert s.refusal is not None and s.refusal.kind == "authentication"
+    assert s.refusal_message() == b"auth\n"
+    s = refuse(text, Fernet(Fernet.generate_key()).encrypt(MESSAGE), PSK32)  # another key
+    assert s.refusal is not None and s.refusal.kind == "authentication"
+    s = server(text, PSK32)
+    s.receive(token)
+    assert s.received["message"] == MESSAGE
+
+
+def test_fernet_format_refusals_have_no_kind() -> None:
+    text = upload(FERNET, errors='{ authentication = { text = "auth\\n" } }', key_bytes=32)
+    token = Fernet(base64.urlsafe_b64encode(PSK32)).encrypt(MESSAGE)
+    for bad in (b"not*base64url", token.rstrip(b"=")):
+        s = refuse(text, bad, PSK32)
+        assert s.refusal is not None and s.refusal.kind is None, s.refusal.reason
+        assert "not base64url" in s.refusal.reason or "not canonical" in s.refusal.reason
+        assert s.refusal_message() == b"bad\n"
+
+
+def test_a_refusal_elsewhere_has_no_kind() -> None:
+    text = upload('{ concat = [ { text = "m=" }, { sealed = "psk", cipher = "aes-cbc", iv = "prefix", carries = "message" } ] }',
+                  errors='{ length = { text = "len\\n" } }')
+    s = refuse(text, b"x=" + good_cbc())
+    assert s.refusal is not None and s.refusal.kind is None and s.refusal_message() == b"bad\n"
+    s = refuse(text, b"m=" + cut_cbc())  # inside a concat: the kind is kept
+    assert s.refusal is not None and s.refusal.kind == "length" and s.refusal_message() == b"len\n"
+
+
+def test_a_client_knows_an_errors_answer_for_a_refusal() -> None:
+    desc = loads(CBC_UPLOAD)
+    c = Party(desc, "upload", "client", secrets={"psk": PSK16}, message=MESSAGE)
+    c.next_message()
+    with pytest.raises(Refused, match="the server refused"):
+        c.receive(b"len\n")
+    c = Party(desc, "upload", "client", secrets={"psk": PSK16}, message=MESSAGE)
+    c.next_message()
+    with pytest.raises(Refused, match="expected"):
+        c.receive(b"what\n")
+
+
+# ---- over a real socket --------------------------------------------------------------------------
+
+
+def _ask(port: int, msg: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(msg)
+        got = b""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            data = sock.recv(4096)
+            if not data:
+                break
+            got += data
+    return got
+
+
+@pytest.mark.parametrize("framing", ["legacy", "length-prefix"])
+def test_a_tcp_server_answers_each_kind(framing: str) -> None:
+    desc = loads(upload(CBC, framing=framing))
+    srv = dserver.make_server(desc, party_options={"secrets": {"psk": PSK16}}, quiet_gap=0.2)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+
+    def framed(msg: bytes) -> bytes:
+        return msg if framing == "legacy" else len(msg).to_bytes(4, "big") + msg
+
+    try:
+        assert _ask(srv.port, framed(cut_cbc())) == framed(b"len\n")
+        assert _ask(srv.port, framed(bad_padding_cbc())) == framed(b"bad\n")
+        assert _ask(srv.port, framed(good_cbc())) == framed(b"kthx\n")
+    finally:
+        srv.shutdown()
+        thread.join(timeout=5)
+
+
+def test_drive_tcp_sends_the_kinds_answer() -> None:
+    desc = loads(upload(GCM, errors='{ authentication = { text = "auth\\n" } }'))
+    ours, theirs = socket.socketpair()
+    try:
+        party = Party(desc, None, "server", secrets={"psk": PSK16})
+        ours.sendall(_gcm(flip=-1))
+        out = dserver.drive_tcp(theirs, party, timeout=5, quiet_gap=0.2)
+        assert out["outcome"] == "refused" and party.refusal is not None
+        assert party.refusal.kind == "authentication"
+        assert out["sent"] == [b"auth\n"]
+        ours.settimeout(5)
+        assert ours.recv(100) == b"auth\n"
+    finally:
+        ours.close()
+        theirs.close()
