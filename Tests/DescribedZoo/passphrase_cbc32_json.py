@@ -12,6 +12,7 @@ Plants (--plant):
   unchecked-padding  strips as many bytes as the last one says, checking nothing (the source's unpad): a bad padding gets OK
   sha256-truncated   takes the first 16 bytes of SHA-256 as the key (AES-128): a correct client is refused
   dies-on-garbage    exits the whole server after the first message it refuses (the source's one-client loop)
+  pkcs7-16           takes only 16-byte PKCS#7 pad lengths (1…16): a correct message padded by more is refused
 """
 
 import base64
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
-PLANTS = ("unchecked-padding", "sha256-truncated", "dies-on-garbage")
+PLANTS = ("unchecked-padding", "sha256-truncated", "dies-on-garbage", "pkcs7-16")
 UNIT = 32   # the padding's block size (AESCipher's bs = 32); AES's own block is 16
 
 
@@ -33,11 +34,11 @@ class Refused(Exception):
     pass
 
 
-def unpad32(padded, check=True):
+def unpad32(padded, check=True, unit=UNIT):
     n = padded[-1]
     if not check:
         return padded[:-n] if n else padded
-    if not 1 <= n <= UNIT or padded[-n:] != bytes([n]) * n:
+    if not 1 <= n <= unit or padded[-n:] != bytes([n]) * n:
         raise Refused("bad padding")
     return padded[:-n]
 
@@ -62,7 +63,7 @@ def main():
             raise Refused("ciphertext of %d bytes" % len(ciphertext))
         decryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
         padded = decryptor.update(ciphertext) + decryptor.finalize()
-        return unpad32(padded, check=args.plant != "unchecked-padding")
+        return unpad32(padded, check=args.plant != "unchecked-padding", unit=16 if args.plant == "pkcs7-16" else UNIT)
 
     def converse(sock, address):
         wire = dzoolib.Wire(sock)

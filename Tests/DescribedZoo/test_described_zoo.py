@@ -826,6 +826,12 @@ def test_passphrase_cbc32_json_plant_sha256_truncated(servers):
     assert cbc32_report(port, key=hashlib.sha256(PASSPHRASE.encode()).digest()[:16]) == (b"OK", True)
 
 
+def test_passphrase_cbc32_json_plant_pkcs7_16(servers):
+    port = servers.port("passphrase-cbc32-json", "pkcs7-16")
+    assert cbc32_report(port, text=b"x" * 25) == (b"OK", True)          # 7 pad bytes: within 16
+    assert cbc32_report(port, text=b"x" * 13) == (b"", True)            # 19 pad bytes: refused
+
+
 def test_passphrase_cbc32_json_plant_dies_on_garbage(servers):
     port = servers.port("passphrase-cbc32-json", "dies-on-garbage")
     assert cbc32_report(port) == (b"OK", True)
