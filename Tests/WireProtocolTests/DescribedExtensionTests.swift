@@ -349,3 +349,40 @@ final class DescribedErrorsTests: XCTestCase {
         }
     }
 }
+
+/// framing = "close" (adibhaider/Python-Client-Server): a message ends when its sender closes its side.
+final class DescribedCloseFramingTests: XCTestCase {
+    static let oneShot = """
+    name = "one-shot"
+    [transport]
+    kind = "tcp"
+    framing = "close"
+    [secrets.key]
+    made_by = "preshared"
+    bytes = 32
+    [[conversation]]
+    name = "send"
+    [[conversation.step]]
+    from = "client"
+    send = { sealed = "key", cipher = "fernet", carries = "message" }
+    """
+
+    func testOnlyTheEndOfTheStreamEndsAMessage() throws {
+        let framing = DescribedFraming(transport: try ProtocolDescription(toml: Self.oneShot).transport)
+        XCTAssertEqual(try framing.encode(Data("abc".utf8)), Data("abc".utf8))
+        var decoder = framing.decoder()
+        decoder.append(Data("ab".utf8))
+        XCTAssertNil(try decoder.next(expectedLength: 2), "a known length does not end it")
+        XCTAssertNil(decoder.quietGap(), "nor does a pause")
+        decoder.append(Data("c".utf8))
+        XCTAssertEqual(decoder.endOfStream(), Data("abc".utf8))
+    }
+
+    func testASideSendsAtMostOneMessage() throws {
+        let twice = Self.oneShot + "\n[[conversation.step]]\nfrom = \"client\"\nsend = { text = \"again\" }\n"
+        XCTAssertThrowsError(try ProtocolDescription(toml: twice)) { error in
+            XCTAssertTrue("\(error)".contains("conversation[1].step[2]"), "\(error)")
+            XCTAssertTrue("\(error)".contains("sends at most one message"), "\(error)")
+        }
+    }
+}

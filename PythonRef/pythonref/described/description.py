@@ -19,7 +19,7 @@ from typing import Any, Iterator, Optional, Union
 NAME_RE = re.compile(r"[a-z0-9-]+\Z")
 ROLES = ("client", "server")
 KINDS = ("tcp", "http", "https")
-FRAMINGS = ("legacy", "length-prefix", "line")
+FRAMINGS = ("legacy", "length-prefix", "line", "close")
 BITS = (1024, 2048, 3072, 4096)
 SECRET_BYTES = (16, 24, 32)
 DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-sha256-128")
@@ -645,6 +645,13 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
         if s.close:
             raise DescriptionError(f"{p}.step[{s.index}].then", 'then = "close" ends the conversation: only the '
                                    "last step may have it")
+    if transport.framing == "close" and not transport.is_http:
+        # After its message a side has closed its half of the connection: it cannot send again.
+        for role in ("client", "server"):
+            sends = [s for s in steps if s.sender == role]
+            if len(sends) > 1:
+                raise DescriptionError(f"{p}.step[{sends[1].index}]", 'with framing = "close" a message ends when its '
+                                       f"sender closes its side, so the {role} sends at most one message; this is its second")
     if transport.is_http:
         for i, s in enumerate(steps):
             want = "client" if i % 2 == 0 else "server"

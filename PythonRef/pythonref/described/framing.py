@@ -6,7 +6,9 @@ legacy: nothing delimits messages (the seeds' one send() each). A reader takes a
 length exactly (`encrypted_message=` + k bytes) and otherwise all that arrived before a quiet gap,
 which the shell reports as `final=True`.
 length-prefix: a big-endian length of `length_bytes`, then the message; 0 and over max_message are
-refused. line: the message, then `line_end`; a message may not contain it.
+refused. line: the message, then `line_end`; a message may not contain it. close: the message is
+all its sender writes before it closes its side (a half-close); the shell shuts down its writing
+side after each message it sends.
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ class Reader:
             message = self._take(0, at)
             del self._buf[: len(t.line_end)]
             return message
+        if t.framing == "close":
+            if len(self._buf) > t.max_message:
+                raise FramingError(f"more than max_message {t.max_message} bytes before the sender closed")
+            return self._take(0, len(self._buf)) if final and self._buf else None  # only the end of the stream ends it
         # legacy
         if alternative and expected_length is not None and self._buf:
             n = min(len(self._buf), len(alternative))

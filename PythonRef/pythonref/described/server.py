@@ -68,6 +68,8 @@ def drive_tcp(sock: socket.socket, party: Party, *, timeout: float = DEFAULT_TIM
     def send(message: bytes) -> None:
         sock.settimeout(max(deadline - time.monotonic(), 0.05))
         sock.sendall(frame(t, message))
+        if t.framing == "close":
+            sock.shutdown(socket.SHUT_WR)  # the close ends the message
         sent.append(message)
         log.append({"from": party.role, "message": message})
 
