@@ -107,8 +107,10 @@ enum AppDescribedClientChecks {
             }
         }
 
-        /// The app's side, then the verdict from what the server saw (`serverOutcome` waits for it).
-        func judge(server: String, port: UInt16, serverOutcome: () -> ServerOutcome) throws -> CheckOutcome {
+        /// The app's side, then the verdict from what the server saw (`serverOutcome` waits for it, at
+        /// most the seconds it is given: the whole conversation's deadline, or a quiet gap's worth
+        /// once the app has failed and may never have connected).
+        func judge(server: String, port: UInt16, serverOutcome: (TimeInterval) -> ServerOutcome) throws -> CheckOutcome {
             let answered: Result<Data, Error>
             do {
                 answered = .success(try app.with(DescribedProtocolClient.self) {
@@ -119,7 +121,8 @@ enum AppDescribedClientChecks {
             } catch {
                 answered = .failure(error)
             }
-            let seen = serverOutcome()
+            let appFailed = if case .failure = answered { true } else { false }
+            let seen = serverOutcome(appFailed ? max(quietGap * 4, 1) : timeout * 2)
             let serverSaid = "the \(server) server: \(seen)"
             switch (answered, seen) {
             case let (.failure(error), .refused(reason)):
@@ -166,9 +169,9 @@ enum AppDescribedClientChecks {
                 let said = lines.all.map(\.text).suffix(20).joined(separator: "\n")
                 return .error(message: "PythonRef's described-server did not start (run `make deps`)", details: said)
             }
-            return try judge(server: "python", port: port) {
-                let end = lines.first(where: { $0.stream == "err" && ServerOutcome(eventLine: $0.text) != nil }, deadline: Date().addingTimeInterval(timeout * 2))
-                return end.flatMap { ServerOutcome(eventLine: $0.text) } ?? .incomplete("no end of the conversation within \(Int(timeout * 2)) s")
+            return try judge(server: "python", port: port) { wait in
+                let end = lines.first(where: { $0.stream == "err" && ServerOutcome(eventLine: $0.text) != nil }, deadline: Date().addingTimeInterval(wait))
+                return end.flatMap { ServerOutcome(eventLine: $0.text) } ?? .incomplete("no end of the conversation within \(Int(wait.rounded(.up))) s")
             }
         }
 
@@ -198,9 +201,9 @@ enum AppDescribedClientChecks {
                     outcome.set(.incomplete("stopped at step \(party.stepIndex + 1)\(transcript.transportError.map { ": \($0)" } ?? "")"))
                 }
             }.start()
-            return try judge(server: "swift", port: listener.port) {
-                _ = finished.wait(timeout: .now() + timeout * 2 + 5)
-                return outcome.value ?? .incomplete("the server's conversation did not end within \(Int(timeout * 2)) s")
+            return try judge(server: "swift", port: listener.port) { wait in
+                _ = finished.wait(timeout: .now() + wait)
+                return outcome.value ?? .incomplete("the server's conversation did not end within \(Int(wait.rounded(.up))) s")
             }
         }
     }
