@@ -254,7 +254,7 @@ final class Seed002AppTests: XCTestCase {
 final class SeedAppsRegistryTests: XCTestCase {
     func testEverySeedApp_hasAnAdapter_withItsCapabilities() {
         let expected: [String: [String]] = [
-            "seed-000": ["RSASocketClient", "RSASocketSession"],
+            "seed-000": ["RSASocketClient", "RSASocketSession", "DescribedProtocolClient"],
             "seed-001": ["AESEnvelopeClient"],
             "seed-002": ["CertificatePinning"],
             "seed-003": ["RSAOwnKeyEncryption", "SymmetricKeyStorage", "AEADSealing"],

@@ -338,7 +338,7 @@ def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
 
 
 def _carries(raw: dict[str, Any], path: str) -> str:
-    carries = _get(raw, "carries", str, path, required=True)
+    carries = _get(raw, "carries", str, path, "message")  # absent: the conversation's message (the Swift reader too)
     if "fields" in raw and carries != "json-fields":
         raise DescriptionError(_join(path, "fields"), 'fields goes with carries = "json-fields" only: remove it')
     if carries in CARRIES or any(carries.startswith(p) and len(carries) > len(p) for p in ("secret:", "text:")):

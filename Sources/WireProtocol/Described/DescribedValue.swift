@@ -259,9 +259,7 @@ extension DescribedValue {
             return text
         }
         func carries() throws -> Carries {
-            guard let text = try reader.string("carries") else {  // required, as PythonRef's reader has it: what a box holds is never implied
-                throw DescriptionError.missingKey(key: reader.keyPath("carries"), line: toml.line, meaning: "what the plaintext is: \"message\", \"json-message\", \"json-fields\", \"any-text\", \"echo\", \"same\", \"text:TEXT\" or \"secret:NAME\"")
-            }
+            guard let text = try reader.string("carries") else { return .message }  // absent: the conversation's message (PythonRef's reader too)
             if text == "json-fields" {
                 guard let fields = table["fields"], case let .table(items) = fields.kind, !items.keys.isEmpty else {
                     throw DescriptionError.missingKey(key: reader.keyPath("fields"), line: toml.line,
