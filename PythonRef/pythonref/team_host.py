@@ -45,6 +45,7 @@ import threading
 import time
 import traceback
 from typing import Any, Optional
+from urllib.parse import unquote_to_bytes
 
 # How long a handler may keep running after the harness closed its end, once cut off.
 CUT_OFF_GRACE = 1.0
@@ -730,7 +731,6 @@ def check_ended(server_id: int, wait: float) -> dict:
 
 def _environ(method: str, target: str, headers: dict, body: bytes) -> dict:
     path, _, query = target.partition("?")
-    from urllib.parse import unquote_to_bytes
     environ = {
         "REQUEST_METHOD": method,
         "SCRIPT_NAME": "",
@@ -802,7 +802,7 @@ class _WSGIWorker:
     is retired, and the next request gets a new one."""
 
     def __init__(self, hosted: _Hosted) -> None:
-        self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Event]]]" = queue.SimpleQueue()
+        self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Lock]]]" = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
         self.thread.start()
 
@@ -810,7 +810,7 @@ class _WSGIWorker:
         while (request := self.requests.get()) is not None:
             environ, answer, done = request
             _call_wsgi(hosted, environ, answer)
-            done.set()
+            done.release()
 
 
 def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:
@@ -821,13 +821,16 @@ def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: 
         hosted.wsgi_worker = _WSGIWorker(hosted)
     worker = hosted.wsgi_worker
     answer: dict = {}
-    done = threading.Event()
+    # Released by the worker when answered. A plain lock, not an Event: an Event builds a Condition,
+    # which on a plain lock raises and catches three AttributeErrors, every request.
+    done = threading.Lock()
+    done.acquire()
     worker.requests.put((_environ(method, target, headers, body), answer, done))
-    if not done.wait(timeout):
+    if not done.acquire(timeout=timeout):
         hosted.wsgi_worker = None
         worker.requests.put(None)  # once cut off, it ends
         _cut_off(worker.thread)
-        done.wait(CUT_OFF_GRACE)
+        done.acquire(timeout=CUT_OFF_GRACE)
         hosted.problem("blocked", f"the server's application did not answer {method} {target} within {timeout:g} s: cut off", "")
         return {"err": "timeout"}
     if "status" not in answer:
