@@ -266,13 +266,17 @@ struct CBCOracleAudit {
             let blocks = sealed.ciphertext.count / 16
             let padded = good + Data(repeating: UInt8(16 - good.count % 16), count: 16 - good.count % 16)
             let lastPlain = Array(padded.suffix(16)), previous = Array(sealed.ciphertext[(blocks - 2) * 16..<(blocks - 1) * 16])
+            // Pn ⊕ C(n−1) as two words: a try is two draws and no allocation (about 256 tries an
+            // envelope); only a candidate becomes bytes, the ones `generator.bytes(16)` would give.
+            let known = Block16(bytes: (0..<16).map { lastPlain[$0] ^ previous[$0] })
             var found: CBCEnvelope?
             for _ in 0..<200_000 {
-                let garbled = generator.bytes(16)
-                let last = (0..<16).map { lastPlain[$0] ^ previous[$0] ^ garbled[$0] }
+                let drawn = Block16(low: generator.next(), high: generator.next())
+                let last = known ^ drawn
                 let count = Int(last[15])
-                let valid = (1...16).contains(count) && last.suffix(count).allSatisfy { Int($0) == count }
+                let valid = (1...16).contains(count) && (16 - count..<16).allSatisfy { Int(last[$0]) == count }
                 if cls.kind == .garbledBadPadding ? (valid || !(1...16).contains(count)) : !valid { continue }
+                let garbled = drawn.data
                 var ciphertext = sealed.ciphertext
                 ciphertext.replaceSubrange((blocks - 2) * 16..<(blocks - 1) * 16, with: garbled)
                 let candidate = CBCEnvelope(ciphertext: ciphertext, iv: iv)
@@ -304,6 +308,32 @@ struct CBCOracleAudit {
             try observe(probeClass, tag: "timing\(round)").latency
         }
     }
+}
+
+/// 16 bytes as two words, byte i of the block being byte i % 8 of its word in little-endian order:
+/// the layout `SeededGenerator.bytes(16)` fills from two draws.
+fileprivate struct Block16 {
+    let low: UInt64
+    let high: UInt64
+
+    init(low: UInt64, high: UInt64) { self.low = low; self.high = high }
+
+    init(bytes: [UInt8]) {
+        precondition(bytes.count == 16)
+        func word(_ start: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[start + $1]) << (8 * $1) } }
+        self.init(low: word(0), high: word(8))
+    }
+
+    subscript(index: Int) -> UInt8 { UInt8(truncatingIfNeeded: (index < 8 ? low : high) >> (8 * (index % 8))) }
+
+    var data: Data {
+        var data = Data(capacity: 16)
+        withUnsafeBytes(of: low.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: high.littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func ^ (a: Block16, b: Block16) -> Block16 { Block16(low: a.low ^ b.low, high: a.high ^ b.high) }
 }
 
 /// What varies between answers that should be one answer (a request id, a timestamp), found by
