@@ -378,6 +378,7 @@ struct ResponseMask {
             let masked = Self.masking(object, fields: fields, prefix: "")
             if let data = try? JSONSerialization.data(withJSONObject: masked, options: [.sortedKeys]) { return data }
         }
+        guard !positions.isEmpty else { return body }  // nothing varies by token: no need to split
         var tokens = Self.tokens(body)
         guard let varying = positions[tokens.count] else { return body }
         for index in varying where tokens[index].isWord { tokens[index] = Token(text: Data("<varies>".utf8), isWord: true) }
@@ -397,9 +398,12 @@ struct ResponseMask {
         let isWord: Bool
     }
 
+    /// The punctuation a token may hold, made once (not per byte).
+    private static let wordPunctuation = Array("+/=_-.".utf8)
+
     static func tokens(_ body: Data) -> [Token] {
         let word: (UInt8) -> Bool = { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || Array("+/=_-.".utf8).contains(byte) || byte >= 0x80
+            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || wordPunctuation.contains(byte) || byte >= 0x80
         }
         var result: [Token] = []
         var current = Data()
