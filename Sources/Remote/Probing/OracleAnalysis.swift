@@ -50,6 +50,14 @@ struct OracleAnalysis {
     let classes: [OracleClass]
     /// Per class name, in the order sent.
     let samples: [String: [OracleSample]]
+    /// Decided once: an audit reads it several times, and each decision hashes every signature.
+    private(set) var verdict = OracleVerdict.inconsistent
+
+    init(classes: [OracleClass], samples: [String: [OracleSample]]) {
+        self.classes = classes
+        self.samples = samples
+        verdict = decidedVerdict
+    }
 
     struct Disagreement {
         let a: OracleClass, aSignature: String
@@ -92,7 +100,7 @@ struct OracleAnalysis {
         return groups
     }
 
-    var verdict: OracleVerdict {
+    private var decidedVerdict: OracleVerdict {
         if !inconsistentClasses.isEmpty { return .inconsistent }
         if refusalGroups.count <= 1 { return .notVulnerable }
         return strongDisagreement != nil ? .strongOracle : .weakOracle
