@@ -36,7 +36,7 @@ import inspect
 import io
 import math
 import os
-import select
+import queue
 import socket
 import socketserver
 import struct
@@ -233,7 +233,6 @@ class _Hosted:
         self.connections: list[_Connection] = []
         self.problems: list[dict] = []
         self.wsgi_worker: Optional["_WSGIWorker"] = None
-        self.retired_workers: list["_WSGIWorker"] = []  # cut off; their pipes are closed once they end
         # Issue 33: once a handler was found still running after its client left, later checks do not
         # wait their whole timeout for it again (a spinning handler cost every check its timeout).
         self.spun = False
@@ -800,94 +799,43 @@ class _WSGIWorker:
     worker does (gunicorn's default; Flask's development server starts a thread per request
     instead, so per-thread state, `threading.local`, lives across requests here and not there):
     starting a thread per request cost more than a Flask request itself. One that had to be cut off
-    is retired, and the next request gets a new one.
-
-    It sleeps in a read of its wake pipe, which the harness writes once its own call into Python
-    has returned, and answers through its done pipe, which the harness waits on without the GIL:
-    neither thread wakes only to find the GIL taken (a queue and a lock, taken and released under
-    the GIL, woke each thread twice a request)."""
+    is retired, and the next request gets a new one."""
 
     def __init__(self, hosted: _Hosted) -> None:
-        self.wake_r, self.wake_w = os.pipe()
-        self.done_r, self.done_w = os.pipe()
-        self.request: tuple[dict, dict] = ({}, {})  # (environ, answer) of the request being served
-        self.retired = False
+        self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Lock]]]" = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
         self.thread.start()
 
     def _serve(self, hosted: _Hosted) -> None:
-        while os.read(self.wake_r, 1) and not self.retired:
-            environ, answer = self.request
+        while (request := self.requests.get()) is not None:
+            environ, answer, done = request
             _call_wsgi(hosted, environ, answer)
-            os.write(self.done_w, b"\0")
-
-    def retire(self) -> None:
-        """Once cut off, it ends at its next read of the wake pipe."""
-        self.retired = True
-        os.write(self.wake_w, b"\0")
-
-    def close_if_ended(self) -> bool:
-        """Closes its pipes once its thread has ended, never while the thread may still use them."""
-        if self.thread.is_alive():
-            return False
-        for fd in (self.wake_r, self.wake_w, self.done_r, self.done_w):
-            os.close(fd)
-        return True
-
-
-def _readable(fd: int, seconds: float) -> bool:
-    """Whether `fd` becomes readable within `seconds` (poll, not select: any descriptor number)."""
-    waiter = select.poll()
-    waiter.register(fd, select.POLLIN)
-    return bool(waiter.poll(None if seconds > 1e6 else max(seconds, 0) * 1000))
-
-
-def wsgi_submit(server_id: int, method: str, target: str, headers: dict, body: bytes) -> dict:
-    """Hands one request to the application's thread; returns {"ok": [wake, done]}. The caller then
-    writes a byte to `wake`, waits until `done` is readable and reads its byte, then calls
-    `wsgi_collect`; or, after its timeout, `wsgi_timed_out`. One request at a time."""
-    hosted = _hosted[server_id]
-    if hosted.wsgi_worker is None:
-        hosted.retired_workers = [worker for worker in hosted.retired_workers if not worker.close_if_ended()]
-        hosted.wsgi_worker = _WSGIWorker(hosted)
-    worker = hosted.wsgi_worker
-    worker.request = (_environ(method, target, headers, body), {})
-    return {"ok": [worker.wake_w, worker.done_r]}
-
-
-def wsgi_collect(server_id: int) -> dict:
-    """The answer to the submitted request, once `done` was readable: {"ok": {"status", "headers",
-    "body"}}, or {"err": "timeout"} when the application was cut off."""
-    answer = _hosted[server_id].wsgi_worker.request[1]
-    if "status" not in answer:
-        return {"err": "timeout"}
-    return {"ok": answer}
-
-
-def wsgi_timed_out(server_id: int, method: str, target: str, timeout: float) -> dict:
-    """The submitted request got no answer within `timeout` seconds: the application's thread is
-    cut off and retired (the next request gets a new one). Returns {"err": "timeout"}."""
-    hosted = _hosted[server_id]
-    worker = hosted.wsgi_worker
-    hosted.wsgi_worker = None
-    worker.retire()
-    hosted.retired_workers.append(worker)
-    _cut_off(worker.thread)
-    _readable(worker.done_r, CUT_OFF_GRACE)
-    hosted.problem("blocked", f"the server's application did not answer {method} {target} within {timeout:g} s: cut off", "")
-    return {"err": "timeout"}
+            done.release()
 
 
 def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:
-    """One request through the application on its thread, cut off after `timeout` seconds, waited
-    for here (the harness does the waking and the waiting itself, without the GIL).
+    """One request through the application on its thread, cut off after `timeout` seconds.
     Returns {"ok": {"status", "headers", "body"}} or {"err": "timeout"}."""
-    wake, done = wsgi_submit(server_id, method, target, headers, body)["ok"]
-    os.write(wake, b"\0")
-    if not _readable(done, timeout):
-        return wsgi_timed_out(server_id, method, target, timeout)
-    os.read(done, 1)
-    return wsgi_collect(server_id)
+    hosted = _hosted[server_id]
+    if hosted.wsgi_worker is None:
+        hosted.wsgi_worker = _WSGIWorker(hosted)
+    worker = hosted.wsgi_worker
+    answer: dict = {}
+    # Released by the worker when answered. A plain lock, not an Event: an Event builds a Condition,
+    # which on a plain lock raises and catches three AttributeErrors, every request.
+    done = threading.Lock()
+    done.acquire()
+    worker.requests.put((_environ(method, target, headers, body), answer, done))
+    if not done.acquire(timeout=timeout):
+        hosted.wsgi_worker = None
+        worker.requests.put(None)  # once cut off, it ends
+        _cut_off(worker.thread)
+        done.acquire(timeout=CUT_OFF_GRACE)
+        hosted.problem("blocked", f"the server's application did not answer {method} {target} within {timeout:g} s: cut off", "")
+        return {"err": "timeout"}
+    if "status" not in answer:
+        return {"err": "timeout"}
+    return {"ok": answer}
 
 
 # the fuzzer's expected answers need the server's key

@@ -32,7 +32,6 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
     private let interpreter: PythonInterpreter
     private let id: Int
     private let lock = NSLock()
-    private let exchanging = NSLock()
     /// The connections handed out since the last `checkEnded`.
     private var opened: [TCPConnection] = []
 
@@ -114,30 +113,13 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
     }
 
     public func exchange(_ request: HTTPRequest, timeout: TimeInterval) throws -> HTTPResponse {
-        let operation = "\(request.method) \(request.path) to \(name)"
-        // The application's one thread serves one request at a time.
-        exchanging.lock()
-        defer { exchanging.unlock() }
         let reply: PythonValue
         do {
-            let submitted = try interpreter.call(Self.module, "wsgi_submit", [
+            reply = try interpreter.call(Self.module, "wsgi_request", [
                 .int(id), .string(request.method), .string(request.path), .dict(request.headers.mapValues(PythonValue.string)),
-                .bytes(request.body),
+                .bytes(request.body), .float(timeout),
             ])
-            guard case let .list(pipes)? = submitted["ok"], pipes.count == 2, let wake = pipes[0].intValue, let done = pipes[1].intValue else {
-                throw TransportError.io(operation: operation, errno: 0, message: "team_host.wsgi_submit answered \(submitted)")
-            }
-            // Woken now that this thread has let go of the GIL, the application's thread runs at
-            // once; its answer is awaited here without the GIL (team_host's _WSGIWorker).
-            try Self.writeByte(to: Int32(wake), operation: operation)
-            if try Self.readByte(from: Int32(done), within: timeout, operation: operation) {
-                reply = try interpreter.call(Self.module, "wsgi_collect", [.int(id)])
-            } else {
-                reply = try interpreter.call(Self.module, "wsgi_timed_out", [.int(id), .string(request.method), .string(request.path), .float(timeout)])
-            }
-        } catch let error as TransportError { throw error } catch {
-            throw TransportError.io(operation: operation, errno: 0, message: "\(error)")
-        }
+        } catch { throw TransportError.io(operation: "\(request.method) \(request.path) to \(name)", errno: 0, message: "\(error)") }
         guard let answer = reply["ok"], let status = answer["status"]?.intValue, let body = answer["body"]?.bytesValue else {
             throw TransportError.timedOut(operation: "\(request.method) \(request.path) to \(name)", seconds: timeout)
         }
@@ -149,46 +131,6 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
             }
         }
         return HTTPResponse(status: status, headers: headers, body: body)
-    }
-
-    /// Wakes the application's thread: one byte down its wake pipe.
-    private static func writeByte(to fd: Int32, operation: String) throws {
-        var byte: UInt8 = 0
-        while write(fd, &byte, 1) != 1 {
-            let code = errno
-            if code != EINTR { throw TransportError.io(operation: "wake the application for \(operation)", errno: code, message: String(cString: strerror(code))) }
-        }
-    }
-
-    /// Reads one byte from `fd` once it is readable; false when `seconds` pass first.
-    private static func readByte(from fd: Int32, within seconds: TimeInterval, operation: String) throws -> Bool {
-        let deadline: UInt64? = seconds.isFinite && seconds < 1e6 ? DispatchTime.now().uptimeNanoseconds + UInt64(max(seconds, 0) * 1e9) : nil
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        func failure(_ code: Int32) -> TransportError {
-            .io(operation: "wait for the application's answer to \(operation)", errno: code,
-                message: code == 0 ? "the application's thread closed its pipe" : String(cString: strerror(code)))
-        }
-        while true {
-            var wait: Int32 = -1
-            if let deadline {
-                let now = DispatchTime.now().uptimeNanoseconds
-                wait = deadline > now ? Int32(clamping: (deadline - now + 999_999) / 1_000_000) : 0
-            }
-            let ready = poll(&entry, 1, wait)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno)
-            }
-            if ready == 0 {
-                if wait == 0 { return false }
-                continue  // woke a little early (milliseconds round up)
-            }
-            var byte: UInt8 = 0
-            let count = read(fd, &byte, 1)
-            if count == 1 { return true }
-            if count < 0, errno == EINTR { continue }
-            throw failure(count == 0 ? 0 : errno)
-        }
     }
 
     /// The server's RSA private key (PKCS#8 PEM) when its module holds exactly one, for the
