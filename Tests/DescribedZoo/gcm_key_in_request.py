@@ -10,6 +10,7 @@ Plants (--plant):
   accepts-flipped-tag  never checks the tag (decrypts the GCM keystream as plain CTR): a forged box gets 200
   plaintext-base64     answers {"plaintext": base64(plaintext)} instead of the text itself
   dies-after-refusal   the first request it refuses is answered 400, then the whole server exits (os._exit)
+  missing-field-500    a body without one of the fields is an unhandled KeyError: 500, as Flask answers one
 """
 
 import base64
@@ -24,7 +25,7 @@ from cryptography.exceptions import InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("accepts-flipped-tag", "plaintext-base64", "dies-after-refusal")
+PLANTS = ("accepts-flipped-tag", "plaintext-base64", "dies-after-refusal", "missing-field-500")
 REFUSAL = json.dumps({"error": "bad request"}).encode()
 
 
@@ -65,6 +66,8 @@ class Handler(dzoolib.HTTPHandler):
                 plaintext = AESGCM(key).decrypt(nonce, sealed, None)
             text = plaintext.decode("utf-8")
         except (ValueError, KeyError, TypeError, InvalidTag, binascii.Error) as refused:
+            if plant == "missing-field-500" and isinstance(refused, KeyError):
+                return self.answer(500, b"Internal Server Error", "text/plain")
             dzoolib.log("refused: %r" % refused)
             self.answer(400, REFUSAL, "application/json")
             if plant == "dies-after-refusal":

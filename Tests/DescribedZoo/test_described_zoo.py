@@ -693,6 +693,13 @@ def test_gcm_key_in_request_plant_dies_after_refusal(servers):
         key_in_request(port)
 
 
+def test_gcm_key_in_request_plant_missing_field_500(servers):
+    port = servers.port("gcm-key-in-request", "missing-field-500")
+    assert key_in_request(port) == (200, "clear")
+    assert http_request(port, "POST", "/decrypt", b"{}", {"Content-Type": "application/json"})[0] == 500
+    assert key_in_request(port, flip_tag=True) == (400, {"error": "bad request"})  # only a missing field
+
+
 # ---- fernet-json-reading ------------------------------------------------------------------------
 
 DADOS = "Dados registrados com sucesso".encode()
