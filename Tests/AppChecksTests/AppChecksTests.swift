@@ -20,9 +20,14 @@ final class AppChecksTests: XCTestCase {
         let listed = results.filter { known.entry(for: $0.check.fullName) != nil }
         XCTAssertEqual(listed.count, 16)
         XCTAssertTrue(listed.allSatisfy { $0.verdict == "failed" }, listed.map { "\($0.check.fullName) \($0.verdict)" }.joined(separator: "\n"))
+        // The listed reason's two symptoms (Vectors/known-failures.json): SecKeyDecrypt refuses the
+        // 28-byte last read, or — iOS 17.4's implicit rejection — returns a random message that fits
+        // the app's buffer, which it then shows instead of the 30-byte one.
         let seed000 = listed.filter { $0.check.name.hasPrefix("seed-000.") }
-        XCTAssertTrue(seed000.allSatisfy { $0.message.contains("last read of 28 bytes") },
-                      seed000.map { "\($0.check.fullName): \($0.message)" }.joined(separator: "\n"))
+        XCTAssertTrue(seed000.allSatisfy {
+            $0.message.contains("last read of 28 bytes")
+                || ($0.message.contains("expected [decrypted(30 bytes), server-stopped]") && !$0.message.contains("got [decrypted(30 bytes)"))
+        }, seed000.map { "\($0.check.fullName): \($0.message)" }.joined(separator: "\n"))
         // How many checks each suite has with the seed apps (seed 000: rsa-socket client and session; 001: envelopes;
         // 002: pinning; 003: AEAD, keychain, RSA; 004: files).
         var counts: [String: Int] = [:]
