@@ -141,13 +141,7 @@ struct Cast {
         }
         // A reading its sender draws (json-fields, any-text) is not the cast's message: the
         // receiver's own checks (the fields and their types, UTF-8) are all there is to judge it by.
-        let drawnBySender = description.conversation(named: conversation)?.steps.flatMap(\.values).contains { value in
-            switch value.kind {
-            case let .rsa(_, _, carries, _): return carries.isDrawnBySender
-            case let .sealed(sealed): return sealed.carries.isDrawnBySender
-            default: return false
-            }
-        } ?? false
+        let drawnBySender = description.conversation(named: conversation)?.steps.flatMap(\.values).contains { $0.carries?.isDrawnBySender ?? false } ?? false
         for (side, party) in [("client", client), ("server", server)] where !drawnBySender {
             if let got = try party.received["message"], got != message {
                 return .failed(message: "the \(party.engine) \(side) decrypted another message than was sent",
@@ -235,13 +229,7 @@ extension ProtocolDescription {
     /// The role whose steps carry the conversation's message (`message` or `json-message`), if any.
     func sender(ofMessageIn conversation: String) -> Role? {
         guard let found = self.conversation(named: conversation) else { return nil }
-        func carriesMessage(_ value: DescribedValue) -> Bool {
-            switch value.kind {
-            case let .rsa(_, _, carries, _): return carries == .message || carries == .jsonMessage
-            case let .sealed(sealed): return sealed.carries == .message || sealed.carries == .jsonMessage
-            default: return false
-            }
-        }
+        func carriesMessage(_ value: DescribedValue) -> Bool { value.carries == .message || value.carries == .jsonMessage }
         return found.steps.first { $0.values.contains(where: carriesMessage) }?.from
     }
 }

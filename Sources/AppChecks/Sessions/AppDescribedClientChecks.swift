@@ -98,13 +98,7 @@ enum AppDescribedClientChecks {
 
         /// Whether a server step's value carries the conversation's message to the app.
         var serverCarriesMessage: Bool {
-            conversation.steps.filter { $0.from == .server }.flatMap(\.values).contains { value in
-                switch value.kind {
-                case let .rsa(_, _, carries, _): return carries == .message
-                case let .sealed(sealed): return sealed.carries == .message
-                default: return false
-                }
-            }
+            conversation.steps.filter { $0.from == .server }.flatMap(\.values).contains { $0.carries == .message }
         }
 
         /// The app's side, then the verdict from what the server saw (`serverOutcome` waits for it, at

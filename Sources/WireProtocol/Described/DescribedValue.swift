@@ -129,6 +129,17 @@ public struct JSONFieldSpec: Sendable, Equatable {
     public var type: FieldType
 }
 
+extension DescribedValue {
+    /// What an `rsa` or `sealed` value's plaintext is; nil for every other kind.
+    public var carries: Carries? {
+        switch kind {
+        case let .rsa(_, _, carries, _): return carries
+        case let .sealed(sealed): return sealed.carries
+        default: return nil
+        }
+    }
+}
+
 extension Carries {
     /// A plaintext its sender draws fresh (a reading), not the conversation's message.
     public var isDrawnBySender: Bool {
