@@ -133,12 +133,6 @@ extension DescribedRemoteRun {
         return nil
     }
 
-    /// The kind of refusal a probe class asks for (a conversation's `errors` may answer each its own way).
-    func refusalKind(ofClass name: String) -> RefusalKind? {
-        if name.hasSuffix("not-whole-blocks") { return .length }
-        if name.hasSuffix("tag-bit-flipped") || name.hasSuffix("hmac-bit-flipped") { return .authentication }
-        return nil
-    }
 
     /// A probe's answer must be a refusal: HTTP 4xx; on a socket, the description's `error` (or, when
     /// it has none, anything but the answer a correct message gets). Returns the problem, or nil.
@@ -172,7 +166,7 @@ extension DescribedRemoteRun {
     func checkRefusals(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
             guard let classes = refusalClasses(step) else { continue }
-            for (name, matching, transform) in classes {
+            for (name, kind, matching, transform) in classes {
                 self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
                     var located = false
                     let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
@@ -181,7 +175,7 @@ extension DescribedRemoteRun {
                         return part.rebuild(transform(part))
                     }
                     guard located else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
-                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation), kind: refusalKind(ofClass: name)) {
+                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation), kind: kind) {
                         throw CheckFailure("\(name): the server \(problem)", details: show(live))
                     }
                     let after = try converse(conversation.name)
@@ -363,7 +357,8 @@ extension DescribedRemoteRun {
         }
     }
 
-    typealias RefusalClass = (name: String, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
+    /// `kind`: the refusal the class asks for, which a conversation's `errors` may answer its own way.
+    typealias RefusalClass = (name: String, kind: RefusalKind?, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 
     /// The must-refuse classes of a client message: which part each changes and how.
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
@@ -377,20 +372,20 @@ extension DescribedRemoteRun {
         }
         switch crypto?.kind {
         case .rsa?:
-            return [("rsa-not-below-modulus", isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
+            return [("rsa-not-below-modulus", nil, isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
         case let .sealed(sealed)?:
             switch sealed.cipher {
             case .aesGCM, .chacha20Poly1305:
                 // The tag where it travels: appended (the sealed value's last byte), or its own field.
                 if case .field = sealed.tag {
                     let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }
-                    return [("\(sealed.cipher.rawValue)-tag-bit-flipped", isTag, flipLast)]
+                    return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isTag, flipLast)]
                 }
-                return [("\(sealed.cipher.rawValue)-tag-bit-flipped", isCrypto, flipLast)]
+                return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isCrypto, flipLast)]
             case .fernet:
-                return [("fernet-hmac-bit-flipped", isCrypto, flipLast)]
+                return [("fernet-hmac-bit-flipped", .authentication, isCrypto, flipLast)]
             case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
-                return [("\(sealed.cipher.rawValue)-not-whole-blocks", isCrypto, { part in Data(part.raw.dropLast()) })]
+                return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isCrypto, { part in Data(part.raw.dropLast()) })]
             default:
                 return nil  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
             }
