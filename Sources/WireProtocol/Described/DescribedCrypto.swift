@@ -212,14 +212,13 @@ enum DescribedCipher {
         let refusal = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext does not decrypt (wrong key or IV, tampered, or other padding)",
                                        kind: cipher.isAEAD || cipher == .fernet ? .authentication : nil)
         let notWholeBlocks = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16", kind: .length)
-        let badPadding = DescribedRefusal(reason: "the \(padding.rawValue) padding is invalid", kind: .padding)
         do {
             switch cipher {
             case .aesCBC:
                 guard iv.count == 16 else { throw refusal }
                 guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw notWholeBlocks }
                 if padding == .pkcs7 {
-                    do { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) } catch { throw badPadding }  // whole blocks: only the padding can fail
+                    do { return try AESCBC.decrypt(ciphertext, key: key, iv: iv) } catch { throw paddingRefusal(padding) }  // whole blocks: only the padding can fail
                 }
                 // Zero padding makes at least one block (an empty plaintext is a block of zeros), as PythonRef's reader has it.
                 return try unpad(Data(AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: false, key: [UInt8](key), input: [UInt8](ciphertext))), padding)
@@ -265,14 +264,17 @@ enum DescribedCipher {
         }
     }
 
+    /// A PKCS#7 (or PKCS#7-32) padding that does not check, from whichever reader found it.
+    static func paddingRefusal(_ padding: BlockPadding) -> DescribedRefusal {
+        DescribedRefusal(reason: padding == .pkcs7To32 ? "the PKCS#7-32 padding is invalid" : "the PKCS#7 padding is invalid", kind: .padding)
+    }
+
     static func unpad(_ padded: Data, _ padding: BlockPadding) throws -> Data {
         switch padding {
         case .pkcs7, .pkcs7To32:
             let block: UInt8 = padding == .pkcs7 ? 16 : 32
             guard let last = padded.last, (1...block).contains(last), padded.count >= Int(last),
-                  padded.suffix(Int(last)).allSatisfy({ $0 == last }) else {
-                throw DescribedRefusal(reason: padding == .pkcs7 ? "the PKCS#7 padding is invalid" : "the PKCS#7-32 padding is invalid", kind: .padding)
-            }
+                  padded.suffix(Int(last)).allSatisfy({ $0 == last }) else { throw paddingRefusal(padding) }
             return padded.dropLast(Int(last))
         case .zero:
             var end = padded.endIndex
