@@ -477,16 +477,21 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("doc, path, words", CASES, ids=[str(i) for i in range(len(CASES))])
-def test_description_errors_name_the_key_path(doc: dict[str, Any], path: Optional[str], words: Optional[str]) -> None:
+def assert_refused_at(doc: dict[str, Any], path: Optional[str], words: Optional[str]) -> None:
+    """`doc` is refused at `path` with `words` in the message; a valid variation when `words` is None."""
     if words is None:
-        from_dict(doc)  # a valid variation
+        from_dict(doc)
         return
     with pytest.raises(DescriptionError) as info:
         from_dict(doc)
     assert info.value.path == path, str(info.value)
     assert words in info.value.message, str(info.value)
     assert str(info.value).startswith(path)
+
+
+@pytest.mark.parametrize("doc, path, words", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_description_errors_name_the_key_path(doc: dict[str, Any], path: Optional[str], words: Optional[str]) -> None:
+    assert_refused_at(doc, path, words)
 
 
 def test_load_names_the_file_and_toml_errors(tmp_path: Path) -> None:
