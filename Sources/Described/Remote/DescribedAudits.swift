@@ -259,8 +259,9 @@ extension DescribedRemoteRun {
                     throw CheckFailure("after message \(index + 1) was garbage (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
                                        details: show(after))
                 }
-                // HTTP: garbage is refused (4xx), not met with an error of the server's own — an
-                // unhandled exception (a KeyError on a missing field), unless the description says so.
+                // HTTP: garbage is refused (4xx, a client error: RFC 9110 §15.5), not met with an error of
+                // the server's own (5xx, §15.6) — an unhandled exception (a KeyError on a missing field),
+                // unless the description says so.
                 if case let .response(status, _, body)? = probe.probeAnswer, status >= 500, status != conversation.errorStatus {
                     throw CheckFailure("message \(index + 1) as garbage (a body of {}) got \(status) \(DescribedMessage.bytes(body).summary): an error of the server's own (an unhandled exception), not a refusal (4xx)",
                                        details: show(probe))
