@@ -1,6 +1,7 @@
 """What public Pi servers put on the wire, in PythonRef's engine: `carries = "json-fields"` (a
 sensor reading as a JSON object with named, typed fields), `carries = "text:…"` (a sealed constant),
-`carries = "any-text"`, `cipher = "chacha20"` (ChaCha20 without Poly1305) and `encoding = "latin1"`.
+`carries = "any-text"`, `cipher = "chacha20"` (ChaCha20 without Poly1305), `encoding = "latin1"`
+and aes-gcm with its tag dropped (`tag = "none"`) and a fixed nonce of 8 to 128 bytes.
 Client and server parties converse in memory, refuse what is wrong, and the reader refuses misuse
 by key path."""
 
@@ -300,6 +301,73 @@ def test_latin1_lengths_are_unknown() -> None:
     assert v.known_length(v.Value("secret", "psk", "x", encoding="latin1"), ctx) is None
 
 
+# redbal/quick-scripts' shape: a constant under AES-GCM, an 80-byte fixed nonce (ASCII hex of base64 of
+# text made from "localhost"), the tag of encrypt_and_digest dropped.
+REDBAL_NONCE = b"64484e76614778685932397364484e766148527a62327876593246736147397a6447787659324673"
+GCM_NO_TAG = f"""
+name = "gcm-no-tag"
+[transport]
+kind = "https"
+[secrets.k]
+made_by = "preshared"
+bytes = 16
+[[conversation]]
+name = "the-answer"
+[[conversation.step]]
+from = "client"
+request = "GET /"
+[[conversation.step]]
+from = "server"
+body = {{ sealed = "k", cipher = "aes-gcm", iv = "fixed:{REDBAL_NONCE.hex()}", tag = "none", carries = "text:The answer is no", encoding = "base64" }}
+"""
+REDBAL_KEY = b"Sixteen byte key"
+
+
+def test_gcm_without_its_tag_matches_pycryptodome() -> None:
+    """The ciphertext PyCryptodome's AES.new(key, AES.MODE_GCM, nonce=...).encrypt_and_digest(b"The answer
+    is no") gives (printed by the redbal server at start-up), with no tag after it; a flipped bit opens
+    to another text (nothing authenticates it), which text: refuses."""
+    desc = loads(GCM_NO_TAG)
+    client = Party(desc, "the-answer", "client", secrets={"k": REDBAL_KEY})
+    server = Party(desc, None, "server", secrets={"k": REDBAL_KEY})
+    server.receive(client.next_message())
+    response = server.next_message()
+    assert isinstance(response, dict)
+    assert base64.b64decode(response["body"]).hex() == "77818ffad32d68f64fbeca8071bc1468"
+    client.receive(response)
+    assert client.done
+    other = Party(desc, "the-answer", "client", secrets={"k": REDBAL_KEY})
+    other.next_message()
+    flipped = bytearray(base64.b64decode(response["body"]))
+    flipped[0] ^= 1
+    with pytest.raises(Refused) as info:
+        other.receive({"status": 200, "headers": {}, "body": base64.b64encode(bytes(flipped))})
+    assert "The answer is no" in info.value.reason
+    assert any("without its tag" in w for w in desc.weaknesses())
+
+
+def test_gcm_fixed_long_nonce_with_its_tag_verifies() -> None:
+    """With the tag kept, a 16-byte fixed nonce seals and opens; a flipped tag bit is refused as an
+    authentication failure."""
+    desc = loads(GCM_NO_TAG.replace(', tag = "none"', "").replace(REDBAL_NONCE.hex(), "5a" * 16))
+    key = bytes(range(16))
+    client = Party(desc, "the-answer", "client", secrets={"k": key})
+    server = Party(desc, None, "server", secrets={"k": key})
+    server.receive(client.next_message())
+    response = server.next_message()
+    assert isinstance(response, dict)
+    sealed = bytearray(base64.b64decode(response["body"]))
+    assert len(sealed) == 16 + 16
+    sealed[-1] ^= 0x80
+    other = Party(desc, "the-answer", "client", secrets={"k": key})
+    other.next_message()
+    with pytest.raises(Refused) as info:
+        other.receive({"status": 200, "headers": {}, "body": base64.b64encode(bytes(sealed))})
+    assert info.value.kind == "authentication"
+    client.receive(response)
+    assert client.done
+
+
 # ---- what the reader refuses ---------------------------------------------------------------------
 
 
@@ -360,6 +428,14 @@ CASES = [
     (_set(_doc(), SEND0, {"sealed": "psk", "cipher": "fernet", "carries": "any-text", "encoding": "latin1"}),
      f"{P0}.encoding", "remove encoding"),
     (_set(_doc(CHACHA), BODY1 + ["encoding"], "utf8"), f"{B1}.encoding", "encoding utf8 is for text payloads"),
+    # aes-gcm: tag = "none", a fixed nonce of 8 to 128 bytes
+    (_doc(GCM_NO_TAG), None, None),
+    (_set(_doc(GCM_NO_TAG), BODY1 + ["iv"], "fixed:" + "ab" * 7), f"{B1}.iv", "8 to 128 bytes"),
+    (_set(_doc(GCM_NO_TAG), BODY1 + ["iv"], "fixed:" + "ab" * 8), None, None),
+    (_set(_doc(GCM_NO_TAG), BODY1 + ["iv"], "fixed:" + "ab" * 129), f"{B1}.iv", "8 to 128 bytes"),
+    (_set(_set(_set(_doc(GCM_NO_TAG), BODY1 + ["cipher"], "chacha20-poly1305"), BODY1 + ["iv"], "prefix"),
+          ["secrets", "k", "bytes"], 32), f"{B1}.tag", "aes-gcm only"),
+    (_set(_doc(GCM_NO_TAG), BODY1 + ["tag"], "dropped"), f"{B1}.tag", '"none"'),
 ]
 
 

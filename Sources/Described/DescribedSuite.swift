@@ -229,7 +229,10 @@ extension ProtocolDescription {
     /// The role whose steps carry the conversation's message (`message` or `json-message`), if any.
     func sender(ofMessageIn conversation: String) -> Role? {
         guard let found = self.conversation(named: conversation) else { return nil }
-        func carriesMessage(_ value: DescribedValue) -> Bool { value.carries == .message || value.carries == .jsonMessage }
+        func carriesMessage(_ value: DescribedValue) -> Bool {
+            if case .plain = value.kind { return true }  // the message in the clear: its first sender sends it
+            return value.carries == .message || value.carries == .jsonMessage
+        }
         return found.steps.first { $0.values.contains(where: carriesMessage) }?.from
     }
 }

@@ -282,6 +282,83 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertThrowsError(try other.receive(.response(status: 200, headers: [:], body: Data("\u{263A}".utf8))))
     }
 
+    /// redbal/quick-scripts' shape: a constant sealed under AES-GCM with an 80-byte fixed nonce (the
+    /// ASCII hex of base64 of text made from "localhost") and the tag dropped, answering a GET.
+    static let gcmNoTag = """
+    name = "gcm-no-tag"
+    [transport]
+    kind = "https"
+    [secrets.k]
+    made_by = "preshared"
+    bytes = 16
+    [[conversation]]
+    name = "the-answer"
+    [[conversation.step]]
+    from = "client"
+    request = "GET /"
+    [[conversation.step]]
+    from = "server"
+    body = { sealed = "k", cipher = "aes-gcm", iv = "fixed:\(redbalNonce.hexString)", tag = "none", carries = "text:The answer is no", encoding = "base64" }
+    """
+    static let redbalNonce = Data("64484e76614778685932397364484e766148527a62327876593246736147397a6447787659324673".utf8)
+
+    /// The ciphertext and tag PyCryptodome's `AES.new(b"Sixteen byte key", AES.MODE_GCM, nonce=…)
+    /// .encrypt_and_digest(b"The answer is no")` gives (printed by the redbal server at start-up):
+    /// an implementation crosscheck did not write.
+    func testGCMWithoutItsTag_andAn80ByteNonce_matchesPyCryptodome() throws {
+        let described = try ProtocolDescription(toml: Self.gcmNoTag)
+        let key = Data("Sixteen byte key".utf8)
+        let server = try DescribedParty(description: described, conversation: "the-answer", role: .server, secrets: ["k": key])
+        let client = try DescribedParty(description: described, conversation: "the-answer", role: .client, secrets: ["k": key])
+        try server.receive(try client.nextMessage()!)
+        guard case let .response(_, _, body)? = try server.nextMessage() else { return XCTFail("no response") }
+        XCTAssertEqual(Data(base64Encoded: body)?.hexString, "77818ffad32d68f64fbeca8071bc1468", "no tag after the 16 ciphertext bytes")
+        try client.receive(.response(status: 200, headers: [:], body: body))
+        // With the tag, SP 800-38D's GHASH-derived J0 gives PyCryptodome's tag too.
+        let sealed = try GCMLongNonce.seal(key: [UInt8](key), nonce: [UInt8](Self.redbalNonce), plaintext: [UInt8]("The answer is no".utf8), aad: [])
+        XCTAssertEqual(Data(sealed.tag).hexString, "406970556b29a4b5f307762db6034ccb")
+        // Nothing authenticates it: a flipped bit opens to another text, which `text:` refuses.
+        var flipped = Data(base64Encoded: body)!
+        flipped[0] ^= 0x01
+        let other = try DescribedParty(description: described, conversation: "the-answer", role: .client, secrets: ["k": key])
+        _ = try other.nextMessage()
+        XCTAssertThrowsError(try other.receive(.response(status: 200, headers: [:], body: Data(flipped.base64EncodedString().utf8)))) { error in
+            XCTAssertTrue("\(error)".contains("The answer is no"), "\(error)")
+        }
+    }
+
+    func testTagNone_isForAESGCMOnly_andAFixedGCMNonceIs8To128Bytes() throws {
+        let chacha = Self.gcmNoTag.replacingOccurrences(of: #"cipher = "aes-gcm""#, with: #"cipher = "chacha20-poly1305""#)
+            .replacingOccurrences(of: "bytes = 16", with: "bytes = 32").replacingOccurrences(of: Self.redbalNonce.hexString, with: String(repeating: "ab", count: 12))
+        XCTAssertThrowsError(try ProtocolDescription(toml: chacha)) { error in
+            XCTAssertTrue("\(error)".contains("aes-gcm only"), "\(error)")
+        }
+        for (count, allowed) in [(7, false), (8, true), (128, true), (129, false)] {
+            let toml = Self.gcmNoTag.replacingOccurrences(of: Self.redbalNonce.hexString, with: String(repeating: "ab", count: count))
+            if allowed { XCTAssertNoThrow(try ProtocolDescription(toml: toml), "\(count)") } else {
+                XCTAssertThrowsError(try ProtocolDescription(toml: toml), "\(count)") { error in
+                    XCTAssertTrue("\(error)".contains("8 to 128 bytes"), "\(error)")
+                }
+            }
+        }
+        // A fixed nonce of 16 bytes with the tag kept: sealed and opened, and a flipped tag refused.
+        let tagged = Self.gcmNoTag.replacingOccurrences(of: #", tag = "none""#, with: "")
+            .replacingOccurrences(of: Self.redbalNonce.hexString, with: String(repeating: "5a", count: 16))
+        let described = try ProtocolDescription(toml: tagged)
+        let key = secureRandomBytes(16)
+        let server = try DescribedParty(description: described, conversation: "the-answer", role: .server, secrets: ["k": key])
+        let client = try DescribedParty(description: described, conversation: "the-answer", role: .client, secrets: ["k": key])
+        try server.receive(try client.nextMessage()!)
+        guard case let .response(_, _, body)? = try server.nextMessage() else { return XCTFail("no response") }
+        var bytes = Data(base64Encoded: body)!
+        XCTAssertEqual(bytes.count, 16 + 16)
+        bytes[bytes.endIndex - 1] ^= 0x80
+        let other = try DescribedParty(description: described, conversation: "the-answer", role: .client, secrets: ["k": key])
+        _ = try other.nextMessage()
+        XCTAssertThrowsError(try other.receive(.response(status: 200, headers: [:], body: Data(bytes.base64EncodedString().utf8))))
+        try client.receive(.response(status: 200, headers: [:], body: body))
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

@@ -38,6 +38,8 @@ TOKEN_KINDS = ("new", "issued")
 IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
             "chacha20": 16}  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
 AEAD = ("aes-gcm", "chacha20-poly1305")
+# The lengths of an aes-gcm `fixed:` nonce, in bytes (pyca's GCM range); a fresh one is 12.
+GCM_FIXED_NONCE_BYTES = (8, 128)
 UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20")  # no MAC: a changed ciphertext opens
 CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
 FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
@@ -185,6 +187,8 @@ class Description:
                             seen.add(f"{v.path}: aes-ecb shows equal blocks")
                         if v.kind == "sealed" and v.cipher in UNAUTHENTICATED:
                             seen.add(f"{v.path}: {v.cipher} is not authenticated")
+                        if v.kind == "sealed" and v.tag == "none":
+                            seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
         return out + sorted(seen)
 
     def conversation(self, name: str) -> Conversation:
@@ -393,7 +397,12 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
             fixed = bytes.fromhex(iv[6:])
         except ValueError:
             raise DescriptionError(ivpath, f"fixed:HEX needs hex digits; found {iv!r}") from None
-        if len(fixed) != IV_BYTES[cipher]:
+        if cipher == "aes-gcm":
+            # GCM takes any nonce length (NIST SP 800-38D §5.2.1.1; 96 bits is the recommended one);
+            # 8 to 128 bytes is what pyca's GCM accepts (a nonce made of a hostname's text is 80).
+            if not GCM_FIXED_NONCE_BYTES[0] <= len(fixed) <= GCM_FIXED_NONCE_BYTES[1]:
+                raise DescriptionError(ivpath, f"an aes-gcm fixed: nonce is 8 to 128 bytes; fixed: gives {len(fixed)}")
+        elif len(fixed) != IV_BYTES[cipher]:
             raise DescriptionError(ivpath, f"{cipher} needs a {IV_BYTES[cipher]}-byte IV; fixed: gives {len(fixed)}")
     elif not (iv == "prefix" or (iv.startswith("field:") and len(iv) > 6)):
         raise DescriptionError(ivpath, f'iv must be "prefix", "field:NAME", "fixed:HEX" or "none"; found {iv!r}')
@@ -401,8 +410,11 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
     if "tag" in raw and cipher not in AEAD:
         raise DescriptionError(_join(path, "tag"), f"tag is for aes-gcm and chacha20-poly1305 only, not {cipher}")
     tag = _get(raw, "tag", str, path, "appended" if cipher in AEAD else "")
-    if cipher in AEAD and not (tag == "appended" or (tag.startswith("field:") and len(tag) > 6)):
-        raise DescriptionError(_join(path, "tag"), f'tag must be "appended" or "field:NAME"; found {tag!r}')
+    if tag == "none" and cipher != "aes-gcm":
+        raise DescriptionError(_join(path, "tag"), f'tag = "none" is for aes-gcm only (a server that drops '
+                               f'the tag of encrypt_and_digest), not {cipher}')
+    if cipher in AEAD and not (tag in ("appended", "none") or (tag.startswith("field:") and len(tag) > 6)):
+        raise DescriptionError(_join(path, "tag"), f'tag must be "appended", "field:NAME" or "none"; found {tag!r}')
     out["tag"] = tag
     return out
 

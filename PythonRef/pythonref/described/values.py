@@ -21,6 +21,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cryptography.exceptions import InvalidTag
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import padding as sympad
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -316,10 +317,31 @@ def _chacha20(key: bytes, iv: bytes, data: bytes) -> bytes:
     return op.update(data) + op.finalize()
 
 
+def _gcm_any_nonce(key: bytes, nonce: bytes, data: bytes, tag: bytes | None) -> tuple[bytes, bytes]:
+    """AES-GCM through pyca's mode API, which takes nonces of 8 to 128 bytes (AESGCM's parts API is
+    CryptoKit's 12). `tag` None: encrypt, giving (ciphertext, tag); b"": the tag was dropped, so this
+    is only GCM's counter-mode half, the data XOR the keystream (both ways, nothing verified);
+    otherwise decrypt and verify."""
+    try:
+        if tag:
+            op = Cipher(algorithms.AES(key), modes.GCM(nonce, tag)).decryptor()
+            return op.update(data) + op.finalize(), tag
+        enc = Cipher(algorithms.AES(key), modes.GCM(nonce)).encryptor()
+        out = enc.update(data)
+        enc.finalize()
+        return out, (enc.tag if tag is None else b"")
+    except InvalidTag:
+        raise Refused("aes-gcm: authentication tag does not match", kind="authentication") from None
+    except ValueError as exc:
+        raise Refused(f"aes-gcm: {exc}") from None
+
+
 def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, bytes]:
     """(ciphertext, tag) of one sealed value; the tag is empty but for the AEADs."""
     if v.cipher == "fernet":
         return Fernet(base64.urlsafe_b64encode(key)).encrypt(plaintext), b""
+    if v.cipher == "aes-gcm" and (v.tag == "none" or len(iv) != IV_BYTES["aes-gcm"]):
+        return _gcm_any_nonce(key, iv, plaintext, None)
     if v.cipher in ("aes-gcm", "chacha20-poly1305"):
         return aead.seal_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, plaintext)
     if v.cipher == "aes-ctr":
@@ -342,6 +364,12 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
             if base64.urlsafe_b64encode(raw) != ciphertext:
                 raise Refused("the fernet token is not canonical base64url with padding")
             return Fernet(base64.urlsafe_b64encode(key)).decrypt(ciphertext)
+        if v.cipher == "aes-gcm" and v.tag == "none":
+            return _gcm_any_nonce(key, iv, ciphertext, b"")[0]  # the tag was dropped: nothing to verify
+        if v.cipher == "aes-gcm" and len(iv) != IV_BYTES["aes-gcm"]:
+            if len(tag) != TAG_BYTES:
+                raise Refused(f"aes-gcm: tag is {len(tag)} bytes; must be 16", kind="authentication")
+            return _gcm_any_nonce(key, iv, ciphertext, tag)[0]
         if v.cipher in ("aes-gcm", "chacha20-poly1305"):
             return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)
         if v.cipher == "aes-ctr":
@@ -759,6 +787,8 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         iv = bytes.fromhex(v.iv[6:])
     else:
         iv = b""
+    if v.iv.startswith("fixed:"):
+        iv_len = len(iv)  # an aes-gcm fixed nonce may be 8 to 128 bytes
     if v.cipher in IV_BYTES and len(iv) != iv_len:
         raise Refused(f"{v.cipher} IV/nonce is {len(iv)} bytes; must be {iv_len}")
     tag = b""

@@ -376,6 +376,8 @@ extension DescribedRemoteRun {
             return [("rsa-not-below-modulus", nil, isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
         case let .sealed(sealed)?:
             switch sealed.cipher {
+            case .aesGCM where sealed.tag == .dropped:
+                return nil  // no tag: any bytes decrypt, as CTR
             case .aesGCM, .chacha20Poly1305:
                 // The tag where it travels: appended (the sealed value's last byte), or its own field.
                 if case .field = sealed.tag {
@@ -631,11 +633,12 @@ extension ProtocolDescription {
     var hasSecretInTheClear: Bool { allValues.contains { if case .secret = $0.kind { return true }; return false } }
     /// Whether a sealed value uses a fixed IV (already a finding of its own).
     var usesFixedIV: Bool { allValues.contains { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
-    /// The ciphers used without integrity protection.
-    var unauthenticatedCiphers: [String] {
+    /// The ciphers used without integrity protection, by name (for a finding's id) and as a report says them.
+    var unauthenticatedCiphers: [(name: String, said: String)] {
         Set(allValues.compactMap { value -> String? in
-            if case let .sealed(sealed) = value.kind, [.aesCBC, .aesCTR, .aesECB, .chacha20].contains(sealed.cipher) { return sealed.cipher.rawValue }
-            return nil
-        }).sorted()
+            guard case let .sealed(sealed) = value.kind else { return nil }
+            if [.aesCBC, .aesCTR, .aesECB, .chacha20].contains(sealed.cipher) { return sealed.cipher.rawValue }
+            return sealed.tag == .dropped ? "\(sealed.cipher.rawValue)-tag-dropped" : nil
+        }).sorted().map { name in (name, name.hasSuffix("-tag-dropped") ? "\(name.dropLast("-tag-dropped".count)) without its tag" : name) }
     }
 }

@@ -112,7 +112,7 @@ final class DescribedRemoteRun {
             finding("description.secret-in-the-clear", "a secret travels in a `secret` value over \(description.transport.kind.rawValue), without TLS: anyone on the network reads it")
         }
         for cipher in description.unauthenticatedCiphers {
-            finding("description.no-integrity.\(cipher)", "\(cipher) has no MAC: a changed ciphertext decrypts to a changed plaintext (and CBC to a padding oracle, unless every error looks alike)")
+            finding("description.no-integrity.\(cipher.name)", "\(cipher.said) has no MAC: a changed ciphertext decrypts to a changed plaintext (and CBC to a padding oracle, unless every error looks alike)")
         }
         for conversation in description.conversations {
             var first: LiveConversation?

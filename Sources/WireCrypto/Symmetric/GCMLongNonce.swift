@@ -28,6 +28,13 @@ public enum GCMLongNonce {
         return try setup.crypt(ciphertext)
     }
 
+    /// GCM's counter-mode half alone, for a peer that drops the tag: the input XOR the keystream
+    /// from inc32(J0), both ways, for a nonce of any length. Nothing is verified, so a changed
+    /// ciphertext opens to a changed plaintext: crosscheck speaks it only to check such peers.
+    public static func _WEAK_AND_INSECURE_cryptWithoutTag(key: [UInt8], nonce: [UInt8], input: [UInt8]) throws -> [UInt8] {
+        try Setup(key: key, nonce: nonce).crypt(input)
+    }
+
     private struct Setup {
         let key: [UInt8]
         let hashKey: Block

@@ -165,7 +165,8 @@ public enum DescribedBytes {
 enum DescribedCipher {
     struct Output { var ciphertext: Data; var iv: Data; var tag: Data }
 
-    static func seal(_ plaintext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data?) throws -> Output {
+    /// `tagDropped`: aes-gcm whose tag is not sent (`tag = "none"`); the Output's tag is then unused.
+    static func seal(_ plaintext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data?, tagDropped: Bool = false) throws -> Output {
         switch cipher {
         case .aesCBC:
             let iv = iv ?? secureRandomBytes(16)
@@ -176,6 +177,11 @@ enum DescribedCipher {
         case .aesCTR:
             let iv = iv ?? secureRandomBytes(16)
             return Output(ciphertext: try ctr(plaintext, key: key, iv: iv), iv: iv, tag: Data())
+        case .aesGCM where tagDropped || (iv != nil && iv?.count != 12):
+            // Any nonce length (a fixed nonce of 8 to 128 bytes) and the dropped tag: SP 800-38D directly.
+            let nonce = iv ?? secureRandomBytes(12)
+            let sealed = try GCMLongNonce.seal(key: [UInt8](key), nonce: [UInt8](nonce), plaintext: [UInt8](plaintext), aad: [])
+            return Output(ciphertext: Data(sealed.ciphertext), iv: nonce, tag: tagDropped ? Data() : Data(sealed.tag))
         case .aesGCM:
             let nonce = iv ?? secureRandomBytes(12)
             let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: key), nonce: AES.GCM.Nonce(data: nonce))
@@ -194,7 +200,7 @@ enum DescribedCipher {
 
     /// CBC or ECB over `blocks` as they are, no padding added (an audit's chosen last block); other
     /// ciphers seal them as a plaintext.
-    static func sealUnpadded(_ blocks: Data, cipher: SealedCipher, key: Data, iv: Data?) throws -> Output {
+    static func sealUnpadded(_ blocks: Data, cipher: SealedCipher, key: Data, iv: Data?, tagDropped: Bool = false) throws -> Output {
         switch cipher {
         case .aesCBC:
             let iv = iv ?? secureRandomBytes(16)
@@ -202,15 +208,16 @@ enum DescribedCipher {
         case .aesECB:
             return Output(ciphertext: Data(try AESBlockMode.ecb.process(encrypt: true, key: [UInt8](key), input: [UInt8](blocks))), iv: Data(), tag: Data())
         default:
-            return try seal(blocks, cipher: cipher, padding: .pkcs7, key: key, iv: iv)
+            return try seal(blocks, cipher: cipher, padding: .pkcs7, key: key, iv: iv, tagDropped: tagDropped)
         }
     }
 
-    static func open(_ ciphertext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data, tag: Data) throws -> Data {
+    /// `tagDropped`: aes-gcm sent without its tag, decrypted without verifying anything.
+    static func open(_ ciphertext: Data, cipher: SealedCipher, padding: BlockPadding, key: Data, iv: Data, tag: Data, tagDropped: Bool = false) throws -> Data {
         // The kind of each refusal, for a conversation's `errors`: a length anyone can see, a padding
         // that needs the key to check, an authenticator that does not verify.
         let refusal = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext does not decrypt (wrong key or IV, tampered, or other padding)",
-                                       kind: cipher.isAEAD || cipher == .fernet ? .authentication : nil)
+                                       kind: (cipher.isAEAD && !tagDropped) || cipher == .fernet ? .authentication : nil)
         let notWholeBlocks = DescribedRefusal(reason: "the \(cipher.rawValue) ciphertext is \(ciphertext.count) bytes, not a positive multiple of 16", kind: .length)
         do {
             switch cipher {
@@ -228,6 +235,12 @@ enum DescribedCipher {
             case .aesCTR:
                 guard iv.count == 16 else { throw refusal }
                 return try ctr(ciphertext, key: key, iv: iv)
+            case .aesGCM where tagDropped:
+                guard !iv.isEmpty else { throw refusal }
+                return Data(try GCMLongNonce._WEAK_AND_INSECURE_cryptWithoutTag(key: [UInt8](key), nonce: [UInt8](iv), input: [UInt8](ciphertext)))
+            case .aesGCM where iv.count != 12:
+                guard SealedCipher.aesGCM.fixedIVBytes.contains(iv.count), tag.count == 16 else { throw refusal }
+                return Data(try GCMLongNonce.open(key: [UInt8](key), nonce: [UInt8](iv), ciphertext: [UInt8](ciphertext), tag: [UInt8](tag), aad: []))
             case .aesGCM:
                 guard iv.count == 12, tag.count == 16 else { throw refusal }
                 return try AES.GCM.open(AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: iv), ciphertext: ciphertext, tag: tag), using: SymmetricKey(data: key))

@@ -491,15 +491,15 @@ private struct Context {
             switch party.probe {
             case let .sealedBlocks(blocks)?:
                 party.probe = nil
-                output = try DescribedCipher.sealUnpadded(blocks, cipher: sealed.cipher, key: key, iv: fixedIV)
+                output = try DescribedCipher.sealUnpadded(blocks, cipher: sealed.cipher, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
             case let .sealedPlaintext(chosen)?:
                 party.probe = nil
-                output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+                output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
             case .sealedOwnPlaintextZeroPadded?:
                 party.probe = nil
-                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV)
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
             default:
-                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV)
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
             }
             if !output.iv.isEmpty { state.sentIVs.append(output.iv) }
             var bytes = output.ciphertext
@@ -623,16 +623,17 @@ private struct Context {
             case .none: break
             }
             if sealed.cipher.isAEAD {
-                if sealed.tag == .appended {
+                switch sealed.tag {
+                case .appended:
                     guard body.count >= 16 else { throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) value is shorter than its tag") }
                     tag = Data(body.suffix(16)); body = Data(body.dropLast(16))
-                } else {
-                    tag = siblings["tag"] ?? Data()
+                case .field: tag = siblings["tag"] ?? Data()
+                case .dropped: break
                 }
             }
             if !iv.isEmpty { state.receivedIVs.append(iv) }
             if sealed.cipher == .aesCBC, body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
-            try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag), sealed.carries)
+            try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag, tagDropped: sealed.tag == .dropped), sealed.carries)
         case let .secret(name, encoding):
             let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")
             if let secret = description.secrets[name] {

@@ -202,6 +202,10 @@ public enum SealedCipher: String, Sendable, CaseIterable {
         case .aesECB, .fernet: return 0
         }
     }
+
+    /// The lengths a `fixed:` IV may have: `ivBytes`, but for aes-gcm any nonce of 8 to 128 bytes
+    /// (NIST SP 800-38D §5.2.1.1 allows any length, 96 bits recommended; 8…128 is pyca's range).
+    public var fixedIVBytes: ClosedRange<Int> { self == .aesGCM ? 8...128 : ivBytes...ivBytes }
 }
 
 public enum BlockPadding: String, Sendable, CaseIterable {
@@ -220,6 +224,10 @@ public enum IVPlacement: Sendable, Equatable {
 public enum TagPlacement: Sendable, Equatable {
     case appended
     case field(String)
+    /// aes-gcm only: the tag is not sent (a server that keeps only the ciphertext of
+    /// `encrypt_and_digest`), so nothing authenticates the value: GCM read as its counter mode.
+    /// Written `tag = "none"`.
+    case dropped
 }
 
 public struct Sealed: Sendable, Equatable {
@@ -348,10 +356,11 @@ extension DescribedValue {
                 let ivLine = reader.line(of: "iv")
                 if text == "prefix" { iv = .prefix } else if text == "none" { iv = .none } else if text.hasPrefix("field:"), text.count > 6 {
                     iv = .field(String(text.dropFirst(6)))
-                } else if text.hasPrefix("fixed:"), let bytes = Data(hexString: String(text.dropFirst(6))), bytes.count == cipher.ivBytes, cipher.ivBytes > 0 {
+                } else if text.hasPrefix("fixed:"), let bytes = Data(hexString: String(text.dropFirst(6))), cipher.fixedIVBytes.contains(bytes.count) {
                     iv = .fixed(bytes)
                 } else {
-                    throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(cipher.ivBytes) bytes), \"none\"", found: "\"\(text)\"")
+                    let lengths = cipher.fixedIVBytes.count == 1 ? "\(cipher.ivBytes) bytes" : "\(cipher.fixedIVBytes.lowerBound) to \(cipher.fixedIVBytes.upperBound) bytes"
+                    throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(lengths)), \"none\"", found: "\"\(text)\"")
                 }
                 if iv == .none, cipher != .aesECB, cipher != .fernet {
                     throw DescriptionError.impossible(key: reader.keyPath("iv"), line: ivLine, reason: "\(cipher.rawValue) needs an IV or nonce; `iv = \"none\"` is only for aes-ecb and fernet")
@@ -366,8 +375,13 @@ extension DescribedValue {
                 guard cipher.isAEAD else {
                     throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag` is for aes-gcm and chacha20-poly1305 only; remove it")
                 }
-                if text.hasPrefix("field:"), text.count > 6 { tag = .field(String(text.dropFirst(6))) } else if text != "appended" {
-                    throw DescriptionError.notAllowed(key: reader.keyPath("tag"), line: reader.line(of: "tag"), allowed: "\"appended\", \"field:NAME\"", found: "\"\(text)\"")
+                if text.hasPrefix("field:"), text.count > 6 { tag = .field(String(text.dropFirst(6))) } else if text == "none" {
+                    guard cipher == .aesGCM else {
+                        throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag = \"none\"` is for aes-gcm only (a server that drops the tag of encrypt_and_digest), not \(cipher.rawValue)")
+                    }
+                    tag = .dropped
+                } else if text != "appended" {
+                    throw DescriptionError.notAllowed(key: reader.keyPath("tag"), line: reader.line(of: "tag"), allowed: "\"appended\", \"field:NAME\", \"none\" (aes-gcm)", found: "\"\(text)\"")
                 }
             }
             if cipher == .fernet, encodingText != nil {
