@@ -1,7 +1,8 @@
 """What public Pi servers put on the wire, in PythonRef's engine: `carries = "json-fields"` (a
 sensor reading as a JSON object with named, typed fields), `carries = "text:…"` (a sealed constant),
 `carries = "any-text"`, `cipher = "chacha20"` (ChaCha20 without Poly1305), `encoding = "latin1"`
-and aes-gcm with its tag dropped (`tag = "none"`) and a fixed nonce of 8 to 128 bytes.
+aes-gcm with its tag dropped (`tag = "none"`) and a fixed nonce of 8 to 128 bytes, and Salsa20
+(`cipher = "salsa20"`, PyCryptodome's) with its nonce in a JSON field.
 Client and server parties converse in memory, refuse what is wrong, and the reader refuses misuse
 by key path."""
 
@@ -368,6 +369,58 @@ def test_gcm_fixed_long_nonce_with_its_tag_verifies() -> None:
     assert client.done
 
 
+# arthuravianna/uff-web3-course's cipher server: Salsa20 under a preshared 16-byte key, the nonce in
+# its own JSON field; the answer a JSON object with a constant message.
+SALSA = """
+name = "salsa20-json"
+[transport]
+kind = "http"
+[secrets.k]
+made_by = "preshared"
+bytes = 16
+[[conversation]]
+name = "message"
+error_status = 500
+[[conversation.step]]
+from = "client"
+request = "POST /message"
+body = { json = { message = { sealed = "k", cipher = "salsa20", iv = "field:nonce", encoding = "base64" }, nonce = { nonce_of = "message", encoding = "base64" } } }
+[[conversation.step]]
+from = "server"
+body = { json = { message = { text = "Message decrypted on server!" } } }
+"""
+SALSA_KEY = b"0123456789012345"
+
+
+def test_salsa20_in_a_json_field_both_ways_and_the_stream_is_salsa20s() -> None:
+    desc = loads(SALSA)
+    sent = "crosscheck salsa20 \u00e9t\u00e9".encode()
+    client = Party(desc, "message", "client", secrets={"k": SALSA_KEY}, message=sent)
+    server = Party(desc, None, "server", secrets={"k": SALSA_KEY})
+    request = client.next_message()
+    assert isinstance(request, dict)
+    doc = json.loads(request["body"])
+    nonce, ciphertext = base64.b64decode(doc["nonce"]), base64.b64decode(doc["message"])
+    assert len(nonce) == 8
+    # The eSTREAM-checked stream (tests/test_salsa20.py) decrypts what the party sent.
+    from pythonref.salsa20 import salsa20
+    assert salsa20(SALSA_KEY, nonce, ciphertext) == sent
+    server.receive(request)
+    assert server.received["message"] == sent
+    response = server.next_message()
+    assert isinstance(response, dict) and response["status"] == 200
+    client.receive(response)
+    assert client.done
+    # No MAC: a flipped ciphertext bit opens to another message, which the server takes.
+    flipped = bytearray(ciphertext)
+    flipped[0] ^= 0x01
+    other = Party(desc, None, "server", secrets={"k": SALSA_KEY})
+    other.receive({**request, "body": json.dumps({"message": base64.b64encode(bytes(flipped)).decode(),
+                                                  "nonce": doc["nonce"]}).encode()})
+    assert other.received["message"] not in (None, sent)
+    assert any("salsa20 is not authenticated" in w for w in desc.weaknesses())
+
+
 # ---- what the reader refuses ---------------------------------------------------------------------
 
 
@@ -436,6 +489,19 @@ CASES = [
     (_set(_set(_set(_doc(GCM_NO_TAG), BODY1 + ["cipher"], "chacha20-poly1305"), BODY1 + ["iv"], "prefix"),
           ["secrets", "k", "bytes"], 32), f"{B1}.tag", "aes-gcm only"),
     (_set(_doc(GCM_NO_TAG), BODY1 + ["tag"], "dropped"), f"{B1}.tag", '"none"'),
+    # salsa20
+    (_doc(SALSA), None, None),
+    (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20"}), None, None),
+    (_set(_set(_set(_doc(), ["secrets", "psk", "bytes"], 16), SEND0, {**_CHACHA, "cipher": "salsa20"}), SEND1,
+          {"text": "ok"}), None, None),
+    (_set(_set(_set(_doc(), ["secrets", "psk", "bytes"], 24), SEND0, {**_CHACHA, "cipher": "salsa20"}), SEND1,
+          {"text": "ok"}), f"{P0}.cipher",
+     "salsa20 needs a 16- or 32-byte key"),
+    (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "iv": "fixed:" + "00" * 8}), None, None),
+    (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "iv": "fixed:" + "00" * 16}), f"{P0}.iv",
+     "salsa20 needs a 8-byte IV"),
+    (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "tag": "appended"}), f"{P0}.tag",
+     "tag is for aes-gcm and chacha20-poly1305 only"),
 ]
 
 

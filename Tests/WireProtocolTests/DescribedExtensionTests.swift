@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import WireProtocol
 import WireCrypto
+import StrictFormats
 
 /// The format's reach into public servers' protocols (issue 31's corpus): a message in the clear
 /// (`plain`), a passphrase hashed to the key, PKCS#7 to 32-byte blocks, and a carried secret
@@ -357,6 +358,52 @@ final class DescribedReadingTests: XCTestCase {
         _ = try other.nextMessage()
         XCTAssertThrowsError(try other.receive(.response(status: 200, headers: [:], body: Data(bytes.base64EncodedString().utf8))))
         try client.receive(.response(status: 200, headers: [:], body: body))
+    }
+
+    /// arthuravianna/uff-web3-course's cipher server: Salsa20 (no MAC) under a preshared 16-byte key,
+    /// its 8-byte nonce in a JSON field.
+    static let salsa = """
+    name = "salsa20-json"
+    [transport]
+    kind = "http"
+    [secrets.k]
+    made_by = "preshared"
+    bytes = 16
+    [[conversation]]
+    name = "message"
+    error_status = 500
+    [[conversation.step]]
+    from = "client"
+    request = "POST /message"
+    body = { json = { message = { sealed = "k", cipher = "salsa20", iv = "field:nonce", encoding = "base64" }, nonce = { nonce_of = "message", encoding = "base64" } } }
+    [[conversation.step]]
+    from = "server"
+    body = { json = { message = { text = "Message decrypted on server!" } } }
+    """
+
+    func testSalsa20InAJSONField_bothWays_theStreamIsSalsa20s_andAKeyOf24BytesIsRefused() throws {
+        let described = try ProtocolDescription(toml: Self.salsa)
+        let key = Data("0123456789012345".utf8)
+        let sent = Data("crosscheck salsa20 été".utf8)
+        let client = try DescribedParty(description: described, conversation: "message", role: .client, secrets: ["k": key], message: sent)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+        let request = try XCTUnwrap(try client.nextMessage())
+        guard case let .request(_, _, _, body) = request, case let .object(fields)? = try? StrictJSON.parse(body),
+              let nonce = fields["nonce"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+              let ciphertext = fields["message"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else { return XCTFail("not the JSON request: \(request)") }
+        XCTAssertEqual(nonce.count, 8)
+        XCTAssertEqual(try Salsa20.apply(ciphertext, key: key, nonce: nonce), sent)  // Salsa20Tests hold it to eSTREAM's vectors
+        try server.receive(request)
+        XCTAssertEqual(server.received["message"], sent)
+        try client.receive(try XCTUnwrap(try server.nextMessage()))
+        XCTAssertTrue(client.isDone)
+        let wide = Self.salsa.replacingOccurrences(of: "bytes = 16", with: "bytes = 24")
+        XCTAssertThrowsError(try ProtocolDescription(toml: wide)) { error in
+            XCTAssertTrue("\(error)".contains("16- or 32-byte key"), "\(error)")
+        }
+        let fixed = Self.salsa.replacingOccurrences(of: #"iv = "field:nonce""#, with: #"iv = "fixed:0001020304050607""#)
+            .replacingOccurrences(of: #", nonce = { nonce_of = "message", encoding = "base64" }"#, with: "")
+        XCTAssertTrue(try ProtocolDescription(toml: fixed).weaknesses.contains { $0.contains("same keystream") })
     }
 
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.

@@ -29,18 +29,19 @@ VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "diges
                "nonce_of", "tag_of", "plain")
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
-CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20")
+CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20", "salsa20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
 IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
-            "chacha20": 16}  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
+            "chacha20": 16,  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
+            "salsa20": 8}  # salsa20: PyCryptodome's Salsa20.new(key, nonce) nonce
 AEAD = ("aes-gcm", "chacha20-poly1305")
 # The lengths of an aes-gcm `fixed:` nonce, in bytes (pyca's GCM range); a fresh one is 12.
 GCM_FIXED_NONCE_BYTES = (8, 128)
-UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20")  # no MAC: a changed ciphertext opens
+UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20", "salsa20")  # no MAC: a changed ciphertext opens
 CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
 FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
 REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `errors` keys: Refused.kind
@@ -767,11 +768,13 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     learned_secrets.add(v.arg)
                 if v.kind == "sealed":
                     spec = secrets[v.arg]
-                    need = {"chacha20-poly1305": (32,), "chacha20": (32,), "fernet": (32,)}.get(v.cipher, (16, 24, 32))
+                    need = {"chacha20-poly1305": (32,), "chacha20": (32,), "fernet": (32,),
+                            "salsa20": (16, 32)}.get(v.cipher, (16, 24, 32))
                     if spec.key_bytes not in need:
                         passphrase = spec.derive in PASSPHRASE_KEY_BYTES
                         fix = 'use derive = "passphrase-sha256"' if passphrase else "set bytes = 32"
-                        raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs a 32-byte key; secret "
+                        sizes = "a 16- or 32-byte" if v.cipher == "salsa20" else "a 32-byte"
+                        raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs {sizes} key; secret "
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
                 if v.carries.startswith("secret:"):
                     s = v.carries[7:]

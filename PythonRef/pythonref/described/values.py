@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
+from ..salsa20 import salsa20
 from ..errors import CryptoFailure
 from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, TEXT_DERIVES, Conversation, Description, Value
 
@@ -348,6 +349,8 @@ def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, byte
         return _aes(key, modes.CTR(iv), plaintext, True), b""
     if v.cipher == "chacha20":
         return _chacha20(key, iv, plaintext), b""
+    if v.cipher == "salsa20":
+        return salsa20(key, iv, plaintext), b""
     mode = modes.CBC(iv) if v.cipher == "aes-cbc" else modes.ECB()
     return _aes(key, mode, _pad(plaintext, v.padding), True), b""
 
@@ -376,6 +379,8 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
             return _aes(key, modes.CTR(iv), ciphertext, False)
         if v.cipher == "chacha20":
             return _chacha20(key, iv, ciphertext)  # nothing authenticates it: any ciphertext opens
+        if v.cipher == "salsa20":
+            return salsa20(key, iv, ciphertext)  # nor this
         if not ciphertext or len(ciphertext) % 16:
             raise Refused(f"{v.cipher} ciphertext is {len(ciphertext)} bytes, not a positive multiple of 16",
                           kind="length")

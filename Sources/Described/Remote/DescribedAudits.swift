@@ -637,7 +637,7 @@ extension ProtocolDescription {
     var unauthenticatedCiphers: [(name: String, said: String)] {
         Set(allValues.compactMap { value -> String? in
             guard case let .sealed(sealed) = value.kind else { return nil }
-            if [.aesCBC, .aesCTR, .aesECB, .chacha20].contains(sealed.cipher) { return sealed.cipher.rawValue }
+            if [.aesCBC, .aesCTR, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { return sealed.cipher.rawValue }
             return sealed.tag == .dropped ? "\(sealed.cipher.rawValue)-tag-dropped" : nil
         }).sorted().map { name in (name, name.hasSuffix("-tag-dropped") ? "\(name.dropLast("-tag-dropped".count)) without its tag" : name) }
     }

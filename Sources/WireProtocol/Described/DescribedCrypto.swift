@@ -195,6 +195,9 @@ enum DescribedCipher {
         case .chacha20:
             let iv = iv ?? secureRandomBytes(ChaCha20Unauthenticated.ivBytes)
             return Output(ciphertext: try ChaCha20Unauthenticated.apply(plaintext, key: key, iv: iv), iv: iv, tag: Data())
+        case .salsa20:
+            let nonce = iv ?? secureRandomBytes(Salsa20.nonceBytes)
+            return Output(ciphertext: try Salsa20.apply(plaintext, key: key, nonce: nonce), iv: nonce, tag: Data())
         }
     }
 
@@ -252,6 +255,9 @@ enum DescribedCipher {
             case .chacha20:
                 guard iv.count == ChaCha20Unauthenticated.ivBytes else { throw refusal }
                 return try ChaCha20Unauthenticated.apply(ciphertext, key: key, iv: iv)
+            case .salsa20:
+                guard iv.count == Salsa20.nonceBytes else { throw refusal }
+                return try Salsa20.apply(ciphertext, key: key, nonce: iv)
             }
         } catch let error as DescribedRefusal { throw error } catch { throw refusal }
     }

@@ -192,12 +192,15 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     case fernet
     /// ChaCha20 without Poly1305 (pyca `algorithms.ChaCha20`, `mode=None`): nothing authenticates it.
     case chacha20
+    /// Salsa20/20 (PyCryptodome `Salsa20.new(key, nonce)`: 16- or 32-byte key, 8-byte nonce): no MAC.
+    case salsa20
 
     public var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
     /// The IV or nonce length (0: none).
     public var ivBytes: Int {
         switch self {
         case .aesCBC, .aesCTR, .chacha20: return 16
+        case .salsa20: return Salsa20.nonceBytes
         case .aesGCM, .chacha20Poly1305: return 12
         case .aesECB, .fernet: return 0
         }

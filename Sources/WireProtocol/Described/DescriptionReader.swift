@@ -270,6 +270,9 @@ struct DescriptionValidator {
             if [.chacha20Poly1305, .chacha20, .fernet].contains(sealed.cipher), secret.keyBytes != 32 {
                 throw impossible(value, "\(sealed.cipher.rawValue) needs a 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 32` in [secrets.\(sealed.secret)])")
             }
+            if sealed.cipher == .salsa20, ![16, 32].contains(secret.keyBytes) {
+                throw impossible(value, "salsa20 needs a 16- or 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 16` or `bytes = 32` in [secrets.\(sealed.secret)])")
+            }
             if sealed.cipher != .fernet { try requireEncoded(sealed.encoding) }
             if sealed.encoding == .utf8 { throw impossible(value, "a ciphertext is not text; use raw, base64, base64url or hex") }
             for (placement, kind) in [(sealed.iv.fieldName, "nonce_of"), (sealedTagField(sealed), "tag_of")] {

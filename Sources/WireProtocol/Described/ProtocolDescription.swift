@@ -284,7 +284,7 @@ extension ProtocolDescription {
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
             case let .sealed(sealed):
                 if case .fixed = sealed.iv {
-                    let stream = [.aesCTR, .aesGCM, .chacha20, .chacha20Poly1305].contains(sealed.cipher)
+                    let stream = [.aesCTR, .aesGCM, .chacha20, .chacha20Poly1305, .salsa20].contains(sealed.cipher)
                     found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message"
                                  + (stream ? " — for \(sealed.cipher.rawValue) the same keystream under the key: two ciphertexts XORed give their plaintexts XORed" : ""))
                 }
