@@ -417,7 +417,7 @@ CASES = [
     (_set(_with_secret(_seed(), "preshared"), ["conversation", 0, "step", 0, "send"], {**_SEALED, "iv": "none"}),
      "conversation[0].step[0].send.iv", 'iv = "none" is only for aes-ecb and fernet'),
     (_set(_with_secret(_seed(), "preshared"), ["conversation", 0, "step", 0, "send"],
-          {**_SEALED, "iv": "fixed:00"}), "conversation[0].step[0].send.iv", "12-byte IV"),
+          {**_SEALED, "iv": "fixed:00"}), "conversation[0].step[0].send.iv", "an aes-gcm fixed: nonce is 8 to 128 bytes"),
     (_set(_with_secret(_seed(), "preshared"), ["conversation", 0, "step", 0, "send"],
           {**_SEALED, "padding": "pkcs7"}), "conversation[0].step[0].send.padding", "aes-cbc and aes-ecb only"),
     (_set(_with_secret(_seed(), "preshared"), ["conversation", 0, "step", 0, "send"],

@@ -421,6 +421,71 @@ def test_salsa20_in_a_json_field_both_ways_and_the_stream_is_salsa20s() -> None:
     assert any("salsa20 is not authenticated" in w for w in desc.weaknesses())
 
 
+# Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, then the client's nonce
+# as a message of its own (iv = "secret:nonce"), then the ciphertext.
+NONCE_ALONE = """
+name = "nonce-alone"
+[transport]
+kind = "tcp"
+framing = "legacy"
+[secrets.k]
+made_by = "server"
+bytes = 32
+[secrets.nonce]
+made_by = "client"
+bytes = 8
+[[conversation]]
+name = "text"
+[[conversation.step]]
+from = "server"
+send = { secret = "k" }
+[[conversation.step]]
+from = "client"
+send = { secret = "nonce" }
+[[conversation.step]]
+from = "client"
+send = { sealed = "k", cipher = "salsa20", iv = "secret:nonce", carries = "message" }
+then = "close"
+"""
+
+
+def test_a_nonce_sent_alone_is_the_next_ciphertexts_iv() -> None:
+    from pythonref.salsa20 import salsa20
+    desc = loads(NONCE_ALONE)
+    sent = b"crosscheck nonce alone"
+    client = Party(desc, "text", "client", message=sent)
+    server = Party(desc, None, "server")
+    key = server.next_message()
+    assert isinstance(key, bytes) and len(key) == 32
+    client.receive(key)
+    nonce = client.next_message()
+    assert isinstance(nonce, bytes) and len(nonce) == 8
+    server.receive(nonce)
+    ciphertext = client.next_message()
+    assert isinstance(ciphertext, bytes) and salsa20(key, nonce, ciphertext) == sent
+    server.receive(ciphertext)
+    assert server.received["message"] == sent
+    # Another nonce than the one sent opens to another text: no MAC, so the server takes it.
+    other = Party(desc, None, "server")
+    other_key = other.next_message()
+    assert isinstance(other_key, bytes)
+    other.receive(bytes(8))
+    other.receive(salsa20(other_key, nonce, sent))
+    assert other.received["message"] != sent
+    assert not any("fixed" in w for w in desc.weaknesses())
+
+
+def test_the_iv_as_the_key_and_a_preshared_iv_are_weaknesses() -> None:
+    key_as_iv = NONCE_ALONE.replace('iv = "secret:nonce"', 'iv = "secret:k"').replace('cipher = "salsa20"', 'cipher = "aes-cbc"')
+    with pytest.raises(DescriptionError) as info:
+        loads(key_as_iv)  # a 32-byte key is no 16-byte IV
+    assert info.value.path == "conversation[0].step[2].send.iv" and "(16 bytes)" in info.value.message
+    cbc = key_as_iv.replace("bytes = 32", "bytes = 16")
+    assert any("the IV is the key" in w for w in loads(cbc).weaknesses())
+    preshared = NONCE_ALONE.replace('made_by = "client"\nbytes = 8', 'made_by = "preshared"\nbytes = 8')
+    assert any("a preshared secret" in w for w in loads(preshared).weaknesses())
+
+
 # ---- what the reader refuses ---------------------------------------------------------------------
 
 
@@ -502,6 +567,17 @@ CASES = [
      "salsa20 needs a 8-byte IV"),
     (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "tag": "appended"}), f"{P0}.tag",
      "tag is for aes-gcm and chacha20-poly1305 only"),
+    # iv = "secret:NAME", secrets of 8 and 12 bytes
+    (_doc(NONCE_ALONE), None, None),
+    (_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 2, "send", "iv"], "secret:nonces"),
+     "conversation[0].step[2].send.iv", "no secret 'nonces'"),
+    (_set(_doc(NONCE_ALONE), ["secrets", "nonce", "bytes"], 12), "conversation[0].step[2].send.iv",
+     "(8 bytes); secret 'nonce' has 12 bytes"),
+    (_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 1, "send"], {"text": "hi"}), "conversation[0].step[2].send.iv",
+     "which the server does not know yet"),
+    (_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 2, "send", "sealed"], "nonce"),
+     "conversation[0].step[2].send.cipher", 'an 8-byte secret is a nonce: use it as iv = "secret:nonce"'),
+    (_set(_doc(NONCE_ALONE), ["secrets", "nonce", "bytes"], 10), "secrets.nonce.bytes", "must be one of"),
 ]
 
 

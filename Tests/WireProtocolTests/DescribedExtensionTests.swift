@@ -406,6 +406,67 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertTrue(try ProtocolDescription(toml: fixed).weaknesses.contains { $0.contains("same keystream") })
     }
 
+    /// Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, the client's nonce
+    /// as a message of its own (`iv = "secret:nonce"`), then the ciphertext.
+    static let nonceAlone = """
+    name = "nonce-alone"
+    [transport]
+    kind = "tcp"
+    framing = "legacy"
+    [secrets.k]
+    made_by = "server"
+    bytes = 32
+    [secrets.nonce]
+    made_by = "client"
+    bytes = 8
+    [[conversation]]
+    name = "text"
+    [[conversation.step]]
+    from = "server"
+    send = { secret = "k" }
+    [[conversation.step]]
+    from = "client"
+    send = { secret = "nonce" }
+    [[conversation.step]]
+    from = "client"
+    send = { sealed = "k", cipher = "salsa20", iv = "secret:nonce", carries = "message" }
+    then = "close"
+    """
+
+    func testANonceSentAlone_isTheNextCiphertextsIV_andTheReaderHoldsItToTheIVLength() throws {
+        let described = try ProtocolDescription(toml: Self.nonceAlone)
+        let sent = Data("crosscheck nonce alone".utf8)
+        let client = try DescribedParty(description: described, conversation: "text", role: .client, message: sent)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server)
+        guard case let .bytes(key)? = try server.nextMessage() else { return XCTFail("no key") }
+        XCTAssertEqual(key.count, 32)
+        try client.receive(.bytes(key))
+        guard case let .bytes(nonce)? = try client.nextMessage() else { return XCTFail("no nonce") }
+        XCTAssertEqual(nonce.count, 8)
+        try server.receive(.bytes(nonce))
+        guard case let .bytes(ciphertext)? = try client.nextMessage() else { return XCTFail("no ciphertext") }
+        XCTAssertEqual(try Salsa20.apply(ciphertext, key: key, nonce: nonce), sent)
+        try server.receive(.bytes(ciphertext))
+        XCTAssertEqual(server.received["message"], sent)
+        XCTAssertFalse(described.weaknesses.contains { $0.contains("IV") })
+
+        func refused(_ toml: String, _ words: String, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertThrowsError(try ProtocolDescription(toml: toml), file: file, line: line) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(error)", file: file, line: line)
+            }
+        }
+        refused(Self.nonceAlone.replacingOccurrences(of: "bytes = 8", with: "bytes = 12"), "needs a secret of the cipher's IV length (8 bytes")
+        refused(Self.nonceAlone.replacingOccurrences(of: "bytes = 8", with: "bytes = 10"), "bytes")
+        refused(Self.nonceAlone.replacingOccurrences(of: #"send = { secret = "nonce" }"#, with: #"send = { text = "hi" }"#), "which the server does not know yet")
+        refused(Self.nonceAlone.replacingOccurrences(of: #"sealed = "k""#, with: #"sealed = "nonce""#), "is a nonce")
+        // The key as the IV (a 16-byte AES-CBC key) and a preshared IV are weaknesses.
+        let keyAsIV = Self.nonceAlone.replacingOccurrences(of: #"iv = "secret:nonce""#, with: #"iv = "secret:k""#)
+            .replacingOccurrences(of: #"cipher = "salsa20""#, with: #"cipher = "aes-cbc""#).replacingOccurrences(of: "bytes = 32", with: "bytes = 16")
+        XCTAssertTrue(try ProtocolDescription(toml: keyAsIV).weaknesses.contains { $0.contains("the IV is the key") })
+        let preshared = Self.nonceAlone.replacingOccurrences(of: "made_by = \"client\"\nbytes = 8", with: "made_by = \"preshared\"\nbytes = 8")
+        XCTAssertTrue(try ProtocolDescription(toml: preshared).weaknesses.contains { $0.contains("the IV is preshared secret nonce") })
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

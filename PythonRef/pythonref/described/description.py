@@ -21,7 +21,7 @@ ROLES = ("client", "server")
 KINDS = ("tcp", "http", "https")
 FRAMINGS = ("legacy", "length-prefix", "line", "close")
 BITS = (1024, 2048, 3072, 4096)
-SECRET_BYTES = (16, 24, 32)
+SECRET_BYTES = (8, 12, 16, 24, 32)  # 8 and 12: a nonce sent alone (iv = "secret:NAME"), never a key
 DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-sha256-128")
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
@@ -184,6 +184,11 @@ class Description:
                     for v in _walk(top) if top is not None else ():
                         if v.kind == "sealed" and v.iv.startswith("fixed:"):
                             seen.add(f"{v.path}: a fixed IV/nonce")
+                        if v.kind == "sealed" and v.iv == f"secret:{v.arg}":
+                            seen.add(f"{v.path}: the IV is the key")
+                        elif v.kind == "sealed" and v.iv.startswith("secret:") and any(
+                                s.name == v.iv[7:] and s.made_by == "preshared" for s in self.secrets):
+                            seen.add(f"{v.path}: a fixed IV/nonce (a preshared secret)")
                         if v.kind == "sealed" and v.cipher == "aes-ecb":
                             seen.add(f"{v.path}: aes-ecb shows equal blocks")
                         if v.kind == "sealed" and v.cipher in UNAUTHENTICATED:
@@ -405,8 +410,11 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
                 raise DescriptionError(ivpath, f"an aes-gcm fixed: nonce is 8 to 128 bytes; fixed: gives {len(fixed)}")
         elif len(fixed) != IV_BYTES[cipher]:
             raise DescriptionError(ivpath, f"{cipher} needs a {IV_BYTES[cipher]}-byte IV; fixed: gives {len(fixed)}")
-    elif not (iv == "prefix" or (iv.startswith("field:") and len(iv) > 6)):
-        raise DescriptionError(ivpath, f'iv must be "prefix", "field:NAME", "fixed:HEX" or "none"; found {iv!r}')
+    elif cipher == "fernet" and iv.startswith("secret:"):
+        raise DescriptionError(ivpath, f'{cipher} places no IV: write iv = "none" or leave it out')
+    elif not (iv == "prefix" or (iv.startswith("field:") and len(iv) > 6) or (iv.startswith("secret:") and len(iv) > 7)):
+        raise DescriptionError(ivpath, f'iv must be "prefix", "field:NAME", "fixed:HEX", "secret:NAME" or "none"; '
+                               f"found {iv!r}")
     out["iv"] = iv
     if "tag" in raw and cipher not in AEAD:
         raise DescriptionError(_join(path, "tag"), f"tag is for aes-gcm and chacha20-poly1305 only, not {cipher}")
@@ -718,6 +726,25 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
 # ---- who knows what, step by step ----------------------------------------------------------------
 
 
+def _check_iv_secret(v: Value, secrets: dict[str, SecretSpec], me_knows: set[str], peer_knows: set[str],
+                     me: str, peer: str) -> None:
+    """iv = "secret:NAME": a raw secret of the cipher's IV length that both sides know by now."""
+    name, where = v.iv[7:], _join(v.path, "iv")
+    if name not in secrets:
+        raise DescriptionError(where, f"no secret {name!r}: add [secrets.{name}]")
+    spec = secrets[name]
+    low, high = GCM_FIXED_NONCE_BYTES if v.cipher == "aes-gcm" else (IV_BYTES[v.cipher], IV_BYTES[v.cipher])
+    if spec.derive != "raw" or not low <= spec.bytes <= high:
+        size = f"{low}" if low == high else f"{low} to {high}"
+        raise DescriptionError(where, f'iv = "secret:{name}" needs a raw secret of the IV length ({size} bytes); '
+                               f"secret {name!r} has " + (f"{spec.bytes} bytes" if spec.derive == "raw"
+                                                           else f'derive = "{spec.derive}"'))
+    for side, knows in ((me, me_knows), (peer, peer_knows)):
+        if name not in knows:
+            raise DescriptionError(where, f"the IV is secret {name!r}, which the {side} does not know yet: "
+                                   f'send it first ({{ secret = "{name}" }})')
+
+
 def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     keys = {k.name: k for k in desc.keys}
     secrets = {s.name: s for s in desc.secrets}
@@ -773,9 +800,15 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if spec.key_bytes not in need:
                         passphrase = spec.derive in PASSPHRASE_KEY_BYTES
                         fix = 'use derive = "passphrase-sha256"' if passphrase else "set bytes = 32"
-                        sizes = "a 16- or 32-byte" if v.cipher == "salsa20" else "a 32-byte"
+                        sizes = {"salsa20": "a 16- or 32-byte", "chacha20-poly1305": "a 32-byte", "chacha20": "a 32-byte",
+                                 "fernet": "a 32-byte"}.get(v.cipher, "a 16-, 24- or 32-byte")
+                        if spec.key_bytes < 16:
+                            article = "an" if spec.key_bytes == 8 else "a"
+                            fix = f'{article} {spec.key_bytes}-byte secret is a nonce: use it as iv = "secret:{v.arg}"'
                         raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs {sizes} key; secret "
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
+                if v.kind == "sealed" and v.iv.startswith("secret:"):
+                    _check_iv_secret(v, secrets, knows_secret[me], knows_secret[peer], me, peer)
                 if v.carries.startswith("secret:"):
                     s = v.carries[7:]
                     if s not in secrets:

@@ -608,14 +608,16 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
     raise AssertionError(f"{k} is built by its json")  # nonce_of / tag_of: in _build_json
 
 
-def _iv_for(v: Value) -> bytes:
+def _iv_for(v: Value, ctx: Context) -> bytes:
     if v.iv.startswith("fixed:"):
         return bytes.fromhex(v.iv[6:])
+    if v.iv.startswith("secret:"):
+        return ctx.secrets[v.iv[7:]]  # the secret's own bytes: a nonce sent alone, or the key as IV
     return pysecrets.token_bytes(IV_BYTES[v.cipher]) if v.cipher in IV_BYTES else b""
 
 
 def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
-    iv = _iv_for(v)
+    iv = _iv_for(v, ctx)
     ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as, v.fields), iv)
     if v.cipher == "fernet":
         return ct  # the token is already base64url with padding
@@ -790,10 +792,14 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         iv = scratch.get(v.iv[6:], {}).get("iv", b"")
     elif v.iv.startswith("fixed:"):
         iv = bytes.fromhex(v.iv[6:])
+    elif v.iv.startswith("secret:"):
+        if v.iv[7:] not in ctx.secrets:
+            raise Refused(f"secret {v.iv[7:]!r}, the IV, has not arrived")
+        iv = ctx.secrets[v.iv[7:]]
     else:
         iv = b""
-    if v.iv.startswith("fixed:"):
-        iv_len = len(iv)  # an aes-gcm fixed nonce may be 8 to 128 bytes
+    if v.iv.startswith(("fixed:", "secret:")):
+        iv_len = len(iv)  # an aes-gcm fixed nonce may be 8 to 128 bytes; the reader checked both
     if v.cipher in IV_BYTES and len(iv) != iv_len:
         raise Refused(f"{v.cipher} IV/nonce is {len(iv)} bytes; must be {iv_len}")
     tag = b""

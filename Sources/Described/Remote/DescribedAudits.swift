@@ -629,10 +629,26 @@ extension ProtocolDescription.Conversation {
 }
 
 extension ProtocolDescription {
-    /// A `secret` value sent in the clear somewhere.
-    var hasSecretInTheClear: Bool { allValues.contains { if case .secret = $0.kind { return true }; return false } }
-    /// Whether a sealed value uses a fixed IV (already a finding of its own).
-    var usesFixedIV: Bool { allValues.contains { if case let .sealed(sealed) = $0.kind, case .fixed = sealed.iv { return true }; return false } }
+    /// A `secret` value sent in the clear somewhere: a key, not a secret that is only a nonce
+    /// (`iv = "secret:NAME"`, sent alone before its ciphertext, as a prefix IV would be).
+    var hasSecretInTheClear: Bool {
+        var keys = Set<String>(), ivs = Set<String>()
+        for value in allValues {
+            guard case let .sealed(sealed) = value.kind else { continue }
+            keys.insert(sealed.secret)
+            if case let .secret(name) = sealed.iv { ivs.insert(name) }
+        }
+        return allValues.contains { if case let .secret(name, _) = $0.kind { return !ivs.contains(name) || keys.contains(name) }; return false }
+    }
+    /// Whether a sealed value uses a fixed IV (already a finding of its own): a constant, or a preshared secret.
+    var usesFixedIV: Bool {
+        allValues.contains {
+            guard case let .sealed(sealed) = $0.kind else { return false }
+            if case .fixed = sealed.iv { return true }
+            if case let .secret(name) = sealed.iv { return secrets[name]?.madeBy == .preshared }
+            return false
+        }
+    }
     /// The ciphers used without integrity protection, by name (for a finding's id) and as a report says them.
     var unauthenticatedCiphers: [(name: String, said: String)] {
         Set(allValues.compactMap { value -> String? in

@@ -487,6 +487,10 @@ private struct Context {
             let key = try secretKey(sealed.secret)
             var fixedIV: Data?
             if case let .fixed(bytes) = sealed.iv { fixedIV = bytes }
+            if case let .secret(name) = sealed.iv {
+                guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name), the IV, is not known to the \(party.role.rawValue)") }
+                fixedIV = bytes
+            }
             let output: DescribedCipher.Output
             switch party.probe {
             case let .sealedBlocks(blocks)?:
@@ -620,6 +624,9 @@ private struct Context {
                 iv = Data(body.prefix(sealed.cipher.ivBytes)); body = Data(body.dropFirst(sealed.cipher.ivBytes))
             case .field: iv = siblings["iv"] ?? Data()
             case let .fixed(bytes): iv = bytes
+            case let .secret(name):
+                guard let bytes = state.secrets[name] else { throw DescribedRefusal(reason: "secret \(name), the IV, has not arrived") }
+                iv = bytes
             case .none: break
             }
             if sealed.cipher.isAEAD {

@@ -221,6 +221,9 @@ public enum IVPlacement: Sendable, Equatable {
     case prefix
     case field(String)
     case fixed(Data)
+    /// The bytes of a secret (its raw bytes, not the key derived from them): a nonce the client
+    /// makes and sends alone before its ciphertext, or an IV that is the key itself.
+    case secret(String)
     case none
 }
 
@@ -361,9 +364,11 @@ extension DescribedValue {
                     iv = .field(String(text.dropFirst(6)))
                 } else if text.hasPrefix("fixed:"), let bytes = Data(hexString: String(text.dropFirst(6))), cipher.fixedIVBytes.contains(bytes.count) {
                     iv = .fixed(bytes)
+                } else if text.hasPrefix("secret:"), text.count > 7 {
+                    iv = .secret(String(text.dropFirst(7)))
                 } else {
                     let lengths = cipher.fixedIVBytes.count == 1 ? "\(cipher.ivBytes) bytes" : "\(cipher.fixedIVBytes.lowerBound) to \(cipher.fixedIVBytes.upperBound) bytes"
-                    throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(lengths)), \"none\"", found: "\"\(text)\"")
+                    throw DescriptionError.notAllowed(key: reader.keyPath("iv"), line: ivLine, allowed: "\"prefix\", \"field:NAME\", \"fixed:HEX\" (\(lengths)), \"secret:NAME\", \"none\"", found: "\"\(text)\"")
                 }
                 if iv == .none, cipher != .aesECB, cipher != .fernet {
                     throw DescriptionError.impossible(key: reader.keyPath("iv"), line: ivLine, reason: "\(cipher.rawValue) needs an IV or nonce; `iv = \"none\"` is only for aes-ecb and fernet")

@@ -40,7 +40,8 @@ struct DescriptionReader {
                     throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"),
                                                       reason: "a passphrase's key size follows its derive (\(derive.rawValue)); remove `bytes`")
                 }
-                let bytes = try reader.number("bytes", oneOf: [16, 24, 32]) ?? 32
+                // 8 and 12: a nonce sent alone (`iv = "secret:NAME"`), never a key.
+                let bytes = try reader.number("bytes", oneOf: [8, 12, 16, 24, 32]) ?? 32
                 if derive == .utf8ZeroPad16, bytes != 16 {
                     throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"), reason: "`derive = \"utf8-zeropad16\"` makes a 16-byte key; write `bytes = 16`")
                 }
@@ -267,8 +268,20 @@ struct DescriptionValidator {
             guard knownSecrets[receiver]!.contains(sealed.secret) else {
                 throw impossible(value, "the \(receiver.rawValue) never learns secret \(sealed.secret), so it cannot open this; send it first (carries = \"secret:\(sealed.secret)\" or { secret = \"\(sealed.secret)\" })")
             }
+            if secret.keyBytes < 16 {
+                throw impossible(value, "secret \(sealed.secret) has \(secret.keyBytes) bytes: no cipher key is that short; an 8- or 12-byte secret is a nonce (use it as `iv = \"secret:\(sealed.secret)\"`)")
+            }
             if [.chacha20Poly1305, .chacha20, .fernet].contains(sealed.cipher), secret.keyBytes != 32 {
                 throw impossible(value, "\(sealed.cipher.rawValue) needs a 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 32` in [secrets.\(sealed.secret)])")
+            }
+            if case let .secret(ivName) = sealed.iv {
+                guard let ivSecret = description.secrets[ivName] else { throw unknownName(value, ivName, "secret", Array(description.secrets.keys)) }
+                guard ivSecret.derive == .raw, sealed.cipher.fixedIVBytes.contains(ivSecret.bytes) else {
+                    throw impossible(value, "`iv = \"secret:\(ivName)\"` needs a secret of the cipher's IV length (\(sealed.cipher.fixedIVBytes.count == 1 ? "\(sealed.cipher.ivBytes)" : "8 to 128") bytes, raw); secret \(ivName) has \(ivSecret.derive == .raw ? "\(ivSecret.bytes) bytes" : "derive = \"\(ivSecret.derive.rawValue)\"")")
+                }
+                for side in [sender, receiver] where !knownSecrets[side]!.contains(ivName) {
+                    throw impossible(value, "the IV is secret \(ivName), which the \(side.rawValue) does not know yet; send it first ({ secret = \"\(ivName)\" })")
+                }
             }
             if sealed.cipher == .salsa20, ![16, 32].contains(secret.keyBytes) {
                 throw impossible(value, "salsa20 needs a 16- or 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 16` or `bytes = 32` in [secrets.\(sealed.secret)])")

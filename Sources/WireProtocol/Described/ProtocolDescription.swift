@@ -288,6 +288,13 @@ extension ProtocolDescription {
                     found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message"
                                  + (stream ? " — for \(sealed.cipher.rawValue) the same keystream under the key: two ciphertexts XORed give their plaintexts XORed" : ""))
                 }
+                if case let .secret(name) = sealed.iv {
+                    if name == sealed.secret {
+                        found.append("\(value.keyPath) (line \(value.line)): the IV is the key (secret \(name)): the same IV for every message under it, and a chosen-ciphertext attacker who sees one decryption recovers the key")
+                    } else if secrets[name]?.madeBy == .preshared {
+                        found.append("\(value.keyPath) (line \(value.line)): the IV is preshared secret \(name), the same for every message")
+                    }
+                }
                 if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
             default: break
             }
