@@ -18,7 +18,7 @@ from typing import Any, Optional
 import pytest
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from pythonref.described import DescriptionError, Party, Refused, loads
 from pythonref.described import values as v
@@ -486,6 +486,83 @@ def test_the_iv_as_the_key_and_a_preshared_iv_are_weaknesses() -> None:
     assert any("a preshared secret" in w for w in loads(preshared).weaknesses())
 
 
+# Lock92/Cybersecurity-Sctipts: an IV alone, the message's length as one byte, then AES-CBC padded
+# with 1 to 16 spaces.
+SPACE_PADDED = """
+name = "space-padded"
+[transport]
+kind = "tcp"
+framing = "legacy"
+[secrets.k]
+made_by = "preshared"
+bytes = 16
+[secrets.iv]
+made_by = "client"
+bytes = 16
+[[conversation]]
+name = "text"
+[[conversation.step]]
+from = "client"
+send = { secret = "iv" }
+[[conversation.step]]
+from = "client"
+send = { length_of = "message", bytes = 1 }
+[[conversation.step]]
+from = "client"
+send = { sealed = "k", cipher = "aes-cbc", padding = "space", iv = "secret:iv", carries = "message" }
+then = "close"
+"""
+
+
+@pytest.mark.parametrize("size", [15, 16, 17])
+def test_a_length_byte_and_space_padding_as_the_source_writes_them(size: int) -> None:
+    desc = loads(SPACE_PADDED)
+    key = b"Sixteen byte key"
+    sent = b"m" * size
+    client = Party(desc, "text", "client", secrets={"k": key}, message=sent)
+    server = Party(desc, None, "server", secrets={"k": key})
+    iv = client.next_message()
+    length = client.next_message()
+    ciphertext = client.next_message()
+    assert isinstance(iv, bytes) and isinstance(ciphertext, bytes)
+    assert length == bytes([size])
+    # The source's client: data += " " * (16 - len(data) % 16), AES-CBC under the IV it sent alone.
+    padded = sent + b" " * (16 - size % 16)
+    op = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    assert ciphertext == op.update(padded) + op.finalize()
+    for msg in (iv, length, ciphertext):
+        server.receive(msg)
+    assert server.received["message"] == sent
+
+
+def test_a_wrong_length_byte_and_a_last_byte_that_is_no_space_are_refused() -> None:
+    desc = loads(SPACE_PADDED)
+    key = b"Sixteen byte key"
+    iv = bytes(16)
+    op = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    ciphertext = op.update(b"hello" + b" " * 11) + op.finalize()
+    server = Party(desc, None, "server", secrets={"k": key})
+    server.receive(iv)
+    server.receive(bytes([6]))
+    with pytest.raises(Refused) as info:
+        server.receive(ciphertext)
+    assert info.value.reason == "the length field says 6 bytes; the message has 5"
+    op = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    unpadded = op.update(b"hello world 1234") + op.finalize()
+    other = Party(desc, None, "server", secrets={"k": key})
+    other.receive(iv)
+    other.receive(bytes([16]))
+    with pytest.raises(Refused) as info:
+        other.receive(unpadded)
+    assert info.value.kind == "padding"
+    # A message longer than a one-byte length field holds is not sent.
+    long = Party(desc, "text", "client", secrets={"k": key}, message=b"x" * 256)
+    long.next_message()
+    with pytest.raises(Refused) as info:
+        long.next_message()
+    assert "more than a 1-byte length field holds" in info.value.reason
+
+
 # ---- what the reader refuses ---------------------------------------------------------------------
 
 
@@ -578,6 +655,18 @@ CASES = [
     (_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 2, "send", "sealed"], "nonce"),
      "conversation[0].step[2].send.cipher", 'an 8-byte secret is a nonce: use it as iv = "secret:nonce"'),
     (_set(_doc(NONCE_ALONE), ["secrets", "nonce", "bytes"], 10), "secrets.nonce.bytes", "must be one of"),
+    # length_of, padding = "space"
+    (_doc(SPACE_PADDED), None, None),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 1, "send", "bytes"], 3), "conversation[0].step[1].send.bytes",
+     "must be one of"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 1, "send", "length_of"], "ciphertext"),
+     "conversation[0].step[1].send.length_of", 'length_of must be "message"'),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 1, "send"], {"json": {"n": {"length_of": "message"}}}),
+     "conversation[0].step[1].send.json.n.length_of", "cannot be a JSON field"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 1, "send", "encoding"], "hex"),
+     "conversation[0].step[1].send.encoding", "unknown key 'encoding'"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 2, "send", "cipher"], "aes-ctr"),
+     "conversation[0].step[2].send.padding", "padding is for aes-cbc and aes-ecb only"),
 ]
 
 

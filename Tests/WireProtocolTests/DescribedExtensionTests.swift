@@ -467,6 +467,71 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertTrue(try ProtocolDescription(toml: preshared).weaknesses.contains { $0.contains("the IV is preshared secret nonce") })
     }
 
+    /// Lock92/Cybersecurity-Sctipts: an IV alone, the message's length as one byte, then AES-CBC
+    /// padded with 1 to 16 spaces (`data += " " * (16 - len(data) % 16)`).
+    static let spacePadded = """
+    name = "space-padded"
+    [transport]
+    kind = "tcp"
+    framing = "legacy"
+    [secrets.k]
+    made_by = "preshared"
+    bytes = 16
+    [secrets.iv]
+    made_by = "client"
+    bytes = 16
+    [[conversation]]
+    name = "text"
+    [[conversation.step]]
+    from = "client"
+    send = { secret = "iv" }
+    [[conversation.step]]
+    from = "client"
+    send = { length_of = "message", bytes = 1 }
+    [[conversation.step]]
+    from = "client"
+    send = { sealed = "k", cipher = "aes-cbc", padding = "space", iv = "secret:iv", carries = "message" }
+    then = "close"
+    """
+
+    func testALengthByteAndSpacePadding_asTheSourceWritesThem_andAWrongLengthIsRefused() throws {
+        let described = try ProtocolDescription(toml: Self.spacePadded)
+        let key = Data("Sixteen byte key".utf8)
+        for size in [15, 16, 17] {
+            let sent = Data(repeating: 0x6d, count: size)
+            let client = try DescribedParty(description: described, conversation: "text", role: .client, secrets: ["k": key], message: sent)
+            let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+            guard case let .bytes(iv)? = try client.nextMessage(), case let .bytes(length)? = try client.nextMessage(),
+                  case let .bytes(ciphertext)? = try client.nextMessage() else { return XCTFail("three messages") }
+            XCTAssertEqual(length, Data([UInt8(size)]))
+            // The source's padding, encrypted by OpenSSL's CBC without padding of its own.
+            let padded = sent + Data(repeating: 0x20, count: 16 - size % 16)
+            XCTAssertEqual(ciphertext, Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8](padded))))
+            for message in [iv, length, ciphertext] { try server.receive(.bytes(message)) }
+            XCTAssertEqual(server.received["message"], sent)
+        }
+        let iv = Data(count: 16)
+        let hello = Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8]("hello           ".utf8)))
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+        try server.receive(.bytes(iv))
+        try server.receive(.bytes(Data([6])))
+        XCTAssertThrowsError(try server.receive(.bytes(hello))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.reason, "the length field says 6 bytes; the message has 5")
+        }
+        let noSpace = Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8]("hello world 1234".utf8)))
+        let other = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+        try other.receive(.bytes(iv))
+        try other.receive(.bytes(Data([16])))
+        XCTAssertThrowsError(try other.receive(.bytes(noSpace))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.kind, .padding)
+        }
+        XCTAssertThrowsError(try ProtocolDescription(toml: Self.spacePadded.replacingOccurrences(of: "bytes = 1 }", with: "bytes = 3 }")))
+        XCTAssertThrowsError(try ProtocolDescription(toml: Self.spacePadded.replacingOccurrences(of: #"send = { length_of = "message", bytes = 1 }"#,
+                                                                                                   with: #"send = { json = { n = { length_of = "message" } } }"#))) { error in
+            XCTAssertTrue("\(error)".contains("cannot be a JSON field"), "\(error)")
+        }
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

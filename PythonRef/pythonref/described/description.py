@@ -26,11 +26,12 @@ DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-s
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain")
+               "nonce_of", "tag_of", "plain", "length_of")
+LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20", "salsa20")
-SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32")
+SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
@@ -53,7 +54,7 @@ _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
-    "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",),
+    "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",),
 }
 
 
@@ -89,6 +90,7 @@ class Value:
     cipher: str = ""
     iv: str = ""
     tag: str = ""
+    length_bytes: int = 4  # length_of: the field's width
 
 
 @dataclass(frozen=True)
@@ -312,6 +314,12 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         if arg != "message":
             raise DescriptionError(kpath, f'plain must be "message" (the conversation\'s message in the clear); '
                                    f"found {arg!r}")
+    elif kind == "length_of":
+        if arg != "message":
+            raise DescriptionError(kpath, f'length_of must be "message" (its byte length); found {arg!r}')
+        if in_json:
+            raise DescriptionError(kpath, "a length_of is raw bytes; it cannot be a JSON field")
+        fields["length_bytes"] = _choice(raw, "bytes", LENGTH_FIELD_BYTES, path, 4)
     if kind in ("rsa", "sealed"):
         fields["carries_as"] = _carries_as(raw, path, fields["carries"])
     # What each kind may be encoded as: utf8 only for text payloads.
@@ -461,7 +469,7 @@ def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]]) -> None:
 def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None) -> bool:
     """Whether a receiver knows the value's length before reading it (concat splitting). latin1 text
     has none: a byte over 0x7F takes two (but a utf8-zeropad16 secret's letters and digits take one)."""
-    if v.kind == "text":
+    if v.kind in ("text", "length_of"):
         return True
     if v.kind in ("rsa", "digest", "nonce_of", "tag_of"):
         return v.encoding != "latin1"

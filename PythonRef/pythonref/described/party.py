@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from .. import aes_https, rsa_keys
 from .description import Conversation, Description, DescriptionError, Step
-from .values import Context, Refused, build, known_length, new_secret, parse
+from .values import Context, Refused, build, check_stated_length, known_length, new_secret, parse
 
 Message = Union[bytes, dict[str, Any]]
 DEFAULT_CONFIG = {"username": "user", "password": "password"}  # the reference servers' default account
@@ -157,6 +157,7 @@ class Party:
             self._refuse(Refused(f"a message arrived when the {self.role} was to send step {step.index}"))
         try:
             self._parse(step, msg, self._ctx)
+            check_stated_length(self._ctx)
         except Refused as exc:
             if self.role == "client" and msg in self._refusal_values():
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")

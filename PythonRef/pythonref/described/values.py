@@ -74,6 +74,7 @@ class Context:
     last_sent: Optional[bytes] = None  # the last plaintext this side sealed or encrypted
     last_received: Optional[bytes] = None  # the last plaintext this side opened
     received: dict[str, Any] = field(default_factory=dict)
+    stated_length: Optional[int] = None  # what a length_of value said, checked once the message arrives
 
     def copy(self) -> "Context":
         clone = copy.copy(self)
@@ -202,6 +203,8 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         return encoded_length(rsa_cipher.modulus_bytes(ctx.private_keys[v.arg].key_size), v.encoding)
     if v.kind == "digest":
         return encoded_length(DIGEST_BYTES, v.encoding)
+    if v.kind == "length_of":
+        return v.length_bytes
     if v.kind == "secret":
         spec = ctx.description.secret(v.arg)
         if spec.derive in PASSPHRASE_KEY_BYTES:
@@ -279,6 +282,11 @@ def _pad(data: bytes, padding: str) -> bytes:
     if padding in ("pkcs7", "pkcs7-32"):
         p = sympad.PKCS7(128 if padding == "pkcs7" else 256).padder()
         return p.update(data) + p.finalize()
+    if padding == "space":
+        # Spaces to the block boundary, 1 to 16: data += " " * (16 - len(data) % 16).
+        if data.endswith(b" "):
+            raise Refused("space padding cannot carry a plaintext that ends in a space")
+        return data + b" " * (16 - len(data) % 16)
     if data.endswith(b"\x00"):
         raise Refused("zero padding cannot carry a plaintext that ends in 0x00")
     # Zero bytes up to a block boundary; an empty plaintext is one block of zeros (mcrypt's way).
@@ -299,6 +307,11 @@ def _unpad(data: bytes, padding: str) -> bytes:
         if not 1 <= n <= min(32, len(data)) or data[-n:] != bytes([n]) * n:
             raise Refused("PKCS#7-32 padding is invalid", kind="padding")
         return data[:-n]
+    if padding == "space":
+        if not data.endswith(b" "):
+            raise Refused("space padding is invalid: the last byte is no space", kind="padding")
+        kept = data.rstrip(b" ")
+        return data[: max(len(kept), len(data) - 16)]  # at most 16 spaces are padding
     return data.rstrip(b"\x00")
 
 
@@ -596,6 +609,12 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         if ctx.message is None:
             ctx.message = random_message()
         return encode(ctx.message, v.encoding)
+    if k == "length_of":
+        if ctx.message is None:
+            ctx.message = random_message()
+        if len(ctx.message) >= 1 << (8 * v.length_bytes):
+            raise Refused(f"the message has {len(ctx.message)} bytes: more than a {v.length_bytes}-byte length field holds")
+        return len(ctx.message).to_bytes(v.length_bytes, "big")
     if k == "rsa":
         try:
             plaintext = carried(v.carries, ctx, v.carries_as, v.fields)
@@ -703,6 +722,10 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
     elif k == "secret":
         _check_secret(ctx, v.arg, decode(data, v.encoding, f"secret {v.arg!r}"))
         ctx.received[f"secret:{v.arg}"] = ctx.secrets[v.arg]
+    elif k == "length_of":
+        if len(data) != v.length_bytes:
+            raise Refused(f"the length field is not {v.length_bytes} bytes")
+        ctx.stated_length = int.from_bytes(data, "big")
     elif k == "plain":
         message = decode(data, v.encoding, "the message in the clear")
         if ctx.message is None:
@@ -810,3 +833,10 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
     elif v.tag.startswith("field:"):
         tag = scratch.get(v.tag[6:], {}).get("tag", b"")
     accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as, v.fields)
+
+
+def check_stated_length(ctx: Context) -> None:
+    """A length_of value's length against the message, once both have arrived."""
+    message = ctx.received.get("message")
+    if ctx.stated_length is not None and isinstance(message, bytes) and ctx.stated_length != len(message):
+        raise Refused(f"the length field says {ctx.stated_length} bytes; the message has {len(message)}")

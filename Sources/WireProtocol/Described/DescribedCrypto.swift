@@ -280,6 +280,8 @@ enum DescribedCipher {
             return plaintext + Data(repeating: UInt8(count), count: count)
         case .zero:
             return plaintext + Data(count: (16 - plaintext.count % 16) % 16)
+        case .space:
+            return plaintext + Data(repeating: 0x20, count: 16 - plaintext.count % 16)
         }
     }
 
@@ -298,6 +300,12 @@ enum DescribedCipher {
         case .zero:
             var end = padded.endIndex
             while end > padded.startIndex, padded[end - 1] == 0 { end -= 1 }
+            return padded[padded.startIndex..<end]
+        case .space:
+            // 1 to 16 spaces: the last byte is one, and they all go (the plaintext cannot end in one).
+            guard padded.last == 0x20 else { throw DescribedRefusal(reason: "the space padding is invalid: the last byte is no space", kind: .padding) }
+            var end = padded.endIndex
+            while end > padded.startIndex, padded.endIndex - end < 16, padded[end - 1] == 0x20 { end -= 1 }
             return padded[padded.startIndex..<end]
         }
     }

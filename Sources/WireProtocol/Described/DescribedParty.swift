@@ -77,6 +77,8 @@ public final class DescribedParty {
         var receivedLastBlocks: [Data] = []
         /// This side has sent the conversation's message (sealed, encrypted or in the clear).
         var sentMessage = false
+        /// The message length a `length_of` value stated, checked once the message arrives.
+        var statedMessageLength: Int?
     }
 
     /// - Parameters:
@@ -176,8 +178,10 @@ public final class DescribedParty {
     public func receive(_ message: DescribedMessage) throws {
         guard !isDone else { throw DescribedRefusal(reason: "the conversation is over; nothing more was expected") }
         do {
-            if conversation == nil { try choose(message) ; return }
-            try accept(message, in: conversation!)
+            if conversation == nil { try choose(message) } else { try accept(message, in: conversation!) }
+            if let stated = state.statedMessageLength, let received = state.received["message"], stated != received.count {
+                throw DescribedRefusal(reason: "the length field says \(stated) bytes; the message has \(received.count)")
+            }
         } catch let refusal as DescribedRefusal {
             self.refusal = refusal
             isDone = true
@@ -426,6 +430,10 @@ private struct Context {
             let message = state.received["message"] ?? party.message
             if state.received["message"] == nil { state.sentMessage = true }
             return BuiltValue(bytes: DescribedBytes.encode(message, encoding))
+        case let .lengthOf(bytes):
+            let count = digestedMessage.count
+            guard count < 1 << (8 * bytes) else { throw DescriptionError.partySetup(reason: "the message has \(count) bytes: more than a \(bytes)-byte length field holds") }
+            return BuiltValue(bytes: Data((0..<bytes).reversed().map { UInt8(truncatingIfNeeded: count >> (8 * $0)) }))
         case let .config(name):
             return BuiltValue(bytes: Data(try party.setting(name).utf8))
         case let .token(use):
@@ -531,6 +539,7 @@ private struct Context {
             if let key = try? party.privateKey(name) { return encoding.encodedLength(key.modulusByteCount) }
             return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
+        case let .lengthOf(bytes): return bytes
         case let .concat(parts):
             var total = 0
             for part in parts { guard let length = length(of: part) else { return nil }; total += length }
@@ -541,6 +550,9 @@ private struct Context {
 
     mutating func parse(_ value: DescribedValue, _ bytes: Data, siblings: [String: Data] = [:]) throws {
         switch value.kind {
+        case .lengthOf:
+            guard let length = length(of: value), bytes.count == length else { throw DescribedRefusal(reason: "the length field is not \(length(of: value) ?? 0) bytes") }
+            state.statedMessageLength = bytes.reduce(0) { $0 << 8 | Int($1) }
         case let .plain(encoding):
             let message = try DescribedBytes.decode(bytes, encoding, what: "the message in the clear")
             if let known = knownMessage {

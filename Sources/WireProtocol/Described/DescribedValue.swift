@@ -20,6 +20,9 @@ public struct DescribedValue: Sendable, Equatable {
         case tagOf(String, encoding: ValueEncoding)
         /// The conversation's message in the clear (`plain = "message"`).
         case plain(encoding: ValueEncoding)
+        /// The byte length of the conversation's message as a big-endian integer of `bytes` bytes
+        /// (`length_of = "message"`): a length field sent before a ciphertext padded with spaces.
+        case lengthOf(bytes: Int)
     }
 
     public var kind: Kind
@@ -213,6 +216,9 @@ public enum SealedCipher: String, Sendable, CaseIterable {
 
 public enum BlockPadding: String, Sendable, CaseIterable {
     case pkcs7, zero
+    /// Spaces (0x20) to the block boundary, 1 to 16 (a whole block when the plaintext fills its
+    /// last): `data += " " * (16 - len(data) % 16)`. A plaintext ending in a space cannot be carried.
+    case space
     /// PKCS#7 to a 32-byte boundary (pad bytes 1…32): Python AESCipher classes written with `bs = 32`.
     case pkcs7To32 = "pkcs7-32"
 }
@@ -249,7 +255,7 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of"]
     static let qualifiers: [String: [String]] = [
         "text": [], "concat": [], "json": [], "config": [], "token": [],
         "public_key": ["format", "encoding"],
@@ -257,7 +263,7 @@ extension DescribedValue {
         "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"],
         "secret": ["encoding"],
         "digest": ["of", "encoding"],
-        "nonce_of": ["encoding"], "tag_of": ["encoding"], "plain": ["encoding"],
+        "nonce_of": ["encoding"], "tag_of": ["encoding"], "plain": ["encoding"], "length_of": ["bytes"],
     ]
 
     /// The value written at `keyPath` (a TOML inline table).
@@ -341,6 +347,9 @@ extension DescribedValue {
             _ = try reader.choice("digest", ["sha256"])
             _ = try reader.choice("of", ["message"])
             kind = .digest(encoding: encodingText == nil ? .hex : encoding)
+        case "length_of":
+            _ = try reader.choice("length_of", ["message"])
+            kind = .lengthOf(bytes: try reader.number("bytes", oneOf: [1, 2, 4]) ?? 4)
         case "plain":
             _ = try reader.choice("plain", ["message"])
             kind = .plain(encoding: encoding)

@@ -303,6 +303,8 @@ struct DescriptionValidator {
             knownSecrets[receiver]!.insert(name)
         case let .digest(encoding):
             try requireEncoded(encoding)
+        case .lengthOf:
+            if inJSON { throw impossible(value, "a `length_of` is raw bytes; it cannot be a JSON field") }
         case let .nonceOf(field, encoding), let .tagOf(field, encoding):
             let isNonce: Bool = { if case .nonceOf = value.kind { return true }; return false }()
             let ownName = siblingName(of: value, in: siblings)
@@ -342,6 +344,7 @@ struct DescriptionValidator {
         case let .text(text): return text.utf8.count
         case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
+        case let .lengthOf(bytes): return bytes
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { return nil }
             if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
