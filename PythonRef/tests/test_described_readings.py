@@ -2,7 +2,9 @@
 sensor reading as a JSON object with named, typed fields), `carries = "text:…"` (a sealed constant),
 `carries = "any-text"`, `cipher = "chacha20"` (ChaCha20 without Poly1305), `encoding = "latin1"`
 aes-gcm with its tag dropped (`tag = "none"`) and a fixed nonce of 8 to 128 bytes, and Salsa20
-(`cipher = "salsa20"`, PyCryptodome's) with its nonce in a JSON field.
+(`cipher = "salsa20"`, PyCryptodome's) with its nonce in a JSON field; an IV sent alone, a length
+byte and space padding; a query string or form body (`form`), an AES-CMAC over a field (`mac`) and
+the 01 02 ... n padding (`padding = "sequence"`).
 Client and server parties converse in memory, refuse what is wrong, and the reader refuses misuse
 by key path."""
 
@@ -563,6 +565,83 @@ def test_a_wrong_length_byte_and_a_last_byte_that_is_no_space_are_refused() -> N
     assert "more than a 1-byte length field holds" in info.value.reason
 
 
+# vitokhangnguyen/CBC-AES-MAC-Demo: a GET whose query string carries a base64 IV, a base64 AES-CBC
+# ciphertext padded 01 02 ... n, and an AES-CMAC (hex) over the ciphertext's text.
+QUERY_CMAC = """
+name = "query-cmac"
+[transport]
+kind = "http"
+[secrets.enc]
+made_by = "preshared"
+bytes = 16
+[secrets.mac]
+made_by = "preshared"
+bytes = 16
+[[conversation]]
+name = "mac-decrypt"
+error_status = 500
+[[conversation.step]]
+from = "client"
+request = "GET /cbc-aes/mac-decrypt"
+query = { form = { iv = { nonce_of = "encryptedMessage", encoding = "base64" }, encryptedMessage = { sealed = "enc", cipher = "aes-cbc", padding = "sequence", iv = "field:iv", encoding = "base64" }, macTag = { mac = "mac", algorithm = "cmac-aes", of = "encryptedMessage", encoding = "hex" } } }
+[[conversation.step]]
+from = "server"
+body = { text = "Message received, verified and decrypted successfully" }
+"""
+ENC, MAC = b"o9!zWW#anKpZJ(RT", b"thxneXutL34RKSbe"
+
+
+def test_a_query_string_with_a_cmac_over_the_ciphertext_as_requests_sends_it() -> None:
+    import urllib.parse
+    from cryptography.hazmat.primitives import cmac
+    desc = loads(QUERY_CMAC)
+    sent = b"crosscheck query"  # 16 bytes: a whole block of padding 01..10
+    client = Party(desc, "mac-decrypt", "client", secrets={"enc": ENC, "mac": MAC}, message=sent)
+    request = client.next_message()
+    assert isinstance(request, dict) and request["body"] == b""
+    route, _, query = request["path"].partition("?")
+    assert route == "/cbc-aes/mac-decrypt" and "+" not in query and "/" not in query
+    fields = dict(urllib.parse.parse_qsl(query, strict_parsing=True))
+    assert list(fields) == ["iv", "encryptedMessage", "macTag"]
+    iv, ciphertext = base64.b64decode(fields["iv"]), base64.b64decode(fields["encryptedMessage"])
+    op = Cipher(algorithms.AES(ENC), modes.CBC(iv)).decryptor()
+    assert op.update(ciphertext) + op.finalize() == sent + bytes(range(1, 17))
+    c = cmac.CMAC(algorithms.AES(MAC))
+    c.update(fields["encryptedMessage"].encode())
+    assert fields["macTag"] == c.finalize().hex()
+    server = Party(desc, None, "server", secrets={"enc": ENC, "mac": MAC})
+    server.receive(request)
+    assert server.received["message"] == sent
+    # The query as requests writes it (quote_plus: "+" for a space, %2B for "+") reads the same.
+    written = urllib.parse.urlencode(fields)
+    other = Party(desc, None, "server", secrets={"enc": ENC, "mac": MAC})
+    other.receive({**request, "path": route + "?" + written})
+    assert other.received["message"] == sent
+    # A changed MAC is refused before anything is decrypted.
+    bad = dict(fields, macTag=("0" if fields["macTag"][0] != "0" else "1") + fields["macTag"][1:])
+    third = Party(desc, None, "server", secrets={"enc": ENC, "mac": MAC})
+    with pytest.raises(Refused) as info:
+        third.receive({**request, "path": route + "?" + urllib.parse.urlencode(bad)})
+    assert info.value.kind == "authentication" and "cmac-aes" in info.value.reason
+
+
+def test_a_form_body_and_the_sequence_padding() -> None:
+    desc = loads(QUERY_CMAC.replace('request = "GET /cbc-aes/mac-decrypt"\nquery = ', 'request = "POST /cbc-aes/mac-decrypt"\nbody = '))
+    client = Party(desc, "mac-decrypt", "client", secrets={"enc": ENC, "mac": MAC}, message=b"hello")
+    request = client.next_message()
+    assert isinstance(request, dict) and request["path"] == "/cbc-aes/mac-decrypt"
+    assert request["headers"]["content-type"] == "application/x-www-form-urlencoded"
+    server = Party(desc, None, "server", secrets={"enc": ENC, "mac": MAC})
+    server.receive(request)
+    assert server.received["message"] == b"hello"
+    assert v._pad(b"hello", "sequence") == b"hello" + bytes(range(1, 12))
+    assert v._unpad(b"x" * 15 + b"\x01", "sequence") == b"x" * 15
+    for bad in (b"x" * 14 + b"\x02\x02", b"x" * 16, b"x" * 15 + b"\x00"):
+        with pytest.raises(Refused) as info:
+            v._unpad(bad, "sequence")
+        assert info.value.kind == "padding"
+
+
 # ---- what the reader refuses ---------------------------------------------------------------------
 
 
@@ -667,6 +746,25 @@ CASES = [
      "conversation[0].step[1].send.encoding", "unknown key 'encoding'"),
     (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 2, "send", "cipher"], "aes-ctr"),
      "conversation[0].step[2].send.padding", "padding is for aes-cbc and aes-ecb only"),
+    # form, query, mac
+    (_doc(QUERY_CMAC), None, None),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query", "form", "macTag", "of"], "nothing"),
+     "conversation[0].step[0].query.form.macTag.of", "names no sibling field"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query", "form", "macTag", "algorithm"], "cmac"),
+     "conversation[0].step[0].query.form.macTag.algorithm", "must be one of"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query"], {"json": {"a": {"text": "b"}}}),
+     "conversation[0].step[0].query", "a query is a form value"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query", "form", "x"], {"json": {"a": {"text": "b"}}}),
+     "conversation[0].step[0].query.form.x", "a form field is text"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 1, "query"], {"form": {"a": {"text": "b"}}}),
+     "conversation[0].step[1].query", "query is for a client step"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 1, "body"], {"mac": "mac", "algorithm": "cmac-aes", "of": "x"}),
+     "conversation[0].step[1].body.mac", "a mac is a field of a json or form value"),
+    (_set(_set(_doc(QUERY_CMAC), ["secrets", "mac", "bytes"], 8), ["conversation", 0, "step", 0, "query", "form",
+                                                                   "macTag", "algorithm"], "cmac-aes"),
+     "conversation[0].step[0].query.form.macTag.mac", "cmac-aes needs a 16-, 24- or 32-byte key"),
+    (_set(_set(_doc(QUERY_CMAC), ["secrets", "mac", "bytes"], 8), ["conversation", 0, "step", 0, "query", "form",
+                                                                   "macTag", "algorithm"], "hmac-sha256"), None, None),
 ]
 
 

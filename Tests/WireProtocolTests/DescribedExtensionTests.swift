@@ -532,6 +532,66 @@ final class DescribedReadingTests: XCTestCase {
         }
     }
 
+    /// vitokhangnguyen/CBC-AES-MAC-Demo: a GET whose query carries a base64 IV, a base64 AES-CBC
+    /// ciphertext padded 01 02 … n, and an AES-CMAC (hex) over the ciphertext's text.
+    static let queryCMAC = """
+    name = "query-cmac"
+    [transport]
+    kind = "http"
+    [secrets.enc]
+    made_by = "preshared"
+    bytes = 16
+    [secrets.mac]
+    made_by = "preshared"
+    bytes = 16
+    [[conversation]]
+    name = "mac-decrypt"
+    error_status = 500
+    [[conversation.step]]
+    from = "client"
+    request = "GET /cbc-aes/mac-decrypt"
+    query = { form = { iv = { nonce_of = "encryptedMessage", encoding = "base64" }, encryptedMessage = { sealed = "enc", cipher = "aes-cbc", padding = "sequence", iv = "field:iv", encoding = "base64" }, macTag = { mac = "mac", algorithm = "cmac-aes", of = "encryptedMessage", encoding = "hex" } } }
+    [[conversation.step]]
+    from = "server"
+    body = { text = "Message received, verified and decrypted successfully" }
+    """
+
+    func testAQueryStringWithACMACOverTheCiphertext_readByFoundation_andAChangedMACIsRefused() throws {
+        let described = try ProtocolDescription(toml: Self.queryCMAC)
+        let secrets = ["enc": Data("o9!zWW#anKpZJ(RT".utf8), "mac": Data("thxneXutL34RKSbe".utf8)]
+        let sent = Data("crosscheck query".utf8)
+        let client = try DescribedParty(description: described, conversation: "mac-decrypt", role: .client, secrets: secrets, message: sent)
+        guard case let .request(method, path, _, body)? = try client.nextMessage() else { return XCTFail("no request") }
+        XCTAssertEqual(method, "GET"); XCTAssertTrue(body.isEmpty)
+        // Foundation's URL parser, not crosscheck's, reads the query.
+        let items = try XCTUnwrap(URLComponents(string: "http://pi" + path)?.queryItems)
+        XCTAssertEqual(items.map(\.name), ["iv", "encryptedMessage", "macTag"])
+        let fields = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.value ?? "") })
+        let iv = try XCTUnwrap(Data(base64Encoded: fields["iv"]!)), ciphertext = try XCTUnwrap(Data(base64Encoded: fields["encryptedMessage"]!))
+        let padded = Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: false, key: [UInt8](secrets["enc"]!), input: [UInt8](ciphertext)))
+        XCTAssertEqual(padded, sent + Data(1...16))
+        XCTAssertEqual(fields["macTag"], try AESCMAC.authenticationCode(key: secrets["mac"]!, message: Data(fields["encryptedMessage"]!.utf8)).hexString)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: secrets)
+        try server.receive(.request(method: method, path: path, headers: [:], body: Data()))
+        XCTAssertEqual(server.received["message"], sent)
+        // requests' quote_plus writing ("+" a space, %2B a plus) reads the same; a changed MAC does not.
+        var plusWritten = URLComponents(); plusWritten.queryItems = items
+        let written = "/cbc-aes/mac-decrypt?" + (plusWritten.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        let other = try DescribedParty(description: described, conversation: nil, role: .server, secrets: secrets)
+        try other.receive(.request(method: "GET", path: written, headers: [:], body: Data()))
+        XCTAssertEqual(other.received["message"], sent)
+        let tag = fields["macTag"]!
+        let changed = path.replacingOccurrences(of: tag, with: (tag.first == "0" ? "1" : "0") + tag.dropFirst())
+        let third = try DescribedParty(description: described, conversation: nil, role: .server, secrets: secrets)
+        XCTAssertThrowsError(try third.receive(.request(method: "GET", path: changed, headers: [:], body: Data()))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.kind, .authentication)
+        }
+        XCTAssertThrowsError(try ProtocolDescription(toml: Self.queryCMAC.replacingOccurrences(of: #"algorithm = "cmac-aes", of = "encryptedMessage""#, with: #"algorithm = "cmac-aes", of = "nothing""#))) { error in
+            XCTAssertTrue("\(error)".contains("names no sibling field"), "\(error)")
+        }
+        XCTAssertThrowsError(try ProtocolDescription(toml: Self.queryCMAC.replacingOccurrences(of: "query = { form = {", with: "query = { json = {")))
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

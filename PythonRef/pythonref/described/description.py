@@ -26,12 +26,13 @@ DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-s
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain", "length_of")
+               "nonce_of", "tag_of", "plain", "length_of", "form", "mac")
+MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
 LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20", "salsa20")
-SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space")
+SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space", "sequence")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
@@ -54,7 +55,8 @@ _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
-    "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",),
+    "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",), "form": (),
+    "mac": ("algorithm", "of", "encoding"),
 }
 
 
@@ -91,6 +93,8 @@ class Value:
     iv: str = ""
     tag: str = ""
     length_bytes: int = 4  # length_of: the field's width
+    algorithm: str = ""  # mac
+    of: str = ""  # mac: the sibling field whose text it covers
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,7 @@ class Step:
     status: int = 200  # http server steps
     body: Optional[Value] = None
     close: bool = False
+    query: Optional[Value] = None  # http client steps: a form value, the query string
 
 
 @dataclass(frozen=True)
@@ -182,7 +187,7 @@ class Description:
         seen: set[str] = set()
         for conv in self.conversations:
             for step in conv.steps:
-                for top in (step.send, step.body, *(v for _, v in step.headers)):
+                for top in (step.send, step.body, step.query, *(v for _, v in step.headers)):
                     for v in _walk(top) if top is not None else ():
                         if v.kind == "sealed" and v.iv.startswith("fixed:"):
                             seen.add(f"{v.path}: a fixed IV/nonce")
@@ -272,12 +277,20 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
             raise DescriptionError(kpath, "concat needs at least one part")
         v = Value("concat", tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts)), path)
         _check_concat(v, None)
-    elif kind == "json":
-        fields = _get(raw, "json", dict, path)
+    elif kind in ("json", "form"):
+        if kind == "form" and in_json:
+            raise DescriptionError(kpath, "a form cannot be a field; it is a body or a query")
+        fields = _get(raw, kind, dict, path)
         if not fields:
-            raise DescriptionError(kpath, "json needs at least one field")
-        v = Value("json", tuple((name, _value(f, _join(kpath, name), in_json=True)) for name, f in fields.items()),
+            raise DescriptionError(kpath, f"{kind} needs at least one field")
+        v = Value(kind, tuple((name, _value(f, _join(kpath, name), in_json=True)) for name, f in fields.items()),
                   path)
+        if kind == "form":
+            for name, f in v.arg:
+                if f.kind in ("json", "form") or (f.kind == "public_key" and f.format in ("json-ne", "jwk")
+                                                  and f.encoding == "raw"):
+                    raise DescriptionError(_join(kpath, name), "a form field is text: a value with an encoding, "
+                                           "not a JSON object or form")
         _check_json_siblings(v)
     else:
         arg = _get(raw, kind, str, path)
@@ -314,6 +327,13 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         if arg != "message":
             raise DescriptionError(kpath, f'plain must be "message" (the conversation\'s message in the clear); '
                                    f"found {arg!r}")
+    elif kind == "mac":
+        fields["algorithm"] = _choice(raw, "algorithm", MAC_ALGORITHMS, path, required=True)
+        fields["of"] = _get(raw, "of", str, path, required=True)
+        if "encoding" not in raw:
+            fields["encoding"] = encoding = "hex"
+        if not in_json:
+            raise DescriptionError(kpath, "a mac is a field of a json or form value, next to the field it covers")
     elif kind == "length_of":
         if arg != "message":
             raise DescriptionError(kpath, f'length_of must be "message" (its byte length); found {arg!r}')
@@ -346,7 +366,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
 
 
 def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
-    if kind in ("rsa", "nonce_of", "tag_of", "secret", "plain"):
+    if kind in ("rsa", "nonce_of", "tag_of", "secret", "plain", "mac"):
         return True
     if kind == "sealed":
         return fields["cipher"] != "fernet"
@@ -445,6 +465,11 @@ def _check_json_siblings(v: Value) -> None:
             if target is None or target.kind != "sealed" or getattr(target, where) != f"field:{name}":
                 raise DescriptionError(_join(f.path, f.kind), f"{f.kind} = {f.arg!r} needs a sibling sealed field "
                                        f"{f.arg!r} with {where} = \"field:{name}\"")
+        if f.kind == "mac":
+            target = fields.get(f.of)
+            if target is None or target.kind in ("nonce_of", "tag_of", "mac"):
+                raise DescriptionError(_join(f.path, "of"), f"of = {f.of!r} names no sibling field that carries a "
+                                       "value (the MAC covers that field's text as sent)")
         if f.kind == "sealed":
             for where in ("iv", "tag"):
                 place = getattr(f, where)
@@ -490,7 +515,7 @@ def _walk(v: Value) -> Iterator[Value]:
     if v.kind == "concat":
         for p in v.arg:
             yield from _walk(p)
-    elif v.kind == "json":
+    elif v.kind in ("json", "form"):
         for _, f in v.arg:
             yield from _walk(f)
 
@@ -700,7 +725,7 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
 def _step(s: object, i: int, p: str, transport: Transport) -> Step:
     if not isinstance(s, dict):
         raise DescriptionError(p, "each [[conversation.step]] must be a table")
-    allowed = ("from", "request", "headers", "status", "body", "then") if transport.is_http else ("from", "send", "then")
+    allowed = ("from", "request", "query", "headers", "status", "body", "then") if transport.is_http else ("from", "send", "then")
     _unknown_keys(s, allowed, p)
     sender = _choice(s, "from", ROLES, p, required=True)
     close = _choice(s, "then", ("close",), p, "") == "close"
@@ -728,7 +753,14 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
     if not 100 <= status <= 599:
         raise DescriptionError(f"{p}.status", f"status must be in 100..599; found {status}")
     body = _value(s["body"], f"{p}.body") if "body" in s else None
-    return Step(i, sender, None, method, target, tuple(headers), status, body, close)
+    query = None
+    if "query" in s:
+        if sender != "client":
+            raise DescriptionError(f"{p}.query", "query is for a client step (the request's query string)")
+        query = _value(s["query"], f"{p}.query")
+        if query.kind != "form":
+            raise DescriptionError(f"{p}.query", "a query is a form value: { form = { name = value, ... } }")
+    return Step(i, sender, None, method, target, tuple(headers), status, body, close, query)
 
 
 # ---- who knows what, step by step ----------------------------------------------------------------
@@ -762,7 +794,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     token_issued = False
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
-        values = [step.send, step.body, *(v for _, v in step.headers)]
+        values = [step.send, step.body, step.query, *(v for _, v in step.headers)]
         learned_keys: set[str] = set()
         learned_secrets: set[str] = set()
         for top in values:
@@ -775,7 +807,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                 if v.kind in ("public_key", "rsa") and v.arg not in keys:
                     raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
                                            f"{', '.join(keys) or '(none)'}")
-                if v.kind in ("sealed", "secret") and v.arg not in secrets:
+                if v.kind in ("sealed", "secret", "mac") and v.arg not in secrets:
                     raise DescriptionError(kp, f"no secret {v.arg!r}: add [secrets.{v.arg}] or use one of "
                                            f"{', '.join(secrets) or '(none)'}")
                 if v.kind == "public_key":
@@ -815,6 +847,14 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                             fix = f'{article} {spec.key_bytes}-byte secret is a nonce: use it as iv = "secret:{v.arg}"'
                         raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs {sizes} key; secret "
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
+                if v.kind == "mac":
+                    for side in (me, peer):
+                        if v.arg not in knows_secret[side]:
+                            raise DescriptionError(kp, f"the {side} does not know secret {v.arg!r} here, so it cannot "
+                                                   f"{'compute' if side == me else 'verify'} the MAC")
+                    if v.algorithm == "cmac-aes" and secrets[v.arg].key_bytes not in (16, 24, 32):
+                        raise DescriptionError(kp, f"cmac-aes needs a 16-, 24- or 32-byte key; secret {v.arg!r} gives "
+                                               f"{secrets[v.arg].key_bytes} bytes")
                 if v.kind == "sealed" and v.iv.startswith("secret:"):
                     _check_iv_secret(v, secrets, knows_secret[me], knows_secret[peer], me, peer)
                 if v.carries.startswith("secret:"):

@@ -137,8 +137,13 @@ class Party:
         body = build(step.body, ctx) if step.body is not None else b""
         if step.body is not None and step.body.kind == "json":
             headers.setdefault("content-type", "application/json")
+        if step.body is not None and step.body.kind == "form":
+            headers.setdefault("content-type", "application/x-www-form-urlencoded")
         if step.sender == "client":
-            return {"method": step.method, "path": step.target, "headers": headers, "body": body}
+            target = step.target
+            if step.query is not None:
+                target += "?" + build(step.query, ctx).decode("ascii")
+            return {"method": step.method, "path": target, "headers": headers, "body": body}
         return {"status": step.status, "headers": headers, "body": body}
 
     # ---- receiving -------------------------------------------------------------------------------
@@ -207,10 +212,13 @@ class Party:
             raise Refused("an http message must be a dict")
         headers = {str(k).lower(): v for k, v in (msg.get("headers") or {}).items()}
         if step.sender == "client":
-            if msg.get("method") != step.method or msg.get("path") != step.target:
+            route, _, query = str(msg.get("path", "")).partition("?")
+            if msg.get("method") != step.method or route != step.target:
                 # The conversation's error_status, as for every refusal but 401 (the spec's one status
                 # for "refuses anything"; the seed's own server says 404/405 here).
-                raise Refused(f"expected {step.method} {step.target}, got {msg.get('method')} {msg.get('path')}")
+                raise Refused(f"expected {step.method} {step.target}, got {msg.get('method')} {route}")
+            if step.query is not None:
+                parse(step.query, query.encode("utf-8", "surrogateescape"), ctx)
         elif msg.get("status") != step.status:
             raise Refused(f"answered status {msg.get('status')}, expected {step.status}")
         for name, v in step.headers:

@@ -13,16 +13,19 @@ import base64
 import binascii
 import copy
 import hashlib
+import hmac as pyhmac
 import json
 import math
 import re
 import secrets as pysecrets
 import string
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from cryptography.exceptions import InvalidTag
 from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import cmac, hashes, hmac
 from cryptography.hazmat.primitives import padding as sympad
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -282,6 +285,9 @@ def _pad(data: bytes, padding: str) -> bytes:
     if padding in ("pkcs7", "pkcs7-32"):
         p = sympad.PKCS7(128 if padding == "pkcs7" else 256).padder()
         return p.update(data) + p.finalize()
+    if padding == "sequence":
+        # The bytes 01 02 ... n to the block boundary: bchr(i + 1) for i in range(padding_len).
+        return data + bytes(range(1, 16 - len(data) % 16 + 1))
     if padding == "space":
         # Spaces to the block boundary, 1 to 16: data += " " * (16 - len(data) % 16).
         if data.endswith(b" "):
@@ -306,6 +312,11 @@ def _unpad(data: bytes, padding: str) -> bytes:
         n = data[-1] if data else 0
         if not 1 <= n <= min(32, len(data)) or data[-n:] != bytes([n]) * n:
             raise Refused("PKCS#7-32 padding is invalid", kind="padding")
+        return data[:-n]
+    if padding == "sequence":
+        n = data[-1] if data else 0
+        if not 1 <= n <= min(16, len(data)) or data[-n:] != bytes(range(1, n + 1)):
+            raise Refused("the sequence padding (01 02 ... n) is invalid", kind="padding")
         return data[:-n]
     if padding == "space":
         if not data.endswith(b" "):
@@ -583,6 +594,10 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         return b"".join(build(p, ctx) for p in v.arg)
     if k == "json":
         return _build_json(v, ctx)
+    if k == "form":
+        fields = _build_json(v, ctx)
+        return urllib.parse.urlencode([(name, value) for name, value in fields.items()],
+                                      quote_via=urllib.parse.quote, safe="").encode("ascii")
     if k == "config":
         return ctx.config[v.arg].encode("utf-8")
     if k == "token":
@@ -653,14 +668,28 @@ def _build_json(v: Value, ctx: Context) -> JsonObj:
     built: dict[str, Any] = {}
     # The sealed values first: their siblings nonce_of / tag_of need the IV and tag they chose.
     for name, f in v.arg:
-        if f.kind not in ("nonce_of", "tag_of"):
+        if f.kind not in ("nonce_of", "tag_of", "mac"):
             out = _build(f, ctx, scratch)
             built[name] = out if isinstance(out, (dict, list)) else out.decode("utf-8", "surrogateescape")
     for name, f in v.arg:
         if f.kind in ("nonce_of", "tag_of"):
             part = scratch[name]["iv" if f.kind == "nonce_of" else "tag"]
             built[name] = encode(part, f.encoding).decode("ascii")
+        elif f.kind == "mac":  # over the covered field's text as sent
+            covered = built[f.of].encode("utf-8", "surrogateescape")
+            built[name] = encode(mac(f.algorithm, cipher_key(ctx, f.arg), covered), f.encoding).decode("ascii")
     return {name: built[name] for name, _ in v.arg}
+
+
+def mac(algorithm: str, key: bytes, data: bytes) -> bytes:
+    """A mac value's code: AES-CMAC (RFC 4493) or HMAC-SHA256 (RFC 2104), through pyca."""
+    if algorithm == "cmac-aes":
+        c = cmac.CMAC(algorithms.AES(key))
+        c.update(data)
+        return c.finalize()
+    h = hmac.HMAC(key, hashes.SHA256())
+    h.update(data)
+    return h.finalize()
 
 
 # ---- parsing -------------------------------------------------------------------------------------
@@ -691,6 +720,8 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         if not isinstance(data, dict):
             raise Refused("expected a JSON object")
         _parse_json(v, data, ctx)
+    elif k == "form":
+        _parse_json(v, _form_fields(data), ctx, container="form field")
     elif k == "config":
         if data != ctx.config[v.arg].encode("utf-8"):
             raise Refused(f"wrong {v.arg}", status=401)
@@ -773,20 +804,43 @@ def _parse_concat(v: Value, data: bytes, ctx: Context) -> None:
         _parse(p, piece, ctx, {})
 
 
-def _parse_json(v: Value, doc: JsonObj, ctx: Context) -> None:
+def _form_fields(data: Any) -> dict[str, str]:
+    """name=value&... as a form reader takes it ("+" a space, %XX a byte, UTF-8); each name once."""
+    try:
+        pairs = urllib.parse.parse_qsl(bytes(data).decode("utf-8"), keep_blank_values=True, strict_parsing=False,
+                                       errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(f"expected form fields (name=value&..., URL-encoded UTF-8), got {_show(bytes(data))}") from None
+    fields: dict[str, str] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise Refused(f"the form field {name!r} is given twice")
+        fields[name] = value
+    return fields
+
+
+def _parse_json(v: Value, doc: JsonObj, ctx: Context, container: str = "JSON field") -> None:
     scratch: dict[str, dict[str, bytes]] = {}
     for name, f in v.arg:
         if name not in doc:
-            raise Refused(f"the JSON object has no field {name!r}",
+            raise Refused(f"the {container} {name!r} is missing",
                           status=401 if f.kind in ("token", "config") else None)
-    for name, f in v.arg:  # IVs and tags first: the sealed values need them
-        if f.kind in ("nonce_of", "tag_of"):
+    for name, f in v.arg:  # IVs, tags and MACs first: the sealed values need them, a MAC is checked before opening
+        if f.kind in ("nonce_of", "tag_of", "mac"):
             if not isinstance(doc[name], str):
                 raise Refused(f"field {name!r} must be a string")
             raw = decode(doc[name].encode("utf-8", "surrogateescape"), f.encoding, f"field {name!r}")
+            if f.kind == "mac":
+                covered = doc.get(f.of)
+                if not isinstance(covered, str):
+                    raise Refused(f"the {container} {f.of!r} is missing or not a string")
+                if not pyhmac.compare_digest(raw, mac(f.algorithm, cipher_key(ctx, f.arg), covered.encode("utf-8", "surrogateescape"))):
+                    raise Refused(f"the {f.algorithm} in field {name!r} does not verify over field {f.of!r} (wrong key or "
+                                  "tampered)", kind="authentication")
+                continue
             scratch.setdefault(name, {})["iv" if f.kind == "nonce_of" else "tag"] = raw
     for name, f in v.arg:
-        if f.kind in ("nonce_of", "tag_of"):
+        if f.kind in ("nonce_of", "tag_of", "mac"):
             continue
         value = doc[name]
         native = f.kind == "json" or (f.kind == "public_key" and f.format in ("json-ne", "jwk") and f.encoding == "raw")

@@ -21,19 +21,29 @@ struct CryptoPart {
 
     /// The first value of the message `matching` says is the one.
     static func locate(in message: DescribedMessage, step: ProtocolDescription.Step, matching isCrypto: (DescribedValue) -> Bool) -> CryptoPart? {
-        guard let value = step.send ?? step.body else { return nil }
-        let body: Data
-        let wrap: (Data) -> DescribedMessage
-        switch message {
-        case let .bytes(data): body = data; wrap = { .bytes($0) }
-        case let .request(method, path, headers, data): body = data; wrap = { .request(method: method, path: path, headers: headers, body: $0) }
-        case let .response(status, headers, data): body = data; wrap = { .response(status: status, headers: headers, body: $0) }
+        // In the query string when that is where the step's crypto travels (a GET with no body).
+        if let query = step.query, query.values.contains(where: isCrypto), case let .request(method, path, headers, body) = message {
+            let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            return locate(value: query, in: Data((route.count > 1 ? route[1] : "").utf8), matching: isCrypto) {
+                .request(method: method, path: route[0] + "?" + String(decoding: $0, as: UTF8.self), headers: headers, body: body)
+            }
         }
+        guard let value = step.send ?? step.body else { return nil }
+        switch message {
+        case let .bytes(data): return locate(value: value, in: data, matching: isCrypto) { .bytes($0) }
+        case let .request(method, path, headers, data): return locate(value: value, in: data, matching: isCrypto) { .request(method: method, path: path, headers: headers, body: $0) }
+        case let .response(status, headers, data): return locate(value: value, in: data, matching: isCrypto) { .response(status: status, headers: headers, body: $0) }
+        }
+    }
+
+    /// The crypto part of `value` in `body`; `wrap` puts a changed body back into its message.
+    static func locate(value: DescribedValue, in body: Data, matching isCrypto: (DescribedValue) -> Bool, wrap: @escaping (Data) -> DescribedMessage) -> CryptoPart? {
         func encoding(of value: DescribedValue) -> ValueEncoding? {
             switch value.kind {
             case let .rsa(_, _, _, encoding): return encoding
             case let .publicKey(_, _, encoding): return encoding
             case let .tagOf(_, encoding): return encoding
+            case let .mac(_, _, _, encoding): return encoding
             case let .sealed(sealed): return sealed.cipher == .fernet ? nil : sealed.encoding
             default: return nil
             }
@@ -72,6 +82,17 @@ struct CryptoPart {
                 var changed = members
                 changed[field.name] = .string(String(decoding: encoded(new, field.value), as: UTF8.self))
                 return wrap(Data(JSONValue.object(changed).canonicalText.utf8))
+            })
+        case let .form(fields):
+            guard let field = fields.first(where: { isCrypto($0.value) }), let members = DescribedBytes.formFields(body),
+                  let text = members[field.name], let raw = decoded(Data(text.utf8), field.value) else { return nil }
+            return CryptoPart(value: field.value, raw: raw, rebuild: { new in
+                // The fields in the description's order, then any others; only the crypto field changes.
+                var changed = members
+                changed[field.name] = String(decoding: encoded(new, field.value), as: UTF8.self)
+                let order = fields.map(\.name) + members.keys.filter { name in !fields.contains { $0.name == name } }.sorted()
+                let pairs = order.compactMap { name in changed[name].map { DescribedBytes.formEscape(name) + "=" + DescribedBytes.formEscape($0) } }
+                return wrap(Data(pairs.joined(separator: "&").utf8))
             })
         default:
             return nil
@@ -363,7 +384,7 @@ extension DescribedRemoteRun {
 
     /// The must-refuse classes of a client message: which part each changes and how.
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
-        guard let value = step.send ?? step.body else { return nil }
+        guard let value = step.cryptoValue else { return nil }
         let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
         let crypto = value.values.first(where: isCrypto)
         func flipLast(_ part: CryptoPart) -> Data {
@@ -387,6 +408,10 @@ extension DescribedRemoteRun {
                 return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isCrypto, flipLast)]
             case .fernet:
                 return [("fernet-hmac-bit-flipped", .authentication, isCrypto, flipLast)]
+            case _ where value.macAlgorithm != nil:
+                // A MAC over the ciphertext (encrypt-then-MAC): the right ciphertext with its MAC changed.
+                let isMAC: (DescribedValue) -> Bool = { if case .mac = $0.kind { return true }; return false }
+                return [("\(value.macAlgorithm!.rawValue)-bit-flipped", .authentication, isMAC, flipLast)]
             case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
                 return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isCrypto, { part in Data(part.raw.dropLast()) })]
             default:
@@ -405,7 +430,7 @@ extension DescribedRemoteRun {
     /// plaintext is a padding oracle through the digest).
     func checkRSAOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
-            guard let value = step.send ?? step.body, let (keyName, padding) = rsaTarget(value),
+            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
                   let key = known.party.knownPublicKeys[keyName] else { continue }
             self.step("\(conversation.name).oracle.rsa.message-\(index + 1)") {
                 var generator = SeededGenerator.forCheck("\(conversation.name).oracle.rsa.\(index)", seed: options.seed)
@@ -498,14 +523,19 @@ extension DescribedRemoteRun {
 
     // MARK: the CBC padding-oracle audit
 
-    /// On a client CBC (PKCS#7) step: a bad padding and a good padding over a plaintext the server
+    /// On a client CBC (PKCS#7, or the 01 02 … n sequence) step: a bad padding and a good padding over a plaintext the server
     /// cannot use must get one answer.
     func checkCBCOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
-            guard let value = step.send ?? step.body, let sealed = cbcTarget(value) else { continue }
+            guard let value = step.cryptoValue, let sealed = cbcTarget(value) else { continue }
             // ECB: whether the padding is checked at all; Vaudenay's attack needs CBC's chaining, so
             // the answers' differences are no oracle there and are not judged.
             let ecb = sealed.cipher == .aesECB
+            let paddingName = sealed.padding == .sequence ? "sequence (01 02 … n)" : "PKCS#7"
+            if let algorithm = value.macAlgorithm {
+                checkCBCOracleBehindMAC(conversation, index: index, step: step, algorithm: algorithm, ecb: ecb, paddingName: paddingName)
+                continue
+            }
             self.step("\(conversation.name).\(ecb ? "padding-check.ecb" : "oracle.cbc").message-\(index + 1)") {
                 var generator = SeededGenerator.forCheck("\(conversation.name).oracle.cbc.\(index)", seed: options.seed)
                 let badPadding = generator.bytes(31) + Data([0x00])  // a last byte of 00: no PKCS#7 padding ends so
@@ -516,7 +546,7 @@ extension DescribedRemoteRun {
                 // Bad padding is refused, and refused as other malformed input is (one answer for every
                 // refusal): the answer to a ciphertext that is not whole blocks is the yardstick.
                 if acknowledged(bad, conversation) {
-                    throw CheckFailure("the server acknowledged a ciphertext whose PKCS#7 padding is wrong (\(a)): it does not check the padding, so it cannot have decrypted it", details: show(bad))
+                    throw CheckFailure("the server acknowledged a ciphertext whose \(paddingName) padding is wrong (\(a)): it does not check the padding, so it cannot have decrypted it", details: show(bad))
                 }
                 if let problem = refusalProblem(bad, conversation, accepted: false, kind: .padding) {
                     throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
@@ -534,7 +564,7 @@ extension DescribedRemoteRun {
                 // a lenient reader too when they are not text; its own message is.
                 let lenient = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedOwnPlaintextZeroPadded))
                 if acknowledged(lenient, conversation) {
-                    throw CheckFailure("the server acknowledged its message with zero bytes where the PKCS#7 padding goes (\(AnswerSignature(lenient))): it does not check the padding (RFC 5652 §6.3), so a changed last block goes unnoticed",
+                    throw CheckFailure("the server acknowledged its message with zero bytes where the \(paddingName) padding goes (\(AnswerSignature(lenient))): it does not check the padding (RFC 5652 §6.3), so a changed last block goes unnoticed",
                                        details: show(lenient))
                 }
                 if ecb { return .passed }
@@ -556,6 +586,16 @@ extension DescribedRemoteRun {
                             "the server acknowledges any plaintext with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design (Vaudenay 2002)")
                     return .passed
                 }
+                // A reader that takes only text (a `.decode()`) refuses the bytes above, yet takes any text:
+                // Vaudenay's attack changes only a block's last bytes, and the rest stays the sender's text.
+                if conversation.message == nil, [.message, .anyText].contains(sealed.carries) {
+                    let text = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(Data("crosscheck: another text".utf8))))
+                    if acknowledged(text, conversation) {
+                        finding("\(conversation.name).cbc-oracle-by-design.message-\(index + 1)",
+                                "the server acknowledges any text with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design — Vaudenay's attack keeps the rest of a block the sender's text (Vaudenay 2002)")
+                        return .passed
+                    }
+                }
                 // A last byte above 16 is a bad padding too; some servers check only 00.
                 let over16 = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(generator.bytes(31) + Data([0x11]))))
                 if AnswerSignature(over16).shape != a.shape {
@@ -571,9 +611,39 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// A CBC ciphertext under a MAC (encrypt-then-MAC): an attacker cannot make a MAC, so every probe
+    /// carries a wrong one. A bad padding and a good one must then get one answer — else the server
+    /// decrypts before it verifies the MAC and tells the paddings apart (Vaudenay 2002; the reason to
+    /// MAC the ciphertext and check it first, Krawczyk 2001).
+    func checkCBCOracleBehindMAC(_ conversation: ProtocolDescription.Conversation, index: Int, step: ProtocolDescription.Step,
+                                 algorithm: MACAlgorithm, ecb: Bool, paddingName: String) {
+        self.step("\(conversation.name).\(ecb ? "padding-check.ecb" : "oracle.cbc").message-\(index + 1)") {
+            var generator = SeededGenerator.forCheck("\(conversation.name).oracle.cbc.\(index)", seed: options.seed)
+            let isMAC: (DescribedValue) -> Bool = { if case .mac = $0.kind { return true }; return false }
+            let forged: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { position, _, message in
+                guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isMAC) else { return message }
+                var raw = part.raw
+                if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
+                return part.rebuild(raw)
+            }
+            let bad = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(generator.bytes(31) + Data([0x00]))), replace: forged)
+            let good = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(Data("crosscheck: another text".utf8))), replace: forged)
+            let (a, b) = (AnswerSignature(bad), AnswerSignature(good))
+            if acknowledged(bad, conversation) || acknowledged(good, conversation) {
+                throw CheckFailure("the server acknowledged a ciphertext whose \(algorithm.rawValue) is wrong (\(acknowledged(bad, conversation) ? a : b)): it does not verify the MAC",
+                                   details: show(acknowledged(bad, conversation) ? bad : good))
+            }
+            guard a.shape == b.shape else {
+                throw CheckFailure("CBC padding oracle behind the \(algorithm.rawValue): with a wrong MAC, a bad \(paddingName) padding gets \(a) and a good one \(b) — the server decrypts before it verifies the MAC (Vaudenay 2002)",
+                                   details: "bad padding, wrong MAC:\n\(show(bad))\n\ngood padding, wrong MAC:\n\(show(good))")
+            }
+            return .passed
+        }
+    }
+
     func cbcTarget(_ value: DescribedValue) -> Sealed? {
         value.values.lazy.compactMap { part -> Sealed? in
-            if case let .sealed(sealed) = part.kind, [.aesCBC, .aesECB].contains(sealed.cipher), [.pkcs7, .pkcs7To32].contains(sealed.padding) { return sealed }
+            if case let .sealed(sealed) = part.kind, [.aesCBC, .aesECB].contains(sealed.cipher), [.pkcs7, .pkcs7To32, .sequence].contains(sealed.padding) { return sealed }
             return nil
         }.first
     }
@@ -615,6 +685,35 @@ extension DescribedRemoteRun {
             // A fixed IV repeats by description: its finding says so (for a stream cipher, the same keystream).
             return fixed ? .skipped(reason: "the description fixes the IV, so it repeats in every conversation: reported as its finding, not judged here") : .passed
         }
+    }
+}
+
+extension DescribedValue {
+    /// The algorithm of a `mac` field beside this value's sealed field (a `json` or `form` whose
+    /// ciphertext is MACed), or nil.
+    var macAlgorithm: MACAlgorithm? {
+        switch kind {
+        case let .json(fields), let .form(fields): return Self.macAlgorithm(in: fields)
+        default: return nil
+        }
+    }
+
+    static func macAlgorithm(in fields: [DescribedField]) -> MACAlgorithm? {
+        for field in fields {
+            guard case let .mac(_, algorithm, covered, _) = field.value.kind,
+                  let target = fields.first(where: { $0.name == covered }), case .sealed = target.value.kind else { continue }
+            return algorithm
+        }
+        return nil
+    }
+}
+
+extension ProtocolDescription.Step {
+    /// The value that carries the step's RSA or sealed part: its message or body, else its query
+    /// (a GET whose ciphertext travels in the query string); else its message or body.
+    var cryptoValue: DescribedValue? {
+        let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
+        return [send, body, query].compactMap { $0 }.first { $0.values.contains(where: isCrypto) } ?? send ?? body
     }
 }
 

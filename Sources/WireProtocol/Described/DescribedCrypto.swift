@@ -38,6 +38,55 @@ public enum DescribedBytes {
         }
     }
 
+    // MARK: forms (application/x-www-form-urlencoded, WHATWG URL §5)
+
+    /// A name or value percent-encoded: every byte but the unreserved ones (RFC 3986 §2.3) as %XX.
+    public static func formEscape(_ text: String) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        return text.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+    }
+
+    /// `name=value&…` as a form reader takes it ("+" is a space, %XX a byte, the text UTF-8); nil
+    /// for a malformed escape, text that is not UTF-8, or a name given twice.
+    public static func formFields(_ bytes: Data) -> [String: String]? {
+        var fields: [String: String] = [:]
+        func unescape(_ part: Substring) -> String? {
+            var out: [UInt8] = []
+            var index = part.utf8.startIndex
+            let utf8 = part.utf8
+            while index < utf8.endIndex {
+                let byte = utf8[index]
+                if byte == UInt8(ascii: "%") {
+                    let first = utf8.index(after: index)
+                    guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
+                          let value = UInt8(String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16) else { return nil }
+                    out.append(value)
+                    index = utf8.index(first, offsetBy: 2)
+                } else {
+                    out.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
+                    index = utf8.index(after: index)
+                }
+            }
+            return String(validating: out, as: UTF8.self)
+        }
+        guard let text = String(validating: [UInt8](bytes), as: UTF8.self) else { return nil }
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = unescape(parts[0]), let value = unescape(parts.count > 1 ? parts[1] : ""), fields[name] == nil else { return nil }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    // MARK: MACs
+
+    public static func mac(_ algorithm: MACAlgorithm, key: Data, message: Data) throws -> Data {
+        switch algorithm {
+        case .cmacAES: return try AESCMAC.authenticationCode(key: key, message: message)
+        case .hmacSHA256: return HMACDigest.authenticationCode(.sha256, key: key, message: message)
+        }
+    }
+
     public static func base64url(_ bytes: Data, padded: Bool) -> String {
         var text = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         if !padded { while text.hasSuffix("=") { text.removeLast() } }
@@ -282,6 +331,8 @@ enum DescribedCipher {
             return plaintext + Data(count: (16 - plaintext.count % 16) % 16)
         case .space:
             return plaintext + Data(repeating: 0x20, count: 16 - plaintext.count % 16)
+        case .sequence:
+            return plaintext + Data((1...UInt8(16 - plaintext.count % 16)).map { $0 })
         }
     }
 
@@ -301,6 +352,12 @@ enum DescribedCipher {
             var end = padded.endIndex
             while end > padded.startIndex, padded[end - 1] == 0 { end -= 1 }
             return padded[padded.startIndex..<end]
+        case .sequence:
+            guard let last = padded.last, (1...16).contains(last), padded.count >= Int(last),
+                  padded.suffix(Int(last)).elementsEqual(1...last) else {
+                throw DescribedRefusal(reason: "the sequence padding (01 02 … n) is invalid", kind: .padding)
+            }
+            return padded.dropLast(Int(last))
         case .space:
             // 1 to 16 spaces: the last byte is one, and they all go (the plaintext cannot end in one).
             guard padded.last == 0x20 else { throw DescribedRefusal(reason: "the space padding is invalid: the last byte is no space", kind: .padding) }

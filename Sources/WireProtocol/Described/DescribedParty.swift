@@ -164,7 +164,10 @@ public final class DescribedParty {
             for header in step.headers { headers[header.name] = String(decoding: try context.build(header.value).bytes, as: UTF8.self) }
             let body = try step.body.map { try context.build($0).bytes } ?? Data()
             if case .json? = step.body?.kind { headers["Content-Type"] = "application/json" }
-            built = role == .client ? .request(method: step.method!, path: step.path!, headers: headers, body: body)
+            if case .form? = step.body?.kind { headers["Content-Type"] = "application/x-www-form-urlencoded" }
+            var target = step.path ?? "/"
+            if let query = step.query { target += "?" + String(decoding: try context.build(query).bytes, as: UTF8.self) }
+            built = role == .client ? .request(method: step.method!, path: target, headers: headers, body: body)
                 : .response(status: step.status, headers: headers, body: body)
         } else {
             built = .bytes(try context.build(step.send!).bytes)
@@ -246,9 +249,11 @@ public final class DescribedParty {
             guard let value = step.send else { throw DescribedRefusal(reason: "raw bytes arrived in an HTTP conversation") }
             try context.parse(value, bytes)
         case let .request(method, path, headers, body):
-            guard role == .server, step.method == method, step.path == path else {
-                throw DescribedRefusal(reason: "expected \(step.method ?? "?") \(step.path ?? "?"); received \(method) \(path)")
+            let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            guard role == .server, step.method == method, step.path == String(route[0]) else {
+                throw DescribedRefusal(reason: "expected \(step.method ?? "?") \(step.path ?? "?"); received \(method) \(route[0])")
             }
+            if let query = step.query { try context.parse(query, Data((route.count > 1 ? route[1] : "").utf8)) }
             try checkHeadersAndBody(step, headers, body, &context)
         case let .response(status, headers, body):
             guard role == .client else { throw DescribedRefusal(reason: "a response arrived at the server") }
@@ -450,23 +455,11 @@ private struct Context {
             for part in parts { bytes += try build(part).bytes }
             return BuiltValue(bytes: bytes)
         case let .json(fields):
-            var built: [String: BuiltValue] = [:]
-            for field in fields where !field.value.isSiblingReference { built[field.name] = try build(field.value) }
-            var members: [String] = []
-            for field in fields {
-                let text: String
-                switch field.value.kind {
-                case let .nonceOf(sibling, encoding), let .tagOf(sibling, encoding):
-                    let source = built[sibling] ?? BuiltValue(bytes: Data())
-                    let bytes: Data = { if case .nonceOf = field.value.kind { return source.iv }; return source.tag }()
-                    text = JSONText.string(String(decoding: DescribedBytes.encode(bytes, encoding), as: UTF8.self))
-                default:
-                    text = field.value.isJSONObject ? String(decoding: built[field.name]!.bytes, as: UTF8.self)
-                        : JSONText.string(String(decoding: built[field.name]!.bytes, as: UTF8.self))
-                }
-                members.append(JSONText.string(field.name) + ":" + text)
-            }
+            let members = try fieldTexts(fields).map { JSONText.string($0.name) + ":" + ($0.isObject ? $0.text : JSONText.string($0.text)) }
             return BuiltValue(bytes: Data(("{" + members.joined(separator: ",") + "}").utf8))
+        case let .form(fields):
+            let pairs = try fieldTexts(fields).map { DescribedBytes.formEscape($0.name) + "=" + DescribedBytes.formEscape($0.text) }
+            return BuiltValue(bytes: Data(pairs.joined(separator: "&").utf8))
         case let .publicKey(name, format, encoding):
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
@@ -523,8 +516,28 @@ private struct Context {
             return BuiltValue(bytes: DescribedBytes.encode(bytes, encoding))
         case let .digest(encoding):
             return BuiltValue(bytes: DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding))
-        case .nonceOf, .tagOf:
-            return BuiltValue(bytes: Data())
+        case .nonceOf, .tagOf, .mac:
+            return BuiltValue(bytes: Data())  // built by their json or form, from their sibling
+        }
+    }
+
+    /// A `json`'s or `form`'s fields as text, in order: the values first, then the fields that
+    /// refer to a sibling (its IV or tag, or a MAC over its text as sent).
+    mutating func fieldTexts(_ fields: [DescribedField]) throws -> [(name: String, text: String, isObject: Bool)] {
+        var built: [String: BuiltValue] = [:]
+        for field in fields where !field.value.isSiblingReference { built[field.name] = try build(field.value) }
+        return try fields.map { field in
+            switch field.value.kind {
+            case let .nonceOf(sibling, encoding), let .tagOf(sibling, encoding):
+                let source = built[sibling] ?? BuiltValue(bytes: Data())
+                let bytes: Data = { if case .nonceOf = field.value.kind { return source.iv }; return source.tag }()
+                return (field.name, String(decoding: DescribedBytes.encode(bytes, encoding), as: UTF8.self), false)
+            case let .mac(secret, algorithm, covered, encoding):
+                let code = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: built[covered]?.bytes ?? Data())
+                return (field.name, String(decoding: DescribedBytes.encode(code, encoding), as: UTF8.self), false)
+            default:
+                return (field.name, String(decoding: built[field.name]!.bytes, as: UTF8.self), field.value.isJSONObject)
+            }
         }
     }
 
@@ -590,29 +603,12 @@ private struct Context {
             guard let parsed = try? StrictJSON.parse(bytes), case let .object(members) = parsed else {
                 throw DescribedRefusal(reason: "expected a JSON object; received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
             }
-            var references: [String: Data] = [:]
-            for field in fields where field.value.isSiblingReference {
-                guard let text = members[field.name]?.stringValue else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is missing or not a string") }
-                switch field.value.kind {
-                case let .nonceOf(sibling, encoding): references["iv:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
-                case let .tagOf(sibling, encoding): references["tag:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
-                default: break
-                }
+            try parseFields(fields, members, container: "JSON field")
+        case let .form(fields):
+            guard let pairs = DescribedBytes.formFields(bytes) else {
+                throw DescribedRefusal(reason: "expected form fields (name=value&…, URL-encoded UTF-8, each name once); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
             }
-            for field in fields where !field.value.isSiblingReference {
-                guard let member = members[field.name] else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is missing") }
-                let fieldBytes: Data
-                if field.value.isJSONObject {
-                    guard case .object = member else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is not an object") }
-                    fieldBytes = Data(JSONText.value(member).utf8)
-                } else {
-                    guard let text = member.stringValue else { throw DescribedRefusal(reason: "the JSON field \"\(field.name)\" is not a string") }
-                    fieldBytes = Data(text.utf8)
-                }
-                try parse(field.value, fieldBytes, siblings: [
-                    "iv": references["iv:" + field.name], "tag": references["tag:" + field.name],
-                ].compactMapValues { $0 })
-            }
+            try parseFields(fields, pairs.mapValues { JSONValue.string($0) }, container: "form field")
         case let .publicKey(name, format, encoding):
             state.publicKeys[name] = try DescribedBytes.importKey(try DescribedBytes.decode(bytes, encoding, what: "key \(name)"), format)
         case let .rsa(name, padding, carries, encoding):
@@ -662,8 +658,43 @@ private struct Context {
         case let .digest(encoding):
             let expected = DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding)
             guard bytes == expected else { throw DescribedRefusal(reason: "the digest is not SHA-256 of the message (expected \(String(decoding: expected, as: UTF8.self)))") }
-        case .nonceOf, .tagOf:
-            break
+        case .nonceOf, .tagOf, .mac:
+            break  // read with their json or form
+        }
+    }
+
+    /// A `json`'s or `form`'s fields from the members received: the sibling references first (a
+    /// MAC is verified before the field it covers is opened: encrypt-then-MAC), then the values.
+    mutating func parseFields(_ fields: [DescribedField], _ members: [String: JSONValue], container: String) throws {
+        var references: [String: Data] = [:]
+        for field in fields where field.value.isSiblingReference {
+            guard let text = members[field.name]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(field.name)\" is missing or not a string") }
+            switch field.value.kind {
+            case let .nonceOf(sibling, encoding): references["iv:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+            case let .tagOf(sibling, encoding): references["tag:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+            case let .mac(secret, algorithm, covered, encoding):
+                let code = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+                guard let coveredText = members[covered]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(covered)\" is missing or not a string") }
+                let expected = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: Data(coveredText.utf8))
+                guard HMACDigest.equal(code, expected) else {
+                    throw DescribedRefusal(reason: "the \(algorithm.rawValue) in field \"\(field.name)\" does not verify over field \"\(covered)\" (wrong key or tampered)", kind: .authentication)
+                }
+            default: break
+            }
+        }
+        for field in fields where !field.value.isSiblingReference {
+            guard let member = members[field.name] else { throw DescribedRefusal(reason: "the \(container) \"\(field.name)\" is missing") }
+            let fieldBytes: Data
+            if field.value.isJSONObject {
+                guard case .object = member else { throw DescribedRefusal(reason: "the \(container) \"\(field.name)\" is not an object") }
+                fieldBytes = Data(JSONText.value(member).utf8)
+            } else {
+                guard let text = member.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(field.name)\" is not a string") }
+                fieldBytes = Data(text.utf8)
+            }
+            try parse(field.value, fieldBytes, siblings: [
+                "iv": references["iv:" + field.name], "tag": references["tag:" + field.name],
+            ].compactMapValues { $0 })
         }
     }
 }
@@ -672,7 +703,7 @@ extension DescribedValue {
     /// A `nonce_of` / `tag_of`: written from, and read for, a sibling field.
     var isSiblingReference: Bool {
         switch kind {
-        case .nonceOf, .tagOf: return true
+        case .nonceOf, .tagOf, .mac: return true
         default: return false
         }
     }

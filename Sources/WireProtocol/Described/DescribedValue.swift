@@ -23,6 +23,10 @@ public struct DescribedValue: Sendable, Equatable {
         /// The byte length of the conversation's message as a big-endian integer of `bytes` bytes
         /// (`length_of = "message"`): a length field sent before a ciphertext padded with spaces.
         case lengthOf(bytes: Int)
+        /// Fields URL-encoded as `name=value&…` (an HTML form body, or a request's query string).
+        case form([DescribedField])
+        /// In a `json` or `form`: a MAC under secret S over the text of sibling field `of`, as sent.
+        case mac(String, algorithm: MACAlgorithm, of: String, encoding: ValueEncoding)
     }
 
     public var kind: Kind
@@ -38,15 +42,15 @@ extension DescribedValue {
     public var values: [DescribedValue] {
         switch kind {
         case let .concat(parts): return [self] + parts.flatMap(\.values)
-        case let .json(fields): return [self] + fields.flatMap(\.value.values)
+        case let .json(fields), let .form(fields): return [self] + fields.flatMap(\.value.values)
         default: return [self]
         }
     }
 }
 
 extension ProtocolDescription.Step {
-    /// Every value of the step: its message or body, and its headers.
-    public var values: [DescribedValue] { ([send, body].compactMap { $0 } + headers.map(\.value)).flatMap(\.values) }
+    /// Every value of the step: its message or body, its query and its headers.
+    public var values: [DescribedValue] { ([send, body, query].compactMap { $0 } + headers.map(\.value)).flatMap(\.values) }
 }
 
 extension ProtocolDescription {
@@ -55,6 +59,14 @@ extension ProtocolDescription {
 }
 
 /// A JSON field or an HTTP header: a name and its value, in the order written.
+/// A `mac` value's algorithm.
+public enum MACAlgorithm: String, Sendable, CaseIterable {
+    /// AES-CMAC (RFC 4493) under a 16-, 24- or 32-byte secret.
+    case cmacAES = "cmac-aes"
+    /// HMAC-SHA256 (RFC 2104) under a secret of any length.
+    case hmacSHA256 = "hmac-sha256"
+}
+
 public struct DescribedField: Sendable, Equatable {
     public var name: String
     public var value: DescribedValue
@@ -219,6 +231,9 @@ public enum BlockPadding: String, Sendable, CaseIterable {
     /// Spaces (0x20) to the block boundary, 1 to 16 (a whole block when the plaintext fills its
     /// last): `data += " " * (16 - len(data) % 16)`. A plaintext ending in a space cannot be carried.
     case space
+    /// The bytes 01 02 … n to the block boundary (n = 1…16): a pad() written with
+    /// `bchr(i + 1) for i in range(padding_len)`, checked like PKCS#7 (n is the last byte).
+    case sequence
     /// PKCS#7 to a 32-byte boundary (pad bytes 1…32): Python AESCipher classes written with `bs = 32`.
     case pkcs7To32 = "pkcs7-32"
 }
@@ -255,9 +270,10 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac"]
     static let qualifiers: [String: [String]] = [
-        "text": [], "concat": [], "json": [], "config": [], "token": [],
+        "text": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
+        "mac": ["algorithm", "of", "encoding"],
         "public_key": ["format", "encoding"],
         "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
         "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"],
@@ -332,9 +348,18 @@ extension DescribedValue {
         case "concat":
             guard case let .array(parts) = table["concat"]!.kind else { throw reader.wrongType("concat", "an array of values") }
             kind = .concat(try parts.enumerated().map { try read($1, keyPath: "\(keyPath).concat[\($0 + 1)]") })
-        case "json":
-            guard case let .table(fields) = table["json"]!.kind else { throw reader.wrongType("json", "a table of field = value") }
-            kind = .json(try fields.keys.map { DescribedField(name: $0, value: try read(fields[$0]!, keyPath: "\(keyPath).json.\($0)")) })
+        case "json", "form":
+            guard case let .table(fields) = table[kindKey]!.kind else { throw reader.wrongType(kindKey, "a table of field = value") }
+            let members = try fields.keys.map { DescribedField(name: $0, value: try read(fields[$0]!, keyPath: "\(keyPath).\(kindKey).\($0)")) }
+            kind = kindKey == "json" ? .json(members) : .form(members)
+        case "mac":
+            guard let algorithm = try reader.choice("algorithm", MACAlgorithm.allCases.map(\.rawValue)).flatMap(MACAlgorithm.init) else {
+                throw DescriptionError.missingKey(key: reader.keyPath("algorithm"), line: toml.line, meaning: MACAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard let covered = try reader.string("of") else {
+                throw DescriptionError.missingKey(key: reader.keyPath("of"), line: toml.line, meaning: "the sibling field whose text (as sent) the MAC covers")
+            }
+            kind = .mac(try name(), algorithm: algorithm, of: covered, encoding: encodingText == nil ? .hex : encoding)
         case "public_key":
             let format = try reader.choice("format", PublicKeyFormat.allCases.map(\.rawValue)).flatMap(PublicKeyFormat.init) ?? .pemSPKI
             kind = .publicKey(try name(), format: format, encoding: encoding)

@@ -149,7 +149,7 @@ struct DescriptionReader {
         _ = try reader.require("from", "\"client\" or \"server\"")
         let from = ProtocolDescription.Role(rawValue: try reader.choice("from", ["client", "server"])!)!
         var allowed = ["from", "then"]
-        if !transport.isHTTP { allowed.append("send") } else { allowed += from == .client ? ["request", "headers", "body"] : ["status", "headers", "body"] }
+        if !transport.isHTTP { allowed.append("send") } else { allowed += from == .client ? ["request", "query", "headers", "body"] : ["status", "headers", "body"] }
         try reader.allow(allowed)
         _ = try reader.choice("then", ["close"])
         var step = ProtocolDescription.Step(from: from, send: nil, method: nil, path: nil, headers: [], status: 200, body: nil,
@@ -179,6 +179,13 @@ struct DescriptionReader {
             }
         }
         step.body = try reader.table["body"].map { try DescribedValue.read($0, keyPath: reader.keyPath("body")) }
+        if let query = reader.table["query"] {
+            let value = try DescribedValue.read(query, keyPath: reader.keyPath("query"))
+            guard case .form = value.kind else {
+                throw DescriptionError.impossible(key: value.keyPath, line: value.line, reason: "a query is a `form` value: { form = { name = value, … } }")
+            }
+            step.query = value
+        }
         return step
     }
 }
@@ -210,7 +217,7 @@ struct DescriptionValidator {
             try check(error, from: .server, inJSON: false, siblings: [])
         }
         for step in conversation.steps {
-            for value in [step.send, step.body].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
+            for value in [step.send, step.body, step.query].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
             for header in step.headers {
                 try check(header.value, from: step.from, inJSON: true, siblings: [])
                 if case .json = header.value.kind { throw impossible(header.value, "a header's value is text, not a JSON object") }
@@ -246,6 +253,26 @@ struct DescriptionValidator {
             for part in parts { try check(part, from: sender, inJSON: false, siblings: []) }
         case let .json(fields):
             for field in fields { try check(field.value, from: sender, inJSON: true, siblings: fields) }
+        case let .form(fields):
+            if inJSON { throw impossible(value, "a `form` cannot be a field; it is a body or a query") }
+            for field in fields {
+                if field.value.isJSONObject || { if case .form = field.value.kind { return true }; return false }() {
+                    throw impossible(field.value, "a form field is text: a value with an encoding, not a JSON object or form")
+                }
+                try check(field.value, from: sender, inJSON: true, siblings: fields)
+            }
+        case let .mac(secretName, algorithm, covered, encoding):
+            guard let secret = description.secrets[secretName] else { throw unknownName(value, secretName, "secret", Array(description.secrets.keys)) }
+            for side in [sender, receiver] where !knownSecrets[side]!.contains(secretName) {
+                throw impossible(value, "the \(side.rawValue) does not know secret \(secretName) here, so it cannot \(side == sender ? "compute" : "verify") the MAC")
+            }
+            if algorithm == .cmacAES, ![16, 24, 32].contains(secret.keyBytes) {
+                throw impossible(value, "cmac-aes needs a 16-, 24- or 32-byte key; secret \(secretName) gives \(secret.keyBytes)")
+            }
+            guard inJSON, let sibling = siblings.first(where: { $0.name == covered }), !sibling.value.isSiblingReference else {
+                throw impossible(value, "`of = \"\(covered)\"` names no sibling field that carries a value (the MAC covers that field's text as sent)")
+            }
+            try requireEncoded(encoding)
         case let .publicKey(name, format, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends key \(name)'s public half before it knows it") }

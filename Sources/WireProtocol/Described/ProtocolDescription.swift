@@ -85,6 +85,8 @@ public struct ProtocolDescription: Sendable {
         public var from: Role
         /// tcp: the message.
         public var send: DescribedValue?
+        /// http(s), client steps: the query string (a `form` value), after the path.
+        public var query: DescribedValue?
         /// http(s), client steps: the method and path.
         public var method: String?
         public var path: String?
