@@ -131,6 +131,30 @@ class Wire:
         data, self.buffer = self.buffer, b""
         return data
 
+    def recv_last(self):
+        """Legacy framing: the last message of a sender that closes after it (its step says then = "close"),
+        of unknown length: it ends at a quiet gap or at the sender's close, whichever comes first (recv()
+        takes a close as the peer gone, and the bytes before it with it)."""
+        while True:
+            self.sock.settimeout(self.gap if self.buffer else self.idle)
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                if self.buffer:
+                    break
+                raise PeerGone("silent peer")
+            finally:
+                self.sock.settimeout(self.idle)
+            if not chunk:
+                if self.buffer:
+                    break
+                raise PeerGone("peer closed")
+            self.buffer += chunk
+            if len(self.buffer) > self.max_message + 8:
+                raise PeerGone("message over the limit")
+        data, self.buffer = self.buffer, b""
+        return data
+
     def frame(self, data):
         if self.framing == "length-prefix":
             fmt = {2: ">H", 4: ">I"}[self.length_bytes]

@@ -38,6 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 with open(os.path.join(HERE, "described_zoo.json")) as handle:
     REGISTRY = {entry["name"]: entry for entry in json.load(handle)["servers"]}
+sys.path.insert(0, HERE)
+import zoo_salsa20  # noqa: E402  (Salsa20/20 from Bernstein's specification: neither OpenSSL nor pyca has it)
 
 TIMEOUT = 5.0      # every socket's deadline
 GAP = 0.3          # legacy framing: silence that ends a message of unknown length
@@ -846,6 +848,265 @@ def test_passphrase_cbc32_json_plant_dies_on_garbage(servers):
     assert servers.running[("passphrase-cbc32-json", "dies-on-garbage")][0].wait(5) is not None
     with pytest.raises(OSError):
         cbc32_report(port)
+
+
+# ---- zoo_salsa20: the Salsa20 servers' and clients' own ---------------------------------------
+
+# eSTREAM (the ECRYPT Stream Cipher Project), Salsa20/20's verified test vectors
+# (https://www.ecrypt.eu.org/stream/svn/viewcvs.cgi/ecrypt/trunk/submissions/salsa20/), as the
+# vectors are headed there: (vector, key, IV, offset, stream[offset..offset+63]).
+SALSA20_ESTREAM = [
+    ("Salsa20 128-bit key, Set 1, vector# 0", "80" + "00" * 15, "00" * 8, 0,
+     "4DFA5E481DA23EA09A31022050859936DA52FCEE218005164F267CB65F5CFD7F"
+     "2B4F97E0FF16924A52DF269515110A07F9E460BC65EF95DA58F740B7D1DBB0AA"),
+    ("Salsa20 256-bit key, Set 1, vector# 0", "80" + "00" * 31, "00" * 8, 0,
+     "E3BE8FDD8BECA2E3EA8EF9475B29A6E7003951E1097A5C38D23B7A5FAD9F6844"
+     "B22C97559E2723C7CBBD3FE4FC8D9A0744652A83E72A9C461876AF4D7EF1A117"),
+    ("Salsa20 256-bit key, Set 1, vector# 0", "80" + "00" * 31, "00" * 8, 192,
+     "57BE81F47B17D9AE7C4FF15429A73E10ACF250ED3A90A93C711308A74C6216A9"
+     "ED84CD126DA7F28E8ABF8BB63517E1CA98E712F4FB2E1A6AED9FDC73291FAA17"),
+]
+
+
+@pytest.mark.parametrize("vector,key,iv,offset,stream", SALSA20_ESTREAM)
+def test_zoo_salsa20_estream_vectors(vector, key, iv, offset, stream):
+    keystream = zoo_salsa20.keystream(bytes.fromhex(key), bytes.fromhex(iv), offset + 64)
+    assert keystream[offset:].hex().upper() == stream, vector
+
+
+def test_zoo_salsa20_decrypts_what_it_encrypts():
+    for size in (16, 32):
+        key, nonce, data = os.urandom(size), os.urandom(8), os.urandom(200)
+        sealed = zoo_salsa20.salsa20(key, nonce, data)
+        assert sealed != data and zoo_salsa20.salsa20(key, nonce, sealed) == data
+    with pytest.raises(ValueError):
+        zoo_salsa20.salsa20(os.urandom(24), os.urandom(8), b"x")
+
+
+def server_log(servers, name, plant=None):
+    """What the server wrote to stderr: the servers that answer nothing log what they decrypted."""
+    with open(os.path.join(servers.tmp, "%s-%s.log" % (name, plant or "correct")), "rb") as handle:
+        return handle.read().decode("utf-8", "replace")
+
+
+# ---- gcm-tag-dropped-constant -------------------------------------------------------------------
+
+def described_gcm80_nonce():
+    """The description's fixed nonce (iv = "fixed:HEX" of the-answer's sealed body): 80 bytes."""
+    import tomllib
+    with open(os.path.join(REPO, REGISTRY["gcm-tag-dropped-constant"]["description"]), "rb") as handle:
+        described = tomllib.load(handle)
+    iv = described["conversation"][0]["step"][1]["body"]["iv"]
+    assert iv.startswith("fixed:")
+    return bytes.fromhex(iv[len("fixed:"):])
+
+
+GCM80_NONCE = described_gcm80_nonce()
+THE_ANSWER = b"The answer is no"
+POST_PREFIX = b"This is POST request. Received: "
+
+
+def gcm_keystream(nonce, data):
+    """GCM's counter mode alone (pyca's GCM decryptor, its tag never asked for): there is no tag to check."""
+    return Cipher(algorithms.AES(PSK16), modes.GCM(nonce)).decryptor().update(data)
+
+
+def the_answer(port):
+    """GET /: "constant" (the sealed text, tag dropped), "constant+tag", "under-12-byte-nonce" or "other"."""
+    status, body = http_request(port, "GET", "/")
+    assert status == 200
+    sealed = base64.b64decode(body, validate=True)
+    if gcm_keystream(GCM80_NONCE, sealed) == THE_ANSWER:
+        return "constant"
+    encryptor = Cipher(algorithms.AES(PSK16), modes.GCM(GCM80_NONCE)).encryptor()
+    if sealed == encryptor.update(THE_ANSWER) + encryptor.finalize() + encryptor.tag:
+        return "constant+tag"
+    if gcm_keystream(GCM80_NONCE[:12], sealed) == THE_ANSWER:
+        return "under-12-byte-nonce"
+    return "other"
+
+
+def post_echo(port):
+    text = message()
+    status, body = http_request(port, "POST", "/echo", text, {"Content-Type": "text/plain"})
+    return status, {POST_PREFIX + text: "prefixed", text: "bare"}.get(body, body)
+
+
+def test_gcm_tag_dropped_constant_correct(servers):
+    port = servers.port("gcm-tag-dropped-constant")
+    assert len(GCM80_NONCE) == 80
+    assert the_answer(port) == "constant"
+    assert post_echo(port) == (200, "prefixed")
+    assert http_request(port, "GET", "/other")[0] == 404
+    assert the_answer(port) == "constant"
+
+
+def test_gcm_tag_dropped_constant_plant_twelve_byte_nonce(servers):
+    assert the_answer(servers.port("gcm-tag-dropped-constant", "twelve-byte-nonce")) == "under-12-byte-nonce"
+
+
+def test_gcm_tag_dropped_constant_plant_tag_kept(servers):
+    assert the_answer(servers.port("gcm-tag-dropped-constant", "tag-kept")) == "constant+tag"
+
+
+def test_gcm_tag_dropped_constant_plant_echo_unprefixed(servers):
+    port = servers.port("gcm-tag-dropped-constant", "echo-unprefixed")
+    assert post_echo(port) == (200, "bare")
+    assert the_answer(port) == "constant"
+
+
+# ---- salsa20-json-nonce -------------------------------------------------------------------------
+
+DECRYPTED_ON_SERVER = {"success": True, "message": "Message decrypted on server!"}
+SALSA20_REFUSAL = (500, {"error": "bad request"})
+
+
+def salsa20_message(port, text=None, key=None, nonce=None, sent_nonce=None, body=None):
+    """POST /message {"message": base64(Salsa20), "nonce": base64(nonce)}: (status, the answer's JSON).
+    `sent_nonce`: the nonce field, when it is not the one the message was sealed under."""
+    if body is None:
+        key, nonce = key or PSK16, nonce or os.urandom(8)
+        text = message() * 4 if text is None else text      # 100 bytes: garbage of that length is never UTF-8
+        body = json.dumps({"message": b64(zoo_salsa20.salsa20(key, nonce, text)),
+                           "nonce": b64(nonce if sent_nonce is None else sent_nonce)}).encode()
+    status, answer = http_request(port, "POST", "/message", body, {"Content-Type": "application/json"})
+    return status, json.loads(answer)
+
+
+def test_salsa20_json_nonce_correct(servers):
+    port = servers.port("salsa20-json-nonce")
+    assert salsa20_message(port) == (200, DECRYPTED_ON_SERVER)
+    assert salsa20_message(port, text=b"\xff\xfe not UTF-8") == SALSA20_REFUSAL
+    assert salsa20_message(port, body=b"{}") == SALSA20_REFUSAL
+    assert salsa20_message(port, body=json.dumps({"message": b64(b"abc"), "nonce": b64(bytes(7))}).encode()) == SALSA20_REFUSAL
+    assert salsa20_message(port, nonce=bytes(8), sent_nonce=os.urandom(8)) == SALSA20_REFUSAL   # the nonce sent is the one used
+    assert salsa20_message(port, key=PSK16 + PSK16) == SALSA20_REFUSAL                          # a 16-byte key is not 32
+    assert salsa20_message(port) == (200, DECRYPTED_ON_SERVER)
+
+
+def test_salsa20_json_nonce_plant_ignores_nonce(servers):
+    port = servers.port("salsa20-json-nonce", "ignores-nonce")
+    assert salsa20_message(port) == SALSA20_REFUSAL
+    assert salsa20_message(port, nonce=bytes(8), sent_nonce=os.urandom(8)) == (200, DECRYPTED_ON_SERVER)
+
+
+def test_salsa20_json_nonce_plant_key_doubled_32(servers):
+    port = servers.port("salsa20-json-nonce", "key-doubled-32")
+    assert salsa20_message(port) == SALSA20_REFUSAL
+    assert salsa20_message(port, key=PSK16 + PSK16) == (200, DECRYPTED_ON_SERVER)
+
+
+def test_salsa20_json_nonce_plant_dies_on_refusal(servers):
+    port = servers.port("salsa20-json-nonce", "dies-on-refusal")
+    assert salsa20_message(port) == (200, DECRYPTED_ON_SERVER)
+    assert salsa20_message(port, body=b"{}") == SALSA20_REFUSAL
+    assert servers.running[("salsa20-json-nonce", "dies-on-refusal")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        salsa20_message(port)
+
+
+# ---- salsa20-key-in-clear -----------------------------------------------------------------------
+
+def key_in_clear(port):
+    """The server's key (a message of its own), then an 8-byte nonce and the Salsa20 ciphertext, each a
+    message of its own, and the client closes: (the key, the text, what the server answered, closed)."""
+    text = message()
+    with connect(port) as sock:
+        wire = Legacy(sock)
+        key = wire.message()
+        nonce = os.urandom(8)
+        sock.sendall(nonce)
+        sock.sendall(zoo_salsa20.salsa20(key, nonce, text))
+        sock.shutdown(socket.SHUT_WR)
+        answer = wire.message()
+        closed = closed_within(sock, 2.0)
+    return key, text, answer, closed
+
+
+def test_salsa20_key_in_clear_correct(servers):
+    port = servers.port("salsa20-key-in-clear")
+    first, text, answer, closed = key_in_clear(port)
+    assert (len(first), answer, closed) == (32, b"", True)
+    assert repr(text.decode()) in server_log(servers, "salsa20-key-in-clear")     # it decrypted (the log: it answers nothing)
+    second = key_in_clear(port)
+    assert len(second[0]) == 32 and second[0] != first                              # fresh for each connection
+    assert repr(second[1].decode()) in server_log(servers, "salsa20-key-in-clear")
+
+
+def test_salsa20_key_in_clear_plant_key_per_process(servers):
+    port = servers.port("salsa20-key-in-clear", "key-per-process")
+    first, second = key_in_clear(port), key_in_clear(port)
+    assert len(first[0]) == 32 and first[0] == second[0]
+
+
+def test_salsa20_key_in_clear_plant_sixteen_byte_key(servers):
+    key, text, answer, closed = key_in_clear(servers.port("salsa20-key-in-clear", "sixteen-byte-key"))
+    assert (len(key), answer, closed) == (16, b"", True)
+
+
+def test_salsa20_key_in_clear_plant_serves_once(servers):
+    port = servers.port("salsa20-key-in-clear", "serves-once")
+    key, text, answer, closed = key_in_clear(port)
+    assert (len(key), answer, closed) == (32, b"", True)
+    assert servers.running[("salsa20-key-in-clear", "serves-once")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        key_in_clear(port)
+
+
+# ---- space-padded-length-byte -------------------------------------------------------------------
+
+def space_padded(port, text=None, length=None, ciphertext=None):
+    """A fresh IV alone, the message's length as one byte, AES-CBC of it padded with 1 to 16 spaces,
+    each a message of its own, and the client closes: (the text, what the server answered, closed)."""
+    text = message() if text is None else text
+    iv = os.urandom(16)
+    if ciphertext is None:
+        ciphertext = cbc(PSK16, iv, text + b" " * (16 - len(text) % 16))
+    with connect(port) as sock:
+        sock.sendall(iv)
+        sock.sendall(bytes([len(text) if length is None else length]))
+        sock.sendall(ciphertext)
+        sock.shutdown(socket.SHUT_WR)
+        answer = Legacy(sock).message()
+        closed = closed_within(sock, 2.0)
+    return text, answer, closed
+
+
+def test_space_padded_length_byte_correct(servers):
+    port = servers.port("space-padded-length-byte")
+    text, answer, closed = space_padded(port)
+    assert (answer, closed) == (b"", True)
+    assert repr(text.decode()) in server_log(servers, "space-padded-length-byte")   # it decrypted (the log: it answers nothing)
+    text, answer, closed = space_padded(port, text=b"x" * 32)                         # a whole block of spaces
+    assert (answer, closed) == (b"", True) and repr("x" * 32) in server_log(servers, "space-padded-length-byte")
+    assert space_padded(port, ciphertext=os.urandom(31))[1:] == (b"", True)         # not whole blocks: refused, no answer
+    assert space_padded(port, length=3)[1:] == (b"", True)                           # the length does not check
+    assert "refused" in server_log(servers, "space-padded-length-byte")
+    text, answer, closed = space_padded(port)                                       # and it serves on
+    assert (answer, closed) == (b"", True) and repr(text.decode()) in server_log(servers, "space-padded-length-byte")
+
+
+def test_space_padded_length_byte_plant_serves_once(servers):
+    port = servers.port("space-padded-length-byte", "serves-once")
+    assert space_padded(port)[1:] == (b"", True)
+    assert servers.running[("space-padded-length-byte", "serves-once")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        space_padded(port)
+
+
+def test_space_padded_length_byte_plant_dies_on_bad_length(servers):
+    port = servers.port("space-padded-length-byte", "dies-on-bad-length")
+    assert space_padded(port)[1:] == (b"", True)
+    assert space_padded(port, length=3)[1:] == (b"", True)                           # a bad padding is refused, as it should
+    assert space_padded(port, ciphertext=os.urandom(31))[1:] == (b"", True)
+    assert servers.running[("space-padded-length-byte", "dies-on-bad-length")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        space_padded(port)
+
+
+def test_space_padded_length_byte_plant_echoes_plaintext(servers):
+    text, answer, closed = space_padded(servers.port("space-padded-length-byte", "echoes-plaintext"))
+    assert (answer, closed) == (text, True)
 
 
 # ---- the registry -------------------------------------------------------------------------------
