@@ -44,19 +44,25 @@ def server_key(folder):
     return private, public
 
 
-def preshared_secret_name(description):
-    """The name of the description's one preshared secret (the registry's {psk16}/{psk32}/{passphrase}); "psk" if none."""
+def preshared_secret_names(description):
+    """The names of the description's preshared secrets, in file order."""
     with open(os.path.join(REPO, description), "rb") as handle:
         named = tomllib.load(handle).get("secrets", {})
-    preshared = [name for name, secret in named.items() if secret.get("made_by") == "preshared"]
-    return preshared[0] if len(preshared) == 1 else "psk"
+    return [name for name, secret in named.items() if secret.get("made_by") == "preshared"]
+
+
+def preshared_secret_name(description):
+    """The name of the description's first preshared secret (the registry's {psk16}/{psk32}/{passphrase}); "psk" if none.
+    A second one ({psk16b}) is preshared_secret_names(description)[1]."""
+    preshared = preshared_secret_names(description)
+    return preshared[0] if preshared else "psk"
 
 
 def run_one(crosscheck, entry, plant, folder, strict=False):
-    psk16, psk32 = secrets.token_hex(16), secrets.token_hex(32)
+    psk16, psk32, psk16b = secrets.token_hex(16), secrets.token_hex(32), secrets.token_hex(16)
     passphrase = "TopSecretKey" + secrets.token_hex(4)
     private, public = server_key(folder)
-    fill = {"{psk16}": psk16, "{psk32}": psk32, "{passphrase}": passphrase, "{server_key_pem}": private}
+    fill = {"{psk16}": psk16, "{psk32}": psk32, "{psk16b}": psk16b, "{passphrase}": passphrase, "{server_key_pem}": private}
     command = [PYTHON] + [fill.get(arg, arg) for arg in entry["server"]] + (["--plant", plant] if plant else [])
     options = []
     psk = preshared_secret_name(entry["description"])
@@ -64,6 +70,8 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
         options += ["--secret", psk + "=" + psk16]
     if "{psk32}" in entry["server"]:
         options += ["--secret", psk + "=" + psk32]
+    if "{psk16b}" in entry["server"]:                       # a second preshared secret, the second in file order
+        options += ["--secret", preshared_secret_names(entry["description"])[1] + "=" + psk16b]
     if "{passphrase}" in entry["server"]:
         options += ["--secret", psk + "=" + passphrase]     # a passphrase is given as its text
     if "{server_key_pem}" in entry["server"]:

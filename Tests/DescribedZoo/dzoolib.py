@@ -25,15 +25,18 @@ GAP = 0.25       # legacy framing: silence that ends a message of unknown length
 MAX_MESSAGE = 65536
 
 
-def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, argv=None):
-    """--host/--port/--plant for every server; --psk HEX for preshared secrets; --passphrase TEXT for a
-    preshared passphrase (the text itself, as crosscheck's --secret NAME=TEXT); --key/--bits for RSA."""
+def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, psk2=False, argv=None):
+    """--host/--port/--plant for every server; --psk HEX for preshared secrets (--psk2 HEX: a description's
+    second preshared secret, in file order); --passphrase TEXT for a preshared passphrase (the text itself,
+    as crosscheck's --secret NAME=TEXT); --key/--bits for RSA."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one, printed as LISTENING <port>)")
     parser.add_argument("--plant", choices=sorted(plants), help="plant one flaw (default: a correct server)")
     if psk:
         parser.add_argument("--psk", required=True, help="the preshared secret, hex")
+    if psk2:
+        parser.add_argument("--psk2", required=True, help="the second preshared secret, hex")
     if passphrase:
         parser.add_argument("--passphrase", required=True, help="the preshared passphrase, text (UTF-8)")
     if key:
@@ -45,6 +48,11 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
             args.psk = bytes.fromhex(args.psk)
         except ValueError:
             parser.error("--psk takes hex")
+    if psk2:
+        try:
+            args.psk2 = bytes.fromhex(args.psk2)
+        except ValueError:
+            parser.error("--psk2 takes hex")
     return args
 
 

@@ -13,6 +13,7 @@ Plants (--plant):
   ignores-nonce    decrypts under 8 zero bytes whatever the "nonce" field says (a nonce read but never passed on)
   key-doubled-32   makes the 16-byte key a 32-byte one by repeating it ("expand 32-byte k", as a Salsa20 that takes only 32-byte keys)
   dies-on-refusal  answers the first request it refuses with 500, then the whole server exits
+  ok-on-anything   answers every POST /message with the success answer, whatever its body (it never decrypts)
 """
 
 import base64
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 import zoo_salsa20  # noqa: E402
 
-PLANTS = ("ignores-nonce", "key-doubled-32", "dies-on-refusal")
+PLANTS = ("ignores-nonce", "key-doubled-32", "dies-on-refusal", "ok-on-anything")
 ANSWER = json.dumps({"success": True, "message": "Message decrypted on server!"}).encode()
 REFUSAL = json.dumps({"error": "bad request"}).encode()
 
@@ -43,6 +44,8 @@ class Handler(dzoolib.HTTPHandler):
         body = self.body()
         if self.path != "/message":
             return self.answer(404)
+        if args.plant == "ok-on-anything":
+            return self.answer(200, ANSWER, "application/json")
         try:
             fields = json.loads(body)
             if not isinstance(fields, dict):

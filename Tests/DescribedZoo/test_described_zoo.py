@@ -24,11 +24,12 @@ import struct
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import cmac, hashes, serialization
 from cryptography.hazmat.primitives import padding as sympadding
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -44,6 +45,7 @@ import zoo_salsa20  # noqa: E402  (Salsa20/20 from Bernstein's specification: ne
 TIMEOUT = 5.0      # every socket's deadline
 GAP = 0.3          # legacy framing: silence that ends a message of unknown length
 PSK16, PSK32 = os.urandom(16), os.urandom(32)
+PSK16B = os.urandom(16)           # {psk16b}: a description's second preshared 16-byte secret (cbc-query-cmac's mac)
 PASSPHRASE = "TopSecretKey" + os.urandom(4).hex()     # {passphrase}: a preshared passphrase, given as its text
 OAEP_SHA1 = padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -66,7 +68,8 @@ class Servers:
 
     def port(self, name, plant=None):
         if (name, plant) not in self.running:
-            values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "passphrase": PASSPHRASE, "server_key_pem": self.key_path}
+            values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "psk16b": PSK16B.hex(), "passphrase": PASSPHRASE,
+                      "server_key_pem": self.key_path}
             command = [sys.executable] + [part.format(**values) for part in REGISTRY[name]["server"]]
             if plant:
                 command += ["--plant", plant]
@@ -1005,6 +1008,12 @@ def test_salsa20_json_nonce_plant_dies_on_refusal(servers):
         salsa20_message(port)
 
 
+def test_salsa20_json_nonce_plant_ok_on_anything(servers):
+    port = servers.port("salsa20-json-nonce", "ok-on-anything")
+    assert salsa20_message(port) == (200, DECRYPTED_ON_SERVER)
+    assert salsa20_message(port, body=b"{}") == (200, DECRYPTED_ON_SERVER)  # the correct server: SALSA20_REFUSAL
+
+
 # ---- salsa20-key-in-clear -----------------------------------------------------------------------
 
 def key_in_clear(port):
@@ -1107,6 +1116,133 @@ def test_space_padded_length_byte_plant_dies_on_bad_length(servers):
 def test_space_padded_length_byte_plant_echoes_plaintext(servers):
     text, answer, closed = space_padded(servers.port("space-padded-length-byte", "echoes-plaintext"))
     assert (answer, closed) == (text, True)
+
+
+# ---- cbc-query-cmac ----------------------------------------------------------------------------
+
+DECRYPTED_OK = b"Message received and decrypted successfully"
+VERIFIED_OK = b"Message received, verified and decrypted successfully"
+QUERY_REFUSAL = (500, {"error": "bad request"})
+PADDING_ERROR = (500, b"padding error")
+
+
+def sequence_pad(data):
+    """The bytes 01 02 … n to the block boundary (n = 1…16)."""
+    n = 16 - len(data) % 16
+    return data + bytes(range(1, n + 1))
+
+
+def query_string(fields):
+    """A form in a query string: `name=value&…`, every byte but A–Z a–z 0–9 -._~ as %XX (requests.get(url, params))."""
+    return "&".join("%s=%s" % (urllib.parse.quote(name, safe=""), urllib.parse.quote(value, safe="")) for name, value in fields)
+
+
+def cmac_hex(key, text):
+    signer = cmac.CMAC(algorithms.AES(key))
+    signer.update(text.encode())
+    return signer.finalize().hex()
+
+
+def cbc_query(port, route, text=None, padded=None, sealed=None, iv=None, mac=None, mac_key=None, fields=None):
+    """GET /cbc-aes/<route>?iv=&encryptedMessage=[&macTag=]: (status, the answer: bytes, or its JSON when it is one).
+    `padded`: the plaintext as it is encrypted (default: `text` with 01 02 … n); `sealed`: the ciphertext itself;
+    `mac`: the macTag sent (default: hex CMAC under `mac_key`, default the `mac` secret, over the base64 text)."""
+    if fields is None:
+        iv = os.urandom(16) if iv is None else iv
+        if sealed is None:
+            padded = sequence_pad(message() if text is None else text) if padded is None else padded
+            sealed = cbc(PSK16, iv, padded)
+        fields = [("iv", b64(iv)), ("encryptedMessage", b64(sealed))]
+        if route == "mac-decrypt":
+            fields.append(("macTag", cmac_hex(mac_key or PSK16B, b64(sealed)) if mac is None else mac))
+    status, body = http_request(port, "GET", "/cbc-aes/%s?%s" % (route, query_string(fields)))
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body
+
+
+def flipped_hex(tag):
+    return "%02x" % (int(tag[:2], 16) ^ 1) + tag[2:]
+
+
+def bad_sequence_blocks():
+    """(IV, two blocks) whose plaintext ends in 0x00: no padding of 01 02 … n."""
+    iv = os.urandom(16)
+    return iv, bad_padding_blocks(PSK16, iv)
+
+
+def test_cbc_query_cmac_correct(servers):
+    port = servers.port("cbc-query-cmac")
+    for route, answer in (("decrypt", DECRYPTED_OK), ("mac-decrypt", VERIFIED_OK)):
+        assert cbc_query(port, route) == (200, answer)
+        assert cbc_query(port, route, text=b"x" * 15) == (200, answer)                     # padding 01
+        assert cbc_query(port, route, text=b"x" * 32) == (200, answer)                     # a whole block 01 … 10
+        assert cbc_query(port, route, text=b"") == (200, answer)
+        assert cbc_query(port, route, text="caf\u00e9 \u2713".encode()) == (200, answer)   # any UTF-8 text
+        assert cbc_query(port, route, padded=pkcs7(b"x" * 29)) == QUERY_REFUSAL          # PKCS#7 (03 03 03) is not 01 02 03
+        assert cbc_query(port, route, padded=b"x" * 13 + b"\x01\x03\x03") == QUERY_REFUSAL   # every pad byte is checked
+        assert cbc_query(port, route, padded=sequence_pad(b"\xff\xfe not UTF-8")) == QUERY_REFUSAL
+        assert cbc_query(port, route, sealed=os.urandom(31)) == QUERY_REFUSAL            # not whole blocks
+        assert cbc_query(port, route, iv=os.urandom(8), sealed=cbc(PSK16, bytes(16), sequence_pad(message()))) == QUERY_REFUSAL
+        iv, sealed = bad_sequence_blocks()
+        assert cbc_query(port, route, iv=iv, sealed=sealed) == QUERY_REFUSAL             # bad padding (a right CMAC on the mac route)
+        assert cbc_query(port, route, fields=[("iv", b64(os.urandom(16)))]) == QUERY_REFUSAL
+    assert "message: 'caf\u00e9 \u2713'" in server_log(servers, "cbc-query-cmac")
+    # the mac route: the CMAC over the base64 text under `mac`, checked before anything is decrypted
+    sealed = cbc(PSK16, bytes(16), sequence_pad(message()))
+    right = cmac_hex(PSK16B, b64(sealed))
+    assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac=right.upper()) == (200, VERIFIED_OK)
+    assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac=flipped_hex(right)) == QUERY_REFUSAL
+    assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac_key=PSK16) == QUERY_REFUSAL      # the enc key is not the mac key
+    raw = cmac.CMAC(algorithms.AES(PSK16B))
+    raw.update(sealed)
+    assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac=raw.finalize().hex()) == QUERY_REFUSAL   # over the text, not the bytes
+    assert cbc_query(port, "mac-decrypt", fields=[("iv", b64(bytes(16))), ("encryptedMessage", b64(sealed))]) == QUERY_REFUSAL
+    iv, bad = bad_sequence_blocks()                                                          # with a wrong MAC a bad and a good
+    assert cbc_query(port, "mac-decrypt", iv=iv, sealed=bad, mac="00" * 16) == QUERY_REFUSAL  # padding are one answer
+    assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac="00" * 16) == QUERY_REFUSAL
+    # the query is read as Flask's request.args reads it: "+" is a space, so a base64 "+" must travel as %2B
+    plus = next(s for s in (cbc(PSK16, bytes(16), sequence_pad(message())) for _ in range(200)) if "+" in b64(s))
+    path = "/cbc-aes/decrypt?iv=%s&encryptedMessage=%s" % (urllib.parse.quote(b64(bytes(16)), safe=""), b64(plus))
+    assert http_request(port, "GET", path) == (500, json.dumps(QUERY_REFUSAL[1]).encode())
+    path = "/cbc-aes/decrypt?encryptedMessage=%s&iv=%s" % (urllib.parse.quote_plus(b64(plus)), urllib.parse.quote_plus(b64(bytes(16))))
+    assert http_request(port, "GET", path) == (200, DECRYPTED_OK)                          # any order, quote_plus's encoding
+    assert http_request(port, "GET", "/cbc-aes/other")[0] == 404
+    assert cbc_query(port, "decrypt") == (200, DECRYPTED_OK)
+
+
+def test_cbc_query_cmac_plant_mac_after_decrypt(servers):
+    port = servers.port("cbc-query-cmac", "mac-after-decrypt")
+    assert cbc_query(port, "mac-decrypt") == (200, VERIFIED_OK)
+    iv, bad = bad_sequence_blocks()
+    assert cbc_query(port, "mac-decrypt", iv=iv, sealed=bad, mac="00" * 16) == PADDING_ERROR      # a wrong MAC, and yet
+    assert cbc_query(port, "mac-decrypt", mac="00" * 16) == QUERY_REFUSAL                         # the padding tells
+    assert cbc_query(port, "decrypt", iv=iv, sealed=bad) == QUERY_REFUSAL                         # the first route as it should
+
+
+def test_cbc_query_cmac_plant_mac_not_checked(servers):
+    port = servers.port("cbc-query-cmac", "mac-not-checked")
+    assert cbc_query(port, "mac-decrypt", mac="00" * 16) == (200, VERIFIED_OK)
+    assert cbc_query(port, "mac-decrypt", mac_key=PSK16) == (200, VERIFIED_OK)
+
+
+def test_cbc_query_cmac_plant_padding_oracle_text(servers):
+    port = servers.port("cbc-query-cmac", "padding-oracle-text")
+    assert cbc_query(port, "decrypt") == (200, DECRYPTED_OK)
+    iv, bad = bad_sequence_blocks()
+    assert cbc_query(port, "decrypt", iv=iv, sealed=bad) == PADDING_ERROR
+    assert cbc_query(port, "decrypt", sealed=os.urandom(31)) == QUERY_REFUSAL
+    assert cbc_query(port, "decrypt", padded=sequence_pad(b"\xff\xfe not UTF-8")) == QUERY_REFUSAL
+    assert cbc_query(port, "mac-decrypt", iv=iv, sealed=bad, mac="00" * 16) == QUERY_REFUSAL
+
+
+def test_cbc_query_cmac_plant_pkcs7_padding(servers):
+    port = servers.port("cbc-query-cmac", "pkcs7-padding")
+    for route, answer in (("decrypt", DECRYPTED_OK), ("mac-decrypt", VERIFIED_OK)):
+        assert cbc_query(port, route, text=b"x" * 29) == QUERY_REFUSAL                   # 01 02 03 refused
+        assert cbc_query(port, route, padded=pkcs7(b"x" * 29)) == (200, answer)          # 03 03 03 taken
+        assert cbc_query(port, route, text=b"x" * 15) == (200, answer)                   # one byte: 01 either way
 
 
 # ---- the registry -------------------------------------------------------------------------------

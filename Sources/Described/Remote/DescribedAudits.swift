@@ -261,7 +261,7 @@ extension DescribedRemoteRun {
     /// it — a server that dies on bad input is down for every phone (the most common flaw in the
     /// public servers read for issue 31).
     func checkSurvivesGarbage(_ conversation: ProtocolDescription.Conversation) {
-        for (index, _, _) in clientSteps(conversation) {
+        for (index, step, _) in clientSteps(conversation) {
             self.step("\(conversation.name).survives.message-\(index + 1).garbage") {
                 var generator = SeededGenerator.forCheck("\(conversation.name).garbage.\(index)", seed: options.seed)
                 let probe = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
@@ -285,6 +285,12 @@ extension DescribedRemoteRun {
                 // unless the description says so.
                 if case let .response(status, _, body)? = probe.probeAnswer, status >= 500, status != conversation.errorStatus {
                     throw CheckFailure("message \(index + 1) as garbage (a body of {}) got \(status) \(DescribedMessage.bytes(body).summary): an error of the server's own (an unhandled exception), not a refusal (4xx)",
+                                       details: show(probe))
+                }
+                // A JSON or form body has its fields, and `{}` has none: a server that answers it as it
+                // answers the message did not read what it took (a bare `except` answering 200, or no check at all).
+                if step.body?.hasFields == true, case let .response(status, _, body)? = probe.probeAnswer, acknowledged(probe, conversation) {
+                    throw CheckFailure("message \(index + 1) as garbage (a body of {}, without the fields the description's body has) got \(status) \(DescribedMessage.bytes(body).summary): a success status for a message it cannot have read — a client that checks the status takes it as an answer",
                                        details: show(probe))
                 }
                 return .passed
@@ -695,6 +701,14 @@ extension DescribedValue {
         switch kind {
         case let .json(fields), let .form(fields): return Self.macAlgorithm(in: fields)
         default: return nil
+        }
+    }
+
+    /// A `json` or `form` with fields (every field of a described body is required).
+    var hasFields: Bool {
+        switch kind {
+        case let .json(fields), let .form(fields): return !fields.isEmpty
+        default: return false
         }
     }
 
