@@ -277,6 +277,8 @@ extension DescribedRemoteRun {
                 // client, the server still takes a connection after it.
                 let alive = after.completed && (conversation.steps.last?.from == .server || (try? target.connect().close()) != nil)
                 guard alive else {
+                    // Down for good (not a conversation gone wrong): the checks after this one are not run.
+                    if (try? target.connect().close()) == nil { downSince = "\(conversation.name).survives.message-\(index + 1).garbage" }
                     throw CheckFailure("after message \(index + 1) was garbage (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
                                        details: show(after))
                 }
@@ -318,6 +320,7 @@ extension DescribedRemoteRun {
                 }
                 let after = try converse(conversation.name)
                 guard after.completed else {
+                    if (try? target.connect().close()) == nil { downSince = "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load" }
                     throw CheckFailure("after a key that does not load (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
                                        details: show(after))
                 }

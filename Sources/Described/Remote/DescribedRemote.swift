@@ -72,6 +72,9 @@ final class DescribedRemoteRun {
     let options: DescribedRemote.Options
     let progress: (CheckResult) -> Void
     private(set) var results: [CheckResult] = []
+    /// The check after which the server took no more connections: the later ones are not run (each
+    /// would fail for that one cause, "connection refused", and say nothing of its own).
+    var downSince: String?
     var suite: String { if case let .inProcess(server) = target.place { return "server.\(server.name)" }; return "remote.\(target)" }
     var auditSuite: String { if case let .inProcess(server) = target.place { return "audit.\(server.name)" }; return "audit.\(target)" }
     var classname: String { "crosscheck.described.\(description.name).remote" }
@@ -89,6 +92,10 @@ final class DescribedRemoteRun {
 
     /// Runs `body` as the testcase `name`: a thrown `CheckFailure` fails it, anything else is an error.
     func step(_ name: String, _ body: () throws -> CheckOutcome) {
+        if let downSince {
+            record(name, .skipped(reason: "not run: the server has taken no connections since \(downSince) took it down"), duration: 0)
+            return
+        }
         let start = Date()
         let outcome: CheckOutcome
         do { outcome = try body() } catch let failure as CheckFailure {
