@@ -625,6 +625,35 @@ def test_a_query_string_with_a_cmac_over_the_ciphertext_as_requests_sends_it() -
     assert info.value.kind == "authentication" and "cmac-aes" in info.value.reason
 
 
+def test_form_escapes_read_as_parse_qsl_reads_them() -> None:
+    """A "%" without two hex digits after it stays as it is (after "+" became a space); a name twice is
+    refused; text that is not UTF-8 is refused."""
+    assert v._form_fields(b"a=%+f&b=%zz&c=%4&d=%41%2B+&e") == {"a": "% f", "b": "%zz", "c": "%4", "d": "A+ ", "e": ""}
+    for bad in (b"a=1&a=2", b"a=%ff", b"\xff=1"):
+        with pytest.raises(Refused):
+            v._form_fields(bad)
+
+
+def test_a_gcm_nonce_in_a_field_is_12_bytes() -> None:
+    desc = loads(GCM_NO_TAG.replace('kind = "https"', 'kind = "https"').replace(
+        'body = { sealed = "k", cipher = "aes-gcm", iv = "fixed:' + REDBAL_NONCE.hex() + '", tag = "none", carries = "text:The answer is no", encoding = "base64" }',
+        'body = { json = { c = { sealed = "k", cipher = "aes-gcm", iv = "field:n", carries = "text:The answer is no", encoding = "base64" }, n = { nonce_of = "c", encoding = "base64" } } }'))
+    key = bytes(16)
+    nonce = bytes(range(16))
+    ct, tag = v._gcm_any_nonce(key, nonce, b"The answer is no", None)
+    client = Party(desc, "the-answer", "client", secrets={"k": key})
+    client.next_message()
+    with pytest.raises(Refused) as info:
+        client.receive({"status": 200, "headers": {}, "body": json.dumps(
+            {"c": base64.b64encode(ct + tag).decode(), "n": base64.b64encode(nonce).decode()}).encode()})
+    assert info.value.reason == "aes-gcm IV/nonce is 16 bytes; must be 12"
+
+
+def test_a_mac_that_leaves_the_iv_out_is_a_weakness() -> None:
+    assert any("not its IV in field 'iv'" in w for w in loads(QUERY_CMAC).weaknesses())
+    assert not any("aes-cbc is not authenticated" in w for w in loads(QUERY_CMAC).weaknesses())
+
+
 def test_a_form_body_and_the_sequence_padding() -> None:
     desc = loads(QUERY_CMAC.replace('request = "GET /cbc-aes/mac-decrypt"\nquery = ', 'request = "POST /cbc-aes/mac-decrypt"\nbody = '))
     client = Party(desc, "mac-decrypt", "client", secrets={"enc": ENC, "mac": MAC}, message=b"hello")
@@ -765,6 +794,28 @@ CASES = [
      "conversation[0].step[0].query.form.macTag.mac", "cmac-aes needs a 16-, 24- or 32-byte key"),
     (_set(_set(_doc(QUERY_CMAC), ["secrets", "mac", "bytes"], 8), ["conversation", 0, "step", 0, "query", "form",
                                                                    "macTag", "algorithm"], "hmac-sha256"), None, None),
+    # what a second review found the two readers disagreed on, or let through though it cannot work
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "request"], "GET /cbc-aes/mac-decrypt?x=1"),
+     "conversation[0].step[0].request", 'the path has a query ("?")'),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query", "form", "macTag", "encoding"], "latin1"),
+     "conversation[0].step[0].query.form.macTag.encoding", "a MAC is written as hex, base64 or base64url"),
+    (_set(_set(_doc(CHACHA), BODY1, {"json": {"inner": {"json": {"a": {"text": "b"}}},
+                                              "tag": {"mac": "k", "algorithm": "hmac-sha256", "of": "inner"}}}),
+           ["secrets", "k", "made_by"], "preshared"), f"{B1}.json.tag.of", "names no sibling field that carries text"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "query"], {"form": {}}),
+     "conversation[0].step[0].query.form", "form needs at least one field"),
+    (_set(_doc(QUERY_CMAC), ["conversation", 0, "step", 0, "headers"], {"X": {"form": {"a": {"text": "b"}}}}),
+     "conversation[0].step[0].headers.X.form", "a header's value is text, not a form"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "step", 2, "send", "carries"], "any-text"),
+     "conversation[0].step[1].send.length_of", "states the length of the conversation's message"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "message"], "m" * 256),
+     "conversation[0].step[1].send.length_of", "more than a 1-byte length field holds"),
+    (_set(_doc(SPACE_PADDED), ["conversation", 0, "message"], "ends in a space "),
+     "conversation[0].step[2].send.padding", "which space padding strips"),
+    (_set(_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 1, "send"], {"text": "n"}),
+          ["conversation", 0, "step", 2, "send"],
+          {"concat": [{"secret": "nonce"}, {"sealed": "k", "cipher": "salsa20", "iv": "secret:nonce"}]}),
+     "conversation[0].step[2].send.concat[1].iv", "which the server does not know yet"),
 ]
 
 

@@ -592,6 +592,40 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertThrowsError(try ProtocolDescription(toml: Self.queryCMAC.replacingOccurrences(of: "query = { form = {", with: "query = { json = {")))
     }
 
+    /// What a second review found the readers disagreed on, or let through though it cannot work.
+    func testDescriptionsThatCannotWork_areRefusedByKeyPath() throws {
+        func refused(_ toml: String, _ path: String, _ words: String, line: UInt = #line) {
+            XCTAssertThrowsError(try ProtocolDescription(toml: toml), line: line) { error in
+                XCTAssertTrue("\(error)".contains(path) && "\(error)".contains(words), "\(error)", line: line)
+            }
+        }
+        refused(Self.queryCMAC.replacingOccurrences(of: #"request = "GET /cbc-aes/mac-decrypt""#, with: #"request = "GET /cbc-aes/mac-decrypt?x=1""#),
+                "step[1].request", "the path has a query")
+        refused(Self.queryCMAC.replacingOccurrences(of: #"of = "encryptedMessage", encoding = "hex""#, with: #"of = "encryptedMessage", encoding = "latin1""#),
+                "macTag", "a MAC is written as hex, base64 or base64url")
+        refused(Self.queryCMAC.replacingOccurrences(of: "query = { form = { iv", with: "headers = { X = { form = { a = { text = \"b\" } } } }\nquery = { form = { iv"),
+                "headers.X", "form")
+        refused(Self.spacePadded.replacingOccurrences(of: #"carries = "message" }"#, with: #"carries = "any-text" }"#),
+                "step[2].send", "states the length of the conversation's message")
+        refused(Self.spacePadded.replacingOccurrences(of: "name = \"text\"", with: "name = \"text\"\nmessage = \"\(String(repeating: "m", count: 256))\""),
+                "step[2].send", "more than a 1-byte length field holds")
+        refused(Self.spacePadded.replacingOccurrences(of: "name = \"text\"", with: "name = \"text\"\nmessage = \"ends in a space \""),
+                "step[3].send", "which space padding strips")
+        refused(Self.nonceAlone.replacingOccurrences(of: #"send = { secret = "nonce" }"#, with: #"send = { text = "n" }"#)
+                    .replacingOccurrences(of: #"send = { sealed = "k", cipher = "salsa20", iv = "secret:nonce", carries = "message" }"#,
+                                          with: #"send = { concat = [ { secret = "nonce" }, { sealed = "k", cipher = "salsa20", iv = "secret:nonce" } ] }"#),
+                "concat[2]", "which the server does not know yet")
+        XCTAssertTrue(try ProtocolDescription(toml: Self.queryCMAC).weaknesses.contains { $0.contains("not its IV in field iv") })
+    }
+
+    /// Form fields as Python's parse_qsl (Flask's request.args) reads them.
+    func testFormEscapes_readAsParseQslReadsThem() {
+        XCTAssertEqual(DescribedBytes.formFields(Data("a=%+f&b=%zz&c=%4&d=%41%2B+&e".utf8)), ["a": "% f", "b": "%zz", "c": "%4", "d": "A+ ", "e": ""])
+        XCTAssertEqual(DescribedBytes.formFields(Data("a=\u{301}&b=u".utf8)), ["a": "\u{301}", "b": "u"])  // a combining mark after "="
+        for bad in ["a=1&a=2", "a=%ff"] { XCTAssertNil(DescribedBytes.formFields(Data(bad.utf8)), bad) }
+        XCTAssertNil(DescribedBytes.formFields(Data([0xff, 0x3d, 0x31])))
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

@@ -185,12 +185,26 @@ class Description:
         out += [f"secret {s.name!r} is a passphrase hashed to a key ({s.derive}): no salt, no work factor"
                 for s in self.secrets if s.derive in PASSPHRASE_KEY_BYTES]
         seen: set[str] = set()
+        # Sealed fields a sibling mac covers are authenticated (encrypt-then-MAC).
+        mac_covered = {dict(v.arg)[f.of].path for conv in self.conversations for step in conv.steps
+                       for top in (step.send, step.body, step.query, *(h for _, h in step.headers)) if top is not None
+                       for v in _walk(top) if v.kind in ("json", "form") for _, f in v.arg
+                       if f.kind == "mac" and f.of in dict(v.arg)}
         for conv in self.conversations:
             for step in conv.steps:
                 for top in (step.send, step.body, step.query, *(v for _, v in step.headers)):
                     for v in _walk(top) if top is not None else ():
                         if v.kind == "sealed" and v.iv.startswith("fixed:"):
                             seen.add(f"{v.path}: a fixed IV/nonce")
+                        if v.kind in ("json", "form"):
+                            fields = dict(v.arg)
+                            covered_by_mac = {f.of for _, f in v.arg if f.kind == "mac"}
+                            for _, f in v.arg:
+                                target = fields.get(f.of) if f.kind == "mac" else None
+                                if (target is not None and target.kind == "sealed" and target.iv.startswith("field:")
+                                        and target.iv[6:] not in covered_by_mac):
+                                    seen.add(f"{f.path}: the {f.algorithm} covers field {f.of!r} but not its IV in field "
+                                             f"{target.iv[6:]!r}: a changed IV changes the first plaintext block undetected")
                         if v.kind == "sealed" and v.iv == f"secret:{v.arg}":
                             seen.add(f"{v.path}: the IV is the key")
                         elif v.kind == "sealed" and v.iv.startswith("secret:") and any(
@@ -198,7 +212,7 @@ class Description:
                             seen.add(f"{v.path}: a fixed IV/nonce (a preshared secret)")
                         if v.kind == "sealed" and v.cipher == "aes-ecb":
                             seen.add(f"{v.path}: aes-ecb shows equal blocks")
-                        if v.kind == "sealed" and v.cipher in UNAUTHENTICATED:
+                        if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
                             seen.add(f"{v.path}: {v.cipher} is not authenticated")
                         if v.kind == "sealed" and v.tag == "none":
                             seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
@@ -332,6 +346,8 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         fields["of"] = _get(raw, "of", str, path, required=True)
         if "encoding" not in raw:
             fields["encoding"] = encoding = "hex"
+        if encoding not in ("hex", "base64", "base64url"):
+            raise DescriptionError(_join(path, "encoding"), f"a MAC is written as hex, base64 or base64url, not {encoding}")
         if not in_json:
             raise DescriptionError(kpath, "a mac is a field of a json or form value, next to the field it covers")
     elif kind == "length_of":
@@ -467,9 +483,10 @@ def _check_json_siblings(v: Value) -> None:
                                        f"{f.arg!r} with {where} = \"field:{name}\"")
         if f.kind == "mac":
             target = fields.get(f.of)
-            if target is None or target.kind in ("nonce_of", "tag_of", "mac"):
-                raise DescriptionError(_join(f.path, "of"), f"of = {f.of!r} names no sibling field that carries a "
-                                       "value (the MAC covers that field's text as sent)")
+            if target is None or target.kind in ("nonce_of", "tag_of", "mac", "json") or (
+                    target.kind == "public_key" and target.format in ("json-ne", "jwk") and target.encoding == "raw"):
+                raise DescriptionError(_join(f.path, "of"), f"of = {f.of!r} names no sibling field that carries "
+                                       "text (the MAC covers that field's text as sent; not a JSON object)")
         if f.kind == "sealed":
             for where in ("iv", "tag"):
                 place = getattr(f, where)
@@ -741,6 +758,9 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
             raise DescriptionError(f"{p}.request", f'request must be "METHOD /path" such as "POST /login"; found '
                                    f"{request!r}")
         method, target = m.group(1), m.group(2)
+        if "?" in target:
+            raise DescriptionError(f"{p}.request", 'the path has a query ("?"); write the path alone and the query as '
+                                   "query = { form = { name = value, ... } }")
     elif "request" in s:
         raise DescriptionError(f"{p}.request", "request is for a client step; a server step has status")
     headers = []
@@ -748,6 +768,8 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
         hp = f"{p}.headers.{hname}"
         # A plain string is a literal header value (shorthand for { text = "..." }).
         v = Value("text", hval, hp) if isinstance(hval, str) else _value(hval, hp)
+        if v.kind == "form":
+            raise DescriptionError(_join(hp, "form"), "a header's value is text, not a form")
         headers.append((hname.lower(), v))
     status = _get(s, "status", int, p, 200)
     if not 100 <= status <= 599:
@@ -764,6 +786,23 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
 
 
 # ---- who knows what, step by step ----------------------------------------------------------------
+
+
+def _check_length_of(v: Value, conv: Conversation) -> None:
+    """A length_of states the length of the conversation's message: some value carries it, and none
+    carries a plaintext its sender draws instead (json-fields, any-text)."""
+    values = [w for step in conv.steps for top in (step.send, step.body, step.query, *(h for _, h in step.headers))
+              if top is not None for w in _walk(top)]
+    carried = any(w.kind == "plain" or (w.kind in ("rsa", "sealed") and w.carries in ("message", "json-message"))
+                  for w in values)
+    drawn = any(w.kind in ("rsa", "sealed") and w.carries in ("json-fields", "any-text") for w in values)
+    if not carried or drawn:
+        raise DescriptionError(_join(v.path, "length_of"), "a length_of states the length of the conversation's message; "
+                               'carry the message (carries = "message" or a plain value), not a plaintext its sender '
+                               "draws (json-fields, any-text)")
+    if conv.message is not None and len(conv.message) >= 1 << (8 * v.length_bytes):
+        raise DescriptionError(_join(v.path, "length_of"), f"the conversation's message has {len(conv.message)} bytes: "
+                               f"more than a {v.length_bytes}-byte length field holds")
 
 
 def _check_iv_secret(v: Value, secrets: dict[str, SecretSpec], me_knows: set[str], peer_knows: set[str],
@@ -847,6 +886,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                             fix = f'{article} {spec.key_bytes}-byte secret is a nonce: use it as iv = "secret:{v.arg}"'
                         raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs {sizes} key; secret "
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
+                if v.kind == "length_of":
+                    _check_length_of(v, conv)
                 if v.kind == "mac":
                     for side in (me, peer):
                         if v.arg not in knows_secret[side]:
@@ -855,6 +896,12 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if v.algorithm == "cmac-aes" and secrets[v.arg].key_bytes not in (16, 24, 32):
                         raise DescriptionError(kp, f"cmac-aes needs a 16-, 24- or 32-byte key; secret {v.arg!r} gives "
                                                f"{secrets[v.arg].key_bytes} bytes")
+                if (v.kind == "sealed" and v.carries == "message" and conv.message
+                        and v.cipher in ("aes-cbc", "aes-ecb")
+                        and conv.message[-1:] == {"space": b" ", "zero": b"\x00"}.get(v.padding, b"-")):
+                    raise DescriptionError(_join(v.path, "padding"), "the conversation's message ends in "
+                                           f"{'a space' if v.padding == 'space' else '0x00'}, which {v.padding} padding "
+                                           "strips: it cannot be carried")
                 if v.kind == "sealed" and v.iv.startswith("secret:"):
                     _check_iv_secret(v, secrets, knows_secret[me], knows_secret[peer], me, peer)
                 if v.carries.startswith("secret:"):

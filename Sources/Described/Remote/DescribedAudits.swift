@@ -595,16 +595,6 @@ extension DescribedRemoteRun {
                             "the server acknowledges any plaintext with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design (Vaudenay 2002)")
                     return .passed
                 }
-                // A reader that takes only text (a `.decode()`) refuses the bytes above, yet takes any text:
-                // Vaudenay's attack changes only a block's last bytes, and the rest stays the sender's text.
-                if conversation.message == nil, [.message, .anyText].contains(sealed.carries) {
-                    let text = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(Data("crosscheck: another text".utf8))))
-                    if acknowledged(text, conversation) {
-                        finding("\(conversation.name).cbc-oracle-by-design.message-\(index + 1)",
-                                "the server acknowledges any text with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design — Vaudenay's attack keeps the rest of a block the sender's text (Vaudenay 2002)")
-                        return .passed
-                    }
-                }
                 // A last byte above 16 is a bad padding too; some servers check only 00.
                 let over16 = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(generator.bytes(31) + Data([0x11]))))
                 if AnswerSignature(over16).shape != a.shape {
@@ -614,6 +604,15 @@ extension DescribedRemoteRun {
                 guard a.shape == b.shape else {
                     throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a good padding over an unusable plaintext gets \(b) — an attacker decrypts any message a block at a time (Vaudenay 2002)",
                                        details: "bad padding:\n\(show(bad))\n\ngood padding, unusable plaintext:\n\(show(good))")
+                }
+                // Every refusal alike, yet a reader that takes only text (a `.decode()`) may take any text:
+                // Vaudenay's attack changes only a block's last bytes, and the rest stays the sender's text.
+                if conversation.message == nil, [.message, .anyText].contains(sealed.carries) {
+                    let text = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(Data("crosscheck: another text".utf8))))
+                    if acknowledged(text, conversation) {
+                        finding("\(conversation.name).cbc-oracle-by-design.message-\(index + 1)",
+                                "the server acknowledges any text with a good padding and refuses a bad one (\(a)): CBC (\(sealed.secret)) without a MAC is a padding oracle by design — Vaudenay's attack keeps the rest of a block the sender's text (Vaudenay 2002)")
+                    }
                 }
                 return .passed
             }
@@ -756,6 +755,14 @@ extension ProtocolDescription {
         }
         return allValues.contains { if case let .secret(name, _) = $0.kind { return !ivs.contains(name) || keys.contains(name) }; return false }
     }
+    /// The key paths of the fields a sibling `mac` covers.
+    static func macCovered(_ fields: [DescribedField]) -> Set<String> {
+        Set(fields.compactMap { field -> String? in
+            guard case let .mac(_, _, covered, _) = field.value.kind else { return nil }
+            return fields.first { $0.name == covered }?.value.keyPath
+        })
+    }
+
     /// Whether a sealed value uses a fixed IV (already a finding of its own): a constant, or a preshared secret.
     var usesFixedIV: Bool {
         allValues.contains {
@@ -767,8 +774,16 @@ extension ProtocolDescription {
     }
     /// The ciphers used without integrity protection, by name (for a finding's id) and as a report says them.
     var unauthenticatedCiphers: [(name: String, said: String)] {
-        Set(allValues.compactMap { value -> String? in
-            guard case let .sealed(sealed) = value.kind else { return nil }
+        // A sealed field a sibling `mac` covers is authenticated (encrypt-then-MAC).
+        var covered = Set<String>()
+        for value in allValues {
+            switch value.kind {
+            case let .json(fields), let .form(fields): covered.formUnion(Self.macCovered(fields))
+            default: break
+            }
+        }
+        return Set(allValues.compactMap { value -> String? in
+            guard case let .sealed(sealed) = value.kind, !covered.contains(value.keyPath) else { return nil }
             if [.aesCBC, .aesCTR, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { return sealed.cipher.rawValue }
             return sealed.tag == .dropped ? "\(sealed.cipher.rawValue)-tag-dropped" : nil
         }).sorted().map { name in (name, name.hasSuffix("-tag-dropped") ? "\(name.dropLast("-tag-dropped".count)) without its tag" : name) }

@@ -46,34 +46,43 @@ public enum DescribedBytes {
         return text.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
     }
 
-    /// `name=value&…` as a form reader takes it ("+" is a space, %XX a byte, the text UTF-8); nil
-    /// for a malformed escape, text that is not UTF-8, or a name given twice.
+    /// `name=value&…` as a form reader takes it (Python's `urllib.parse.parse_qsl`, which Flask's
+    /// `request.args` follows): pairs split at "&" and the first "=", "+" a space, then "%XX" (two hex
+    /// digits) a byte and any other "%" kept as it is, the result UTF-8. Nil for text that is not
+    /// UTF-8 (before or after the escapes) or a name given twice.
     public static func formFields(_ bytes: Data) -> [String: String]? {
-        var fields: [String: String] = [:]
-        func unescape(_ part: Substring) -> String? {
+        guard String(validating: [UInt8](bytes), as: UTF8.self) != nil else { return nil }
+        func hexDigit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: return byte - 0x30
+            case 0x41...0x46: return byte - 0x37
+            case 0x61...0x66: return byte - 0x57
+            default: return nil
+            }
+        }
+        func unescape(_ part: ArraySlice<UInt8>) -> String? {
+            let spaced = part.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
             var out: [UInt8] = []
-            var index = part.utf8.startIndex
-            let utf8 = part.utf8
-            while index < utf8.endIndex {
-                let byte = utf8[index]
-                if byte == UInt8(ascii: "%") {
-                    let first = utf8.index(after: index)
-                    guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                          let value = UInt8(String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16) else { return nil }
-                    out.append(value)
-                    index = utf8.index(first, offsetBy: 2)
+            var index = 0
+            while index < spaced.count {
+                if spaced[index] == UInt8(ascii: "%"), index + 2 < spaced.count,
+                   let high = hexDigit(spaced[index + 1]), let low = hexDigit(spaced[index + 2]) {
+                    out.append(high << 4 | low)
+                    index += 3
                 } else {
-                    out.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
-                    index = utf8.index(after: index)
+                    out.append(spaced[index])
+                    index += 1
                 }
             }
             return String(validating: out, as: UTF8.self)
         }
-        guard let text = String(validating: [UInt8](bytes), as: UTF8.self) else { return nil }
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = unescape(parts[0]), let value = unescape(parts.count > 1 ? parts[1] : ""), fields[name] == nil else { return nil }
-            fields[name] = value
+        var fields: [String: String] = [:]
+        for pair in [UInt8](bytes).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let name = equals.map { pair[pair.startIndex..<$0] } ?? pair
+            let value = equals.map { pair[($0 + 1)...] } ?? []
+            guard let key = unescape(name), let text = unescape(value), fields[key] == nil else { return nil }
+            fields[key] = text
         }
         return fields
     }
@@ -220,9 +229,9 @@ enum DescribedCipher {
         case .aesCBC:
             let iv = iv ?? secureRandomBytes(16)
             if padding == .pkcs7 { return Output(ciphertext: try AESCBC.encrypt(plaintext, key: key, iv: iv), iv: iv, tag: Data()) }
-            return Output(ciphertext: Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8](pad(plaintext, padding)))), iv: iv, tag: Data())
+            return Output(ciphertext: Data(try AESBlockMode.cbc(iv: [UInt8](iv)).process(encrypt: true, key: [UInt8](key), input: [UInt8](try pad(plaintext, padding)))), iv: iv, tag: Data())
         case .aesECB:
-            return Output(ciphertext: Data(try AESBlockMode.ecb.process(encrypt: true, key: [UInt8](key), input: [UInt8](pad(plaintext, padding)))), iv: Data(), tag: Data())
+            return Output(ciphertext: Data(try AESBlockMode.ecb.process(encrypt: true, key: [UInt8](key), input: [UInt8](try pad(plaintext, padding)))), iv: Data(), tag: Data())
         case .aesCTR:
             let iv = iv ?? secureRandomBytes(16)
             return Output(ciphertext: try ctr(plaintext, key: key, iv: iv), iv: iv, tag: Data())
@@ -321,15 +330,20 @@ enum DescribedCipher {
         return output
     }
 
-    static func pad(_ plaintext: Data, _ padding: BlockPadding) -> Data {
+    /// Zero and space padding are stripped by their byte, so a plaintext that ends in it cannot be
+    /// carried (refused, as PythonRef's `_pad` refuses it).
+    static func pad(_ plaintext: Data, _ padding: BlockPadding) throws -> Data {
         switch padding {
         case .pkcs7, .pkcs7To32:
             let block = padding == .pkcs7 ? 16 : 32
             let count = block - plaintext.count % block
             return plaintext + Data(repeating: UInt8(count), count: count)
         case .zero:
-            return plaintext + Data(count: (16 - plaintext.count % 16) % 16)
+            guard plaintext.last != 0 else { throw DescribedRefusal(reason: "zero padding cannot carry a plaintext that ends in 0x00") }
+            // Zero bytes to a block boundary; an empty plaintext is one block of zeros (mcrypt's way).
+            return plaintext + Data(count: plaintext.isEmpty ? 16 : (16 - plaintext.count % 16) % 16)
         case .space:
+            guard plaintext.last != 0x20 else { throw DescribedRefusal(reason: "space padding cannot carry a plaintext that ends in a space") }
             return plaintext + Data(repeating: 0x20, count: 16 - plaintext.count % 16)
         case .sequence:
             return plaintext + Data((1...UInt8(16 - plaintext.count % 16)).map { $0 })

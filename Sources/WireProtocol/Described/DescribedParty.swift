@@ -646,6 +646,15 @@ private struct Context {
                 case .dropped: break
                 }
             }
+            // A nonce on the wire (a prefix or a field) has the cipher's length; only a `fixed:` or
+            // secret one may differ (an aes-gcm nonce of 8 to 128 bytes), as PythonRef's reader has it.
+            switch sealed.iv {
+            case .prefix, .field:
+                guard iv.count == sealed.cipher.ivBytes else {
+                    throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) IV/nonce is \(iv.count) bytes; must be \(sealed.cipher.ivBytes)")
+                }
+            case .fixed, .secret, .none: break
+            }
             if !iv.isEmpty { state.receivedIVs.append(iv) }
             if sealed.cipher == .aesCBC, body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
             try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag, tagDropped: sealed.tag == .dropped), sealed.carries)

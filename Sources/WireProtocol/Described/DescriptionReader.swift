@@ -166,6 +166,10 @@ struct DescriptionReader {
             guard parts.count == 2, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isUppercase }), parts[1].hasPrefix("/") else {
                 throw DescriptionError.notAllowed(key: reader.keyPath("request"), line: reader.line(of: "request"), allowed: "\"METHOD /path\" such as \"POST /login\"", found: "\"\(request)\"")
             }
+            guard !parts[1].contains("?") else {
+                throw DescriptionError.impossible(key: reader.keyPath("request"), line: reader.line(of: "request"),
+                                                  reason: "the path has a query (\"?\"); write the path alone and the query as `query = { form = { name = value, … } }`")
+            }
             step.method = String(parts[0]); step.path = String(parts[1])
         } else {
             step.status = try reader.number("status", in: 100...599) ?? 200
@@ -198,6 +202,8 @@ struct DescriptionValidator {
     /// Public keys and secrets each side knows so far.
     var knownKeys: [ProtocolDescription.Role: Set<String>] = [:]
     var knownSecrets: [ProtocolDescription.Role: Set<String>] = [:]
+    /// What each side knew when the current step began: an IV secret must arrive in an earlier message.
+    var knownSecretsBeforeStep: [ProtocolDescription.Role: Set<String>] = [:]
     var tokenIssued = false
 
     init(description: ProtocolDescription, conversation: ProtocolDescription.Conversation) {
@@ -217,10 +223,12 @@ struct DescriptionValidator {
             try check(error, from: .server, inJSON: false, siblings: [])
         }
         for step in conversation.steps {
+            knownSecretsBeforeStep = knownSecrets
             for value in [step.send, step.body, step.query].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
             for header in step.headers {
                 try check(header.value, from: step.from, inJSON: true, siblings: [])
                 if case .json = header.value.kind { throw impossible(header.value, "a header's value is text, not a JSON object") }
+                if case .form = header.value.kind { throw impossible(header.value, "a header's value is text, not a form") }
             }
         }
     }
@@ -255,6 +263,7 @@ struct DescriptionValidator {
             for field in fields { try check(field.value, from: sender, inJSON: true, siblings: fields) }
         case let .form(fields):
             if inJSON { throw impossible(value, "a `form` cannot be a field; it is a body or a query") }
+            if fields.isEmpty { throw impossible(value, "a `form` needs at least one field") }
             for field in fields {
                 if field.value.isJSONObject || { if case .form = field.value.kind { return true }; return false }() {
                     throw impossible(field.value, "a form field is text: a value with an encoding, not a JSON object or form")
@@ -269,10 +278,12 @@ struct DescriptionValidator {
             if algorithm == .cmacAES, ![16, 24, 32].contains(secret.keyBytes) {
                 throw impossible(value, "cmac-aes needs a 16-, 24- or 32-byte key; secret \(secretName) gives \(secret.keyBytes)")
             }
-            guard inJSON, let sibling = siblings.first(where: { $0.name == covered }), !sibling.value.isSiblingReference else {
-                throw impossible(value, "`of = \"\(covered)\"` names no sibling field that carries a value (the MAC covers that field's text as sent)")
+            guard inJSON, let sibling = siblings.first(where: { $0.name == covered }), !sibling.value.isSiblingReference, !sibling.value.isJSONObject else {
+                throw impossible(value, "`of = \"\(covered)\"` names no sibling field that carries text (the MAC covers that field's text as sent; not a JSON object)")
             }
-            try requireEncoded(encoding)
+            guard [.hex, .base64, .base64url].contains(encoding) else {
+                throw impossible(value, "a MAC is written as hex, base64 or base64url, not \(encoding.rawValue)")
+            }
         case let .publicKey(name, format, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends key \(name)'s public half before it knows it") }
@@ -306,9 +317,12 @@ struct DescriptionValidator {
                 guard ivSecret.derive == .raw, sealed.cipher.fixedIVBytes.contains(ivSecret.bytes) else {
                     throw impossible(value, "`iv = \"secret:\(ivName)\"` needs a secret of the cipher's IV length (\(sealed.cipher.fixedIVBytes.count == 1 ? "\(sealed.cipher.ivBytes)" : "8 to 128") bytes, raw); secret \(ivName) has \(ivSecret.derive == .raw ? "\(ivSecret.bytes) bytes" : "derive = \"\(ivSecret.derive.rawValue)\"")")
                 }
-                for side in [sender, receiver] where !knownSecrets[side]!.contains(ivName) {
+                for side in [sender, receiver] where !knownSecretsBeforeStep[side]!.contains(ivName) {
                     throw impossible(value, "the IV is secret \(ivName), which the \(side.rawValue) does not know yet; send it first ({ secret = \"\(ivName)\" })")
                 }
+            }
+            if let message = conversation.message, sealed.carries == .message, [.aesCBC, .aesECB].contains(sealed.cipher), let last = message.last, (sealed.padding == .space && last == 0x20) || (sealed.padding == .zero && last == 0) {
+                throw impossible(value, "the conversation's message ends in \(last == 0 ? "0x00" : "a space"), which \(sealed.padding.rawValue) padding strips: it cannot be carried")
             }
             if sealed.cipher == .salsa20, ![16, 32].contains(secret.keyBytes) {
                 throw impossible(value, "salsa20 needs a 16- or 32-byte key; secret \(sealed.secret) gives \(secret.keyBytes) (write `bytes = 16` or `bytes = 32` in [secrets.\(sealed.secret)])")
@@ -330,8 +344,21 @@ struct DescriptionValidator {
             knownSecrets[receiver]!.insert(name)
         case let .digest(encoding):
             try requireEncoded(encoding)
-        case .lengthOf:
+        case let .lengthOf(bytes):
             if inJSON { throw impossible(value, "a `length_of` is raw bytes; it cannot be a JSON field") }
+            // The length of the conversation's message: some value must carry it, and none may carry a
+            // plaintext its sender draws instead (json-fields, any-text), or the length says another's.
+            let values = conversation.steps.flatMap(\.values)
+            let carried = values.contains { value in
+                if case .plain = value.kind { return true }
+                return value.carries == .message || value.carries == .jsonMessage
+            }
+            if !carried || values.contains(where: { $0.carries?.isDrawnBySender ?? false }) {
+                throw impossible(value, "a `length_of` states the length of the conversation's message; carry the message (carries = \"message\" or a `plain` value), not a plaintext its sender draws (json-fields, any-text)")
+            }
+            if let message = conversation.message, message.count >= 1 << (8 * bytes) {
+                throw impossible(value, "the conversation's message has \(message.count) bytes: more than a \(bytes)-byte length field holds")
+            }
         case let .nonceOf(field, encoding), let .tagOf(field, encoding):
             let isNonce: Bool = { if case .nonceOf = value.kind { return true }; return false }()
             let ownName = siblingName(of: value, in: siblings)
