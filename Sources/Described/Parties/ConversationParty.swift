@@ -60,7 +60,9 @@ extension DescribedMessage {
     /// One line for a report: the bytes (shown as text when they are), or the HTTP message's head and body.
     var summary: String {
         func shown(_ data: Data) -> String {
-            if let text = String(validating: [UInt8](data), as: UTF8.self), !text.contains(where: { $0.isASCII && $0.asciiValue! < 0x20 && $0 != "\n" }) {
+            if let raw = String(validating: [UInt8](data), as: UTF8.self), !raw.contains(where: { $0.isASCII && $0.asciiValue! < 0x20 && $0 != "\n" && $0 != "\r\n" }) {
+                // Line ends written out, so an HTML error page or "Server stopped\n" stays one line.
+                let text = raw.replacingOccurrences(of: "\r\n", with: "\\r\\n").replacingOccurrences(of: "\n", with: "\\n")
                 return text.count > 200 ? "\"\(text.prefix(200))…\" (\(data.count) bytes)" : "\"\(text)\""
             }
             return Cast.hex(data)
