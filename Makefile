@@ -45,6 +45,8 @@ help:
 	@echo "  make test-cflite  .clusterfuzzlite/build.sh as ClusterFuzzLite runs it, then each target it built once on a seed input"
 	@echo "  make mutants [ONLY=name,…] [LINK=loopback|slow-link|both] [JOBS=n]  crosscheck remote against the zoo of independent"
 	@echo "                 servers (Tests/Zoo), on loopback and behind a slow link with the server at 10 % of a core; tables of verdicts"
+	@echo "  make described-mutants [ONLY=name,…] [DLINK=loopback|slow-link|both]  crosscheck remote --protocol against the described zoo"
+	@echo "                 (Tests/DescribedZoo): each correct server passes, each plant fails; loopback by default, DLINK=slow-link behind the slow link"
 	@echo "  make deps      install missing Debian packages (as root) or print the command to run; make venv-current"
 	@echo "  make venv-current  .venv-current/: Debian's python3 with a current cryptography from PyPI (OpenSSL >= 3.2)"
 	@echo "  make vectors-implicit-rejection  regenerate Vectors/implicit-rejection/ on that cryptography"
@@ -364,6 +366,7 @@ mutants: deps
 # Issue 31: `crosscheck remote --protocol` against the described zoo (Tests/DescribedZoo): each
 # example description's independent server, correct (must pass) and with each planted flaw (must
 # fail, by a testcase other than the description's own weaknesses). Prints the table; exit 1 on a wrong verdict.
+# DLINK=slow-link (or both): behind scripts/slowlink.py's Wi-Fi-like proxy; make test runs loopback.
 # Issue 31: do the seed descriptions (protocols/*.toml and protocols/variants/) give the built-in
 # profiles' verdicts on the zoo (Tests/Zoo)? A table server | built-in expected | described verdict;
 # exit 1 on a difference. About 3 minutes, so not in `make test` (make mutants holds the built-in).
@@ -373,7 +376,7 @@ described-seed-verdicts: deps
 
 described-mutants: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
-	$(PYTHON) scripts/described_mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),)
+	$(PYTHON) scripts/described_mutants.py --crosscheck $(DEBUG_BIN) $(if $(ONLY),--only $(ONLY),) $(if $(DLINK),--link $(DLINK),)
 
 clean:
 	rm -rf .build .build-fuzz reports

@@ -8,6 +8,9 @@ servers were written from examples/protocols/*.toml alone (Tests/DescribedZoo/RE
 the server on 127.0.0.1 with --port 0 in its own process group, its `LISTENING <port>` line awaited
 under a deadline, crosscheck with the preshared values the registry's placeholders stand for
 (--secret psk=HEX, --public-key server=PEM), and the whole group stopped on every path out.
+--link slow-link puts each server behind make mutants' Wi-Fi-like proxy (scripts/slowlink.py: 5-40
+ms of jitter a chunk, now and then a 600 ms stall between bursts): the verdicts must not change.
+
 Standard library only; run it with /usr/bin/python3.
 """
 
@@ -28,6 +31,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # One way to run a zoo server: mutants.py's process groups, LISTENING line and stop.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mutants import PYTHON, drain, started, stop_group, wait_for_listening  # noqa: E402
+import slowlink  # noqa: E402
 REGISTRY = os.path.join(REPO, "Tests", "DescribedZoo", "described_zoo.json")
 LISTEN_DEADLINE = 20.0
 RUN_DEADLINE = 300.0
@@ -58,7 +62,7 @@ def preshared_secret_name(description):
     return preshared[0] if preshared else "psk"
 
 
-def run_one(crosscheck, entry, plant, folder, strict=False):
+def run_one(crosscheck, entry, plant, folder, strict=False, link="loopback"):
     psk16, psk32, psk16b = secrets.token_hex(16), secrets.token_hex(32), secrets.token_hex(16)
     passphrase = "TopSecretKey" + secrets.token_hex(4)
     private, public = server_key(folder)
@@ -77,8 +81,10 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
     if "{server_key_pem}" in entry["server"]:
         options += ["--public-key", "server=" + public]
     name = entry["name"] + ("." + plant if plant else "")
-    junit = os.path.join(REPO, "reports", "described-mutants", name + ".xml")
-    log_path = os.path.join(REPO, "reports", "described-mutants", name + ".server.log")
+    reports = os.path.join(REPO, "reports", "described-mutants" + ("" if link == "loopback" else "-" + link))
+    junit = os.path.join(reports, name + ".xml")
+    log_path = os.path.join(reports, name + ".server.log")
+    proxy = None
     began = time.monotonic()
     with open(log_path, "wb") as log:
         server = started(subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
@@ -86,6 +92,9 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
     try:
         port = wait_for_listening(server, LISTEN_DEADLINE)
         threading.Thread(target=drain, args=(server.stdout, log_path), daemon=True).start()
+        if link == "slow-link":
+            proxy = slowlink.SlowLink(port, name)  # seeded by the run's name: the same delays each time
+            port = proxy.port
         done = subprocess.run([crosscheck, "remote", "--protocol", entry["description"], "--host", "127.0.0.1", "--port", str(port),
                                "--junit", junit, "--quiet"] + options + (["--strict"] if strict else []), cwd=REPO, capture_output=True, timeout=RUN_DEADLINE)
         failed = []
@@ -97,6 +106,8 @@ def run_one(crosscheck, entry, plant, folder, strict=False):
     except Exception as exc:  # a server that never listened, a run past its deadline: a WRONG row, never a hang
         return name, None, [f"harness: {exc}"], time.monotonic() - began, ""
     finally:
+        if proxy is not None:
+            proxy.close()
         stop_group(server)
 
 
@@ -106,19 +117,29 @@ def main():
     parser.add_argument("--only", help="comma-separated server names")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--verbose", action="store_true", help="print each run's failed testcases")
+    parser.add_argument("--link", choices=("loopback", "slow-link", "both"), default="loopback",
+                        help="slow-link: each server behind scripts/slowlink.py's Wi-Fi-like proxy; both: one after the other (default: loopback)")
     args = parser.parse_args()
     registry = json.load(open(REGISTRY))["servers"]
     wanted = set(args.only.split(",")) if args.only else None
     runs = [(entry, plant) for entry in registry if wanted is None or entry["name"] in wanted
             for plant in [None] + entry["plants"]]
-    os.makedirs(os.path.join(REPO, "reports", "described-mutants"), exist_ok=True)
     folder = tempfile.mkdtemp(prefix="described-mutants-")
     server_key(folder)
     wrong = 0
-    print(f"{'server':28} {'plant':32} {'expected':8} {'verdict':8} {'':5} time")
+    for link in (("loopback", "slow-link") if args.link == "both" else (args.link,)):
+        wrong += run_link(args, runs, folder, link)
+    return 1 if wrong else 0
+
+
+def run_link(args, runs, folder, link):
+    """Every run on one link, --jobs at once; prints the table and returns how many verdicts are wrong."""
+    os.makedirs(os.path.join(REPO, "reports", "described-mutants" + ("" if link == "loopback" else "-" + link)), exist_ok=True)
+    wrong = 0
+    print(f"{'server':28} {'plant':32} {'expected':8} {'verdict':8} {'':5} time   ({link})")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         # A plant marked "strict" is a weakness crosscheck reports: its run uses --strict.
-        futures = [pool.submit(run_one, args.crosscheck, entry, plant and plant["name"], folder, bool(plant and plant.get("strict")))
+        futures = [pool.submit(run_one, args.crosscheck, entry, plant and plant["name"], folder, bool(plant and plant.get("strict")), link)
                    for entry, plant in runs]
         for (entry, plant), future in zip(runs, futures):
             name, code, failed, seconds, stderr = future.result()
@@ -135,8 +156,8 @@ def main():
                     print(f"    {line[:220]}")
                 if not ok and stderr and not failed:
                     print("    " + stderr.replace("\n", "\n    "))
-    print(f"described zoo: {len(runs)} runs, {wrong} wrong")
-    return 1 if wrong else 0
+    print(f"described zoo ({link}): {len(runs)} runs, {wrong} wrong")
+    return wrong
 
 
 if __name__ == "__main__":

@@ -369,7 +369,12 @@ final class DescribedRemoteRun {
         // description whose last server step closes is given the timeout to close in.
         var rest = decoder.quietGap() ?? Data()
         let closes = live.party.conversation?.steps.last.map { $0.from == .server && $0.closes } ?? false
-        let until = Date().addingTimeInterval(closes ? options.timeout : options.quietGap)
+        // The client's last step closes (`then = "close"`): close our side as the description says, and
+        // read until the server closes too — what it sends first is more than the description says, however
+        // slow the link (a quiet gap would end the read before a stalled answer arrives).
+        let clientCloses = live.party.isDone && live.party.conversation?.steps.last.map { $0.from == .client && $0.closes } ?? false
+        if clientCloses { connection.shutdownWrite() }
+        let until = Date().addingTimeInterval(closes || clientCloses ? options.timeout : options.quietGap)
         while !live.closedByServer, Date() < until {
             guard let more = try? connection.read(upTo: 65536, timeout: max(0.01, until.timeIntervalSinceNow)) else { break }
             if more.isEmpty { live.closedByServer = true } else { rest += more }
