@@ -146,6 +146,10 @@ class Step:
     close: bool = False
     query: Optional[Value] = None  # http client steps: a form value, the query string
 
+    def tops(self) -> tuple[Value, ...]:
+        """The step's values as written: its message or body, its query and its headers."""
+        return tuple(v for v in (self.send, self.body, self.query, *(h for _, h in self.headers)) if v is not None)
+
 
 @dataclass(frozen=True)
 class Conversation:
@@ -185,37 +189,29 @@ class Description:
         out += [f"secret {s.name!r} is a passphrase hashed to a key ({s.derive}): no salt, no work factor"
                 for s in self.secrets if s.derive in PASSPHRASE_KEY_BYTES]
         seen: set[str] = set()
+        values = [v for conv in self.conversations for step in conv.steps for top in step.tops() for v in _walk(top)]
         # Sealed fields a sibling mac covers are authenticated (encrypt-then-MAC).
-        mac_covered = {dict(v.arg)[f.of].path for conv in self.conversations for step in conv.steps
-                       for top in (step.send, step.body, step.query, *(h for _, h in step.headers)) if top is not None
-                       for v in _walk(top) if v.kind in ("json", "form") for _, f in v.arg
-                       if f.kind == "mac" and f.of in dict(v.arg)}
-        for conv in self.conversations:
-            for step in conv.steps:
-                for top in (step.send, step.body, step.query, *(v for _, v in step.headers)):
-                    for v in _walk(top) if top is not None else ():
-                        if v.kind == "sealed" and v.iv.startswith("fixed:"):
-                            seen.add(f"{v.path}: a fixed IV/nonce")
-                        if v.kind in ("json", "form"):
-                            fields = dict(v.arg)
-                            covered_by_mac = {f.of for _, f in v.arg if f.kind == "mac"}
-                            for _, f in v.arg:
-                                target = fields.get(f.of) if f.kind == "mac" else None
-                                if (target is not None and target.kind == "sealed" and target.iv.startswith("field:")
-                                        and target.iv[6:] not in covered_by_mac):
-                                    seen.add(f"{f.path}: the {f.algorithm} covers field {f.of!r} but not its IV in field "
-                                             f"{target.iv[6:]!r}: a changed IV changes the first plaintext block undetected")
-                        if v.kind == "sealed" and v.iv == f"secret:{v.arg}":
-                            seen.add(f"{v.path}: the IV is the key")
-                        elif v.kind == "sealed" and v.iv.startswith("secret:") and any(
-                                s.name == v.iv[7:] and s.made_by == "preshared" for s in self.secrets):
-                            seen.add(f"{v.path}: a fixed IV/nonce (a preshared secret)")
-                        if v.kind == "sealed" and v.cipher == "aes-ecb":
-                            seen.add(f"{v.path}: aes-ecb shows equal blocks")
-                        if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
-                            seen.add(f"{v.path}: {v.cipher} is not authenticated")
-                        if v.kind == "sealed" and v.tag == "none":
-                            seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
+        mac_covered = {covered.path for v in values for _, covered in _macs(v)}
+        for v in values:
+            if v.kind == "sealed" and v.iv.startswith("fixed:"):
+                seen.add(f"{v.path}: a fixed IV/nonce")
+            macs = _macs(v)
+            for mac, covered in macs:
+                if (covered.kind == "sealed" and covered.iv.startswith("field:")
+                        and covered.iv[6:] not in {m.of for m, _ in macs}):
+                    seen.add(f"{mac.path}: the {mac.algorithm} covers field {mac.of!r} but not its IV in field "
+                             f"{covered.iv[6:]!r}: a changed IV changes the first plaintext block undetected")
+            if v.kind == "sealed" and v.iv == f"secret:{v.arg}":
+                seen.add(f"{v.path}: the IV is the key")
+            elif v.kind == "sealed" and v.iv.startswith("secret:") and any(
+                    s.name == v.iv[7:] and s.made_by == "preshared" for s in self.secrets):
+                seen.add(f"{v.path}: a fixed IV/nonce (a preshared secret)")
+            if v.kind == "sealed" and v.cipher == "aes-ecb":
+                seen.add(f"{v.path}: aes-ecb shows equal blocks")
+            if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
+                seen.add(f"{v.path}: {v.cipher} is not authenticated")
+            if v.kind == "sealed" and v.tag == "none":
+                seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
         return out + sorted(seen)
 
     def conversation(self, name: str) -> Conversation:
@@ -470,6 +466,14 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
         raise DescriptionError(_join(path, "tag"), f'tag must be "appended", "field:NAME" or "none"; found {tag!r}')
     out["tag"] = tag
     return out
+
+
+def _macs(v: Value) -> list[tuple[Value, Value]]:
+    """The mac fields of a json or form value and the sibling each covers (its `of`), in order."""
+    if v.kind not in ("json", "form"):
+        return []
+    fields = dict(v.arg)
+    return [(f, fields[f.of]) for _, f in v.arg if f.kind == "mac" and f.of in fields]
 
 
 def _check_json_siblings(v: Value) -> None:
@@ -791,8 +795,7 @@ def _step(s: object, i: int, p: str, transport: Transport) -> Step:
 def _check_length_of(v: Value, conv: Conversation) -> None:
     """A length_of states the length of the conversation's message: some value carries it, and none
     carries a plaintext its sender draws instead (json-fields, any-text)."""
-    values = [w for step in conv.steps for top in (step.send, step.body, step.query, *(h for _, h in step.headers))
-              if top is not None for w in _walk(top)]
+    values = [w for step in conv.steps for top in step.tops() for w in _walk(top)]
     carried = any(w.kind == "plain" or (w.kind in ("rsa", "sealed") and w.carries in ("message", "json-message"))
                   for w in values)
     drawn = any(w.kind in ("rsa", "sealed") and w.carries in ("json-fields", "any-text") for w in values)
@@ -833,12 +836,9 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     token_issued = False
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
-        values = [step.send, step.body, step.query, *(v for _, v in step.headers)]
         learned_keys: set[str] = set()
         learned_secrets: set[str] = set()
-        for top in values:
-            if top is None:
-                continue
+        for top in step.tops():
             for v in _walk(top):
                 kp = _join(v.path, v.kind)
                 if v.kind == "concat":

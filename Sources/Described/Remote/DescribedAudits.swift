@@ -16,7 +16,7 @@ struct CryptoPart {
     /// Finds it in a `send` or `body` that is the value itself, a `concat` of it and texts, or a
     /// `json` with it in a field; nil when the message has none, or a shape not taken apart here.
     static func locate(in message: DescribedMessage, step: ProtocolDescription.Step) -> CryptoPart? {
-        locate(in: message, step: step) { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
+        locate(in: message, step: step, matching: \.isCryptoPart)
     }
 
     /// The first value of the message `matching` says is the one.
@@ -34,6 +34,13 @@ struct CryptoPart {
         case let .request(method, path, headers, data): return locate(value: value, in: data, matching: isCrypto) { .request(method: method, path: path, headers: headers, body: $0) }
         case let .response(status, headers, data): return locate(value: value, in: data, matching: isCrypto) { .response(status: status, headers: headers, body: $0) }
         }
+    }
+
+    /// Its raw bytes with the last bit flipped: a tag or MAC that no longer verifies.
+    static func lastBitFlipped(_ part: CryptoPart) -> Data {
+        var raw = part.raw
+        if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
+        return raw
     }
 
     /// The crypto part of `value` in `body`; `wrap` puts a changed body back into its message.
@@ -394,13 +401,9 @@ extension DescribedRemoteRun {
     /// The must-refuse classes of a client message: which part each changes and how.
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
         guard let value = step.cryptoValue else { return nil }
-        let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
+        let isCrypto: (DescribedValue) -> Bool = \.isCryptoPart
         let crypto = value.values.first(where: isCrypto)
-        func flipLast(_ part: CryptoPart) -> Data {
-            var raw = part.raw
-            if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
-            return raw
-        }
+        let flipLast = CryptoPart.lastBitFlipped
         switch crypto?.kind {
         case .rsa?:
             return [("rsa-not-below-modulus", nil, isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
@@ -419,8 +422,7 @@ extension DescribedRemoteRun {
                 return [("fernet-hmac-bit-flipped", .authentication, isCrypto, flipLast)]
             case _ where value.macAlgorithm != nil:
                 // A MAC over the ciphertext (encrypt-then-MAC): the right ciphertext with its MAC changed.
-                let isMAC: (DescribedValue) -> Bool = { if case .mac = $0.kind { return true }; return false }
-                return [("\(value.macAlgorithm!.rawValue)-bit-flipped", .authentication, isMAC, flipLast)]
+                return [("\(value.macAlgorithm!.rawValue)-bit-flipped", .authentication, \.isMAC, flipLast)]
             case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
                 return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isCrypto, { part in Data(part.raw.dropLast()) })]
             default:
@@ -627,12 +629,9 @@ extension DescribedRemoteRun {
                                  algorithm: MACAlgorithm, ecb: Bool, paddingName: String) {
         self.step("\(conversation.name).\(ecb ? "padding-check.ecb" : "oracle.cbc").message-\(index + 1)") {
             var generator = SeededGenerator.forCheck("\(conversation.name).oracle.cbc.\(index)", seed: options.seed)
-            let isMAC: (DescribedValue) -> Bool = { if case .mac = $0.kind { return true }; return false }
             let forged: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { position, _, message in
-                guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isMAC) else { return message }
-                var raw = part.raw
-                if !raw.isEmpty { raw[raw.endIndex - 1] ^= 0x01 }
-                return part.rebuild(raw)
+                guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: \.isMAC) else { return message }
+                return part.rebuild(CryptoPart.lastBitFlipped(part))
             }
             let bad = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(generator.bytes(31) + Data([0x00]))), replace: forged)
             let good = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(Data("crosscheck: another text".utf8))), replace: forged)
@@ -715,21 +714,25 @@ extension DescribedValue {
     }
 
     static func macAlgorithm(in fields: [DescribedField]) -> MACAlgorithm? {
-        for field in fields {
-            guard case let .mac(_, algorithm, covered, _) = field.value.kind,
-                  let target = fields.first(where: { $0.name == covered }), case .sealed = target.value.kind else { continue }
-            return algorithm
-        }
-        return nil
+        DescribedField.macs(in: fields).first { if case .sealed = $0.covered.value.kind { return true }; return false }?.algorithm
     }
+
+    /// An RSA or sealed value: what the refusal probes and the oracle audits change.
+    var isCryptoPart: Bool {
+        switch kind {
+        case .rsa, .sealed: return true
+        default: return false
+        }
+    }
+
+    var isMAC: Bool { if case .mac = kind { return true }; return false }
 }
 
 extension ProtocolDescription.Step {
     /// The value that carries the step's RSA or sealed part: its message or body, else its query
     /// (a GET whose ciphertext travels in the query string); else its message or body.
     var cryptoValue: DescribedValue? {
-        let isCrypto: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; if case .sealed = $0.kind { return true }; return false }
-        return [send, body, query].compactMap { $0 }.first { $0.values.contains(where: isCrypto) } ?? send ?? body
+        [send, body, query].compactMap { $0 }.first { $0.values.contains(where: \.isCryptoPart) } ?? send ?? body
     }
 }
 
@@ -755,14 +758,6 @@ extension ProtocolDescription {
         }
         return allValues.contains { if case let .secret(name, _) = $0.kind { return !ivs.contains(name) || keys.contains(name) }; return false }
     }
-    /// The key paths of the fields a sibling `mac` covers.
-    static func macCovered(_ fields: [DescribedField]) -> Set<String> {
-        Set(fields.compactMap { field -> String? in
-            guard case let .mac(_, _, covered, _) = field.value.kind else { return nil }
-            return fields.first { $0.name == covered }?.value.keyPath
-        })
-    }
-
     /// Whether a sealed value uses a fixed IV (already a finding of its own): a constant, or a preshared secret.
     var usesFixedIV: Bool {
         allValues.contains {
@@ -778,14 +773,17 @@ extension ProtocolDescription {
         var covered = Set<String>()
         for value in allValues {
             switch value.kind {
-            case let .json(fields), let .form(fields): covered.formUnion(Self.macCovered(fields))
+            case let .json(fields), let .form(fields): covered.formUnion(DescribedField.macs(in: fields).map(\.covered.value.keyPath))
             default: break
             }
         }
-        return Set(allValues.compactMap { value -> String? in
-            guard case let .sealed(sealed) = value.kind, !covered.contains(value.keyPath) else { return nil }
-            if [.aesCBC, .aesCTR, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { return sealed.cipher.rawValue }
-            return sealed.tag == .dropped ? "\(sealed.cipher.rawValue)-tag-dropped" : nil
-        }).sorted().map { name in (name, name.hasSuffix("-tag-dropped") ? "\(name.dropLast("-tag-dropped".count)) without its tag" : name) }
+        var found: [String: String] = [:]
+        for value in allValues {
+            guard case let .sealed(sealed) = value.kind, !covered.contains(value.keyPath) else { continue }
+            let cipher = sealed.cipher.rawValue
+            if [.aesCBC, .aesCTR, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { found[cipher] = cipher }
+            if sealed.tag == .dropped { found[cipher + "-tag-dropped"] = cipher + " without its tag" }
+        }
+        return found.sorted { $0.key < $1.key }.map { (name: $0.key, said: $0.value) }
     }
 }

@@ -492,19 +492,20 @@ private struct Context {
                 guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name), the IV, is not known to the \(party.role.rawValue)") }
                 fixedIV = bytes
             }
+            let tagDropped = sealed.tag == .dropped
             let output: DescribedCipher.Output
             switch party.probe {
             case let .sealedBlocks(blocks)?:
                 party.probe = nil
-                output = try DescribedCipher.sealUnpadded(blocks, cipher: sealed.cipher, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
+                output = try DescribedCipher.sealUnpadded(blocks, cipher: sealed.cipher, key: key, iv: fixedIV, tagDropped: tagDropped)
             case let .sealedPlaintext(chosen)?:
                 party.probe = nil
-                output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
+                output = try DescribedCipher.seal(chosen, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
             case .sealedOwnPlaintextZeroPadded?:
                 party.probe = nil
-                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV, tagDropped: tagDropped)
             default:
-                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: sealed.tag == .dropped)
+                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
             }
             if !output.iv.isEmpty { state.sentIVs.append(output.iv) }
             var bytes = output.ciphertext

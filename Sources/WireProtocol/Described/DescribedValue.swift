@@ -59,6 +59,16 @@ extension ProtocolDescription {
 }
 
 /// A JSON field or an HTTP header: a name and its value, in the order written.
+extension DescribedField {
+    /// The `mac` fields among `fields` and the sibling each covers (its `of`), in the order written.
+    public static func macs(in fields: [DescribedField]) -> [(mac: DescribedField, algorithm: MACAlgorithm, covered: DescribedField)] {
+        fields.compactMap { field in
+            guard case let .mac(_, algorithm, of, _) = field.value.kind, let covered = fields.first(where: { $0.name == of }) else { return nil }
+            return (field, algorithm, covered)
+        }
+    }
+}
+
 /// A `mac` value's algorithm.
 public enum MACAlgorithm: String, Sendable, CaseIterable {
     /// AES-CMAC (RFC 4493) under a 16-, 24- or 32-byte secret.

@@ -287,12 +287,11 @@ extension ProtocolDescription {
             case let .json(fields), let .form(fields):
                 // A MAC over the ciphertext's field but not over the field its IV travels in: the IV can be
                 // changed under a valid MAC (CBC: the first block's plaintext, and its padding when it is the last).
-                for field in fields {
-                    guard case let .mac(_, algorithm, covered, _) = field.value.kind,
-                          case let .sealed(sealed)? = fields.first(where: { $0.name == covered })?.value.kind,
-                          case let .field(ivField) = sealed.iv,
-                          !fields.contains(where: { if case let .mac(_, _, of, _) = $0.value.kind { return of == ivField }; return false }) else { continue }
-                    found.append("\(field.value.keyPath) (line \(field.value.line)): the \(algorithm.rawValue) covers field \(covered) but not its IV in field \(ivField): a changed IV changes the first plaintext block undetected (for CBC, its padding too when it is the last block: a padding oracle under a valid MAC)")
+                let macs = DescribedField.macs(in: fields)
+                for (mac, algorithm, covered) in macs {
+                    guard case let .sealed(sealed) = covered.value.kind, case let .field(ivField) = sealed.iv,
+                          !macs.contains(where: { $0.covered.name == ivField }) else { continue }
+                    found.append("\(mac.value.keyPath) (line \(mac.value.line)): the \(algorithm.rawValue) covers field \(covered.name) but not its IV in field \(ivField): a changed IV changes the first plaintext block undetected (for CBC, its padding too when it is the last block: a padding oracle under a valid MAC)")
                 }
             case let .sealed(sealed):
                 if case .fixed = sealed.iv {
