@@ -805,12 +805,42 @@ class _WSGIWorker:
         self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Lock]]]" = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
         self.thread.start()
+        # The caller and this thread take turns, never run at once: on one core a request costs
+        # what Flask does (~60 µs); handed across two, each wake-up lands on a cold core and a
+        # request cost 150-180 µs (measured with examples/pi-server-flask, `make bench` section 5).
+        # So this thread keeps to one core and the caller joins it for each request (`_one_core`).
+        self.core: Optional[set] = None
+        try:
+            self.core = {min(os.sched_getaffinity(0))}
+            os.sched_setaffinity(self.thread.native_id, self.core)
+        except (OSError, AttributeError, ValueError):
+            self.core = None  # no affinity here (or a cpuset refuses it): the handoff is slower, not wrong
 
     def _serve(self, hosted: _Hosted) -> None:
         while (request := self.requests.get()) is not None:
             environ, answer, done = request
             _call_wsgi(hosted, environ, answer)
             done.release()
+
+
+@contextlib.contextmanager
+def _one_core(core: Optional[set]):
+    """The calling thread on `core` while the block runs, its own affinity back afterwards."""
+    mask = None
+    if core is not None:
+        try:
+            mask = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, core)
+        except OSError:
+            mask = None
+    try:
+        yield
+    finally:
+        if mask is not None:
+            try:
+                os.sched_setaffinity(0, mask)
+            except OSError:
+                pass
 
 
 def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:
@@ -825,8 +855,10 @@ def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: 
     # which on a plain lock raises and catches three AttributeErrors, every request.
     done = threading.Lock()
     done.acquire()
-    worker.requests.put((_environ(method, target, headers, body), answer, done))
-    if not done.acquire(timeout=timeout):
+    with _one_core(worker.core):
+        worker.requests.put((_environ(method, target, headers, body), answer, done))
+        answered = done.acquire(timeout=timeout)
+    if not answered:
         hosted.wsgi_worker = None
         worker.requests.put(None)  # once cut off, it ends
         _cut_off(worker.thread)

@@ -208,6 +208,20 @@ def test_requests_share_one_application_thread_until_one_is_cut_off(servers):
     assert [p["kind"] for p in team_host.check_ended(app, 1)["ok"]] == ["blocked"]
 
 
+def test_the_caller_shares_the_application_threads_core_only_for_the_request(servers):
+    app = servers("thread_app")["ok"]
+    before = os.sched_getaffinity(0)
+    assert team_host.wsgi_request(app, "GET", "/", {}, b"", 5)["ok"]["status"] == 200
+    assert os.sched_getaffinity(0) == before  # the caller's own mask is back, also after a cut-off:
+    assert team_host.wsgi_request(app, "GET", "/slow", {}, b"", 0.3) == {"err": "timeout"}
+    assert os.sched_getaffinity(0) == before
+    assert team_host.wsgi_request(app, "GET", "/", {}, b"", 5)["ok"]["status"] == 200
+    worker = team_host._hosted[app].wsgi_worker
+    if len(before) > 1:
+        assert os.sched_getaffinity(worker.thread.native_id) == worker.core == {min(before)}
+    team_host.check_ended(app, 1)
+
+
 def test_the_private_key_is_found_when_the_module_holds_one(tmp_path):
     one = load(tmp_path, "with_key.py", """
         from cryptography.hazmat.primitives.asymmetric import rsa

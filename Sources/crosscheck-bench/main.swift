@@ -12,7 +12,9 @@
 //      checks in-process (`run --server`) vs the same checks against the same file served on
 //      loopback (`remote`): whole runs per second (issue 20 asks ≥ 10×). aes-https meets it (19× and 18×
 //      with runs repeated per round; 19×, 15× and 6× when one run a round was timed): loopback pays a TLS
-//      handshake and werkzeug per request, in-process ~1 ms of Flask. rsa-socket does not (0.8–1.6×):
+//      handshake and werkzeug per request, in-process ~1 ms of Flask. It had fallen to 9.2–9.5× once the app
+//      ran on its own thread (so a hung app can be cut off); the caller now joins that thread's core for each
+//      request (team_host._one_core), 150–180 µs a request back to ~100. rsa-socket does not (0.8–1.6×):
 //      profiled, its run is CPU-bound in the checks' own cryptography (ciphertext draws for binary
 //      safety, about 5,800 RSA-2048 encryptions a run expected; a client key made per run; the
 //      oracle probes) and the server's RSA decryptions, the same code both ways; the harness's
@@ -31,7 +33,8 @@
 // of each side counts, default 3), BENCH_ONLY=bridge,aes,rsa,sessions,teamserver,digest,ec,described (a subset of sections).
 // BENCH_LOOP=NAME:COUNT runs one measured operation COUNT times and exits, with no baseline and no
 // clock: for `perf record` and `valgrind --tool=callgrind`, whose instruction counts compare two
-// versions of the code repeatably on a busy machine. NAMES: aes-seal, aes-into, server-inprocess.
+// versions of the code repeatably on a busy machine. NAMES: aes-seal, aes-into, server-inprocess,
+// teamserver-aes (section 5's in-process aes-https run against examples/pi-server-flask).
 import Foundation
 import Conformance
 import PythonBridge
@@ -164,7 +167,7 @@ func profiledLoop(_ count: Int, _ body: () throws -> Void) rethrows {
 if let loop = environment["BENCH_LOOP"] {
     let parts = loop.split(separator: ":")
     guard parts.count == 2, let count = Int(parts[1]), count > 0 else {
-        FileHandle.standardError.write(Data("crosscheck-bench: BENCH_LOOP takes NAME:COUNT (aes-seal, aes-into, server-inprocess), not '\(loop)'\n".utf8))
+        FileHandle.standardError.write(Data("crosscheck-bench: BENCH_LOOP takes NAME:COUNT (aes-seal, aes-into, server-inprocess, teamserver-aes), not '\(loop)'\n".utf8))
         exit(64)
     }
     switch parts[0] {
@@ -180,8 +183,19 @@ if let loop = environment["BENCH_LOOP"] {
         let setup = SessionThroughput.Setup(context: context, options: SessionOptions(factories: [SwiftSessions()]))
         try SessionThroughput.conversations(setup, client: SwiftSessions(), server: SwiftSessions(), count: 1)
         try profiledLoop(count) { try SessionThroughput.conversations(setup, client: SwiftSessions(), server: SwiftSessions(), count: 1) }
+    case "teamserver-aes":
+        let interpreter = try PythonInterpreter.shared(pythonRefDirectory: files.pythonRef.path)
+        let path = files.pythonRef.deletingLastPathComponent().appendingPathComponent("examples/pi-server-flask/app.py").path
+        var options = RemoteOptions()
+        options.profile = .aesHTTPS
+        options.pin = files.tls.appendingPathComponent("pinned.crt.pem").path
+        let server = try TeamServer(spec: "\(path):app", searchPath: nil, logPath: "reports/bench-server.log", timeout: 5, interpreter: interpreter)
+        options.inProcess = server
+        let target = ServerAddress(host: server.name, port: 0)
+        _ = RemoteRun.run(target, options: options)
+        profiledLoop(count) { _ = RemoteRun.run(target, options: options) }
     default:
-        FileHandle.standardError.write(Data("crosscheck-bench: unknown BENCH_LOOP '\(parts[0])' (aes-seal, aes-into, server-inprocess)\n".utf8))
+        FileHandle.standardError.write(Data("crosscheck-bench: unknown BENCH_LOOP '\(parts[0])' (aes-seal, aes-into, server-inprocess, teamserver-aes)\n".utf8))
         exit(64)
     }
     exit(0)
