@@ -39,28 +39,12 @@ enum DescribedLoopback {
     /// A Swift client to a PythonRef described-server process.
     static func swiftClientToPythonServer(_ cast: Cast, python: String, pythonRef: URL, timeout: TimeInterval) throws -> CheckOutcome {
         if let reason = cannotRun(cast) { return .skipped(reason: reason) }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: python)
-        server.arguments = ["-m", "pythonref", "described-server", "--protocol", cast.path, "--host", "127.0.0.1", "--port", "0", "--quiet",
-                            "--timeout", String(timeout)] + secretArguments(cast)
-        server.currentDirectoryURL = pythonRef
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { if server.isRunning { server.terminate() }; server.waitUntilExit() }
-        let watchdog = DispatchWorkItem { if server.isRunning { server.terminate() } }  // ends the read below
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        watchdog.cancel()
-        guard text.hasPrefix("LISTENING "), let port = UInt16(text.dropFirst(10).prefix { $0 != "\n" }) else {
-            throw Failure(description: "the PythonRef described-server printed no LISTENING line: \(text)")
-        }
+        let server = try PythonRefProcess(python: python, pythonRef: pythonRef, arguments: [
+            "described-server", "--protocol", cast.path, "--host", "127.0.0.1", "--port", "0", "--quiet", "--timeout", String(timeout),
+        ] + secretArguments(cast))
+        defer { server.stop() }
+        let port: UInt16
+        do { port = try server.announcedPort(prefix: "LISTENING ", within: 30) } catch { throw Failure(description: "\(error)") }
         let party = try cast.swiftParty(.client)
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: port, timeout: timeout)
         defer { connection.close() }
@@ -77,23 +61,17 @@ enum DescribedLoopback {
         if let reason = cannotRun(cast) { return .skipped(reason: reason) }
         let server = try SessionMachineServer(timeout: timeout, quietGap: 0.3) { DescribedSession(party: try cast.swiftParty(.server)) }
         defer { server.stop() }
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: python)
-        client.arguments = ["-m", "pythonref", "described-client", "--protocol", cast.path, "--host", "127.0.0.1", "--port", String(server.port),
-                            "--conversation", cast.conversation, "--timeout", String(timeout)] + secretArguments(cast)
-        client.currentDirectoryURL = pythonRef
-        let err = Pipe()
-        client.standardOutput = FileHandle.nullDevice
-        client.standardError = err
-        try client.run()
-        let watchdog = DispatchWorkItem { if client.isRunning { client.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout * 4, execute: watchdog)
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        client.waitUntilExit()
-        watchdog.cancel()
-        guard client.terminationStatus == 0 else {
-            return .failed(message: "the Python client did not complete the conversation with the Swift server (exit \(client.terminationStatus))",
-                           details: String(decoding: errors.suffix(2000), as: UTF8.self))
+        let client = try PythonRefProcess(python: python, pythonRef: pythonRef, arguments: [
+            "described-client", "--protocol", cast.path, "--host", "127.0.0.1", "--port", String(server.port),
+            "--conversation", cast.conversation, "--timeout", String(timeout),
+        ] + secretArguments(cast))
+        defer { client.stop() }
+        guard client.waitForExit(within: timeout * 4) else {
+            return .failed(message: "the Python client did not end its conversation with the Swift server within \(Int(timeout * 4)) s", details: client.lastLines())
+        }
+        guard client.process.terminationStatus == 0 else {
+            return .failed(message: "the Python client did not complete the conversation with the Swift server (exit \(client.process.terminationStatus))",
+                           details: client.lastLines())
         }
         return .passed
     }

@@ -5,39 +5,17 @@ import Transport
 /// A PythonRef server in its own process (`python3 -m pythonref serve …`), as it would run on a Pi.
 /// Started on port 0; its "listening on HOST:PORT" line says where. `stop()` terminates it.
 final class PythonServerProcess: @unchecked Sendable {
-    let process = Process()
+    let child: PythonRefProcess
     let port: UInt16
-    private let stdout = Pipe()
-    private let stderr = Pipe()
 
     init(_ context: SessionContext, arguments: [String]) throws {
-        let options = context.options
-        context.configurePythonRef(process, arguments: ["serve"] + arguments + ["--host", "127.0.0.1", "--port", "0"])
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Wait for the readiness line (bounded: the read ends when the process exits).
-        var text = ""
-        let deadline = Date().addingTimeInterval(max(options.timeout, 10))
-        while !text.contains("\n"), Date() < deadline {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        child = try context.startPythonRef(["serve"] + arguments + ["--host", "127.0.0.1", "--port", "0"])
+        do { port = try child.announcedPort(prefix: "listening on ", within: max(context.options.timeout, 10)) } catch {
+            throw PeerFailure(.internal, "pythonref serve did not start: \(error)")
         }
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
-              let portText = line.split(separator: ":").last, let port = UInt16(portText) else {
-            process.terminate()
-            let errorText = String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self)
-            throw PeerFailure(.internal, "pythonref serve did not start: \(text) \(errorText)")
-        }
-        self.port = port
     }
 
-    func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    func stop() { child.stop() }
 }
 
 /// Something a run started that must be stopped when the run ends.

@@ -45,14 +45,8 @@ public struct SessionContext: Sendable {
     func certificate(_ name: String) -> String { files.tls.appendingPathComponent("\(name).crt.pem").path }
     func privateKey(_ name: String) -> String { files.tls.appendingPathComponent("\(name).key.pem").path }
 
-    /// Sets `process` up to run `python3 -m pythonref ARGUMENTS` with this run's interpreter and PythonRef.
-    func configurePythonRef(_ process: Process, arguments: [String]) {
-        process.executableURL = URL(fileURLWithPath: options.pythonExecutable)
-        process.arguments = ["-m", "pythonref"] + arguments
-        process.currentDirectoryURL = files.pythonRef
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONPATH"] = files.pythonRef.path
-        environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
+    /// `python3 -m pythonref ARGUMENTS` started with this run's interpreter and PythonRef.
+    func startPythonRef(_ arguments: [String]) throws -> PythonRefProcess {
+        try PythonRefProcess(python: options.pythonExecutable, pythonRef: files.pythonRef, arguments: arguments)
     }
 }

@@ -145,19 +145,17 @@ enum TLSSessionChecks {
     /// `python3 -m pythonref client aes-https`: login and one echo, verified by the client itself.
     static func pythonClient(_ context: SessionContext, port: UInt16, mode: KeyDerivationMode) throws {
         let options = context.options
-        let process = Process()
-        context.configurePythonRef(process, arguments: [
+        let client = try context.startPythonRef([
             "client", "aes-https", "--url", "https://127.0.0.1:\(port)", "--pin", context.certificate("pinned"),
             "--user", "alice:wonderland", "--key-mode", mode.rawValue, "--timeout", String(options.timeout),
             "--params", String(decoding: try JSONValues.encode(.dict(AESHTTPSSessionChecks.params)), as: UTF8.self)])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CheckFailure("the python client's conversation failed (exit \(process.terminationStatus))", details: text)
+        // Its own --timeout bounds each step; this bounds the whole client, should one wedge.
+        guard client.waitForExit(within: options.timeout * 4) else {
+            client.stop()
+            throw CheckFailure("the python client's conversation did not end within \(Int(options.timeout * 4)) s", details: client.lastLines())
+        }
+        guard client.process.terminationStatus == 0 else {
+            throw CheckFailure("the python client's conversation failed (exit \(client.process.terminationStatus))", details: client.lastLines())
         }
     }
 }

@@ -137,9 +137,7 @@ enum AppDescribedClientChecks {
 
         /// PythonRef's engine as its own process; its JSON event line for the conversation is the verdict.
         func withPythonServer(python: String) throws -> CheckOutcome {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            var arguments = ["-m", "pythonref", "described-server", "--protocol", path, "--host", "127.0.0.1", "--port", "0",
+            var arguments = ["described-server", "--protocol", path, "--host", "127.0.0.1", "--port", "0",
                              "--timeout", String(timeout), "--quiet-gap", String(quietGap)]
             // Only a message the server sends is the run's to choose; one the app sends is the app's.
             if serverCarriesMessage { arguments += ["--message", String(decoding: message, as: UTF8.self)] }
@@ -148,23 +146,14 @@ enum AppDescribedClientChecks {
                 let tls = files.vectors.appendingPathComponent("tls")
                 arguments += ["--cert", tls.appendingPathComponent("pinned.crt.pem").path, "--key", tls.appendingPathComponent("pinned.key.pem").path]
             }
-            process.arguments = arguments
-            process.currentDirectoryURL = files.pythonRef
-            let lines = LineCollector()
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            lines.collect(out.fileHandleForReading, stream: "out")
-            lines.collect(err.fileHandleForReading, stream: "err")
-            try process.run()
-            defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
-            guard let listening = lines.first(where: { $0.stream == "out" && $0.text.hasPrefix("LISTENING ") }, deadline: Date().addingTimeInterval(30)),
-                  let port = UInt16(listening.text.dropFirst("LISTENING ".count)) else {
-                let said = lines.all.map(\.text).suffix(20).joined(separator: "\n")
-                return .error(message: "PythonRef's described-server did not start (run `make deps`)", details: said)
+            let server = try PythonRefProcess(python: python, pythonRef: files.pythonRef, arguments: arguments)
+            defer { server.stop() }
+            let port: UInt16
+            do { port = try server.announcedPort(prefix: "LISTENING ", within: 30) } catch {
+                return .error(message: "PythonRef's described-server did not start (run `make deps`)", details: "\(error)")
             }
             return try judge(server: "python", port: port) { wait in
-                let end = lines.first(where: { $0.stream == "err" && ServerOutcome(eventLine: $0.text) != nil }, deadline: Date().addingTimeInterval(wait))
+                let end = server.lines.first(where: { $0.stream == .err && ServerOutcome(eventLine: $0.text) != nil }, deadline: Date().addingTimeInterval(wait))
                 return end.flatMap { ServerOutcome(eventLine: $0.text) } ?? .incomplete("no end of the conversation within \(Int(wait.rounded(.up))) s")
             }
         }
@@ -248,42 +237,4 @@ final class OutcomeBox: @unchecked Sendable {
     private var stored: AppDescribedClientChecks.ServerOutcome?
     func set(_ outcome: AppDescribedClientChecks.ServerOutcome) { lock.withLock { stored = outcome } }
     var value: AppDescribedClientChecks.ServerOutcome? { lock.withLock { stored } }
-}
-
-/// Lines a process writes, collected on background threads; waiting for one has a deadline.
-final class LineCollector: @unchecked Sendable {
-    struct Line { let stream: String; let text: String }
-    private let condition = NSCondition()
-    private var lines: [Line] = []
-    private var open = 0
-
-    func collect(_ handle: FileHandle, stream: String) {
-        condition.withLock { open += 1 }
-        Thread { [self] in
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending += chunk
-                while let end = pending.firstIndex(of: 0x0a) {
-                    let text = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-                    pending = Data(pending[(end + 1)...])
-                    condition.withLock { lines.append(Line(stream: stream, text: text)); condition.broadcast() }
-                }
-            }
-            condition.withLock { open -= 1; condition.broadcast() }
-        }.start()
-    }
-
-    var all: [Line] { condition.withLock { lines } }
-
-    /// The first line that matches, waiting until `deadline` or until every stream has ended.
-    func first(where matches: (Line) -> Bool, deadline: Date) -> Line? {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let found = lines.first(where: matches) { return found }
-            if open == 0 || !condition.wait(until: deadline) { return lines.first(where: matches) }
-        }
-    }
 }
