@@ -7,11 +7,13 @@ A correct server must pass (exit 0); a planted one must fail (exit 1) with a fai
 servers were written from examples/protocols/*.toml alone (Tests/DescribedZoo/README.md). Each run:
 the server on 127.0.0.1 with --port 0 in its own process group, its `LISTENING <port>` line awaited
 under a deadline, crosscheck with the preshared values the registry's placeholders stand for
-(--secret psk=HEX, --public-key server=PEM), and the whole group stopped on every path out.
+(--secret psk=HEX, --public-key server=PEM, --private-key signer=PEM), and the whole group stopped on
+every path out.
 --link slow-link puts each server behind make mutants' Wi-Fi-like proxy (scripts/slowlink.py: 5-40
 ms of jitter a chunk, now and then a 600 ms stall between bursts): the verdicts must not change.
 
-Standard library only; run it with /usr/bin/python3.
+Standard library only, but for pyca (python3-cryptography) where a server's command holds
+{client_ec_public_pem}; run it with /usr/bin/python3.
 """
 
 import argparse
@@ -48,6 +50,31 @@ def server_key(folder):
     return private, public
 
 
+def client_ec_key(folder):
+    """A fresh P-256 key pair for {client_ec_public_pem}, in a directory of its own under `folder`:
+    (the private key's path, PKCS#8 PEM unencrypted, for --private-key; the public key's path, SubjectPublicKeyInfo PEM)."""
+    from cryptography.hazmat.primitives import serialization   # pyca: only the runs that need it
+    from cryptography.hazmat.primitives.asymmetric import ec
+    place = tempfile.mkdtemp(prefix="client-ec-", dir=folder)
+    key = ec.generate_private_key(ec.SECP256R1())
+    private, public = os.path.join(place, "client.ec.key.pem"), os.path.join(place, "client.ec.pub.pem")
+    with open(private, "wb") as handle:
+        handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    with open(public, "wb") as handle:
+        handle.write(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private, public
+
+
+def ec_p256_key_name(description):
+    """The name of the description's first [keys.NAME] with type = "ec-p256" (the key {client_ec_public_pem} is the public half of)."""
+    with open(os.path.join(REPO, description), "rb") as handle:
+        keys = tomllib.load(handle).get("keys", {})
+    names = [name for name, key in keys.items() if key.get("type") == "ec-p256"]
+    if not names:
+        raise ValueError(f"{description}: no [keys.NAME] with type = \"ec-p256\" for {{client_ec_public_pem}}")
+    return names[0]
+
+
 def preshared_secret_names(description):
     """The names of the description's preshared secrets, in file order."""
     with open(os.path.join(REPO, description), "rb") as handle:
@@ -67,6 +94,8 @@ def run_one(crosscheck, entry, plant, folder, strict=False, link="loopback"):
     passphrase = "TopSecretKey" + secrets.token_hex(4)
     private, public = server_key(folder)
     fill = {"{psk16}": psk16, "{psk32}": psk32, "{psk16b}": psk16b, "{passphrase}": passphrase, "{server_key_pem}": private}
+    if "{client_ec_public_pem}" in entry["server"]:         # a key pair the client holds: fresh for each run
+        client_private, fill["{client_ec_public_pem}"] = client_ec_key(folder)
     command = [PYTHON] + [fill.get(arg, arg) for arg in entry["server"]] + (["--plant", plant] if plant else [])
     options = []
     psk = preshared_secret_name(entry["description"])
@@ -80,6 +109,8 @@ def run_one(crosscheck, entry, plant, folder, strict=False, link="loopback"):
         options += ["--secret", psk + "=" + passphrase]     # a passphrase is given as its text
     if "{server_key_pem}" in entry["server"]:
         options += ["--public-key", "server=" + public]
+    if "{client_ec_public_pem}" in entry["server"]:         # the server has the public half; crosscheck signs with the private
+        options += ["--private-key", ec_p256_key_name(entry["description"]) + "=" + client_private]
     name = entry["name"] + ("." + plant if plant else "")
     reports = os.path.join(REPO, "reports", "described-mutants" + ("" if link == "loopback" else "-" + link))
     junit = os.path.join(reports, name + ".xml")

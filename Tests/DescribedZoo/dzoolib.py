@@ -18,17 +18,20 @@ import struct
 import sys
 
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 IDLE = 10.0      # seconds a peer may stay silent before a message starts
 GAP = 0.25       # legacy framing: silence that ends a message of unknown length
 MAX_MESSAGE = 65536
 
 
-def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, psk2=False, argv=None):
+def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, psk2=False, ec_public=False,
+              argv=None):
     """--host/--port/--plant for every server; --psk HEX for preshared secrets (--psk2 HEX: a description's
     second preshared secret, in file order); --passphrase TEXT for a preshared passphrase (the text itself,
-    as crosscheck's --secret NAME=TEXT); --key/--bits for RSA."""
+    as crosscheck's --secret NAME=TEXT); --key/--bits for RSA; --ec-public PEM for the public half of a
+    preshared EC key the client holds (a SubjectPublicKeyInfo PEM file; crosscheck is given the private
+    half as --private-key NAME=PEM). args.ec_public is then the loaded key, not the path."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one, printed as LISTENING <port>)")
@@ -42,6 +45,9 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
     if key:
         parser.add_argument("--key", help="the server's RSA private key (PEM); default: generate one")
         parser.add_argument("--bits", type=int, default=bits, help="size of a generated key (default %d)" % bits)
+    if ec_public:
+        parser.add_argument("--ec-public", required=True, metavar="PEM_FILE",
+                            help="the client's EC public key (PEM, SubjectPublicKeyInfo), preshared")
     args = parser.parse_args(argv)
     if psk:
         try:
@@ -53,6 +59,11 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
             args.psk2 = bytes.fromhex(args.psk2)
         except ValueError:
             parser.error("--psk2 takes hex")
+    if ec_public:
+        try:
+            args.ec_public = ec_public_key(args.ec_public)
+        except (OSError, ValueError, TypeError) as unusable:
+            parser.error("--ec-public: %s" % unusable)
     return args
 
 
@@ -71,6 +82,15 @@ def rsa_private_key(path=None, bits=2048):
         with open(path, "rb") as handle:
             return serialization.load_pem_private_key(handle.read(), password=None)
     return rsa.generate_private_key(public_exponent=65537, key_size=bits)
+
+
+def ec_public_key(path):
+    """The EC public key in `path` (PEM, SubjectPublicKeyInfo); its curve is the server's to check."""
+    with open(path, "rb") as handle:
+        key = serialization.load_pem_public_key(handle.read())
+    if not isinstance(key, ec.EllipticCurvePublicKey):
+        raise TypeError("%s holds no EC public key" % path)
+    return key
 
 
 class PeerGone(Exception):

@@ -27,11 +27,12 @@ import time
 import urllib.parse
 
 import pytest
-from cryptography.exceptions import InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import cmac, hashes, serialization
 from cryptography.hazmat.primitives import padding as sympadding
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
@@ -65,11 +66,17 @@ class Servers:
         with open(self.key_path, "wb") as handle:
             handle.write(self.server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                        serialization.NoEncryption()))
+        # {client_ec_public_pem}: the public half of a P-256 key the client holds (ecdsa-signed-message's signer)
+        self.client_ec_key = ec.generate_private_key(ec.SECP256R1())
+        self.client_ec_public_path = os.path.join(tmp, "client_ec_public.pem")
+        with open(self.client_ec_public_path, "wb") as handle:
+            handle.write(self.client_ec_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                                      serialization.PublicFormat.SubjectPublicKeyInfo))
 
     def port(self, name, plant=None):
         if (name, plant) not in self.running:
             values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "psk16b": PSK16B.hex(), "passphrase": PASSPHRASE,
-                      "server_key_pem": self.key_path}
+                      "server_key_pem": self.key_path, "client_ec_public_pem": self.client_ec_public_path}
             command = [sys.executable] + [part.format(**values) for part in REGISTRY[name]["server"]]
             if plant:
                 command += ["--plant", plant]
@@ -1243,6 +1250,151 @@ def test_cbc_query_cmac_plant_pkcs7_padding(servers):
         assert cbc_query(port, route, text=b"x" * 29) == QUERY_REFUSAL                   # 01 02 03 refused
         assert cbc_query(port, route, padded=pkcs7(b"x" * 29)) == (200, answer)          # 03 03 03 taken
         assert cbc_query(port, route, text=b"x" * 15) == (200, answer)                   # one byte: 01 either way
+
+
+# ---- ecdsa-signed-message ----------------------------------------------------------------------
+
+AUTHENTIC = (200, "application/json", {"success": True, "message": "The message is authentic!"})
+NOT_AUTHENTIC = (200, "application/json", {"success": False, "message": "The message is not authentic!"})
+SIGNED_REFUSAL = (500, "application/json", {"success": False, "message": "Internal Server Error."})
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def ecdsa_der(key, data):
+    """ECDSA P-256 with SHA-256 over `data`, as pyca gives it: DER (X9.62 Ecdsa-Sig-Value)."""
+    return key.sign(data, ec.ECDSA(hashes.SHA256()))
+
+
+def ecdsa_raw(key, data):
+    """The description's format = "raw": r || s, 32 bytes each, big-endian."""
+    r, s = decode_dss_signature(ecdsa_der(key, data))
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def flip_bit(data, index=-1):
+    data = bytearray(data)
+    data[index] ^= 0x01
+    return bytes(data)
+
+
+def signed_message(servers, port, text=None, signature=None, fields=None, body=None, connection=None):
+    """POST /message {"message": text, "signature": base64(r || s over text's UTF-8, by the client's key)}:
+    (status, content type, the answer's JSON or its bytes). `signature`: the bytes sent instead; `fields`:
+    the JSON object sent instead; `body`: the body itself. `connection`: an open one to send it on (kept open)."""
+    if body is None:
+        if fields is None:
+            text = message().decode() if text is None else text
+            if signature is None:
+                signature = ecdsa_raw(servers.client_ec_key, text.encode("utf-8"))
+            fields = {"message": text, "signature": b64(signature)}
+        body = json.dumps(fields).encode()
+    mine = connection is None
+    if mine:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+    try:
+        connection.request("POST", "/message", body=body, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer = response.read()
+        try:
+            answer = json.loads(answer)
+        except ValueError:
+            pass
+        return response.status, response.getheader("Content-Type"), answer
+    finally:
+        if mine:
+            connection.close()
+
+
+def test_ecdsa_client_signs_what_pyca_verifies(servers):
+    """The test's own client: r || s goes back to a DER signature pyca verifies, and a flipped bit does not."""
+    key, data = servers.client_ec_key, b"caf\xc3\xa9"
+    raw = ecdsa_raw(key, data)
+    assert len(raw) == 64
+    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    key.public_key().verify(der, data, ec.ECDSA(hashes.SHA256()))
+    flipped = flip_bit(raw)
+    with pytest.raises(InvalidSignature):
+        key.public_key().verify(encode_dss_signature(int.from_bytes(flipped[:32], "big"), int.from_bytes(flipped[32:], "big")),
+                                data, ec.ECDSA(hashes.SHA256()))
+
+
+def test_ecdsa_signed_message_correct(servers):
+    port = servers.port("ecdsa-signed-message")
+    key = servers.client_ec_key
+    assert signed_message(servers, port) == AUTHENTIC
+    assert signed_message(servers, port, text="caf\u00e9 \u2713") == AUTHENTIC                       # any text, signed as UTF-8
+    assert signed_message(servers, port, text="") == AUTHENTIC
+    assert "message: 'caf\u00e9 \u2713'" in server_log(servers, "ecdsa-signed-message")
+    # signatures that do not verify: the description's authentication refusal, 200 and its body
+    text = message().decode()
+    right = ecdsa_raw(key, text.encode())
+    assert signed_message(servers, port, text=text, signature=flip_bit(right)) == NOT_AUTHENTIC       # s changed
+    assert signed_message(servers, port, text=text, signature=flip_bit(right, 0)) == NOT_AUTHENTIC    # r changed
+    assert signed_message(servers, port, text=text + "!", signature=right) == NOT_AUTHENTIC          # the text changed
+    other = ec.generate_private_key(ec.SECP256R1())
+    assert signed_message(servers, port, text=text, signature=ecdsa_raw(other, text.encode())) == NOT_AUTHENTIC
+    latin1 = "caf\u00e9"
+    assert signed_message(servers, port, text=latin1, signature=ecdsa_raw(key, latin1.encode("latin-1"))) == NOT_AUTHENTIC
+    assert signed_message(servers, port, text=text, signature=right[32:] + right[:32]) == NOT_AUTHENTIC  # s || r
+    assert signed_message(servers, port, text=text, signature=bytes(64)) == NOT_AUTHENTIC             # r = s = 0
+    order = P256_ORDER.to_bytes(32, "big")
+    assert signed_message(servers, port, text=text, signature=order + right[32:]) == NOT_AUTHENTIC    # r = n
+    assert signed_message(servers, port, text=text, signature=right[:32] + order) == NOT_AUTHENTIC    # s = n
+    # every other refusal: 500 and the description's error body
+    der = ecdsa_der(key, text.encode())
+    assert signed_message(servers, port, text=text, signature=der) == SIGNED_REFUSAL                 # DER: not 64 bytes
+    assert signed_message(servers, port, text=text, signature=right[:63]) == SIGNED_REFUSAL
+    assert signed_message(servers, port, text=text, signature=right + b"\x00") == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"message": text, "signature": "not base64!"}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"message": text, "signature": b64(right)[:-1]}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"message": text}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"signature": b64(right)}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"message": 7, "signature": b64(right)}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields={"message": text, "signature": None}) == SIGNED_REFUSAL
+    assert signed_message(servers, port, fields=[text, b64(right)]) == SIGNED_REFUSAL
+    assert signed_message(servers, port, body=b"message=hello") == SIGNED_REFUSAL
+    assert signed_message(servers, port, body=b'{"message": "\\ud800", "signature": "%s"}' % b64(right).encode()) == SIGNED_REFUSAL
+    assert http_request(port, "POST", "/other", b"{}")[0] == 404
+    # many requests on one connection (HTTP/1.1 keep-alive), refusals among them, and it serves on
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+    try:
+        assert signed_message(servers, port, connection=connection) == AUTHENTIC
+        assert signed_message(servers, port, body=b"{", connection=connection) == SIGNED_REFUSAL
+        assert signed_message(servers, port, text=text, signature=flip_bit(right), connection=connection) == NOT_AUTHENTIC
+        assert signed_message(servers, port, text=text, signature=right, connection=connection) == AUTHENTIC  # a replay verifies
+    finally:
+        connection.close()
+    assert servers.running[("ecdsa-signed-message", None)][0].poll() is None
+    assert signed_message(servers, port) == AUTHENTIC
+
+
+def test_ecdsa_signed_message_plant_accepts_any_signature(servers):
+    port = servers.port("ecdsa-signed-message", "accepts-any-signature")
+    text = message().decode()
+    right = ecdsa_raw(servers.client_ec_key, text.encode())
+    assert signed_message(servers, port, text=text, signature=right) == AUTHENTIC
+    assert signed_message(servers, port, text=text, signature=flip_bit(right)) == AUTHENTIC          # the correct server: NOT_AUTHENTIC
+    assert signed_message(servers, port, text=text + "!", signature=right) == AUTHENTIC
+    assert signed_message(servers, port, text=text, signature=bytes(64)) == AUTHENTIC
+    assert signed_message(servers, port, fields={"message": text, "signature": "not base64!"}) == SIGNED_REFUSAL  # still well-formed only
+
+
+def test_ecdsa_signed_message_plant_der_signature(servers):
+    port = servers.port("ecdsa-signed-message", "der-signature")
+    key, text = servers.client_ec_key, message().decode()
+    assert signed_message(servers, port, text=text, signature=ecdsa_raw(key, text.encode())) == NOT_AUTHENTIC   # correct: AUTHENTIC
+    der = ecdsa_der(key, text.encode())
+    assert signed_message(servers, port, text=text, signature=der) == AUTHENTIC                     # correct: SIGNED_REFUSAL
+    assert signed_message(servers, port, text=text + "!", signature=der) == NOT_AUTHENTIC
+
+
+def test_ecdsa_signed_message_plant_refusal_401(servers):
+    port = servers.port("ecdsa-signed-message", "refusal-401")
+    text = message().decode()
+    right = ecdsa_raw(servers.client_ec_key, text.encode())
+    assert signed_message(servers, port, text=text, signature=right) == AUTHENTIC
+    assert signed_message(servers, port, text=text, signature=flip_bit(right)) == (401, "application/json", {"error": "unauthorized"})
+    assert signed_message(servers, port, fields={"message": text, "signature": "not base64!"}) == SIGNED_REFUSAL
 
 
 # ---- the registry -------------------------------------------------------------------------------
