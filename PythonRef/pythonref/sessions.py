@@ -13,6 +13,9 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional, Union
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
 from . import aes_https, described as described_engine, rsa_keys, rsa_socket
 from .checks import build
 from .errors import CryptoFailure, bad_input
@@ -137,7 +140,13 @@ def _loaded_key(pem: str, private: bool) -> Any:
     with _DESCRIPTIONS_LOCK:
         key = _KEYS.get(pem)
     if key is None:
-        key = (rsa_keys.load_private if private else rsa_keys.load_public)(pem.encode("ascii"))
+        raw = pem.encode("ascii")
+        # An EC key (an ec-p256 description key) as pyca loads it; an RSA key through rsa_keys' strict rules.
+        loaded = serialization.load_pem_private_key(raw, None) if private else serialization.load_pem_public_key(raw)
+        if isinstance(loaded, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey)):
+            key = loaded
+        else:
+            key = (rsa_keys.load_private if private else rsa_keys.load_public)(raw)
         with _DESCRIPTIONS_LOCK:
             _KEYS[pem] = key
             while len(_KEYS) > _KEYS_LIMIT:

@@ -144,15 +144,23 @@ body = {{ text = "there" }}
 """
 
 
-def test_an_http_conversation_has_no_errors() -> None:
+def test_an_http_conversations_errors_are_a_status_and_a_constant_body() -> None:
     loads(HTTP.format(extra=""))
+    ok = loads(HTTP.format(extra='errors = { authentication = { status = 200, body = { json = { ok = { text = "no" } } } } }'))
+    assert [(k, s, b.kind) for k, s, b in ok.conversations[0].http_errors] == [("authentication", 200, "json")]
+    assert loads(HTTP.format(extra='errors = { padding = { status = 422 } }')).conversations[0].http_errors == (("padding", 422, None),)
     with pytest.raises(DescriptionError) as http_error:
         loads(HTTP.format(extra='error = { text = "bad" }'))
-    with pytest.raises(DescriptionError) as info:
+    assert "error_status" in http_error.value.message
+    with pytest.raises(DescriptionError) as info:  # a tcp-style value: http says a status
         loads(HTTP.format(extra='errors = { length = { text = "len" } }'))
-    assert info.value.path == "conversation[0].errors"
-    assert info.value.message == http_error.value.message  # refused as `error` is: use error_status
-    assert "error_status" in info.value.message
+    assert info.value.path.startswith("conversation[0].errors.length")
+    with pytest.raises(DescriptionError) as same:  # a 200 refusal with no body: nothing tells it from the answer
+        loads(HTTP.format(extra='errors = { length = { status = 200 } }'))
+    assert same.value.path == "conversation[0].errors.length.status" and "body" in same.value.message
+    with pytest.raises(DescriptionError) as built:  # a body the server cannot always send
+        loads(HTTP.format(extra='errors = { length = { status = 400, body = { config = "username" } } }'))
+    assert built.value.path == "conversation[0].errors.length.body" and "constant" in built.value.message
 
 
 # ---- the kinds of refusals and the answers they get ----------------------------------------------

@@ -79,7 +79,8 @@ struct Cast {
     let interpreter: PythonInterpreter
     let config: [String: String]
     let privateKeys: [String: RSAPrivateKey]
-    /// The same keys as PEM text for PythonRef, exported once.
+    let ecPrivateKeys: [String: ECPrivateKey]
+    /// The same keys (RSA and EC) as PEM text for PythonRef, exported once.
     let privatePEMs: [String: String]
     let publicPEMs: [String: String]
     let secrets: [String: Data]
@@ -95,10 +96,16 @@ struct Cast {
         self.config = config.merging(["token": "crosscheck-\(tokens.bytes(8).hexString)"]) { given, _ in given }
         generator = SeededGenerator.forCheck("described.\(conversation)", seed: seed)
         var keys: [String: RSAPrivateKey] = [:]
-        for (name, key) in description.keys { keys[name] = try RSAPrivateKey(bits: key.bits) }
+        var ecKeys: [String: ECPrivateKey] = [:]
+        for (name, key) in description.keys {
+            if key.type == .ecP256 { ecKeys[name] = try ECPrivateKey(curve: .p256) } else { keys[name] = try RSAPrivateKey(bits: key.bits) }
+        }
         privateKeys = keys
+        ecPrivateKeys = ecKeys
         privatePEMs = try keys.mapValues { String(decoding: try $0.exported(.pkcs8PEM), as: UTF8.self) }
+            .merging(try ecKeys.mapValues { try $0.pemRepresentation }) { rsa, _ in rsa }
         publicPEMs = try keys.mapValues { String(decoding: try $0.publicKey.exported(.spkiPEM), as: UTF8.self) }
+            .merging(try ecKeys.mapValues { try $0.publicKey.pemRepresentation }) { rsa, _ in rsa }
         var made: [String: Data] = [:]
         for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret) }
         secrets = made
@@ -109,19 +116,22 @@ struct Cast {
     /// public keys that are preshared and every secret (a secret one side makes is overwritten by
     /// what it makes; the other side learns it on the wire).
     func party(_ engine: String, _ role: ProtocolDescription.Role, conversationKnown: Bool = true) throws -> ConversationParty {
-        let held = privateKeys.filter { description.keys[$0.key]?.holder == role }
-        let known = privateKeys.filter { description.keys[$0.key]?.holder != role && description.keys[$0.key]?.preshared == true }
-            .mapValues(\.publicKey)
+        let holds = { (name: String) in self.description.keys[name]?.holder == role }
+        let knows = { (name: String) in self.description.keys[name]?.holder != role && self.description.keys[name]?.preshared == true }
+        let held = privateKeys.filter { holds($0.key) }
+        let known = privateKeys.filter { knows($0.key) }.mapValues(\.publicKey)
         let secretsKnown = secrets.filter { description.secrets[$0.key]?.madeBy == .preshared || description.secrets[$0.key]?.madeBy.rawValue == role.rawValue }
         let name = conversationKnown || role == .client ? conversation : nil
         // Only the side that sends the message is given it: a receiver that knew it could judge what it decrypted by it.
         let message = description.sender(ofMessageIn: conversation) == role ? self.message : nil
         if engine == "swift" {
             return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
-                                                 knownPublicKeys: known, secrets: secretsKnown, message: message, config: config))
+                                                 knownPublicKeys: known, ecPrivateKeys: ecPrivateKeys.filter { holds($0.key) },
+                                                 knownECPublicKeys: ecPrivateKeys.filter { knows($0.key) }.mapValues(\.publicKey),
+                                                 secrets: secretsKnown, message: message, config: config))
         }
         return try PythonParty(interpreter: interpreter, path: path, conversation: name, role: role,
-                               privateKeyPEMs: privatePEMs.filter { held[$0.key] != nil }, publicKeyPEMs: publicPEMs.filter { known[$0.key] != nil },
+                               privateKeyPEMs: privatePEMs.filter { holds($0.key) }, publicKeyPEMs: publicPEMs.filter { knows($0.key) },
                                secrets: secretsKnown, message: message, config: config)
     }
 

@@ -197,6 +197,47 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// An EC signing key the client holds (`--private-key`), against the ECDSA zoo server, correct and planted.
+    func testRemote_signedMessages_privateKeyGivesTheSigningKey_andThePlantsFail() throws {
+        let root = CrosscheckBinary.root
+        let directory = try scratch()
+        // The key pair from OpenSSL's command line, as a team makes one.
+        let privatePEM = directory.appendingPathComponent("signer.pem"), publicPEM = directory.appendingPathComponent("signer.pub.pem")
+        for arguments in [["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", privatePEM.path],
+                          ["pkey", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = arguments
+            try openssl.run(); openssl.waitUntilExit()
+            XCTAssertEqual(openssl.terminationStatus, 0, arguments.joined(separator: " "))
+        }
+        let file = "examples/protocols/ecdsa-signed-message.toml"
+        let missing = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", "9"])
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertTrue(missing.stderr.contains("--private-key signer=FILE"), missing.stderr)
+        let wrongSide = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", "9", "--public-key", "signer=\(publicPEM.path)"])
+        XCTAssertEqual(wrongSide.status, 64)
+        XCTAssertTrue(wrongSide.stderr.contains("key signer is held by the client"), wrongSide.stderr)
+        for (plant, expected, failing) in [(nil as String?, Int32(0), nil as String?), ("accepts-any-signature", 1, "refuses.message-1.signature-bit-flipped"),
+                                           ("der-signature", 1, "conversation"), ("refusal-401", 1, "refuses.message-1.signature-bit-flipped")] {
+            let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/ecdsa_signed_message.py", "--host", "127.0.0.1", "--port", "0", "--ec-public", publicPEM.path]
+                                         + (plant.map { ["--plant", $0] } ?? []), in: root)
+            let junit = directory.appendingPathComponent("remote-\(plant ?? "correct").xml")
+            let outcome = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", String(port),
+                                          "--private-key", "signer=\(privatePEM.path)", "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "\(plant ?? "correct"): \(outcome.stdout)\(outcome.stderr)")
+            let results = try outcomes(junit)
+            let prefix = "crosscheck.described.ecdsa-signed-message.remote.message."
+            // A conversation that does not complete leaves nothing else to judge: the probes are not run.
+            for name in failing == "conversation" ? ["conversation"] : ["conversation", "refuses.message-1.signature-bit-flipped", "survives.message-1.garbage"] {
+                XCTAssertEqual(results[prefix + name], name == failing ? "failed" : "passed", "\(plant ?? "correct") \(name): \(results)")
+            }
+            if plant == nil {  // the protocol signs nothing fresh: a replay is taken, a finding
+                XCTAssertEqual(results["crosscheck.described.ecdsa-signed-message.audit.message.accepts-replay.message-1"], "skipped", "\(results)")
+            }
+        }
+    }
+
     func testRemote_protocolRefusesTheProfileOptions_andAsksForPresharedValues() throws {
         let outcome = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--profile", "rsa-socket"])
         XCTAssertEqual(outcome.status, 64)

@@ -26,8 +26,11 @@ DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-s
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain", "length_of", "form", "mac")
+               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature")
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
+SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
+SIGNATURE_FORMATS = ("der", "raw")  # X9.62 ECDSA-Sig-Value DER, or r || s (IEEE P1363, PyCryptodome's 'fips-186-3')
+KEY_TYPES = ("rsa", "ec-p256")  # ec-p256: NIST P-256 (SEC 2 §2.4.2), for signature values
 LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
@@ -57,6 +60,7 @@ _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
     "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",), "form": (),
     "mac": ("algorithm", "of", "encoding"),
+    "signature": ("algorithm", "of", "format", "encoding"),
 }
 
 
@@ -93,8 +97,8 @@ class Value:
     iv: str = ""
     tag: str = ""
     length_bytes: int = 4  # length_of: the field's width
-    algorithm: str = ""  # mac
-    of: str = ""  # mac: the sibling field whose text it covers
+    algorithm: str = ""  # mac, signature
+    of: str = ""  # mac, signature: the sibling field whose text it covers
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,9 @@ class Transport:
 class KeySpec:
     name: str
     holder: str
-    bits: int = 2048
+    bits: int = 2048  # ec-p256: 256, its curve's
     preshared: bool = False
+    type: str = "rsa"
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,8 @@ class Conversation:
     error: Optional[Value] = None
     error_status: int = 400
     errors: tuple[tuple[str, Value], ...] = ()  # tcp: (refusal kind, its answer) where it is not `error`
+    # http(s): (refusal kind, its status, its constant body or None) where it is not error_status
+    http_errors: tuple[tuple[str, int, Optional[Value]], ...] = ()
 
     def error_for(self, kind: Optional[str]) -> Optional[Value]:
         """The answer to a refusal of `kind` (REFUSAL_KINDS, or None): `errors.<kind>`, else `error`."""
@@ -183,7 +190,7 @@ class Description:
 
     def weaknesses(self) -> list[str]:
         """What the description itself makes weak, for reports (the spec's "weak: reported")."""
-        out = [f"key {k.name!r} is 1024 bits" for k in self.keys if k.bits == 1024]
+        out = [f"key {k.name!r} is 1024 bits" for k in self.keys if k.type == "rsa" and k.bits == 1024]
         out += [f"secret {s.name!r} is a short string zero-padded to a key (utf8-zeropad16)"
                 for s in self.secrets if s.derive == "utf8-zeropad16"]
         out += [f"secret {s.name!r} is a passphrase hashed to a key ({s.derive}): no salt, no work factor"
@@ -346,6 +353,16 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
             raise DescriptionError(_join(path, "encoding"), f"a MAC is written as hex, base64 or base64url, not {encoding}")
         if not in_json:
             raise DescriptionError(kpath, "a mac is a field of a json or form value, next to the field it covers")
+    elif kind == "signature":
+        fields["algorithm"] = _choice(raw, "algorithm", SIGNATURE_ALGORITHMS, path, "ecdsa-sha256")
+        fields["of"] = _get(raw, "of", str, path, required=True)
+        fields["format"] = _choice(raw, "format", SIGNATURE_FORMATS, path, "der")
+        if "encoding" not in raw:
+            raise DescriptionError(_join(path, "encoding"), "a signature needs an encoding: base64, base64url or hex")
+        if encoding not in ("hex", "base64", "base64url"):
+            raise DescriptionError(_join(path, "encoding"), f"a signature is written as hex, base64 or base64url, not {encoding}")
+        if not in_json:
+            raise DescriptionError(kpath, "a signature is a field of a json or form value, next to the field it covers")
     elif kind == "length_of":
         if arg != "message":
             raise DescriptionError(kpath, f'length_of must be "message" (its byte length); found {arg!r}')
@@ -378,7 +395,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
 
 
 def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
-    if kind in ("rsa", "nonce_of", "tag_of", "secret", "plain", "mac"):
+    if kind in ("rsa", "nonce_of", "tag_of", "secret", "plain", "mac", "signature"):
         return True
     if kind == "sealed":
         return fields["cipher"] != "fernet"
@@ -485,12 +502,13 @@ def _check_json_siblings(v: Value) -> None:
             if target is None or target.kind != "sealed" or getattr(target, where) != f"field:{name}":
                 raise DescriptionError(_join(f.path, f.kind), f"{f.kind} = {f.arg!r} needs a sibling sealed field "
                                        f"{f.arg!r} with {where} = \"field:{name}\"")
-        if f.kind == "mac":
+        if f.kind in ("mac", "signature"):
             target = fields.get(f.of)
-            if target is None or target.kind in ("nonce_of", "tag_of", "mac", "json") or (
+            if target is None or target.kind in ("nonce_of", "tag_of", "mac", "signature", "json") or (
                     target.kind == "public_key" and target.format in ("json-ne", "jwk") and target.encoding == "raw"):
+                what = "MAC" if f.kind == "mac" else "signature"
                 raise DescriptionError(_join(f.path, "of"), f"of = {f.of!r} names no sibling field that carries "
-                                       "text (the MAC covers that field's text as sent; not a JSON object)")
+                                       f"text (the {what} covers that field's text as sent; not a JSON object)")
         if f.kind == "sealed":
             for where in ("iv", "tag"):
                 place = getattr(f, where)
@@ -662,9 +680,12 @@ def _transport(t: dict[str, Any]) -> Transport:
 
 
 def _key(name: str, k: dict[str, Any], p: str) -> KeySpec:
-    _unknown_keys(k, ("holder", "bits", "preshared"), p)
-    return KeySpec(name, _choice(k, "holder", ROLES, p, required=True), _choice(k, "bits", BITS, p, 2048),
-                   _get(k, "preshared", bool, p, False))
+    _unknown_keys(k, ("type", "holder", "bits", "preshared"), p)
+    key_type = _choice(k, "type", KEY_TYPES, p, "rsa")
+    if key_type == "ec-p256" and "bits" in k:
+        raise DescriptionError(f"{p}.bits", "an ec-p256 key is 256 bits by its curve; remove bits")
+    bits = 256 if key_type == "ec-p256" else _choice(k, "bits", BITS, p, 2048)
+    return KeySpec(name, _choice(k, "holder", ROLES, p, required=True), bits, _get(k, "preshared", bool, p, False), key_type)
 
 
 def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
@@ -698,14 +719,28 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
     message = _get(c, "message", str, p)
     if transport.is_http and "error" in c:
         raise DescriptionError(f"{p}.error", "an http conversation refuses with a status: use error_status")
-    if transport.is_http and "errors" in c:
-        raise DescriptionError(f"{p}.errors", "an http conversation refuses with a status: use error_status")
     if not transport.is_http and "error_status" in c:
         raise DescriptionError(f"{p}.error_status", "error_status is for http(s); a tcp conversation uses error")
     error = _value(c["error"], f"{p}.error") if "error" in c else None
     raw_errors = _get(c, "errors", dict, p, {})
     _unknown_keys(raw_errors, REFUSAL_KINDS, f"{p}.errors")
-    errors = tuple((kind, _value(raw_errors[kind], f"{p}.errors.{kind}")) for kind in REFUSAL_KINDS if kind in raw_errors)
+    errors: tuple[tuple[str, Value], ...] = ()
+    http_errors: list[tuple[str, int, Optional[Value]]] = []
+    if transport.is_http:
+        for kind in (k for k in REFUSAL_KINDS if k in raw_errors):
+            # { status = N, body = value }: the body a constant the server can always send.
+            kp = f"{p}.errors.{kind}"
+            entry = _get(raw_errors, kind, dict, f"{p}.errors", required=True)
+            _unknown_keys(entry, ("status", "body"), kp)
+            kind_status = _get(entry, "status", int, kp, required=True)
+            if not 100 <= kind_status <= 599:
+                raise DescriptionError(f"{kp}.status", f"status must be in 100..599; found {kind_status}")
+            kind_body = _value(entry["body"], f"{kp}.body") if "body" in entry else None
+            if kind_body is not None and any(v.kind not in ("text", "json", "form") for v in _walk(kind_body)):
+                raise DescriptionError(f"{kp}.body", "a refusal's body is a constant: text, or a json or form of text fields")
+            http_errors.append((kind, kind_status, kind_body))
+    else:
+        errors = tuple((kind, _value(raw_errors[kind], f"{p}.errors.{kind}")) for kind in REFUSAL_KINDS if kind in raw_errors)
     status = _get(c, "error_status", int, p, 400)
     if not 400 <= status <= 599:
         raise DescriptionError(f"{p}.error_status", f"error_status must be in 400..599; found {status}")
@@ -740,7 +775,12 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             if s.sender == "server" and s.status == status:
                 raise DescriptionError(f"{p}.step[{s.index}].status", f"a correct answer and a refusal would both be status {status}: "
                                        "nothing could tell them apart; give the answer its own status or error_status another")
-    return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors)
+            for kind, kind_status, kind_body in http_errors:
+                if s.sender == "server" and s.status == kind_status and kind_body is None:
+                    raise DescriptionError(f"{p}.errors.{kind}.status", f"a correct answer and this refusal are both status {kind_status}: "
+                                           "give the refusal a body that tells them apart")
+    return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors,
+                        tuple(http_errors))
 
 
 def _step(s: object, i: int, p: str, transport: Transport) -> Step:
@@ -843,12 +883,29 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                 kp = _join(v.path, v.kind)
                 if v.kind == "concat":
                     _check_concat(v, secrets)
-                if v.kind in ("public_key", "rsa") and v.arg not in keys:
+                if v.kind in ("public_key", "rsa", "signature") and v.arg not in keys:
                     raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
                                            f"{', '.join(keys) or '(none)'}")
                 if v.kind in ("sealed", "secret", "mac") and v.arg not in secrets:
                     raise DescriptionError(kp, f"no secret {v.arg!r}: add [secrets.{v.arg}] or use one of "
                                            f"{', '.join(secrets) or '(none)'}")
+                if v.kind == "signature":
+                    spec = keys[v.arg]
+                    if spec.type != "ec-p256":
+                        raise DescriptionError(kp, f"key {v.arg!r} is an RSA key; an ecdsa-sha256 signature needs "
+                                               f'type = "ec-p256" in [keys.{v.arg}]')
+                    if spec.holder != me:
+                        raise DescriptionError(kp, f"key {v.arg!r}'s private half is the {spec.holder}'s, so the {me} "
+                                               "cannot sign with it: sign with a key the sender holds")
+                    if v.arg not in knows_key[peer]:
+                        raise DescriptionError(kp, f"the {peer} never learns key {v.arg!r}'s public half, so it cannot "
+                                               "verify this: send it first in a public_key value, or set preshared = true")
+                if v.kind == "public_key" and keys[v.arg].type == "ec-p256" and v.format not in (
+                        "pem-spki", "pem-spki-newline", "der-spki"):
+                    raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is an EC key: its public half is "
+                                           f"pem-spki, pem-spki-newline or der-spki, not {v.format}")
+                if v.kind == "rsa" and keys[v.arg].type != "rsa":
+                    raise DescriptionError(kp, f"key {v.arg!r} is an EC key ({keys[v.arg].type}); rsa encrypts to an RSA key")
                 if v.kind == "public_key":
                     if keys[v.arg].holder != me:
                         raise DescriptionError(kp, f"the {me} sends key {v.arg!r}'s public half but the "

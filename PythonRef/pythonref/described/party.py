@@ -11,9 +11,9 @@ from typing import Any, Mapping, Optional, Union
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .. import aes_https, rsa_keys
+from .. import aes_https
 from .description import Conversation, Description, DescriptionError, Step
-from .values import Context, Refused, build, check_stated_length, known_length, new_secret, parse
+from .values import Context, Refused, build, check_stated_length, known_length, make_key, new_secret, parse
 
 Message = Union[bytes, dict[str, Any]]
 DEFAULT_CONFIG = {"username": "user", "password": "password"}  # the reference servers' default account
@@ -34,7 +34,7 @@ class Party:
         self._private = dict(private_keys or {})
         for spec in description.keys:  # make the keys this side holds and was not given
             if spec.holder == role and spec.name not in self._private:
-                self._private[spec.name] = rsa_keys.generate(spec.bits)
+                self._private[spec.name] = make_key(description, spec.name)
         self._public = {name: key.public_key() for name, key in self._private.items()}
         for name, key in (known_public_keys or {}).items():
             self._public.setdefault(name, key)
@@ -166,6 +166,10 @@ class Party:
         except Refused as exc:
             if self.role == "client" and msg in self._refusal_values():
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
+            kind = self.declared_refusal_kind(msg) if self.role == "client" else None
+            if kind is not None:  # an answer the description declares as a refusal (`errors`): a 200 may be one
+                exc = Refused(f"the server refused the message: it answered {msg.get('status')}, the description's "
+                              f"refusal of kind {kind}", kind=kind)
             self._refuse(exc)
         self._advance(step)
 
@@ -255,6 +259,24 @@ class Party:
                     pass
         return out
 
+    def declared_refusal_kind(self, msg: Message) -> Optional[str]:
+        """The kind of refusal an HTTP answer is, when the conversation's `errors` declares one with
+        its status (and its body, when it states one); None otherwise."""
+        conv = self.conversation
+        if conv is None or self._ctx is None or not isinstance(msg, dict):
+            return None
+        for kind, status, body in conv.http_errors:
+            if msg.get("status") != status:
+                continue
+            if body is not None:
+                got = msg.get("body", b"")
+                try:
+                    parse(body, bytes(got) if isinstance(got, (bytes, bytearray)) else b"", self._ctx.copy())
+                except Exception:  # noqa: BLE001 -- not this refusal's body
+                    continue
+            return kind
+        return None
+
     def _refuse(self, exc: Refused) -> None:
         self.done = True
         self.refusal = exc
@@ -268,6 +290,13 @@ class Party:
         response: 401 for an unknown token or bad credentials, the conversation's error_status otherwise."""
         conv = self.conversation or self.description.conversations[0]
         if self.description.transport.is_http:
+            kind = self.refusal.kind if self.refusal is not None else None
+            for declared_kind, declared_status, body in conv.http_errors:
+                if declared_kind == kind:  # the description's own answer to this kind (`errors`)
+                    headers = {"content-type": {"json": "application/json", "form": "application/x-www-form-urlencoded"}.get(
+                        body.kind, "text/plain") if body is not None else "text/plain"}
+                    return {"status": declared_status, "headers": headers,
+                            "body": build(body, self._ctx or self._context(conv)) if body is not None else b""}
             status = self.refusal.status if self.refusal is not None and self.refusal.status else conv.error_status
             return aes_https.refusal(status)
         answer = conv.error_for(self.refusal.kind if self.refusal is not None else None)

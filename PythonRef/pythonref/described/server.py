@@ -18,14 +18,13 @@ from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Mapping, Optional
 
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .. import aes_https, https_shell, rsa_keys
+from .. import aes_https, https_shell
 from ..socket_shell import linger_close
 from .description import Description
 from .framing import FramingError, Reader, frame
 from .party import Party
-from .values import Refused
+from .values import Refused, make_key
 
 DEFAULT_TIMEOUT = 10.0  # seconds for a whole tcp conversation, and for each http read
 DEFAULT_QUIET_GAP = 0.3  # seconds of silence that end a legacy message of unknown length
@@ -39,10 +38,10 @@ def _quiet(_: dict[str, object]) -> None:
     pass
 
 
-def server_keys(description: Description) -> dict[str, rsa.RSAPrivateKey]:
+def server_keys(description: Description) -> dict[str, Any]:
     """The server's key pairs, made once for a server's life (not per connection: 2048-bit keys
     take a while)."""
-    return {k.name: rsa_keys.generate(k.bits) for k in description.keys if k.holder == "server"}
+    return {k.name: make_key(description, k.name) for k in description.keys if k.holder == "server"}
 
 
 # ---- tcp -----------------------------------------------------------------------------------------

@@ -23,11 +23,12 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from cryptography.exceptions import InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import cmac, hashes, hmac
+from cryptography.hazmat.primitives import cmac, hashes, hmac, serialization
 from cryptography.hazmat.primitives import padding as sympad
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
@@ -228,8 +229,19 @@ def _b64url_int(n: int) -> str:
     return base64.urlsafe_b64encode(n.to_bytes(max(1, (n.bit_length() + 7) // 8), "big")).rstrip(b"=").decode()
 
 
-def public_key_payload(key: rsa.RSAPublicKey, fmt: str) -> Any:
+def make_key(description: Description, name: str) -> Any:
+    """A fresh private key for [keys.NAME]: RSA of its bits, or EC on P-256 (`type = "ec-p256"`)."""
+    spec = description.key(name)
+    return ec.generate_private_key(ec.SECP256R1()) if spec.type == "ec-p256" else rsa_keys.generate(spec.bits)
+
+
+def public_key_payload(key: Any, fmt: str) -> Any:
     """Bytes for the PEM/DER formats; a JSON object for json-ne and jwk."""
+    if isinstance(key, ec.EllipticCurvePublicKey):  # SubjectPublicKeyInfo; the description allows no other format
+        if fmt == "der-spki":
+            return key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+        pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).rstrip(b"\n")
+        return pem + (b"\n" if fmt == "pem-spki-newline" else b"")
     if fmt in ("pem-spki", "pem-spki-newline"):
         return rsa_keys.export_public(key, "spki-pem") + (b"\n" if fmt == "pem-spki-newline" else b"")
     if fmt == "pem-pkcs1":
@@ -244,6 +256,50 @@ def public_key_payload(key: rsa.RSAPublicKey, fmt: str) -> Any:
 
 _PEM_LABEL = {"pem-spki": b"PUBLIC KEY", "pem-spki-newline": b"PUBLIC KEY", "pem-pkcs1": b"RSA PUBLIC KEY",
               "der-spki": b"PUBLIC KEY", "der-pkcs1": b"RSA PUBLIC KEY"}
+
+
+def load_ec_public_key(payload: Any, fmt: str) -> ec.EllipticCurvePublicKey:
+    """A received EC public key on P-256: SubjectPublicKeyInfo DER, or one PEM block (at most a line
+    end after it), as RSA keys are read."""
+    if not isinstance(payload, (bytes, bytearray)):
+        raise Refused(f"a {fmt} key is bytes")
+    data = bytes(payload)
+    try:
+        if fmt == "der-spki":
+            key = serialization.load_der_public_key(data)
+        else:
+            end = data.rfind(b"-----END PUBLIC KEY-----")
+            if not data.startswith(b"-----BEGIN PUBLIC KEY-----") or end < 0 or data[end + 24:] not in (b"", b"\n", b"\r\n", b"\r"):
+                raise Refused("the key is not one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY----- "
+                              "and at most a line end")
+            key = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError) as exc:
+        raise Refused(f"not a valid EC key: {exc}") from None
+    if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
+        raise Refused("the key is not an EC key on P-256 (the description's key is ec-p256)")
+    return key
+
+
+def sign(private_key: ec.EllipticCurvePrivateKey, data: bytes, fmt: str) -> bytes:
+    """ECDSA over SHA-256 of `data` (FIPS 186-5 §6.4.1): DER, or r || s of 32 bytes each."""
+    der = private_key.sign(data, ec.ECDSA(hashes.SHA256()))
+    if fmt == "der":
+        return der
+    r, s = decode_dss_signature(der)
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def verified(public_key: ec.EllipticCurvePublicKey, signature: bytes, data: bytes, fmt: str) -> bool:
+    """Whether `signature` (DER, or r || s) is the key's ECDSA-SHA256 signature of `data` (FIPS 186-5 §6.4.2)."""
+    if fmt == "raw":
+        if len(signature) != 64:
+            return False
+        signature = encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+    try:
+        public_key.verify(signature, data, ec.ECDSA(hashes.SHA256()))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 def load_public_key(payload: Any, fmt: str) -> rsa.RSAPublicKey:
@@ -668,7 +724,7 @@ def _build_json(v: Value, ctx: Context) -> JsonObj:
     built: dict[str, Any] = {}
     # The sealed values first: their siblings nonce_of / tag_of need the IV and tag they chose.
     for name, f in v.arg:
-        if f.kind not in ("nonce_of", "tag_of", "mac"):
+        if f.kind not in ("nonce_of", "tag_of", "mac", "signature"):
             out = _build(f, ctx, scratch)
             built[name] = out if isinstance(out, (dict, list)) else out.decode("utf-8", "surrogateescape")
     for name, f in v.arg:
@@ -678,6 +734,9 @@ def _build_json(v: Value, ctx: Context) -> JsonObj:
         elif f.kind == "mac":  # over the covered field's text as sent
             covered = built[f.of].encode("utf-8", "surrogateescape")
             built[name] = encode(mac(f.algorithm, cipher_key(ctx, f.arg), covered), f.encoding).decode("ascii")
+        elif f.kind == "signature":  # by the key's private half, over the covered field's text as sent
+            covered = built[f.of].encode("utf-8", "surrogateescape")
+            built[name] = encode(sign(ctx.private_keys[f.arg], covered, f.format), f.encoding).decode("ascii")
     return {name: built[name] for name, _ in v.arg}
 
 
@@ -744,7 +803,10 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
                     payload = loads_json(payload)
                 except ValueError:
                     raise Refused(f"the {v.format} key is not JSON") from None
-        ctx.public_keys[v.arg] = load_public_key(payload, v.format)
+        if ctx.description.key(v.arg).type == "ec-p256":
+            ctx.public_keys[v.arg] = load_ec_public_key(payload, v.format)
+        else:
+            ctx.public_keys[v.arg] = load_public_key(payload, v.format)
         ctx.received[f"public_key:{v.arg}"] = True
     elif k == "digest":
         got = decode(data, v.encoding, "the digest")
@@ -826,7 +888,7 @@ def _parse_json(v: Value, doc: JsonObj, ctx: Context, container: str = "JSON fie
             raise Refused(f"the {container} {name!r} is missing",
                           status=401 if f.kind in ("token", "config") else None)
     for name, f in v.arg:  # IVs, tags and MACs first: the sealed values need them, a MAC is checked before opening
-        if f.kind in ("nonce_of", "tag_of", "mac"):
+        if f.kind in ("nonce_of", "tag_of", "mac", "signature"):
             if not isinstance(doc[name], str):
                 raise Refused(f"field {name!r} must be a string")
             raw = decode(doc[name].encode("utf-8", "surrogateescape"), f.encoding, f"field {name!r}")
@@ -838,9 +900,20 @@ def _parse_json(v: Value, doc: JsonObj, ctx: Context, container: str = "JSON fie
                     raise Refused(f"the {f.algorithm} in field {name!r} does not verify over field {f.of!r} (wrong key or "
                                   "tampered)", kind="authentication")
                 continue
+            if f.kind == "signature":
+                covered = doc.get(f.of)
+                if not isinstance(covered, str):
+                    raise Refused(f"the {container} {f.of!r} is missing or not a string")
+                key = ctx.public_keys.get(f.arg)
+                if key is None:
+                    raise Refused(f"key {f.arg!r}'s public half has not arrived")
+                if not verified(key, raw, covered.encode("utf-8", "surrogateescape"), f.format):
+                    raise Refused(f"the {f.algorithm} signature in field {name!r} does not verify over field {f.of!r} with "
+                                  f"key {f.arg!r} (wrong key, tampered, or not {f.format})", kind="authentication")
+                continue
             scratch.setdefault(name, {})["iv" if f.kind == "nonce_of" else "tag"] = raw
     for name, f in v.arg:
-        if f.kind in ("nonce_of", "tag_of", "mac"):
+        if f.kind in ("nonce_of", "tag_of", "mac", "signature"):
             continue
         value = doc[name]
         native = f.kind == "json" or (f.kind == "public_key" and f.format in ("json-ne", "jwk") and f.encoding == "raw")

@@ -51,6 +51,7 @@ struct CryptoPart {
             case let .publicKey(_, _, encoding): return encoding
             case let .tagOf(_, encoding): return encoding
             case let .mac(_, _, _, encoding): return encoding
+            case let .signature(_, _, _, _, encoding): return encoding
             case let .sealed(sealed): return sealed.cipher == .fernet ? nil : sealed.encoding
             default: return nil
             }
@@ -167,6 +168,14 @@ extension DescribedRemoteRun {
     func refusalProblem(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation, accepted: Bool, kind: RefusalKind? = nil) -> String? {
         switch live.probeAnswer {
         case let .response(status, _, body)?:
+            let declaredKind = live.party.declaredRefusalKind(status: status, body: body)
+            if let kind, let declared = conversation.httpErrors[kind] {
+                // The description says how this kind is refused (`errors`): that status, that body.
+                if declaredKind == kind { return nil }
+                return "answered \(status) \(DescribedMessage.bytes(body).summary), not the description's refusal of kind \(kind.rawValue) (status \(declared.status)\(declared.body == nil ? "" : " with its body"))"
+                    + (accepted ? ", as if the message were correct" : "")
+            }
+            if declaredKind != nil { return nil }  // a refusal the description declares, even a 200
             if (200..<300).contains(status) { return "answered \(status) \(DescribedMessage.bytes(body).summary), a success status: a client that checks the status takes it as an answer" }
             if status == conversation.errorStatus { return nil }  // the refusal the description declares, even a 5xx
             if status >= 500 { return "answered \(status) \(DescribedMessage.bytes(body).summary): an error of its own, not a refusal (4xx)" }
@@ -203,8 +212,11 @@ extension DescribedRemoteRun {
                         return part.rebuild(transform(part))
                     }
                     guard located else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
-                    if let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation), kind: kind) {
-                        throw CheckFailure("\(name): the server \(problem)", details: show(live))
+                    let accepted = acknowledged(live, conversation)
+                    if let problem = refusalProblem(live, conversation, accepted: accepted, kind: kind) {
+                        // Taking a message whose tag, MAC or signature is wrong: it does not verify it.
+                        let unverified = accepted && kind == .authentication ? " — it does not verify the \(Self.authenticator(name))" : ""
+                        throw CheckFailure("\(name): the server \(problem)\(unverified)", details: show(live))
                     }
                     let after = try converse(conversation.name)
                     guard after.completed else {
@@ -212,6 +224,32 @@ extension DescribedRemoteRun {
                     }
                     return .passed
                 }
+            }
+        }
+    }
+
+    /// A signed message sent again, byte for byte, on a new connection: a server that takes it again
+    /// verifies nothing fresh (no nonce, timestamp or challenge of its own), so one recording
+    /// authenticates forever — a replay attack (RFC 4949, "replay attack"; a signature proves who
+    /// signed, not when: FIPS 186-5 §3). A finding, not a failure: the description may mean it.
+    func checkSignedReplay(_ conversation: ProtocolDescription.Conversation) {
+        for (index, step, answered) in clientSteps(conversation) where answered {
+            guard [step.send, step.body, step.query].compactMap({ $0 }).contains(where: { $0.values.contains(where: \.isSignature) }) else { continue }
+            self.step("\(conversation.name).replay.message-\(index + 1)") {
+                var recorded: DescribedMessage?
+                let first = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                    if position == index { recorded = message }
+                    return message
+                }
+                guard let recorded, acknowledged(first, conversation) else {
+                    return .skipped(reason: "the signed message was not taken the first time (\(AnswerSignature(first))): nothing to replay")
+                }
+                let again = try converse(conversation.name, stopAfter: index + 1) { position, _, message in position == index ? recorded : message }
+                if acknowledged(again, conversation) {
+                    finding("\(conversation.name).accepts-replay.message-\(index + 1)",
+                            "the server took signed message \(index + 1) again when it was sent a second time, byte for byte (\(AnswerSignature(again))): nothing it verifies is fresh, so anyone who records one request can replay it (RFC 4949) — sign a nonce or timestamp the server checks")
+                }
+                return .passed
             }
         }
     }
@@ -398,8 +436,23 @@ extension DescribedRemoteRun {
     /// `kind`: the refusal the class asks for, which a conversation's `errors` may answer its own way.
     typealias RefusalClass = (name: String, kind: RefusalKind?, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 
-    /// The must-refuse classes of a client message: which part each changes and how.
+    /// What a refusal class of kind `authentication` changes, for a message: "tag", "MAC", "signature".
+    static func authenticator(_ className: String) -> String {
+        className.hasPrefix("signature") ? "signature" : className.contains("tag") ? "tag" : className.hasPrefix("fernet") ? "Fernet HMAC" : "MAC"
+    }
+
+    /// The must-refuse classes of a client message: which part each changes and how — its crypto
+    /// part's, and a signature's over one of its fields (FIPS 186-5 §6.4.2: a changed signature
+    /// does not verify).
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
+        let signed = [step.send, step.body, step.query].compactMap { $0 }.contains { $0.values.contains(where: \.isSignature) }
+        let signature: [RefusalClass] = signed ? [("signature-bit-flipped", .authentication, \.isSignature, CryptoPart.lastBitFlipped)] : []
+        let classes = cryptoRefusalClasses(step)
+        if classes == nil, signature.isEmpty { return nil }
+        return (classes ?? []) + signature
+    }
+
+    func cryptoRefusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
         guard let value = step.cryptoValue else { return nil }
         let isCrypto: (DescribedValue) -> Bool = \.isCryptoPart
         let crypto = value.values.first(where: isCrypto)
@@ -726,6 +779,7 @@ extension DescribedValue {
     }
 
     var isMAC: Bool { if case .mac = kind { return true }; return false }
+    var isSignature: Bool { if case .signature = kind { return true }; return false }
 }
 
 extension ProtocolDescription.Step {

@@ -30,6 +30,9 @@ public enum DescribedRemote {
         public var publicKeys: [String: RSAPublicKey] = [:]
         /// Preshared private keys the client holds, by name.
         public var privateKeys: [String: RSAPrivateKey] = [:]
+        /// The same for `type = "ec-p256"` keys.
+        public var ecPublicKeys: [String: ECPublicKey] = [:]
+        public var ecPrivateKeys: [String: ECPrivateKey] = [:]
         public init() {}
     }
 
@@ -145,6 +148,7 @@ final class DescribedRemoteRun {
             checkRSAOracle(conversation, known)
             checkCBCOracle(conversation, known)
             checkReuse(conversation, known)
+            checkSignedReplay(conversation)
         }
     }
 
@@ -211,7 +215,8 @@ final class DescribedRemoteRun {
     /// A fresh client party: the preshared keys and secrets of the options.
     func client(_ conversation: String, message: Data? = nil, config: [String: String]? = nil) throws -> DescribedParty {
         try DescribedParty(description: description, conversation: conversation, role: .client,
-                           privateKeys: options.privateKeys, knownPublicKeys: options.publicKeys, secrets: options.secrets,
+                           privateKeys: options.privateKeys, knownPublicKeys: options.publicKeys,
+                           ecPrivateKeys: options.ecPrivateKeys, knownECPublicKeys: options.ecPublicKeys, secrets: options.secrets,
                            message: message, config: config ?? options.config)
     }
 
@@ -236,7 +241,7 @@ final class DescribedRemoteRun {
     /// client party takes as the description's next server message.
     func acknowledged(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch live.probeAnswer {
-        case let .response(status, _, _)?: return (200..<300).contains(status)
+        case let .response(status, _, body)?: return (200..<300).contains(status) && live.party.declaredRefusalKind(status: status, body: body) == nil
         case .bytes?: return live.answerAccepted
         default: return false
         }
@@ -247,7 +252,7 @@ final class DescribedRemoteRun {
     /// plaintext, still counts: the server went on as if it had decrypted).
     func wentOn(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch live.probeAnswer {
-        case let .response(status, _, _)?: return (200..<300).contains(status)
+        case let .response(status, _, body)?: return (200..<300).contains(status) && live.party.declaredRefusalKind(status: status, body: body) == nil
         case let .bytes(data)?:
             if data.isEmpty { return false }
             let refusals = conversation.refusalTexts

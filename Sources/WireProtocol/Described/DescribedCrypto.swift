@@ -133,6 +133,48 @@ public enum DescribedBytes {
         }
     }
 
+    /// An EC key's public half: SubjectPublicKeyInfo, PEM (no newline after END, as CryptoKit
+    /// writes it; `pem-spki-newline` adds one) or DER. The validator allows no other format for EC.
+    static func export(_ key: ECPublicKey, _ format: PublicKeyFormat) throws -> Data {
+        switch format {
+        case .pemSPKINewline: return Data((try key.pemRepresentation + "\n").utf8)
+        case .derSPKI: return try key.derRepresentation
+        default: return Data(try key.pemRepresentation.utf8)
+        }
+    }
+
+    /// An EC public key on P-256 in `format` (SPKI PEM or DER, as `importKey` reads RSA's: one PEM block).
+    static func importECKey(_ bytes: Data, _ format: PublicKeyFormat) throws -> ECPublicKey {
+        func refuse(_ why: String) -> DescribedRefusal { DescribedRefusal(reason: "the public key (\(format.rawValue)) \(why)") }
+        let key: ECPublicKey
+        if format == .derSPKI {
+            do { key = try ECPublicKey(derRepresentation: bytes) } catch { throw refuse("is not a valid EC key: \(error)") }
+        } else {
+            let end = Data("-----END PUBLIC KEY-----".utf8)
+            guard bytes.starts(with: Data("-----BEGIN PUBLIC KEY-----".utf8)), let endAt = bytes.range(of: end, options: .backwards),
+                  [Data(), Data([0x0a]), Data([0x0d, 0x0a]), Data([0x0d])].contains(Data(bytes[endAt.upperBound...])) else {
+                throw refuse("is not one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY----- and at most a line end")
+            }
+            do { key = try ECPublicKey(pemRepresentation: String(decoding: bytes, as: UTF8.self)) } catch { throw refuse("is not a valid EC key: \(error)") }
+        }
+        guard key.curve == .p256 else { throw refuse("is on \(key.curve.rawValue); the description's key is ec-p256") }
+        return key
+    }
+
+    /// ECDSA over SHA-256 of `message` (FIPS 186-5 §6.4.1), laid out as `format` says.
+    static func sign(_ message: Data, with key: ECPrivateKey, format: SignatureFormat) throws -> Data {
+        let der = try key.signature(for: message, digest: .sha256)
+        return format == .der ? der : try ECDSASignatureEncoding.raw(fromDER: der, curve: key.curve)
+    }
+
+    /// True when `signature` (in `format`) is key's ECDSA-SHA256 signature of `message` (FIPS 186-5
+    /// §6.4.2); a raw signature of the wrong length, or DER that is not strict, does not verify.
+    static func verify(_ signature: Data, of message: Data, with key: ECPublicKey, format: SignatureFormat) -> Bool {
+        let der = format == .der ? signature : try? ECDSASignatureEncoding.der(fromRaw: signature, curve: key.curve)
+        guard let der else { return false }
+        return key.isValidSignature(der, for: message, digest: .sha256)
+    }
+
     /// A public key in `format`, checked as strictly as WireCrypto imports keys (RSA numbers, DER as DER).
     static func importKey(_ bytes: Data, _ format: PublicKeyFormat) throws -> RSAPublicKey {
         func refuse(_ why: String) -> DescribedRefusal { DescribedRefusal(reason: "the public key (\(format.rawValue)) \(why)") }

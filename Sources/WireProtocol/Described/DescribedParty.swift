@@ -55,6 +55,7 @@ public final class DescribedParty {
     public private(set) var refusal: DescribedRefusal?
 
     private let privateKeys: [String: RSAPrivateKey]
+    private let ecPrivateKeys: [String: ECPrivateKey]
     fileprivate let config: [String: String]
     private var ownMessage: Data?
     /// The position of the next step in the conversation.
@@ -64,6 +65,7 @@ public final class DescribedParty {
     /// What a party knows and remembers as the conversation goes.
     struct State {
         var publicKeys: [String: RSAPublicKey]
+        var ecPublicKeys: [String: ECPublicKey] = [:]
         var secrets: [String: Data]
         var token: String?
         var issuedTokens: Set<String> = []
@@ -85,11 +87,13 @@ public final class DescribedParty {
     ///   - conversation: its name; nil for a server that lets the client's first message choose (or when there is only one).
     ///   - privateKeys: the keys this role holds, by name (a key not given is made fresh, `bits` long).
     ///   - knownPublicKeys: preshared public keys the other side holds.
+    ///   - ecPrivateKeys, knownECPublicKeys: the same for `type = "ec-p256"` keys (a key not given is made fresh).
     ///   - secrets: preshared secrets' bytes (the UTF-8 text for `utf8-zeropad16`); secrets this role makes are made fresh.
     ///   - message: the conversation's message for a sender of `carries = "message"` (default: the description's, else random text).
     ///   - config: run settings (`username`, `password`).
     public init(description: ProtocolDescription, conversation: String?, role: ProtocolDescription.Role,
                 privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
+                ecPrivateKeys: [String: ECPrivateKey] = [:], knownECPublicKeys: [String: ECPublicKey] = [:],
                 secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
         self.description = description
         self.role = role
@@ -104,22 +108,13 @@ public final class DescribedParty {
         } else if role == .client {
             throw DescriptionError.partySetup(reason: "a client must be given its conversation (\(description.conversations.map(\.name).joined(separator: ", ")))")
         }
-        var keys = privateKeys
-        var publicKeys: [String: RSAPublicKey] = [:]
-        for key in description.keys.values {
-            if key.holder == role {
-                if keys[key.name] == nil {
-                    do { keys[key.name] = try RSAPrivateKey(bits: key.bits) } catch {
-                        throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)")
-                    }
-                }
-                publicKeys[key.name] = keys[key.name]!.publicKey
-            } else if key.preshared {
-                guard let known = knownPublicKeys[key.name] else { throw DescriptionError.partySetup(reason: "key \(key.name) is preshared: pass its public half in knownPublicKeys") }
-                publicKeys[key.name] = known
-            }
-        }
-        self.privateKeys = keys
+        let rsa = try Self.keyring(description, role, .rsa, held: privateKeys, known: knownPublicKeys, argument: "knownPublicKeys",
+                                   make: { try RSAPrivateKey(bits: $0.bits) }, publicHalf: \.publicKey)
+        let ec = try Self.keyring(description, role, .ecP256, held: ecPrivateKeys, known: knownECPublicKeys, argument: "knownECPublicKeys",
+                                  make: { _ in try ECPrivateKey(curve: .p256) }, publicHalf: \.publicKey)
+        self.privateKeys = rsa.held
+        self.ecPrivateKeys = ec.held
+        let (publicKeys, ecPublicKeys) = (rsa.publics, ec.publics)
         var secretBytes: [String: Data] = [:]
         for secret in description.secrets.values {
             if secret.madeBy == .preshared {
@@ -129,7 +124,7 @@ public final class DescribedParty {
                 secretBytes[secret.name] = secrets[secret.name] ?? Self.freshSecret(secret)
             }
         }
-        state = State(publicKeys: publicKeys, secrets: secretBytes)
+        state = State(publicKeys: publicKeys, ecPublicKeys: ecPublicKeys, secrets: secretBytes)
         ownMessage = message
     }
 
@@ -206,6 +201,14 @@ public final class DescribedParty {
         guard role == .server else { return nil }
         let conversation = self.conversation ?? description.conversations[0]
         if description.transport.isHTTP {
+            if let kind = refusal?.kind, let declared = conversation.httpErrors[kind] {
+                var context = Context(party: self, state: state)
+                let body = declared.body.flatMap { try? context.build($0).bytes } ?? Data()
+                let type: String = {
+                    switch declared.body?.kind { case .json?: return "application/json"; case .form?: return "application/x-www-form-urlencoded"; default: return "text/plain" }
+                }()
+                return .response(status: declared.status, headers: ["Content-Type": type], body: body)
+            }
             let status = refusal?.httpStatus ?? conversation.errorStatus
             return .response(status: status, headers: ["Content-Type": "application/json"],
                              body: Data((status == 401 ? "{\"error\":\"unauthorized\"}" : "{\"error\":\"bad request\"}").utf8))
@@ -257,10 +260,16 @@ public final class DescribedParty {
             try checkHeadersAndBody(step, headers, body, &context)
         case let .response(status, headers, body):
             guard role == .client else { throw DescribedRefusal(reason: "a response arrived at the server") }
-            guard status == step.status else {
-                throw DescribedRefusal(reason: "the server answered status \(status), not \(step.status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            do {
+                guard status == step.status else {
+                    throw DescribedRefusal(reason: "the server answered status \(status), not \(step.status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                }
+                try checkHeadersAndBody(step, headers, body, &context)
+            } catch let refusal as DescribedRefusal {
+                // An answer the description declares as a refusal (`errors`), told as one: a 200 may be one.
+                guard let kind = declaredRefusalKind(status: status, body: body) else { throw refusal }
+                throw DescribedRefusal(reason: "the server refused the message: it answered \(status) \(String(decoding: body.prefix(200), as: UTF8.self)), the description's refusal of kind \(kind.rawValue)", kind: kind)
             }
-            try checkHeadersAndBody(step, headers, body, &context)
         }
         state = context.state
         advance(past: step)
@@ -275,6 +284,48 @@ public final class DescribedParty {
             try context.parse(header.value, Data(value.utf8))
         }
         if let value = step.body { try context.parse(value, body) }
+    }
+
+    /// The kind of refusal a server's HTTP answer is, when the conversation's `errors` declares one
+    /// with that status (and that body, when it states one); nil otherwise.
+    public func declaredRefusalKind(status: Int, body: Data) -> RefusalKind? {
+        guard let conversation else { return nil }
+        for kind in RefusalKind.allCases {
+            guard let declared = conversation.httpErrors[kind], declared.status == status else { continue }
+            if let value = declared.body {
+                var context = Context(party: self, state: state)
+                guard (try? context.parse(value, body)) != nil else { continue }
+            }
+            return kind
+        }
+        return nil
+    }
+
+    /// The keys of `type` this role holds (those not given made fresh) and every public half it
+    /// knows from the start: its own, and the other side's preshared ones.
+    private static func keyring<Private, Public>(_ description: ProtocolDescription, _ role: ProtocolDescription.Role, _ type: ProtocolDescription.KeyType,
+                                                 held given: [String: Private], known: [String: Public], argument: String,
+                                                 make: (ProtocolDescription.Key) throws -> Private,
+                                                 publicHalf: (Private) -> Public) throws -> (held: [String: Private], publics: [String: Public]) {
+        var held = given
+        var publics: [String: Public] = [:]
+        for key in description.keys.values where key.type == type {
+            if key.holder == role {
+                if held[key.name] == nil {
+                    do { held[key.name] = try make(key) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
+                }
+                publics[key.name] = publicHalf(held[key.name]!)
+            } else if key.preshared {
+                guard let half = known[key.name] else { throw DescriptionError.partySetup(reason: "key \(key.name) is preshared: pass its public half in \(argument)") }
+                publics[key.name] = half
+            }
+        }
+        return (held, publics)
+    }
+
+    fileprivate func ecPrivateKey(_ name: String) throws -> ECPrivateKey {
+        guard let key = ecPrivateKeys[name] else { throw DescribedRefusal(reason: "this side does not hold key \(name)") }
+        return key
     }
 
     fileprivate func privateKey(_ name: String) throws -> RSAPrivateKey {
@@ -461,6 +512,7 @@ private struct Context {
             let pairs = try fieldTexts(fields).map { DescribedBytes.formEscape($0.name) + "=" + DescribedBytes.formEscape($0.text) }
             return BuiltValue(bytes: Data(pairs.joined(separator: "&").utf8))
         case let .publicKey(name, format, encoding):
+            if let key = state.ecPublicKeys[name] { return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding)) }
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
         case let .rsa(name, padding, carries, encoding):
@@ -517,7 +569,7 @@ private struct Context {
             return BuiltValue(bytes: DescribedBytes.encode(bytes, encoding))
         case let .digest(encoding):
             return BuiltValue(bytes: DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding))
-        case .nonceOf, .tagOf, .mac:
+        case .nonceOf, .tagOf, .mac, .signature:
             return BuiltValue(bytes: Data())  // built by their json or form, from their sibling
         }
     }
@@ -536,6 +588,9 @@ private struct Context {
             case let .mac(secret, algorithm, covered, encoding):
                 let code = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: built[covered]?.bytes ?? Data())
                 return (field.name, String(decoding: DescribedBytes.encode(code, encoding), as: UTF8.self), false)
+            case let .signature(keyName, _, covered, format, encoding):
+                let signature = try DescribedBytes.sign(built[covered]?.bytes ?? Data(), with: try party.ecPrivateKey(keyName), format: format)
+                return (field.name, String(decoding: DescribedBytes.encode(signature, encoding), as: UTF8.self), false)
             default:
                 return (field.name, String(decoding: built[field.name]!.bytes, as: UTF8.self), field.value.isJSONObject)
             }
@@ -611,7 +666,12 @@ private struct Context {
             }
             try parseFields(fields, pairs.mapValues { JSONValue.string($0) }, container: "form field")
         case let .publicKey(name, format, encoding):
-            state.publicKeys[name] = try DescribedBytes.importKey(try DescribedBytes.decode(bytes, encoding, what: "key \(name)"), format)
+            let keyBytes = try DescribedBytes.decode(bytes, encoding, what: "key \(name)")
+            if description.keys[name]?.type == .ecP256 {
+                state.ecPublicKeys[name] = try DescribedBytes.importECKey(keyBytes, format)
+            } else {
+                state.publicKeys[name] = try DescribedBytes.importKey(keyBytes, format)
+            }
         case let .rsa(name, padding, carries, encoding):
             let key = try party.privateKey(name)
             let ciphertext = try DescribedBytes.decode(bytes, encoding, what: "the RSA ciphertext")
@@ -668,7 +728,7 @@ private struct Context {
         case let .digest(encoding):
             let expected = DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding)
             guard bytes == expected else { throw DescribedRefusal(reason: "the digest is not SHA-256 of the message (expected \(String(decoding: expected, as: UTF8.self)))") }
-        case .nonceOf, .tagOf, .mac:
+        case .nonceOf, .tagOf, .mac, .signature:
             break  // read with their json or form
         }
     }
@@ -688,6 +748,13 @@ private struct Context {
                 let expected = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: Data(coveredText.utf8))
                 guard HMACDigest.equal(code, expected) else {
                     throw DescribedRefusal(reason: "the \(algorithm.rawValue) in field \"\(field.name)\" does not verify over field \"\(covered)\" (wrong key or tampered)", kind: .authentication)
+                }
+            case let .signature(keyName, algorithm, covered, format, encoding):
+                let signature = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+                guard let coveredText = members[covered]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(covered)\" is missing or not a string") }
+                guard let key = state.ecPublicKeys[keyName] else { throw DescribedRefusal(reason: "key \(keyName)'s public half has not arrived") }
+                guard DescribedBytes.verify(signature, of: Data(coveredText.utf8), with: key, format: format) else {
+                    throw DescribedRefusal(reason: "the \(algorithm.rawValue) signature in field \"\(field.name)\" does not verify over field \"\(covered)\" with key \(keyName) (wrong key, tampered, or not \(format.rawValue))", kind: .authentication)
                 }
             default: break
             }
@@ -713,12 +780,21 @@ extension DescribedValue {
     /// A `nonce_of` / `tag_of`: written from, and read for, a sibling field.
     var isSiblingReference: Bool {
         switch kind {
-        case .nonceOf, .tagOf, .mac: return true
+        case .nonceOf, .tagOf, .mac, .signature: return true
         default: return false
         }
     }
 
     /// Inside `json`: written as a JSON object rather than a string.
+    /// Built without keys, secrets or the conversation's state: `text`, or a `json`/`form` of them.
+    var isConstant: Bool {
+        switch kind {
+        case .text: return true
+        case let .json(fields), let .form(fields): return fields.allSatisfy(\.value.isConstant)
+        default: return false
+        }
+    }
+
     var isJSONObject: Bool {
         switch kind {
         case .json: return true

@@ -27,6 +27,8 @@ public struct DescribedValue: Sendable, Equatable {
         case form([DescribedField])
         /// In a `json` or `form`: a MAC under secret S over the text of sibling field `of`, as sent.
         case mac(String, algorithm: MACAlgorithm, of: String, encoding: ValueEncoding)
+        /// In a `json` or `form`: a signature by key K's private half over the text of sibling field `of`, as sent.
+        case signature(String, algorithm: SignatureAlgorithm, of: String, format: SignatureFormat, encoding: ValueEncoding)
     }
 
     public var kind: Kind
@@ -67,6 +69,21 @@ extension DescribedField {
             return (field, algorithm, covered)
         }
     }
+}
+
+/// A `signature` value's algorithm.
+public enum SignatureAlgorithm: String, Sendable, CaseIterable {
+    /// ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text, with an `ec-p256` key.
+    case ecdsaSHA256 = "ecdsa-sha256"
+}
+
+/// How a signature's bytes are laid out.
+public enum SignatureFormat: String, Sendable, CaseIterable {
+    /// X9.62 `ECDSA-Sig-Value` DER (pyca's `sign`, `openssl dgst -sign`, CryptoKit's `derRepresentation`).
+    case der
+    /// r ‖ s, each the curve's size, big-endian (IEEE P1363; PyCryptodome's `DSS.new(key, 'fips-186-3')`,
+    /// CryptoKit's `rawRepresentation`).
+    case raw
 }
 
 /// A `mac` value's algorithm.
@@ -280,10 +297,11 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature"]
     static let qualifiers: [String: [String]] = [
         "text": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
         "mac": ["algorithm", "of", "encoding"],
+        "signature": ["algorithm", "of", "format", "encoding"],
         "public_key": ["format", "encoding"],
         "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
         "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"],
@@ -370,6 +388,16 @@ extension DescribedValue {
                 throw DescriptionError.missingKey(key: reader.keyPath("of"), line: toml.line, meaning: "the sibling field whose text (as sent) the MAC covers")
             }
             kind = .mac(try name(), algorithm: algorithm, of: covered, encoding: encodingText == nil ? .hex : encoding)
+        case "signature":
+            let algorithm = try reader.choice("algorithm", SignatureAlgorithm.allCases.map(\.rawValue)).flatMap(SignatureAlgorithm.init) ?? .ecdsaSHA256
+            guard let covered = try reader.string("of") else {
+                throw DescriptionError.missingKey(key: reader.keyPath("of"), line: toml.line, meaning: "the sibling field whose text (as sent) the signature covers")
+            }
+            guard encodingText != nil else {
+                throw DescriptionError.missingKey(key: reader.keyPath("encoding"), line: toml.line, meaning: "how the signature is written: base64, base64url or hex")
+            }
+            let format = try reader.choice("format", SignatureFormat.allCases.map(\.rawValue)).flatMap(SignatureFormat.init) ?? .der
+            kind = .signature(try name(), algorithm: algorithm, of: covered, format: format, encoding: encoding)
         case "public_key":
             let format = try reader.choice("format", PublicKeyFormat.allCases.map(\.rawValue)).flatMap(PublicKeyFormat.init) ?? .pemSPKI
             kind = .publicKey(try name(), format: format, encoding: encoding)

@@ -18,10 +18,15 @@ struct DescriptionReader {
             for keyName in table.keys {
                 guard case let .table(inner) = table[keyName]!.kind else { throw TableReader(table, path: "keys").wrongType(keyName, "a table [keys.\(keyName)]") }
                 let reader = TableReader(inner, path: "keys.\(keyName)")
-                try reader.allow(["holder", "bits", "preshared"])
+                try reader.allow(["type", "holder", "bits", "preshared"])
                 _ = try reader.require("holder", "\"client\" or \"server\": who has the private key")
                 let holder = ProtocolDescription.Role(rawValue: try reader.choice("holder", ["client", "server"])!)!
-                keys[keyName] = ProtocolDescription.Key(name: keyName, holder: holder, bits: try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
+                let type = try reader.choice("type", ProtocolDescription.KeyType.allCases.map(\.rawValue)).flatMap(ProtocolDescription.KeyType.init) ?? .rsa
+                if type == .ecP256, inner["bits"] != nil {
+                    throw DescriptionError.impossible(key: reader.keyPath("bits"), line: reader.line(of: "bits"), reason: "an ec-p256 key is 256 bits by its curve; remove `bits`")
+                }
+                keys[keyName] = ProtocolDescription.Key(name: keyName, type: type, holder: holder,
+                                                        bits: type == .ecP256 ? 256 : try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
                                                         preshared: try reader.boolean("preshared") ?? false, line: inner.line)
             }
         }
@@ -96,16 +101,31 @@ struct DescriptionReader {
     }
 
     func readConversation(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Conversation {
-        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "step"] : ["name", "message", "error", "errors", "step"])
+        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "errors", "step"] : ["name", "message", "error", "errors", "step"])
         let name = try reader.name("name", meaning: "the conversation's name, a-z 0-9 -")
         let message = try reader.string("message").map { Data($0.utf8) }
         let error = try reader.table["error"].map { try DescribedValue.read($0, keyPath: reader.keyPath("error")) }
         let errorStatus = try reader.number("error_status", in: 100...599) ?? 400
         var errors: [RefusalKind: DescribedValue] = [:]
+        var httpErrors: [RefusalKind: ProtocolDescription.HTTPRefusal] = [:]
+        var httpErrorPlaces: [RefusalKind: (keyPath: String, line: Int)] = [:]
         if let table = try reader.subtable("errors") {
             let kinds = TableReader(table, path: reader.keyPath("errors"))
             try kinds.allow(RefusalKind.allCases.map(\.rawValue))
-            for name in table.keys { errors[RefusalKind(rawValue: name)!] = try DescribedValue.read(table[name]!, keyPath: kinds.keyPath(name)) }
+            for name in table.keys {
+                guard transport.isHTTP else { errors[RefusalKind(rawValue: name)!] = try DescribedValue.read(table[name]!, keyPath: kinds.keyPath(name)); continue }
+                // HTTP: { status = N, body = value }, the body a constant the server can always send.
+                guard case let .table(inner) = table[name]!.kind else { throw kinds.wrongType(name, "a table { status = N, body = value }") }
+                let entry = TableReader(inner, path: kinds.keyPath(name))
+                try entry.allow(["status", "body"])
+                _ = try entry.require("status", "the HTTP status of this refusal")
+                let body = try inner["body"].map { try DescribedValue.read($0, keyPath: entry.keyPath("body")) }
+                if let body, !body.isConstant {
+                    throw DescriptionError.impossible(key: body.keyPath, line: body.line, reason: "a refusal's body is a constant: `text`, or a `json` or `form` of `text` fields")
+                }
+                httpErrors[RefusalKind(rawValue: name)!] = ProtocolDescription.HTTPRefusal(status: try entry.number("status", in: 100...599)!, body: body)
+                httpErrorPlaces[RefusalKind(rawValue: name)!] = (entry.keyPath("status"), entry.line(of: "status"))
+            }
         }
         _ = try reader.require("step", "one or more [[conversation.step]] tables")
         guard case let .array(items) = reader.table["step"]!.kind, !items.isEmpty else { throw reader.wrongType("step", "an array of tables ([[conversation.step]])") }
@@ -134,6 +154,12 @@ struct DescriptionReader {
                 throw DescriptionError.impossible(key: same.keyPath + ".status", line: same.line,
                                                   reason: "a correct answer and a refusal would both be status \(errorStatus): nothing could tell them apart; give the answer its own status or `error_status` another")
             }
+            // A refusal answered with a correct answer's status is told apart by its body alone.
+            for (kind, refusal) in httpErrors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where refusal.body == nil {
+                guard steps.contains(where: { $0.from == .server && $0.status == refusal.status }), let place = httpErrorPlaces[kind] else { continue }
+                throw DescriptionError.impossible(key: place.keyPath, line: place.line,
+                                                  reason: "a correct answer and this refusal are both status \(refusal.status): give the refusal a `body` that tells them apart")
+            }
             for (index, step) in steps.enumerated() where step.from != (index % 2 == 0 ? .client : .server) {
                 throw DescriptionError.impossible(key: step.keyPath + ".from", line: step.line, reason: index == 0
                     ? "an HTTP conversation begins with the client's request; the server cannot send first"
@@ -142,6 +168,7 @@ struct DescriptionReader {
         }
         var conversation = ProtocolDescription.Conversation(name: name, message: message, error: error, errorStatus: errorStatus, steps: steps, line: reader.line)
         conversation.errors = errors
+        conversation.httpErrors = httpErrors
         return conversation
     }
 
@@ -284,18 +311,36 @@ struct DescriptionValidator {
             guard [.hex, .base64, .base64url].contains(encoding) else {
                 throw impossible(value, "a MAC is written as hex, base64 or base64url, not \(encoding.rawValue)")
             }
+        case let .signature(keyName, _, covered, _, encoding):
+            guard let key = description.keys[keyName] else { throw unknownName(value, keyName, "key", Array(description.keys.keys)) }
+            guard key.type == .ecP256 else { throw impossible(value, "key \(keyName) is an RSA key; an ecdsa-sha256 signature needs `type = \"ec-p256\"` in [keys.\(keyName)]") }
+            guard key.holder == sender else {
+                throw impossible(value, "key \(keyName)'s private half is the \(key.holder.rawValue)'s, so the \(sender.rawValue) cannot sign with it; sign with a key the \(sender.rawValue) holds")
+            }
+            guard knownKeys[receiver]!.contains(keyName) else {
+                throw impossible(value, "the \(receiver.rawValue) never learns key \(keyName)'s public half, so it cannot verify this; send it first with { public_key = \"\(keyName)\" } or mark it `preshared = true`")
+            }
+            guard inJSON, let sibling = siblings.first(where: { $0.name == covered }), !sibling.value.isSiblingReference, !sibling.value.isJSONObject else {
+                throw impossible(value, "`of = \"\(covered)\"` names no sibling field that carries text (the signature covers that field's text as sent; not a JSON object)")
+            }
+            guard [.hex, .base64, .base64url].contains(encoding) else {
+                throw impossible(value, "a signature is written as hex, base64 or base64url, not \(encoding.rawValue)")
+            }
         case let .publicKey(name, format, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends key \(name)'s public half before it knows it") }
+            if key.type == .ecP256, ![.pemSPKI, .pemSPKINewline, .derSPKI].contains(format) {
+                throw impossible(value, "key \(name) is an EC key: its public half is pem-spki, pem-spki-newline or der-spki, not \(format.rawValue)")
+            }
             if !(inJSON && format.isJSON) { try requireEncoded(encoding, textOK: format.isText) }
             if encoding == .utf8, !format.isText { throw impossible(value, "a DER key is not text; `encoding = \"utf8\"` is for text") }
-            _ = key
             knownKeys[receiver]!.insert(name)
         case let .rsa(name, _, carries, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else {
                 throw impossible(value, "the \(sender.rawValue) encrypts to key \(name) but never learns its public half; send it first with { public_key = \"\(name)\" } or mark it `preshared = true`")
             }
+            guard key.type == .rsa else { throw impossible(value, "key \(name) is an EC key (\(key.type.rawValue)); `rsa` encrypts to an RSA key") }
             guard key.holder == receiver else { throw impossible(value, "key \(name)'s private half is the \(key.holder.rawValue)'s, so the \(receiver.rawValue) cannot decrypt this; encrypt to a key the \(receiver.rawValue) holds") }
             try requireEncoded(encoding)
             if encoding == .utf8 { throw impossible(value, "an RSA ciphertext is not text; use raw, base64, base64url or hex") }

@@ -31,10 +31,26 @@ public struct ProtocolDescription: Sendable {
 
     public struct Key: Sendable, Equatable {
         public var name: String
+        public var type: KeyType = .rsa
         public var holder: Role
+        /// RSA: the modulus size a run's fresh key has; EC: the curve's (256).
         public var bits: Int
         public var preshared: Bool
         public var line: Int
+    }
+
+    /// What a `[keys.NAME]` is: an RSA key (encryption, `rsa` values) or an EC key on NIST P-256
+    /// (SEC 2 §2.4.2, FIPS 186-5; `signature` values).
+    public enum KeyType: String, Sendable, CaseIterable {
+        case rsa
+        case ecP256 = "ec-p256"
+    }
+
+    /// An HTTP refusal of one kind as the description states it: its status, and a constant body
+    /// (`text`, or a `json`/`form` of `text` fields) when it says one.
+    public struct HTTPRefusal: Sendable, Equatable {
+        public var status: Int
+        public var body: DescribedValue?
     }
 
     public enum SecretMaker: String, Sendable, CaseIterable { case client, server, preshared }
@@ -106,6 +122,9 @@ public struct ProtocolDescription: Sendable {
         public var error: DescribedValue?
         /// tcp: the answer to a refusal of each kind, where it is not `error` (`errors = { padding = … }`).
         public var errors: [RefusalKind: DescribedValue] = [:]
+        /// http(s): the answer to a refusal of each kind, where it is not `error_status`
+        /// (`errors = { authentication = { status = 200, body = … } }`).
+        public var httpErrors: [RefusalKind: HTTPRefusal] = [:]
         public var errorStatus: Int
         public var steps: [Step]
         public var line: Int
@@ -272,7 +291,7 @@ extension ProtocolDescription {
     /// PKCS#1 v1.5 padding, `utf8-zeropad16` secrets, fixed IVs, AES-ECB.
     public var weaknesses: [String] {
         var found: [String] = []
-        for key in keys.values.sorted(by: { $0.name < $1.name }) where key.bits == 1024 {
+        for key in keys.values.sorted(by: { $0.name < $1.name }) where key.type == .rsa && key.bits == 1024 {
             found.append("key \(key.name) is 1024 bits (line \(key.line)): below today's 2048")
         }
         for secret in secrets.values.sorted(by: { $0.name < $1.name }) where secret.derive.isText {

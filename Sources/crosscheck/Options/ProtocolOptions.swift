@@ -13,16 +13,18 @@ struct ProtocolOptions: ParsableArguments {
     var secrets: [String]
     @RepeatedOption(name: "--public-key", value: "NAME=FILE", help: "with --protocol against a live server: the PEM or DER public key of a preshared key the server holds")
     var publicKeys: [String]
+    @RepeatedOption(name: "--private-key", value: "NAME=FILE", help: "with --protocol against a live server: the PEM or DER private key of a preshared key crosscheck's client holds (the server has its public half: a signing key)")
+    var privateKeys: [String]
     init() {}
 
     var given: Bool { file != nil }
 
     func validate() throws {
-        if file == nil, !secrets.isEmpty || !publicKeys.isEmpty {
-            throw UsageError("--secret and --public-key go with --protocol FILE")
+        if file == nil, !secrets.isEmpty || !publicKeys.isEmpty || !privateKeys.isEmpty {
+            throw UsageError("--secret, --public-key and --private-key go with --protocol FILE")
         }
-        for pair in secrets + publicKeys where !pair.contains("=") {
-            throw UsageError("--secret and --public-key take NAME=VALUE, not '\(pair)'")
+        for pair in secrets + publicKeys + privateKeys where !pair.contains("=") {
+            throw UsageError("--secret, --public-key and --private-key take NAME=VALUE, not '\(pair)'")
         }
     }
 
@@ -54,21 +56,42 @@ struct ProtocolOptions: ParsableArguments {
                 options.secrets[name] = bytes
             }
         }
-        for pair in publicKeys {
-            let (name, path) = Self.split(pair)
-            guard description.keys[name] != nil else {
-                throw UsageError("--public-key \(name): the description has no key \(name) (it has \(description.keys.keys.sorted().joined(separator: ", ")))")
-            }
-            guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "--public-key \(name)=\(path): no such file") }
-            do { options.publicKeys[name] = try RSAPublicKey(importing: data) } catch {
-                throw CommandExit(.noInput, "--public-key \(name)=\(path): not an RSA public key crosscheck accepts: \(error)")
+        for (option, pairs, holder) in [("--public-key", publicKeys, ProtocolDescription.Role.server), ("--private-key", privateKeys, .client)] {
+            for pair in pairs {
+                let (name, path) = Self.split(pair)
+                guard let key = description.keys[name] else {
+                    throw UsageError("\(option) \(name): the description has no key \(name) (it has \(description.keys.keys.sorted().joined(separator: ", ")))")
+                }
+                guard key.holder == holder else {
+                    throw UsageError("\(option) \(name): key \(name) is held by the \(key.holder.rawValue); \(holder == .server ? "--public-key gives a key the server holds" : "--private-key gives a key crosscheck's client holds")")
+                }
+                guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "\(option) \(name)=\(path): no such file") }
+                let text = String(decoding: data, as: UTF8.self)
+                do {
+                    switch (key.type, holder) {
+                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: data)
+                    case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: data)
+                    case (.ecP256, .server):
+                        options.ecPublicKeys[name] = text.hasPrefix("-----") ? try ECPublicKey(pemRepresentation: text) : try ECPublicKey(derRepresentation: data)
+                    case (.ecP256, .client):
+                        options.ecPrivateKeys[name] = text.hasPrefix("-----") ? try ECPrivateKey(pemRepresentation: text) : try ECPrivateKey(derRepresentation: data)
+                    }
+                } catch {
+                    throw CommandExit(.noInput, "\(option) \(name)=\(path): not an \(key.type == .rsa ? "RSA" : "EC (P-256)") \(holder == .server ? "public" : "private") key crosscheck accepts: \(error)")
+                }
+                if key.type == .ecP256, (options.ecPublicKeys[name]?.curve ?? options.ecPrivateKeys[name]?.curve) != .p256 {
+                    throw CommandExit(.noInput, "\(option) \(name)=\(path): the key is not on P-256, and the description's key \(name) is ec-p256")
+                }
             }
         }
         let missingSecrets = description.secrets.values.filter { $0.madeBy == .preshared && options.secrets[$0.name] == nil }.map(\.name)
-        let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && options.publicKeys[$0.name] == nil }.map(\.name)
-        if !missingSecrets.isEmpty || !missingKeys.isEmpty {
+        let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && options.publicKeys[$0.name] == nil && options.ecPublicKeys[$0.name] == nil }.map(\.name)
+        // A preshared key the client holds: the server has its public half, so only that private key will do.
+        let missingPrivate = description.keys.values.filter { $0.preshared && $0.holder == .client && options.privateKeys[$0.name] == nil && options.ecPrivateKeys[$0.name] == nil }.map(\.name)
+        if !missingSecrets.isEmpty || !missingKeys.isEmpty || !missingPrivate.isEmpty {
             throw UsageError("the description's preshared values must be given: "
-                             + (missingSecrets.sorted().map { "--secret \($0)=HEX" } + missingKeys.sorted().map { "--public-key \($0)=FILE" }).joined(separator: " "))
+                             + (missingSecrets.sorted().map { "--secret \($0)=HEX" } + missingKeys.sorted().map { "--public-key \($0)=FILE" }
+                                + missingPrivate.sorted().map { "--private-key \($0)=FILE" }).joined(separator: " "))
         }
     }
 
