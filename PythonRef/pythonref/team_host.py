@@ -803,21 +803,36 @@ class _WSGIWorker:
 
     def __init__(self, hosted: _Hosted) -> None:
         self.requests: "queue.SimpleQueue[Optional[tuple[dict, dict, threading.Lock]]]" = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
-        self.thread.start()
         # The caller and this thread take turns, never run at once: on one core a request costs
         # what Flask does (~60 µs); handed across two, each wake-up lands on a cold core and a
         # request cost 150-180 µs (measured with examples/pi-server-flask, `make bench` section 5).
-        # So this thread keeps to one core and the caller joins it for each request (`_one_core`).
+        # So this thread waits for a request on one core, and the caller joins that core for each
+        # request (`_one_core`). The application itself runs with the process's own CPUs, so the
+        # threads and processes it starts inherit no pinning, nor does a thread that is cut off.
         self.core: Optional[set] = None
+        self.own_cpus: Optional[set] = None
         try:
-            self.core = {min(os.sched_getaffinity(0))}
-            os.sched_setaffinity(self.thread.native_id, self.core)
+            self.own_cpus = os.sched_getaffinity(0)
+            self.core = {min(self.own_cpus)}
         except (OSError, AttributeError, ValueError):
-            self.core = None  # no affinity here (or a cpuset refuses it): the handoff is slower, not wrong
+            self.core = None  # no affinity here: the handoff is slower, not wrong
+        self.thread = threading.Thread(target=self._serve, args=(hosted,), daemon=True, name="crosscheck-wsgi")
+        self.thread.start()
+
+    def _pin(self, cpus: Optional[set]) -> None:
+        if cpus is not None and self.core is not None:
+            try:
+                os.sched_setaffinity(0, cpus)
+            except OSError:
+                self.core = None  # a cpuset that changed under us: stop pinning
 
     def _serve(self, hosted: _Hosted) -> None:
-        while (request := self.requests.get()) is not None:
+        while True:
+            self._pin(self.core)
+            request = self.requests.get()
+            self._pin(self.own_cpus)
+            if request is None:
+                return
             environ, answer, done = request
             _call_wsgi(hosted, environ, answer)
             done.release()

@@ -89,15 +89,34 @@ def test_a_der_signature_from_openssls_command_line_verifies(tmp_path: Path) -> 
 @pytest.mark.parametrize("old,new,path,words", [
     ('type = "ec-p256"\n', "", "signature", "is an RSA key"),
     ('holder = "client"', 'holder = "server"', "signature", "cannot sign with it"),
-    ("preshared = true", "preshared = false", "signature", "never learns key"),
+    ("preshared = true", "preshared = false", "signature", "public half before this message"),
     ('type = "ec-p256"', 'type = "ec-p256"\nbits = 2048', "keys.signer.bits", "remove bits"),
     ('of = "message"', 'of = "nothing"', "signature", "names no sibling field"),
     (', encoding = "base64" } } }', " } } }", "signature.encoding", "base64, base64url or hex"),
     (', body = { json = { message = { text = "The message is not authentic!" } } }', "",
-     "errors.authentication.status", "give the refusal a body"),
+     "errors.authentication.status", "give the refusal and the answer each a body"),
+    ('body = { json = { message = { text = "The message is authentic!" } } }', "", "errors.authentication.status", "each a body"),
+    ('{ json = { message = { text = "The message is not authentic!" } } }', "{ json = { } }", "errors.authentication.body", "at least one field"),
 ])
 def test_descriptions_that_cannot_work_are_refused_by_key_path(old: str, new: str, path: str, words: str) -> None:
     assert old in SIGNED
     with pytest.raises(DescriptionError) as info:
         loads(SIGNED.replace(old, new))
     assert path in info.value.path and words in info.value.message, (info.value.path, info.value.message)
+
+
+def test_the_key_in_the_same_message_as_its_signature_cannot_verify_it() -> None:
+    text = SIGNED.replace("preshared = true", "preshared = false").replace(
+        "body = { json = { message = { plain", 'body = { json = { key = { public_key = "signer", encoding = "utf8" }, message = { plain')
+    with pytest.raises(DescriptionError) as info:
+        loads(text)
+    assert "signature" in info.value.path and "before this message" in info.value.message
+
+
+def test_a_declared_refusal_is_told_first_even_where_the_answer_would_match() -> None:
+    both = SIGNED.replace("The message is authentic!", "The message is not authentic!")
+    client, _, _ = parties(both)
+    client.next_message()
+    with pytest.raises(Refused) as told:
+        client.receive({"status": 200, "headers": {}, "body": b'{"message": "The message is not authentic!"}'})
+    assert told.value.kind == "authentication"

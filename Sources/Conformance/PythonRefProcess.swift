@@ -62,10 +62,15 @@ public final class PythonRefProcess: @unchecked Sendable {
         return true
     }
 
-    /// Terminates the child if it still runs, and reaps it. Idempotent.
-    public func stop() {
-        if process.isRunning { process.terminate() }
-        if process.processIdentifier != 0 { process.waitUntilExit() }
+    /// Terminates the child if it still runs (SIGTERM, then SIGKILL after `grace` seconds: PythonRef's
+    /// servers handle SIGTERM, and one that hangs in it must not hang the run), and reaps it. Idempotent.
+    public func stop(grace: TimeInterval = 5) {
+        guard process.processIdentifier != 0 else { return }  // never started
+        if process.isRunning {
+            process.terminate()
+            if !exit.wait(until: Date().addingTimeInterval(grace)) { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
     }
 }
 
@@ -101,13 +106,15 @@ public enum PythonRefProcessError: Error, CustomStringConvertible {
     }
 }
 
-/// Lines a process writes, collected on background threads; waiting for one has a deadline.
+/// Lines a process writes, collected on background threads; waiting for one has a deadline. A
+/// long-lived chatty child keeps its first `kept` lines (a readiness line is among them) and its last.
 public final class LineCollector: @unchecked Sendable {
     public enum Stream: Sendable { case out, err }
     public struct Line: Sendable { public let stream: Stream; public let text: String }
     private let condition = NSCondition()
     private var lines: [Line] = []
     private var open = 0
+    private let kept = 2000
 
     public init() {}
 
@@ -123,7 +130,11 @@ public final class LineCollector: @unchecked Sendable {
                 while let end = pending.firstIndex(of: 0x0a) {
                     let text = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
                     pending = Data(pending[(end + 1)...])
-                    condition.withLock { lines.append(Line(stream: stream, text: text)); condition.broadcast() }
+                    condition.withLock {
+                        lines.append(Line(stream: stream, text: text))
+                        if lines.count > 2 * kept { lines.removeSubrange(kept..<(lines.count - kept)) }
+                        condition.broadcast()
+                    }
                 }
             }
             condition.withLock {

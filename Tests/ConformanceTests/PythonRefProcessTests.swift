@@ -48,6 +48,16 @@ final class PythonRefProcessTests: XCTestCase {
         XCTAssertEqual(failing.lastLines(), "refused: bad tag")
     }
 
+    func testStop_killsAChildThatIgnoresSIGTERM_afterItsGrace() throws {
+        let root = try plant("import signal, sys, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(600)\n")
+        let child = try PythonRefProcess(python: "/usr/bin/python3", pythonRef: root, arguments: [])
+        XCTAssertNotNil(child.lines.first(where: { $0.text == "ready" }, deadline: Date().addingTimeInterval(30)))
+        child.stop(grace: 0.5)
+        XCTAssertFalse(child.process.isRunning)
+        XCTAssertEqual(child.process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(child.process.terminationStatus, SIGKILL)
+    }
+
     func testAMissingInterpreter_saysWhatToDo() {
         XCTAssertThrowsError(try PythonRefProcess(python: "/nonexistent/python3", pythonRef: URL(fileURLWithPath: "/tmp"), arguments: [])) { error in
             XCTAssertTrue("\(error)".contains("run `make deps`"), "\(error)")

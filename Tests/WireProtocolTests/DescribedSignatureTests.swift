@@ -68,6 +68,13 @@ final class DescribedSignatureTests: XCTestCase {
             XCTAssertEqual(client.declaredRefusalKind(status: 200, body: answer), .authentication)
             XCTAssertNil(client.declaredRefusalKind(status: 200, body: Data(#"{"message":"The message is authentic!"}"#.utf8)))
             XCTAssertNil(client.declaredRefusalKind(status: 401, body: answer))
+            // A refusal is told first: an answer that matched both would count as the refusal.
+            let both = try ProtocolDescription(toml: Self.signed.replacingOccurrences(of: "The message is authentic!", with: "The message is not authentic!"))
+            let twin = try DescribedParty(description: both, conversation: "message", role: .client, ecPrivateKeys: ["signer": try ECPrivateKey(curve: .p256)])
+            _ = try twin.nextMessage()
+            XCTAssertThrowsError(try twin.receive(.response(status: 200, headers: [:], body: answer))) { error in
+                XCTAssertEqual((error as? DescribedRefusal)?.kind, .authentication)
+            }
         }
     }
 
@@ -104,14 +111,23 @@ final class DescribedSignatureTests: XCTestCase {
         let signed = Self.signed
         refused(signed.replacingOccurrences(of: "type = \"ec-p256\"\n", with: ""), "body.json.signature", "is an RSA key")
         refused(signed.replacingOccurrences(of: "holder = \"client\"", with: "holder = \"server\""), "body.json.signature", "cannot sign with it")
-        refused(signed.replacingOccurrences(of: "preshared = true", with: "preshared = false"), "body.json.signature", "never learns key signer")
+        refused(signed.replacingOccurrences(of: "preshared = true", with: "preshared = false"), "body.json.signature", "does not know key signer's public half before this message")
         refused(signed.replacingOccurrences(of: "type = \"ec-p256\"", with: "type = \"ec-p256\"\nbits = 2048"), "keys.signer.bits", "remove `bits`")
         refused(signed.replacingOccurrences(of: #"of = "message""#, with: #"of = "nothing""#), "body.json.signature", "names no sibling field")
         refused(signed.replacingOccurrences(of: #", encoding = "base64" } } }"#, with: " } } }"), "signature.encoding", "base64, base64url or hex")
         refused(signed.replacingOccurrences(of: #", body = { json = { message = { text = "The message is not authentic!" } } }"#, with: ""),
-                "errors.authentication.status", "give the refusal a `body`")
+                "errors.authentication.status", "give the refusal and the answer each a `body`")
         refused(signed.replacingOccurrences(of: #"{ json = { message = { text = "The message is not authentic!" } } }"#, with: #"{ config = "username" }"#),
                 "errors.authentication.body", "a constant")
         refused(signed.replacingOccurrences(of: "status = 200, body", with: "body"), "errors.authentication.status", "status")
+        // An answer step with no body beside a 200 refusal: any 200 would be both (a second review found it passing a wrong key).
+        refused(signed.replacingOccurrences(of: #"body = { json = { message = { text = "The message is authentic!" } } }"#, with: ""),
+                "errors.authentication.status", "each a `body`")
+        refused(signed.replacingOccurrences(of: #"{ json = { message = { text = "The message is not authentic!" } } }"#, with: "{ json = { } }"),
+                "errors.authentication.body", "one or more `text` fields")
+        // The key in the same message as the signature it verifies: the receiver has not read it yet.
+        refused(signed.replacingOccurrences(of: "preshared = true", with: "preshared = false")
+                    .replacingOccurrences(of: "body = { json = { message = { plain", with: #"body = { json = { key = { public_key = "signer", encoding = "utf8" }, message = { plain"#),
+                "body.json.signature", "before this message")
     }
 }

@@ -775,10 +775,11 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             if s.sender == "server" and s.status == status:
                 raise DescriptionError(f"{p}.step[{s.index}].status", f"a correct answer and a refusal would both be status {status}: "
                                        "nothing could tell them apart; give the answer its own status or error_status another")
-            for kind, kind_status, kind_body in http_errors:
-                if s.sender == "server" and s.status == kind_status and kind_body is None:
-                    raise DescriptionError(f"{p}.errors.{kind}.status", f"a correct answer and this refusal are both status {kind_status}: "
-                                           "give the refusal a body that tells them apart")
+        for kind, kind_status, kind_body in http_errors:
+            # A refusal answered with a correct answer's status is told apart by the two bodies alone.
+            if any(s.sender == "server" and s.status == kind_status and (kind_body is None or s.body is None) for s in steps):
+                raise DescriptionError(f"{p}.errors.{kind}.status", f"a correct answer and this refusal are both status {kind_status}: "
+                                       "give the refusal and the answer each a body that tells them apart")
     return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors,
                         tuple(http_errors))
 
@@ -898,8 +899,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                         raise DescriptionError(kp, f"key {v.arg!r}'s private half is the {spec.holder}'s, so the {me} "
                                                "cannot sign with it: sign with a key the sender holds")
                     if v.arg not in knows_key[peer]:
-                        raise DescriptionError(kp, f"the {peer} never learns key {v.arg!r}'s public half, so it cannot "
-                                               "verify this: send it first in a public_key value, or set preshared = true")
+                        raise DescriptionError(kp, f"the {peer} does not know key {v.arg!r}'s public half before this message, so it "
+                                               "cannot verify this: send it in an earlier step in a public_key value, or set preshared = true")
                 if v.kind == "public_key" and keys[v.arg].type == "ec-p256" and v.format not in (
                         "pem-spki", "pem-spki-newline", "der-spki"):
                     raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is an EC key: its public half is "

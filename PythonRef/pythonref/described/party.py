@@ -160,16 +160,18 @@ class Party:
         assert step is not None and self._ctx is not None
         if step.sender == self.role:
             self._refuse(Refused(f"a message arrived when the {self.role} was to send step {step.index}"))
+        # An answer the description declares as a refusal (`errors`) is one, whatever else it matches:
+        # a 200 may be a refusal.
+        kind = self.declared_refusal_kind(msg) if self.role == "client" else None
+        if kind is not None:
+            self._refuse(Refused(f"the server refused the message: it answered {msg.get('status')}, the description's "
+                                 f"refusal of kind {kind}", kind=kind))
         try:
             self._parse(step, msg, self._ctx)
             check_stated_length(self._ctx)
         except Refused as exc:
             if self.role == "client" and msg in self._refusal_values():
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
-            kind = self.declared_refusal_kind(msg) if self.role == "client" else None
-            if kind is not None:  # an answer the description declares as a refusal (`errors`): a 200 may be one
-                exc = Refused(f"the server refused the message: it answered {msg.get('status')}, the description's "
-                              f"refusal of kind {kind}", kind=kind)
             self._refuse(exc)
         self._advance(step)
 

@@ -260,16 +260,15 @@ public final class DescribedParty {
             try checkHeadersAndBody(step, headers, body, &context)
         case let .response(status, headers, body):
             guard role == .client else { throw DescribedRefusal(reason: "a response arrived at the server") }
-            do {
-                guard status == step.status else {
-                    throw DescribedRefusal(reason: "the server answered status \(status), not \(step.status): \(String(decoding: body.prefix(200), as: UTF8.self))")
-                }
-                try checkHeadersAndBody(step, headers, body, &context)
-            } catch let refusal as DescribedRefusal {
-                // An answer the description declares as a refusal (`errors`), told as one: a 200 may be one.
-                guard let kind = declaredRefusalKind(status: status, body: body) else { throw refusal }
+            // An answer the description declares as a refusal (`errors`) is one, whatever else it
+            // matches: a 200 may be a refusal.
+            if let kind = declaredRefusalKind(status: status, body: body) {
                 throw DescribedRefusal(reason: "the server refused the message: it answered \(status) \(String(decoding: body.prefix(200), as: UTF8.self)), the description's refusal of kind \(kind.rawValue)", kind: kind)
             }
+            guard status == step.status else {
+                throw DescribedRefusal(reason: "the server answered status \(status), not \(step.status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            }
+            try checkHeadersAndBody(step, headers, body, &context)
         }
         state = context.state
         advance(past: step)
@@ -785,16 +784,17 @@ extension DescribedValue {
         }
     }
 
-    /// Inside `json`: written as a JSON object rather than a string.
-    /// Built without keys, secrets or the conversation's state: `text`, or a `json`/`form` of them.
+    /// Built without keys, secrets or the conversation's state: `text`, or a `json`/`form` of them
+    /// (with at least one field: an empty one would match any object).
     var isConstant: Bool {
         switch kind {
         case .text: return true
-        case let .json(fields), let .form(fields): return fields.allSatisfy(\.value.isConstant)
+        case let .json(fields), let .form(fields): return !fields.isEmpty && fields.allSatisfy(\.value.isConstant)
         default: return false
         }
     }
 
+    /// Inside `json`: written as a JSON object rather than a string.
     var isJSONObject: Bool {
         switch kind {
         case .json: return true

@@ -105,7 +105,7 @@ struct DescriptionReader {
         let name = try reader.name("name", meaning: "the conversation's name, a-z 0-9 -")
         let message = try reader.string("message").map { Data($0.utf8) }
         let error = try reader.table["error"].map { try DescribedValue.read($0, keyPath: reader.keyPath("error")) }
-        let errorStatus = try reader.number("error_status", in: 100...599) ?? 400
+        let errorStatus = try reader.number("error_status", in: 400...599) ?? 400  // a refusal is a client or server error (RFC 9110 §15.5, §15.6)
         var errors: [RefusalKind: DescribedValue] = [:]
         var httpErrors: [RefusalKind: ProtocolDescription.HTTPRefusal] = [:]
         var httpErrorPlaces: [RefusalKind: (keyPath: String, line: Int)] = [:]
@@ -121,7 +121,7 @@ struct DescriptionReader {
                 _ = try entry.require("status", "the HTTP status of this refusal")
                 let body = try inner["body"].map { try DescribedValue.read($0, keyPath: entry.keyPath("body")) }
                 if let body, !body.isConstant {
-                    throw DescriptionError.impossible(key: body.keyPath, line: body.line, reason: "a refusal's body is a constant: `text`, or a `json` or `form` of `text` fields")
+                    throw DescriptionError.impossible(key: body.keyPath, line: body.line, reason: "a refusal's body is a constant: `text`, or a `json` or `form` of one or more `text` fields")
                 }
                 httpErrors[RefusalKind(rawValue: name)!] = ProtocolDescription.HTTPRefusal(status: try entry.number("status", in: 100...599)!, body: body)
                 httpErrorPlaces[RefusalKind(rawValue: name)!] = (entry.keyPath("status"), entry.line(of: "status"))
@@ -154,11 +154,12 @@ struct DescriptionReader {
                 throw DescriptionError.impossible(key: same.keyPath + ".status", line: same.line,
                                                   reason: "a correct answer and a refusal would both be status \(errorStatus): nothing could tell them apart; give the answer its own status or `error_status` another")
             }
-            // A refusal answered with a correct answer's status is told apart by its body alone.
-            for (kind, refusal) in httpErrors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where refusal.body == nil {
-                guard steps.contains(where: { $0.from == .server && $0.status == refusal.status }), let place = httpErrorPlaces[kind] else { continue }
+            // A refusal answered with a correct answer's status is told apart by the two bodies alone.
+            for kind in RefusalKind.allCases {
+                guard let refusal = httpErrors[kind], let place = httpErrorPlaces[kind],
+                      steps.contains(where: { $0.from == .server && $0.status == refusal.status && (refusal.body == nil || $0.body == nil) }) else { continue }
                 throw DescriptionError.impossible(key: place.keyPath, line: place.line,
-                                                  reason: "a correct answer and this refusal are both status \(refusal.status): give the refusal a `body` that tells them apart")
+                                                  reason: "a correct answer and this refusal are both status \(refusal.status): give the refusal and the answer each a `body` that tells them apart")
             }
             for (index, step) in steps.enumerated() where step.from != (index % 2 == 0 ? .client : .server) {
                 throw DescriptionError.impossible(key: step.keyPath + ".from", line: step.line, reason: index == 0
@@ -231,6 +232,8 @@ struct DescriptionValidator {
     var knownSecrets: [ProtocolDescription.Role: Set<String>] = [:]
     /// What each side knew when the current step began: an IV secret must arrive in an earlier message.
     var knownSecretsBeforeStep: [ProtocolDescription.Role: Set<String>] = [:]
+    /// The same for public keys: a signature is verified with a key the receiver had before the message.
+    var knownKeysBeforeStep: [ProtocolDescription.Role: Set<String>] = [:]
     var tokenIssued = false
 
     init(description: ProtocolDescription, conversation: ProtocolDescription.Conversation) {
@@ -251,6 +254,7 @@ struct DescriptionValidator {
         }
         for step in conversation.steps {
             knownSecretsBeforeStep = knownSecrets
+            knownKeysBeforeStep = knownKeys
             for value in [step.send, step.body, step.query].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
             for header in step.headers {
                 try check(header.value, from: step.from, inJSON: true, siblings: [])
@@ -317,8 +321,8 @@ struct DescriptionValidator {
             guard key.holder == sender else {
                 throw impossible(value, "key \(keyName)'s private half is the \(key.holder.rawValue)'s, so the \(sender.rawValue) cannot sign with it; sign with a key the \(sender.rawValue) holds")
             }
-            guard knownKeys[receiver]!.contains(keyName) else {
-                throw impossible(value, "the \(receiver.rawValue) never learns key \(keyName)'s public half, so it cannot verify this; send it first with { public_key = \"\(keyName)\" } or mark it `preshared = true`")
+            guard knownKeysBeforeStep[receiver]!.contains(keyName) else {
+                throw impossible(value, "the \(receiver.rawValue) does not know key \(keyName)'s public half before this message, so it cannot verify this; send it in an earlier step with { public_key = \"\(keyName)\" } or mark it `preshared = true`")
             }
             guard inJSON, let sibling = siblings.first(where: { $0.name == covered }), !sibling.value.isSiblingReference, !sibling.value.isJSONObject else {
                 throw impossible(value, "`of = \"\(covered)\"` names no sibling field that carries text (the signature covers that field's text as sent; not a JSON object)")

@@ -54,8 +54,8 @@ struct RunCommand: ParsableCommand {
             if !names.isEmpty {
                 throw UsageError("\(names.joined(separator: ", ")) \(names.count == 1 ? "does" : "do") not apply to --protocol FILE (its own suite: both engines, every pairing; with --server, the server checks in that protocol): leave \(names.count == 1 ? "it" : "them") out")
             }
-            if teamServer.spec == nil, !protocolOptions.secrets.isEmpty || !protocolOptions.publicKeys.isEmpty {
-                throw UsageError("--secret and --public-key are for a server that has its own (--server, or `crosscheck remote`); `run --protocol` makes every key and secret for both engines")
+            if teamServer.spec == nil, !protocolOptions.secrets.isEmpty || !protocolOptions.publicKeys.isEmpty || !protocolOptions.privateKeys.isEmpty {
+                throw UsageError("--secret, --public-key and --private-key are for a server that has its own (--server, or `crosscheck remote`); `run --protocol` makes every key and secret for both engines")
             }
         }
         if teamServer.spec != nil, suites != nil, suiteNames != [SessionSuite.name] {

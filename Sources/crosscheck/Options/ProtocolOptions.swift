@@ -66,15 +66,17 @@ struct ProtocolOptions: ParsableArguments {
                     throw UsageError("\(option) \(name): key \(name) is held by the \(key.holder.rawValue); \(holder == .server ? "--public-key gives a key the server holds" : "--private-key gives a key crosscheck's client holds")")
                 }
                 guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "\(option) \(name)=\(path): no such file") }
-                let text = String(decoding: data, as: UTF8.self)
+                // PEM wherever a BEGIN line is (a file may start with a blank line, or with the
+                // EC PARAMETERS block `openssl ecparam -genkey` writes first); DER otherwise.
+                let pem = Self.keyBlock(String(decoding: data, as: UTF8.self))
                 do {
                     switch (key.type, holder) {
-                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: data)
-                    case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: data)
+                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: pem.map { Data($0.utf8) } ?? data)
+                    case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: pem.map { Data($0.utf8) } ?? data)
                     case (.ecP256, .server):
-                        options.ecPublicKeys[name] = text.hasPrefix("-----") ? try ECPublicKey(pemRepresentation: text) : try ECPublicKey(derRepresentation: data)
+                        options.ecPublicKeys[name] = try pem.map { try ECPublicKey(pemRepresentation: $0) } ?? ECPublicKey(derRepresentation: data)
                     case (.ecP256, .client):
-                        options.ecPrivateKeys[name] = text.hasPrefix("-----") ? try ECPrivateKey(pemRepresentation: text) : try ECPrivateKey(derRepresentation: data)
+                        options.ecPrivateKeys[name] = try pem.map { try ECPrivateKey(pemRepresentation: $0) } ?? ECPrivateKey(derRepresentation: data)
                     }
                 } catch {
                     throw CommandExit(.noInput, "\(option) \(name)=\(path): not an \(key.type == .rsa ? "RSA" : "EC (P-256)") \(holder == .server ? "public" : "private") key crosscheck accepts: \(error)")
@@ -93,6 +95,20 @@ struct ProtocolOptions: ParsableArguments {
                              + (missingSecrets.sorted().map { "--secret \($0)=HEX" } + missingKeys.sorted().map { "--public-key \($0)=FILE" }
                                 + missingPrivate.sorted().map { "--private-key \($0)=FILE" }).joined(separator: " "))
         }
+    }
+
+    /// The first PEM block in `text` that holds a key (not `EC PARAMETERS`), or nil when there is none.
+    static func keyBlock(_ text: String) -> String? {
+        var rest = Substring(text)
+        while let begin = rest.range(of: "-----BEGIN ") {
+            let labelEnd = rest[begin.upperBound...].range(of: "-----")
+            guard let labelEnd else { return nil }
+            let label = rest[begin.upperBound..<labelEnd.lowerBound]
+            guard let end = rest.range(of: "-----END \(label)-----", range: labelEnd.upperBound..<rest.endIndex) else { return nil }
+            if label.hasSuffix("KEY") { return String(rest[begin.lowerBound..<end.upperBound]) + "\n" }
+            rest = rest[end.upperBound...]
+        }
+        return nil
     }
 
     static func split(_ pair: String) -> (String, String) {
