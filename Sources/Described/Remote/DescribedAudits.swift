@@ -228,13 +228,15 @@ extension DescribedRemoteRun {
         }
     }
 
-    /// A signed message sent again, byte for byte, on a new connection: a server that takes it again
-    /// verifies nothing fresh (no nonce, timestamp or challenge of its own), so one recording
-    /// authenticates forever — a replay attack (RFC 4949, "replay attack"; a signature proves who
-    /// signed, not when: FIPS 186-5 §3). A finding, not a failure: the description may mean it.
-    func checkSignedReplay(_ conversation: ProtocolDescription.Conversation) {
+    /// A message authenticated by a signature or a MAC, sent again byte for byte on a new
+    /// connection: a server that takes it again verifies nothing fresh (no nonce, timestamp or
+    /// challenge of its own), so one recording authenticates forever — a replay attack (RFC 4949,
+    /// "replay attack"; a signature or MAC proves who made a message, not when: FIPS 186-5 §3,
+    /// RFC 2104 §1). A finding, not a failure: the description may mean it.
+    func checkAuthenticatedReplay(_ conversation: ProtocolDescription.Conversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
-            guard [step.send, step.body, step.query].compactMap({ $0 }).contains(where: { $0.values.contains(where: \.isSignature) }) else { continue }
+            let authenticated: (DescribedValue) -> Bool = { $0.isSignature || $0.isMAC }
+            guard [step.send, step.body, step.query].compactMap({ $0 }).contains(where: { $0.values.contains(where: authenticated) }) else { continue }
             self.step("\(conversation.name).replay.message-\(index + 1)") {
                 var recorded: DescribedMessage?
                 let first = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
@@ -242,12 +244,12 @@ extension DescribedRemoteRun {
                     return message
                 }
                 guard let recorded, acknowledged(first, conversation) else {
-                    return .skipped(reason: "the signed message was not taken the first time (\(AnswerSignature(first))): nothing to replay")
+                    return .skipped(reason: "the authenticated message was not taken the first time (\(AnswerSignature(first))): nothing to replay")
                 }
                 let again = try converse(conversation.name, stopAfter: index + 1) { position, _, message in position == index ? recorded : message }
                 if acknowledged(again, conversation) {
                     finding("\(conversation.name).accepts-replay.message-\(index + 1)",
-                            "the server took signed message \(index + 1) again when it was sent a second time, byte for byte (\(AnswerSignature(again))): nothing it verifies is fresh, so anyone who records one request can replay it (RFC 4949) — sign a nonce or timestamp the server checks")
+                            "the server took authenticated message \(index + 1) again when it was sent a second time, byte for byte (\(AnswerSignature(again))): nothing it verifies is fresh, so anyone who records one request can replay it (RFC 4949) — sign or MAC a nonce or timestamp the server checks")
                 }
                 return .passed
             }

@@ -148,7 +148,7 @@ final class DescribedRemoteRun {
             checkRSAOracle(conversation, known)
             checkCBCOracle(conversation, known)
             checkReuse(conversation, known)
-            checkSignedReplay(conversation)
+            checkAuthenticatedReplay(conversation)
         }
     }
 
