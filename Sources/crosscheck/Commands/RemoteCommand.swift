@@ -13,7 +13,7 @@ import WireProtocol
 /// `crosscheck remote`: a live server (a Raspberry Pi, or a namespace test host) checked from outside.
 struct RemoteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        name: "remote", abstract: "Check a live rsa-socket or aes-https server over the network and write JUnit XML.",
+        name: "remote", abstract: "Check a live server over the network (rsa-socket, aes-https, or your own protocol with --protocol FILE) and write JUnit XML.",
         synopsis: ["--host H [--port P] --profile rsa-socket|aes-https [options]",
                    "--targets FILE [-j N] [--shard K/N] --profile … [options]"],
         discussion: """
