@@ -827,14 +827,17 @@ class _WSGIWorker:
                 self.core = None  # a cpuset that changed under us: stop pinning
 
     def _serve(self, hosted: _Hosted) -> None:
+        self._pin(self.core)
         while True:
-            self._pin(self.core)
             request = self.requests.get()
             self._pin(self.own_cpus)
             if request is None:
                 return
             environ, answer, done = request
             _call_wsgi(hosted, environ, answer)
+            # Back on the core before the caller is woken: from here to waiting again is short,
+            # so the caller seldom finds the GIL still held (a second wake-up).
+            self._pin(self.core)
             done.release()
 
 
