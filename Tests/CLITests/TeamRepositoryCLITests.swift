@@ -85,6 +85,34 @@ final class TeamRepositoryCLITests: XCTestCase {
         XCTAssertTrue(none.stderr.contains("--profile rsa-socket or --profile aes-https is required"), none.stderr)
     }
 
+    /// Issue 31 from a team's repository: `protocol` in crosscheck.toml names its own description,
+    /// and `remote` with no options checks the Pi in it (the seed profile's options stay out).
+    func testInitProtocol_thenRemoteWithNoOptions_speaksTheTeamsDescription() throws {
+        let root = CrosscheckBinary.root
+        let port = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let folder = try repository()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("protocols"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("protocols/rsa-socket.toml"), to: folder.appendingPathComponent("protocols/our-pi.toml"))
+        XCTAssertEqual(try crosscheck(["init", "--profile", "rsa-socket", "--protocol", "protocols/our-pi.toml"], in: folder).status, 64, "a profile or a protocol, not both")
+        let initOutcome = try crosscheck(["init", "--protocol", "protocols/our-pi.toml", "--host", "127.0.0.1:\(port)"], in: folder)
+        XCTAssertEqual(initOutcome.status, 0, initOutcome.stderr)
+        let written = try String(contentsOf: folder.appendingPathComponent("crosscheck.toml"), encoding: .utf8)
+        XCTAssertTrue(written.contains("protocol = \"protocols/our-pi.toml\"\n") && written.contains("# profile = "), written)
+        // A known-failures file in the file too: it belongs to the seed profiles, so it is not passed on.
+        try (written.replacingOccurrences(of: "# known_failures = \"known-failures.json\"", with: "known_failures = \"known-failures.json\"")).write(
+            to: folder.appendingPathComponent("crosscheck.toml"), atomically: true, encoding: .utf8)
+        let junit = folder.appendingPathComponent("r.xml")
+        let outcome = try crosscheck(["remote", "--junit", junit.path], in: folder)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("crosscheck.toml: --protocol \(folder.resolvingSymlinksInPath().path)/protocols/our-pi.toml --host 127.0.0.1:\(port)")
+                      || outcome.stderr.contains("crosscheck.toml: --protocol \(folder.path)/protocols/our-pi.toml --host 127.0.0.1:\(port)"), outcome.stderr)
+        let report = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(report.contains("crosscheck.described.rsa-socket.remote"), "the described checks ran")
+        // The command line wins: a seed profile given there is used instead of the file's protocol.
+        let overridden = try crosscheck(["remote", "--profile", "rsa-socket", "--quiet", "--junit", folder.appendingPathComponent("p.xml").path], in: folder)
+        XCTAssertNotEqual(overridden.stderr.contains("--protocol"), true, overridden.stderr)
+    }
+
     func testBrokenCrosscheckToml_exit64NamingLineAndKey() throws {
         let folder = try repository()
         try Data("[checks]\nstrict = true\nclinet = \"reference\"\n".utf8).write(to: folder.appendingPathComponent("crosscheck.toml"))

@@ -19,6 +19,8 @@ struct InitCommand: ParsableCommand {
 
     @Option(name: "--profile", value: "NAME", help: "the protocol your Pi speaks: rsa-socket or aes-https")
     var profile: ProfileName?
+    @Option(name: "--protocol", value: "FILE", help: "your own protocol's description (docs/PROTOCOL-DESCRIPTIONS.md), instead of a --profile")
+    var protocolFile: String?
     @Option(name: "--server", value: "FILE.py:NAME", help: "your server file and the handler class or WSGI app in it (run --server)")
     var server: String?
     @Option(name: "--app", value: "DIR", help: "the folder of your app's crypto code and its adapter (run --app)")
@@ -34,6 +36,9 @@ struct InitCommand: ParsableCommand {
     enum ProfileName: String, CaseIterable, ExpressibleByArgument { case rsaSocket = "rsa-socket", aesHTTPS = "aes-https" }
 
     func validate() throws {
+        if profile != nil, protocolFile != nil {
+            throw UsageError("--profile names a seed protocol and --protocol your own description: give one")
+        }
         if let server, !server.contains(":") {
             throw UsageError("--server takes FILE.py:NAME (the file and the handler class or WSGI app in it), not '\(server)'")
         }
@@ -44,7 +49,7 @@ struct InitCommand: ParsableCommand {
         if FileManager.default.fileExists(atPath: url.path), !force {
             throw UsageError("\(url.path) is already there; edit it, or --force to write a new one")
         }
-        let text = Self.template(profile: profile?.rawValue, server: server, app: app, hosts: hosts?.items ?? [])
+        let text = Self.template(profile: profile?.rawValue, protocolFile: protocolFile, server: server, app: app, hosts: hosts?.items ?? [])
         do { try Data(text.utf8).write(to: url, options: .atomic) } catch {
             throw CommandExit(.cannotCreate, "crosscheck init: cannot write \(url.path): \(error.localizedDescription)")
         }
@@ -52,14 +57,14 @@ struct InitCommand: ParsableCommand {
         _ = try ConfigFile(text: text, url: url, schema: ProjectConfig.schema)
         print("crosscheck init: wrote \(url.path)")
         print("next:")
-        print("  crosscheck remote\(hosts == nil ? " --host raspberrypi.local" : "")\(profile == nil ? " --profile rsa-socket" : "")   # your live Pi")
+        print("  crosscheck remote\(hosts == nil ? " --host raspberrypi.local" : "")\(profile == nil && protocolFile == nil ? " --profile rsa-socket" : "")   # your live Pi")
         print("  crosscheck run\(server == nil ? " --server server.py:Handler" : "")   # your server file, in-process")
         print("  crosscheck run --app \(app ?? "DIR")   # your app's crypto code")
         return .success
     }
 
     /// The file: each setting with a line saying what it does; the ones not given commented out.
-    static func template(profile: String?, server: String?, app: String?, hosts: [String]) -> String {
+    static func template(profile: String?, protocolFile: String? = nil, server: String?, app: String?, hosts: [String]) -> String {
         func line(_ key: String, _ value: String?, example: String) -> String {
             value.map { "\(key) = \($0)" } ?? "# \(key) = \(example)"
         }
@@ -72,6 +77,9 @@ struct InitCommand: ParsableCommand {
         [checks]
         # The protocol your Pi speaks: "rsa-socket" (RSA key exchange over TCP) or "aes-https" (AES-CBC JSON envelopes over HTTPS).
         \(line("profile", quoted(profile), example: "\"rsa-socket\""))
+        # Or your own protocol, described in one file (docs/PROTOCOL-DESCRIPTIONS.md): every check speaks it,
+        # in place of profile (and of client and known_failures, which belong to the seed profiles).
+        \(line("protocol", quoted(protocolFile), example: "\"protocols/our-pi.toml\""))
         # Who talks to your server: "reference" (crosscheck's client: the protocol, every check and audit),
         # "seed-app" (the tutorial's seed apps as they ship) or "both".
         # client = "reference"

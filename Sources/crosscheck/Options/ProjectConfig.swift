@@ -10,7 +10,7 @@ enum ProjectConfig {
 
     /// Every table and key the file may hold, and what each takes.
     static let schema: [String: [String: ConfigFile.Kind]] = [
-        "checks": ["profile": .string, "client": .string, "known_failures": .string, "strict": .boolean, "timeout": .integer, "seed": .integer],
+        "checks": ["profile": .string, "protocol": .string, "client": .string, "known_failures": .string, "strict": .boolean, "timeout": .integer, "seed": .integer],
         "server": ["file": .string, "path": .string, "log": .string, "user": .string],
         "pi": ["hosts": .strings, "port": .integer, "pin": .string, "user": .string, "server_name": .string],
         "app": ["folder": .string],
@@ -51,20 +51,29 @@ enum ProjectConfig {
             added.append(option)
         }
         var serverMode = givenNames.contains("--server")
+        // A team's own protocol (issue 31): `protocol` names its description; the seed profiles'
+        // options (profile, client, known failures) do not go with it. The command line's
+        // --profile or --protocol wins over it.
+        let protocolFile = givenNames.isDisjoint(with: ["--profile", "--protocol"]) ? config.path("checks.protocol") : nil
         if command == "run", givenNames.isDisjoint(with: ["--server", "--app", "--suite"]) {
             if let file = config.string("server.file") {
                 add("--server", absoluteSpec(file, in: config.folder))
                 serverMode = true
-            } else if let folder = config.string("app.folder") {
+            } else if let folder = config.string("app.folder"), protocolFile == nil {
                 add("--app", folder.hasPrefix("seed-") ? folder : config.path("app.folder"))
             }
         }
         // Only `run` and `remote` take the file's settings: other commands' options of the same name
         // (fuzz's --seed, serve's --timeout) mean other things.
         guard command == "run" || command == "remote" else { return [] }
+        if let protocolFile, command == "remote" || !givenNames.contains("--app") && !givenNames.contains("--suite") {
+            add("--protocol", protocolFile)
+        }
         if command == "remote" || serverMode {
-            add("--profile", config.string("checks.profile"))
-            add("--client", config.string("checks.client"))
+            if protocolFile == nil {
+                add("--profile", config.string("checks.profile"))
+                add("--client", config.string("checks.client"))
+            }
             add("--timeout", config.integer("checks.timeout").map(String.init))
         }
         if command == "run", serverMode {
@@ -77,14 +86,15 @@ enum ProjectConfig {
                 if hosts.count == 1 { add("--host", hosts[0]) } else { add("--targets", targetsFile(hosts)) }
             }
             add("--port", config.integer("pi.port").map(String.init))
-            // The aes-https settings go only to an aes-https run (remote refuses them for rsa-socket).
-            if profile(given) ?? config.string("checks.profile") == "aes-https" {
+            // The aes-https settings go only to an aes-https run (remote refuses them for rsa-socket),
+            // or to a described protocol (an https description needs the pin; `user` is its config).
+            if protocolFile != nil || profile(given) ?? config.string("checks.profile") == "aes-https" {
                 add("--pin", config.path("pi.pin"))
                 add("--user", config.string("pi.user"))
                 add("--server-name", config.string("pi.server_name"))
             }
         }
-        add("--known-failures", config.path("checks.known_failures"))
+        if protocolFile == nil { add("--known-failures", config.path("checks.known_failures")) }
         flag("--strict", config.boolean("checks.strict"))
         add("--seed", config.integer("checks.seed").map(String.init))
         return added
