@@ -820,11 +820,8 @@ class _WSGIWorker:
         self.thread.start()
 
     def _pin(self, cpus: Optional[set]) -> None:
-        if cpus is not None and self.core is not None:
-            try:
-                os.sched_setaffinity(0, cpus)
-            except OSError:
-                self.core = None  # a cpuset that changed under us: stop pinning
+        if cpus is not None and self.core is not None and not _affine(cpus):
+            self.core = None  # a cpuset that changed under us: stop pinning
 
     def _serve(self, hosted: _Hosted) -> None:
         self._pin(self.core)
@@ -841,24 +838,29 @@ class _WSGIWorker:
             done.release()
 
 
+def _affine(cpus: set) -> bool:
+    """The calling thread on `cpus`; False when the system refuses (a cpuset without them)."""
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def _one_core(core: Optional[set]):
     """The calling thread on `core` while the block runs, its own affinity back afterwards."""
     mask = None
     if core is not None:
-        try:
+        with contextlib.suppress(OSError):
             mask = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, core)
-        except OSError:
-            mask = None
+    if mask is not None and not _affine(core):
+        mask = None
     try:
         yield
     finally:
         if mask is not None:
-            try:
-                os.sched_setaffinity(0, mask)
-            except OSError:
-                pass
+            _affine(mask)
 
 
 def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: bytes, timeout: float) -> dict:

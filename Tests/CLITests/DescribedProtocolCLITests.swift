@@ -201,10 +201,11 @@ final class DescribedProtocolCLITests: XCTestCase {
     func testRemote_signedMessages_privateKeyGivesTheSigningKey_andThePlantsFail() throws {
         let root = CrosscheckBinary.root
         let directory = try scratch()
-        // The key pair from OpenSSL's command line, as a team makes one.
+        // The key pair from OpenSSL's command line, as a team makes one: `ecparam -genkey` writes an
+        // EC PARAMETERS block before the SEC 1 key, which --private-key reads past.
         let privatePEM = directory.appendingPathComponent("signer.pem"), publicPEM = directory.appendingPathComponent("signer.pub.pem")
-        for arguments in [["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", privatePEM.path],
-                          ["pkey", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
+        for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-out", privatePEM.path],
+                          ["ec", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
             let openssl = Process()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             openssl.arguments = arguments

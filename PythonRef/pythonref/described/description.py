@@ -31,6 +31,8 @@ MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-S
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
 SIGNATURE_FORMATS = ("der", "raw")  # X9.62 ECDSA-Sig-Value DER, or r || s (IEEE P1363, PyCryptodome's 'fips-186-3')
 KEY_TYPES = ("rsa", "ec-p256")  # ec-p256: NIST P-256 (SEC 2 §2.4.2), for signature values
+# Fields of a json or form written from, and read for, a sibling field: its IV or tag, a MAC or a signature over its text.
+SIBLING_REFERENCES = ("nonce_of", "tag_of", "mac", "signature")
 LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
@@ -504,7 +506,7 @@ def _check_json_siblings(v: Value) -> None:
                                        f"{f.arg!r} with {where} = \"field:{name}\"")
         if f.kind in ("mac", "signature"):
             target = fields.get(f.of)
-            if target is None or target.kind in ("nonce_of", "tag_of", "mac", "signature", "json") or (
+            if target is None or target.kind in (*SIBLING_REFERENCES, "json") or (
                     target.kind == "public_key" and target.format in ("json-ne", "jwk") and target.encoding == "raw"):
                 what = "MAC" if f.kind == "mac" else "signature"
                 raise DescriptionError(_join(f.path, "of"), f"of = {f.of!r} names no sibling field that carries "

@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure
-from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, TEXT_DERIVES, Conversation, Description, Value
+from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES, Conversation, Description, Value
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -724,19 +724,18 @@ def _build_json(v: Value, ctx: Context) -> JsonObj:
     built: dict[str, Any] = {}
     # The sealed values first: their siblings nonce_of / tag_of need the IV and tag they chose.
     for name, f in v.arg:
-        if f.kind not in ("nonce_of", "tag_of", "mac", "signature"):
+        if f.kind not in SIBLING_REFERENCES:
             out = _build(f, ctx, scratch)
             built[name] = out if isinstance(out, (dict, list)) else out.decode("utf-8", "surrogateescape")
     for name, f in v.arg:
         if f.kind in ("nonce_of", "tag_of"):
             part = scratch[name]["iv" if f.kind == "nonce_of" else "tag"]
             built[name] = encode(part, f.encoding).decode("ascii")
-        elif f.kind == "mac":  # over the covered field's text as sent
+        elif f.kind in ("mac", "signature"):  # over the covered field's text as sent
             covered = built[f.of].encode("utf-8", "surrogateescape")
-            built[name] = encode(mac(f.algorithm, cipher_key(ctx, f.arg), covered), f.encoding).decode("ascii")
-        elif f.kind == "signature":  # by the key's private half, over the covered field's text as sent
-            covered = built[f.of].encode("utf-8", "surrogateescape")
-            built[name] = encode(sign(ctx.private_keys[f.arg], covered, f.format), f.encoding).decode("ascii")
+            code = (mac(f.algorithm, cipher_key(ctx, f.arg), covered) if f.kind == "mac"
+                    else sign(ctx.private_keys[f.arg], covered, f.format))  # a signature: by the key's private half
+            built[name] = encode(code, f.encoding).decode("ascii")
     return {name: built[name] for name, _ in v.arg}
 
 
@@ -888,32 +887,29 @@ def _parse_json(v: Value, doc: JsonObj, ctx: Context, container: str = "JSON fie
             raise Refused(f"the {container} {name!r} is missing",
                           status=401 if f.kind in ("token", "config") else None)
     for name, f in v.arg:  # IVs, tags and MACs first: the sealed values need them, a MAC is checked before opening
-        if f.kind in ("nonce_of", "tag_of", "mac", "signature"):
+        if f.kind in SIBLING_REFERENCES:
             if not isinstance(doc[name], str):
                 raise Refused(f"field {name!r} must be a string")
             raw = decode(doc[name].encode("utf-8", "surrogateescape"), f.encoding, f"field {name!r}")
-            if f.kind == "mac":
+            if f.kind in ("mac", "signature"):  # over the covered field's text as sent
                 covered = doc.get(f.of)
                 if not isinstance(covered, str):
                     raise Refused(f"the {container} {f.of!r} is missing or not a string")
-                if not pyhmac.compare_digest(raw, mac(f.algorithm, cipher_key(ctx, f.arg), covered.encode("utf-8", "surrogateescape"))):
+                text = covered.encode("utf-8", "surrogateescape")
+                if f.kind == "mac" and not pyhmac.compare_digest(raw, mac(f.algorithm, cipher_key(ctx, f.arg), text)):
                     raise Refused(f"the {f.algorithm} in field {name!r} does not verify over field {f.of!r} (wrong key or "
                                   "tampered)", kind="authentication")
-                continue
-            if f.kind == "signature":
-                covered = doc.get(f.of)
-                if not isinstance(covered, str):
-                    raise Refused(f"the {container} {f.of!r} is missing or not a string")
-                key = ctx.public_keys.get(f.arg)
-                if key is None:
-                    raise Refused(f"key {f.arg!r}'s public half has not arrived")
-                if not verified(key, raw, covered.encode("utf-8", "surrogateescape"), f.format):
-                    raise Refused(f"the {f.algorithm} signature in field {name!r} does not verify over field {f.of!r} with "
-                                  f"key {f.arg!r} (wrong key, tampered, or not {f.format})", kind="authentication")
+                if f.kind == "signature":
+                    key = ctx.public_keys.get(f.arg)
+                    if key is None:
+                        raise Refused(f"key {f.arg!r}'s public half has not arrived")
+                    if not verified(key, raw, text, f.format):
+                        raise Refused(f"the {f.algorithm} signature in field {name!r} does not verify over field {f.of!r} with "
+                                      f"key {f.arg!r} (wrong key, tampered, or not {f.format})", kind="authentication")
                 continue
             scratch.setdefault(name, {})["iv" if f.kind == "nonce_of" else "tag"] = raw
     for name, f in v.arg:
-        if f.kind in ("nonce_of", "tag_of", "mac", "signature"):
+        if f.kind in SIBLING_REFERENCES:
             continue
         value = doc[name]
         native = f.kind == "json" or (f.kind == "public_key" and f.format in ("json-ne", "jwk") and f.encoding == "raw")

@@ -205,17 +205,17 @@ extension DescribedRemoteRun {
             guard let classes = refusalClasses(step) else { continue }
             for (name, kind, matching, transform) in classes {
                 self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
-                    var located = false
+                    var changed: DescribedValue?
                     let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
                         guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: matching) else { return message }
-                        located = true
+                        changed = part.value
                         return part.rebuild(transform(part))
                     }
-                    guard located else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
+                    guard let changed else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
                     let accepted = acknowledged(live, conversation)
                     if let problem = refusalProblem(live, conversation, accepted: accepted, kind: kind) {
                         // Taking a message whose tag, MAC or signature is wrong: it does not verify it.
-                        let unverified = accepted && kind == .authentication ? " — it does not verify the \(Self.authenticator(name))" : ""
+                        let unverified = accepted && kind == .authentication ? " — it does not verify the \(changed.authenticator)" : ""
                         throw CheckFailure("\(name): the server \(problem)\(unverified)", details: show(live))
                     }
                     let after = try converse(conversation.name)
@@ -235,8 +235,7 @@ extension DescribedRemoteRun {
     /// RFC 2104 §1). A finding, not a failure: the description may mean it.
     func checkAuthenticatedReplay(_ conversation: ProtocolDescription.Conversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
-            let authenticated: (DescribedValue) -> Bool = { $0.isSignature || $0.isMAC }
-            guard [step.send, step.body, step.query].compactMap({ $0 }).contains(where: { $0.values.contains(where: authenticated) }) else { continue }
+            guard step.values.contains(where: { $0.isSignature || $0.isMAC }) else { continue }
             self.step("\(conversation.name).replay.message-\(index + 1)") {
                 var recorded: DescribedMessage?
                 let first = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
@@ -438,17 +437,11 @@ extension DescribedRemoteRun {
     /// `kind`: the refusal the class asks for, which a conversation's `errors` may answer its own way.
     typealias RefusalClass = (name: String, kind: RefusalKind?, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 
-    /// What a refusal class of kind `authentication` changes, for a message: "tag", "MAC", "signature".
-    static func authenticator(_ className: String) -> String {
-        className.hasPrefix("signature") ? "signature" : className.contains("tag") ? "tag" : className.hasPrefix("fernet") ? "Fernet HMAC" : "MAC"
-    }
-
     /// The must-refuse classes of a client message: which part each changes and how — its crypto
     /// part's, and a signature's over one of its fields (FIPS 186-5 §6.4.2: a changed signature
     /// does not verify).
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
-        let signed = [step.send, step.body, step.query].compactMap { $0 }.contains { $0.values.contains(where: \.isSignature) }
-        let signature: [RefusalClass] = signed ? [("signature-bit-flipped", .authentication, \.isSignature, CryptoPart.lastBitFlipped)] : []
+        let signature: [RefusalClass] = step.values.contains(where: \.isSignature) ? [("signature-bit-flipped", .authentication, \.isSignature, CryptoPart.lastBitFlipped)] : []
         let classes = cryptoRefusalClasses(step)
         if classes == nil, signature.isEmpty { return nil }
         return (classes ?? []) + signature
@@ -782,6 +775,17 @@ extension DescribedValue {
 
     var isMAC: Bool { if case .mac = kind { return true }; return false }
     var isSignature: Bool { if case .signature = kind { return true }; return false }
+
+    /// What an `authentication` refusal probe changed in this part, for a message: its signature,
+    /// MAC, Fernet HMAC or (an AEAD's, appended or in its field) tag.
+    var authenticator: String {
+        switch kind {
+        case .signature: return "signature"
+        case let .sealed(sealed) where sealed.cipher == .fernet: return "Fernet HMAC"
+        case .sealed, .tagOf: return "tag"
+        default: return "MAC"
+        }
+    }
 }
 
 extension ProtocolDescription.Step {

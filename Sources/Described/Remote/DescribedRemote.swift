@@ -67,6 +67,12 @@ struct LiveConversation {
     /// The description's last server step closes, and the server kept the connection open.
     var stayedOpen = false
     var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
+
+    /// An HTTP answer a client takes as a success: a 2xx that is not a refusal the description
+    /// declares (`errors`: a 200 may be one).
+    func isSuccess(status: Int, body: Data) -> Bool {
+        (200..<300).contains(status) && party.declaredRefusalKind(status: status, body: body) == nil
+    }
 }
 
 final class DescribedRemoteRun {
@@ -241,7 +247,7 @@ final class DescribedRemoteRun {
     /// client party takes as the description's next server message.
     func acknowledged(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch live.probeAnswer {
-        case let .response(status, _, body)?: return (200..<300).contains(status) && live.party.declaredRefusalKind(status: status, body: body) == nil
+        case let .response(status, _, body)?: return live.isSuccess(status: status, body: body)
         case .bytes?: return live.answerAccepted
         default: return false
         }
@@ -252,7 +258,7 @@ final class DescribedRemoteRun {
     /// plaintext, still counts: the server went on as if it had decrypted).
     func wentOn(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch live.probeAnswer {
-        case let .response(status, _, body)?: return (200..<300).contains(status) && live.party.declaredRefusalKind(status: status, body: body) == nil
+        case let .response(status, _, body)?: return live.isSuccess(status: status, body: body)
         case let .bytes(data)?:
             if data.isEmpty { return false }
             let refusals = conversation.refusalTexts

@@ -738,21 +738,26 @@ private struct Context {
         var references: [String: Data] = [:]
         for field in fields where field.value.isSiblingReference {
             guard let text = members[field.name]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(field.name)\" is missing or not a string") }
+            func decoded(_ encoding: ValueEncoding) throws -> Data { try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"") }
+            /// The text, as sent, of the field a MAC or signature covers.
+            func coveredText(_ covered: String) throws -> Data {
+                guard let text = members[covered]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(covered)\" is missing or not a string") }
+                return Data(text.utf8)
+            }
             switch field.value.kind {
-            case let .nonceOf(sibling, encoding): references["iv:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
-            case let .tagOf(sibling, encoding): references["tag:" + sibling] = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
+            case let .nonceOf(sibling, encoding): references["iv:" + sibling] = try decoded(encoding)
+            case let .tagOf(sibling, encoding): references["tag:" + sibling] = try decoded(encoding)
             case let .mac(secret, algorithm, covered, encoding):
-                let code = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
-                guard let coveredText = members[covered]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(covered)\" is missing or not a string") }
-                let expected = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: Data(coveredText.utf8))
+                let code = try decoded(encoding)
+                let expected = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: try coveredText(covered))
                 guard HMACDigest.equal(code, expected) else {
                     throw DescribedRefusal(reason: "the \(algorithm.rawValue) in field \"\(field.name)\" does not verify over field \"\(covered)\" (wrong key or tampered)", kind: .authentication)
                 }
             case let .signature(keyName, algorithm, covered, format, encoding):
-                let signature = try DescribedBytes.decode(Data(text.utf8), encoding, what: "the field \"\(field.name)\"")
-                guard let coveredText = members[covered]?.stringValue else { throw DescribedRefusal(reason: "the \(container) \"\(covered)\" is missing or not a string") }
+                let signature = try decoded(encoding)
+                let signed = try coveredText(covered)
                 guard let key = state.ecPublicKeys[keyName] else { throw DescribedRefusal(reason: "key \(keyName)'s public half has not arrived") }
-                guard DescribedBytes.verify(signature, of: Data(coveredText.utf8), with: key, format: format) else {
+                guard DescribedBytes.verify(signature, of: signed, with: key, format: format) else {
                     throw DescribedRefusal(reason: "the \(algorithm.rawValue) signature in field \"\(field.name)\" does not verify over field \"\(covered)\" with key \(keyName) (wrong key, tampered, or not \(format.rawValue))", kind: .authentication)
                 }
             default: break

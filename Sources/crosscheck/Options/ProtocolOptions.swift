@@ -66,17 +66,12 @@ struct ProtocolOptions: ParsableArguments {
                     throw UsageError("\(option) \(name): key \(name) is held by the \(key.holder.rawValue); \(holder == .server ? "--public-key gives a key the server holds" : "--private-key gives a key crosscheck's client holds")")
                 }
                 guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "\(option) \(name)=\(path): no such file") }
-                // PEM wherever a BEGIN line is (a file may start with a blank line, or with the
-                // EC PARAMETERS block `openssl ecparam -genkey` writes first); DER otherwise.
-                let pem = Self.keyBlock(String(decoding: data, as: UTF8.self))
                 do {
                     switch (key.type, holder) {
-                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: pem.map { Data($0.utf8) } ?? data)
-                    case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: pem.map { Data($0.utf8) } ?? data)
-                    case (.ecP256, .server):
-                        options.ecPublicKeys[name] = try pem.map { try ECPublicKey(pemRepresentation: $0) } ?? ECPublicKey(derRepresentation: data)
-                    case (.ecP256, .client):
-                        options.ecPrivateKeys[name] = try pem.map { try ECPrivateKey(pemRepresentation: $0) } ?? ECPrivateKey(derRepresentation: data)
+                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: Self.keyDER(data, labels: ["PUBLIC KEY", "RSA PUBLIC KEY"]))
+                    case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: Self.keyDER(data, labels: ["PRIVATE KEY", "RSA PRIVATE KEY"]))
+                    case (.ecP256, .server): options.ecPublicKeys[name] = try ECPublicKey(derRepresentation: Self.keyDER(data, labels: ["PUBLIC KEY"]))
+                    case (.ecP256, .client): options.ecPrivateKeys[name] = try ECPrivateKey(derRepresentation: Self.keyDER(data, labels: ["PRIVATE KEY", "EC PRIVATE KEY"]))
                     }
                 } catch {
                     throw CommandExit(.noInput, "\(option) \(name)=\(path): not an \(key.type == .rsa ? "RSA" : "EC (P-256)") \(holder == .server ? "public" : "private") key crosscheck accepts: \(error)")
@@ -97,18 +92,12 @@ struct ProtocolOptions: ParsableArguments {
         }
     }
 
-    /// The first PEM block in `text` that holds a key (not `EC PARAMETERS`), or nil when there is none.
-    static func keyBlock(_ text: String) -> String? {
-        var rest = Substring(text)
-        while let begin = rest.range(of: "-----BEGIN ") {
-            let labelEnd = rest[begin.upperBound...].range(of: "-----")
-            guard let labelEnd else { return nil }
-            let label = rest[begin.upperBound..<labelEnd.lowerBound]
-            guard let end = rest.range(of: "-----END \(label)-----", range: labelEnd.upperBound..<rest.endIndex) else { return nil }
-            if label.hasSuffix("KEY") { return String(rest[begin.lowerBound..<end.upperBound]) + "\n" }
-            rest = rest[end.upperBound...]
-        }
-        return nil
+    /// A key file's DER: the body of its first PEM block with one of `labels`, read by WireCrypto's
+    /// PEM reader wherever it stands (after a blank line, or after the EC PARAMETERS block
+    /// `openssl ecparam -genkey` writes first); else the file as it is (DER, or what the key's
+    /// reader refuses with its own reason).
+    static func keyDER(_ data: Data, labels: [String]) -> Data {
+        labels.lazy.compactMap { try? PEM.body(of: data, label: $0) }.first ?? data
     }
 
     static func split(_ pair: String) -> (String, String) {
