@@ -44,9 +44,15 @@ def load_public_key(data: bytes, curve: str | None = None) -> primitives.PublicK
             raise _bad_key(f"not a public key: {exc.args[0] if exc.args else exc}") from None
     if data[0] == 0x30:
         try:
-            return primitives.load_spki(data)
+            try:
+                return primitives.load_spki(data)
+            except CryptoFailure:
+                return rsa_keys.load_public(data, None)  # PKCS#1 RSAPublicKey DER: SecKey's RSA external representation
         except CryptoFailure:
-            return rsa_keys.load_public(data, None)  # PKCS#1 RSAPublicKey DER: SecKey's RSA external representation
+            # A raw key begins with 0x30 one time in 256 (X25519's 32 bytes, CryptoKit's 64-byte X || Y):
+            # of that length for the curve given, it is read raw below; any other is not DER.
+            if not _raw_length(data, curve):
+                raise
     if curve == "x25519":
         return primitives.load_x25519(data)
     for name in [curve] if curve in CURVES else list(CURVES):
@@ -56,6 +62,13 @@ def load_public_key(data: bytes, curve: str | None = None) -> primitives.PublicK
         if len(data) == 2 * n and curve == name:
             return primitives.load_point(CURVES[name], b"\x04" + data)
     raise _bad_key(f"{len(data)} bytes that are no public key form crosscheck reads (X9.63, raw, DER, PEM)")
+
+
+def _raw_length(data: bytes, curve: str | None) -> bool:
+    """Whether `data` has the length of a raw public key of `curve` that can begin with any byte."""
+    if curve == "x25519":
+        return len(data) == 32
+    return curve in CURVES and len(data) == 2 * primitives.coordinate_bytes(CURVES[curve])
 
 
 def public_pem(data: bytes, curve: str | None = None) -> bytes:

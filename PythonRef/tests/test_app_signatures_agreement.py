@@ -131,6 +131,30 @@ def test_p256_bothSidesDeriveTheSameKey_inEveryPublicKeyFormat() -> None:
     assert len(ok("agreement.generate", {"curve": "p256", "format": "raw"})["public"]) == 64
 
 
+def test_rawPublicKeysThatBeginWith0x30_areReadRawNotAsDER() -> None:
+    """One raw key in 256 begins with DER's SEQUENCE byte: an X25519 key of 32 bytes, or CryptoKit's
+    64-byte X || Y, is still read raw for its curve (a clean-clone `make test` met the X25519 case)."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, x25519
+    while True:
+        peer = x25519.X25519PrivateKey.generate()
+        raw = peer.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        if raw[0] == 0x30:
+            break
+    expected = x25519.X25519PrivateKey.from_private_bytes(ALICE).exchange(peer.public_key())
+    assert ok("agreement.derive", {"curve": "x25519", "private_key": ALICE_PKCS8, "peer_public_key": raw, "kdf": "raw", "length": 32}) == expected
+    while True:
+        signer = ec.generate_private_key(ec.SECP256R1())
+        xy = signer.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)[1:]
+        if xy[0] == 0x30:
+            break
+    message = b"signed by a key whose X begins 0x30"
+    signature = signer.sign(message, ec.ECDSA(hashes.SHA256()))
+    assert ok("signature.verify", {"alg": "ecdsa-p256-sha256", "public_key": xy, "message": message, "signature": signature}) is True
+    # A 0x30 key of another length is still refused, as DER that does not read.
+    assert err("agreement.derive", {"curve": "x25519", "private_key": ALICE_PKCS8, "peer_public_key": raw + b"\x00", "kdf": "raw", "length": 32}) == "BadKey"
+
+
 def test_agreementErrors() -> None:
     assert err("agreement.generate", {"curve": "p255", "format": "raw"}) == "Unsupported"
     assert err("agreement.derive", {"curve": "x25519", "private_key": ALICE_PKCS8, "peer_public_key": bytes(31), "kdf": "raw", "length": 32}) == "BadKey"
