@@ -223,8 +223,9 @@ class _EventLoop:
 
 
 class _Hosted:
-    def __init__(self, obj: Any, kind: str, label: str) -> None:
+    def __init__(self, obj: Any, kind: str, label: str, module: Any = None) -> None:
         self.obj = obj
+        self.module = module  # the module `load` imported (a WSGI app object's own __module__ is its framework's)
         self.kind = kind  # "socket-handler-class", "socket-function", "asyncio-stream-handler", "wsgi", "callable"
         self.event_loop: Optional[_EventLoop] = None
         self.label = label
@@ -552,7 +553,7 @@ def load(spec: str, search_path: str, log_path: str, run_in_folder: bool = False
         # instead, so the harness can show the traceback with the failing check.
         obj.config["PROPAGATE_EXCEPTIONS"] = True
     server_id = len(_hosted) + 1
-    _hosted[server_id] = _Hosted(obj, kind, f"{module_name}:{name}")
+    _hosted[server_id] = _Hosted(obj, kind, f"{module_name}:{name}", module)
     return {"ok": server_id, "kind": kind}
 
 
@@ -893,21 +894,79 @@ def wsgi_request(server_id: int, method: str, target: str, headers: dict, body: 
 # the fuzzer's expected answers need the server's key
 
 
+def _held_values(hosted: _Hosted) -> list[tuple[str, Any]]:
+    """(name, value) of what the server keeps: its module's globals, its handler class's attributes,
+    and an adapter's bound method's object's."""
+    modules = [hosted.module, sys.modules.get(getattr(hosted.obj, "__module__", "") or "")]
+    places = [vars(module) for module in {id(m): m for m in modules if inspect.ismodule(m)}.values()]
+    if inspect.isclass(hosted.obj):
+        places.append(vars(hosted.obj))
+    owner = getattr(hosted.obj, "__self__", None)
+    if owner is not None and hasattr(owner, "__dict__"):
+        places.append(vars(owner))
+    return [(name, value) for place in places for name, value in list(place.items())]
+
+
 def private_key_pem(server_id: int) -> dict:
     """The server's RSA private key as PKCS#8 PEM, when its module (or handler class) holds exactly
     one in a global or class attribute: {"ok": bytes} or {"err": "none" | "several"}."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
-    hosted = _hosted[server_id]
-    module = sys.modules.get(getattr(hosted.obj, "__module__", "") or "")
-    places = [vars(module)] if module is not None else []
-    if inspect.isclass(hosted.obj):
-        places.append(vars(hosted.obj))
-    owner = getattr(hosted.obj, "__self__", None)  # an adapter's bound method: its object's attributes
-    if owner is not None and hasattr(owner, "__dict__"):
-        places.append(vars(owner))
-    keys = {id(value): value for place in places for value in place.values() if isinstance(value, rsa.RSAPrivateKey)}
+    keys = {id(value): value for _, value in _held_values(_hosted[server_id]) if isinstance(value, rsa.RSAPrivateKey)}
     if len(keys) != 1:
         return {"err": "none" if not keys else "several"}
     key = next(iter(keys.values()))
     return {"ok": key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())}
+
+
+def _public_half(value: Any) -> Any:
+    """The pyca public key of a value a server keeps a key in, or None: a pyca key, a PyCryptodome
+    RSA or ECC key (its `public_key()`/`publickey()` exported as DER), or PEM text or bytes
+    (`RSA.generate(2048).publickey().exportKey()`, a key file read at import). An encrypted
+    private key, or anything else, is no key here."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    if isinstance(value, (rsa.RSAPublicKey, ec.EllipticCurvePublicKey)):
+        return value
+    if isinstance(value, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+        return value.public_key()
+    if isinstance(value, str):
+        value = value.encode("utf-8", "replace")
+    if isinstance(value, (bytes, bytearray)):
+        text = bytes(value)
+        if b"-----BEGIN" not in text or b"KEY-----" not in text:
+            return None
+        with contextlib.suppress(Exception):
+            return serialization.load_pem_public_key(text)
+        with contextlib.suppress(Exception):
+            key = serialization.load_pem_private_key(text, password=None)
+            return key.public_key()
+        return None
+    export = getattr(value, "publickey", None) or getattr(value, "public_key", None)
+    if callable(export) and type(value).__module__.startswith("Crypto."):  # PyCryptodome
+        with contextlib.suppress(Exception):
+            der = export().export_key(format="DER")
+            return serialization.load_der_public_key(bytes(der))
+    return None
+
+
+def held_public_key(server_id: int, key_type: str) -> dict:
+    """The public half of the one `key_type` key ("rsa" or "ec-p256") the server keeps (`_held_values`):
+    a key it makes at import and never sends, which only a run in its own process can learn.
+    {"ok": SPKI DER, "names": [...]} (every name that holds it) or {"err": "none" | "several", "names": [...]}."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    found: dict[bytes, list[str]] = {}
+    for name, value in _held_values(_hosted[server_id]):
+        if name.startswith("__") or inspect.ismodule(value) or callable(value):  # functions, classes, modules
+            continue
+        key = _public_half(value)
+        wanted = isinstance(key, rsa.RSAPublicKey) if key_type == "rsa" else \
+            isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == "secp256r1"
+        if wanted:
+            der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+            found.setdefault(der, []).append(name)
+    if len(found) != 1:
+        return {"err": "none" if not found else "several", "names": sorted(n for names in found.values() for n in names)}
+    der, names = next(iter(found.items()))
+    return {"ok": der, "names": names}

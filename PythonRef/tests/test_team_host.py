@@ -241,6 +241,41 @@ def test_the_private_key_is_found_when_the_module_holds_one(tmp_path):
     assert team_host.private_key_pem(none) == {"err": "none"}
 
 
+def test_a_key_the_server_makes_at_import_and_never_sends_is_found_by_its_public_half(tmp_path):
+    # A WSGI app object's __module__ is its framework's: the key is looked for in the module loaded.
+    held = load(tmp_path, "held_key.py", """
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+        KEY = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        PUBLIC_PEM = KEY.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        SIGNER = ec.generate_private_key(ec.SECP256R1())
+        class App:
+            def __call__(self, environ, start_response):
+                start_response("200 OK", [])
+                return [b""]
+        App.__module__ = "someframework.app"
+        app = App()
+    """, "app")["ok"]
+    from cryptography.hazmat.primitives import serialization
+    found = team_host.held_public_key(held, "rsa")
+    module = __import__("sys").modules["held_key"]
+    assert found["ok"] == module.KEY.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    assert found["names"] == ["KEY", "PUBLIC_PEM"]  # one key, wherever it is kept
+    ec_found = team_host.held_public_key(held, "ec-p256")
+    assert ec_found["ok"] == module.SIGNER.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    several = load(tmp_path, "two_keys.py", """
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        A = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        B = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        NOT_A_KEY = "-----BEGIN PUBLIC KEY-----\\nnonsense\\n-----END PUBLIC KEY-----\\n"
+        def handle(conn, addr): pass
+    """, "handle")["ok"]
+    assert team_host.held_public_key(several, "rsa") == {"err": "several", "names": ["A", "B"]}
+    none = load(tmp_path, "no_key.py", "def handle(conn, addr): pass\n", "handle")["ok"]
+    assert team_host.held_public_key(none, "rsa") == {"err": "none", "names": []}
+    assert team_host.held_public_key(none, "ec-p256") == {"err": "none", "names": []}
+
+
 ADAPTED = '''
     import asyncio
     import socket

@@ -139,6 +139,20 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
         (try? interpreter.call(Self.module, "private_key_pem", [.int(id)]))?["ok"]?.bytesValue
     }
 
+    /// The public half of the one key of `type` ("rsa", "ec-p256") the server keeps in a global
+    /// or attribute, with the names that hold it: a key it makes at import and never sends.
+    /// `.failure` names what it holds when that is none or several.
+    public func heldPublicKey(type: String) -> Result<(der: Data, names: [String]), HeldKeyAbsence> {
+        let reply: PythonValue
+        do { reply = try interpreter.call(Self.module, "held_public_key", [.int(id), .string(type)]) } catch {
+            return .failure(HeldKeyAbsence(several: false, names: [], problem: "\(error)"))
+        }
+        let names: [String]
+        if case let .list(list)? = reply["names"] { names = list.compactMap(\.stringValue) } else { names = [] }
+        if let der = reply["ok"]?.bytesValue { return .success((der, names)) }
+        return .failure(HeldKeyAbsence(several: reply["err"]?.stringValue == "several", names: names, problem: nil))
+    }
+
     public func checkEnded() -> [InProcessServerProblem] {
         lock.lock()
         let connections = opened
@@ -155,6 +169,18 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
             return InProcessServerProblem(kind: kind, message: problem["message"]?.stringValue ?? "",
                                           details: problem["details"]?.stringValue ?? "")
         }
+    }
+}
+
+/// Why `heldPublicKey` found no one key: none, or several (named), or the harness's own failure.
+public struct HeldKeyAbsence: Error, Sendable, CustomStringConvertible {
+    public let several: Bool
+    public let names: [String]
+    public let problem: String?
+
+    public var description: String {
+        if let problem { return "the harness could not look (\(problem))" }
+        return several ? "found several, in \(names.joined(separator: ", "))" : "found none (no key object or PEM text of that type in a global or attribute)"
     }
 }
 

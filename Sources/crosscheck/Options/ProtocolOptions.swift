@@ -1,6 +1,7 @@
 import Foundation
 import CommandLineKit
 import Described
+import TeamServer
 import WireCrypto
 import WireProtocol
 
@@ -37,8 +38,12 @@ struct ProtocolOptions: ParsableArguments {
         }
     }
 
-    /// The remote options' preshared values, checked against the description.
-    func apply(to options: inout DescribedRemote.Options, description: ProtocolDescription) throws {
+    /// The remote options' preshared values, checked against the description. `held`: the server
+    /// runs in this process, and a preshared key it holds that `--public-key` does not give is the
+    /// one of its type the server keeps (`TeamServer.heldPublicKey`); returns where each came from.
+    @discardableResult
+    func apply(to options: inout DescribedRemote.Options, description: ProtocolDescription,
+               held: ((ProtocolDescription.KeyType) -> Result<(der: Data, names: [String]), HeldKeyAbsence>)? = nil) throws -> [String] {
         for pair in secrets {
             let (name, value) = Self.split(pair)
             guard let secret = description.secrets[name] else {
@@ -81,6 +86,26 @@ struct ProtocolOptions: ParsableArguments {
                 }
             }
         }
+        var notes: [String] = []
+        if let held {
+            for key in description.keys.values.sorted(by: { $0.name < $1.name })
+            where key.preshared && key.holder == .server && options.publicKeys[key.name] == nil && options.ecPublicKeys[key.name] == nil {
+                switch held(key.type) {
+                case let .success((der, names)):
+                    do {
+                        switch key.type {
+                        case .rsa: options.publicKeys[key.name] = try RSAPublicKey(importing: der)
+                        case .ecP256: options.ecPublicKeys[key.name] = try ECPublicKey(derRepresentation: der)
+                        }
+                    } catch {
+                        throw CommandExit(.noInput, "key \(key.name): the server keeps one in \(names.joined(separator: ", ")), but crosscheck cannot read it (\(error)): give it with --public-key \(key.name)=FILE")
+                    }
+                    notes.append("key \(key.name): the server's own, from its \(names.joined(separator: ", "))")
+                case let .failure(absence):
+                    throw UsageError("key \(key.name) is preshared and held by the server; among what the server's module keeps crosscheck \(absence): give its public half with --public-key \(key.name)=FILE")
+                }
+            }
+        }
         let missingSecrets = description.secrets.values.filter { $0.madeBy == .preshared && options.secrets[$0.name] == nil }.map(\.name)
         let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && options.publicKeys[$0.name] == nil && options.ecPublicKeys[$0.name] == nil }.map(\.name)
         // A preshared key the client holds: the server has its public half, so only that private key will do.
@@ -90,6 +115,7 @@ struct ProtocolOptions: ParsableArguments {
                              + (missingSecrets.sorted().map { "--secret \($0)=HEX" } + missingKeys.sorted().map { "--public-key \($0)=FILE" }
                                 + missingPrivate.sorted().map { "--private-key \($0)=FILE" }).joined(separator: " "))
         }
+        return notes
     }
 
     /// A key file's DER: the body of its first PEM block with one of `labels`, read by WireCrypto's

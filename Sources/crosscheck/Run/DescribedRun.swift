@@ -4,6 +4,7 @@ import Conformance
 import Described
 import PythonBridge
 import Reports
+import TeamServer
 import Transport
 import WireCrypto
 import WireProtocol
@@ -48,7 +49,10 @@ extension RunCommand {
         options.timeout = teamServer.checks.timeout.value
         options.strict = strict
         options.seed = seed.value
-        try protocolOptions.apply(to: &options, description: description)
+        // In this process the server's own key can be learned where it keeps it (a key made at import, never sent).
+        let inProcess = server as? TeamServer
+        let notes = try protocolOptions.apply(to: &options, description: description, held: inProcess.map { server in { server.heldPublicKey(type: $0.rawValue) } })
+        if !report.quiet { notes.forEach { printError("crosscheck run: \($0)") } }
         let latch = InterruptLatch()
         let started = Date()
         var progress = ProgressPrinter(quiet: report.quiet)
@@ -60,6 +64,7 @@ extension RunCommand {
         let junit = JUnitAdapter.report(results, properties: properties + [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(strict)), ("crosscheck.seed", String(seed.value)),
+            ("crosscheck.protocol.keys", notes.joined(separator: "; ")),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
                                     junitPath: report.junit, footer: footer)
