@@ -835,3 +835,77 @@ def test_errors_from_text_name_the_line() -> None:
         loads(bad)
     assert info.value.path == "conversation[0].step[0].send.fields"
     assert info.value.line is not None and "fields = {" in bad.splitlines()[info.value.line - 1]
+
+
+# staugur/Python-SecureHTTP: an RSA-wrapped key and a ciphertext whose IV is that key, in one form.
+IV_IS_KEY = """
+name = "iv-is-key"
+[transport]
+kind = "http"
+[keys.server]
+holder = "server"
+bits = 1024
+preshared = true
+[secrets.k]
+made_by = "client"
+bytes = 16
+[[conversation]]
+name = "post"
+[[conversation.step]]
+from = "client"
+request = "POST /"
+body = { form = { key = { rsa = "server", padding = "pkcs1", carries = "secret:k", encoding = "base64" }, value = { sealed = "k", cipher = "aes-cbc", iv = "secret:k", carries = "message", encoding = "base64" } } }
+[[conversation.step]]
+from = "server"
+body = { json = { data = { sealed = "k", cipher = "aes-cbc", iv = "secret:k", carries = "any-text", encoding = "base64" } } }
+"""
+
+
+def test_an_iv_that_is_the_key_arrives_with_the_wrapped_key(key1024: rsa.RSAPrivateKey) -> None:
+    import urllib.parse
+    from cryptography.hazmat.primitives.asymmetric import padding
+    desc = loads(IV_IS_KEY)
+    assert any("the IV is the key" in w for w in desc.weaknesses())
+    sent = b"crosscheck iv is key"
+    client = Party(desc, "post", "client", known_public_keys={"server": key1024.public_key()}, message=sent)
+    request = client.next_message()
+    assert isinstance(request, dict)
+    fields = dict(urllib.parse.parse_qsl(request["body"].decode(), strict_parsing=True))
+    k = key1024.decrypt(base64.b64decode(fields["key"]), padding.PKCS1v15())
+    assert len(k) == 16
+    op = Cipher(algorithms.AES(k), modes.CBC(k)).decryptor()  # the IV is the key, read independently
+    plain = op.update(base64.b64decode(fields["value"])) + op.finalize()
+    assert plain == sent + bytes([16 - len(sent) % 16]) * (16 - len(sent) % 16)
+    server = Party(desc, None, "server", private_keys={"server": key1024})
+    server.receive(request)
+    assert server.received["message"] == sent
+    # A nonce sent on its own must still come first: only the key itself may arrive with its ciphertext.
+    other_iv = IV_IS_KEY.replace("[[conversation]]", "[secrets.n]\nmade_by = \"client\"\nbytes = 16\n[[conversation]]", 1) \
+        .replace('value = { sealed = "k", cipher = "aes-cbc", iv = "secret:k"', 'n = { secret = "n", encoding = "hex" }, value = { sealed = "k", cipher = "aes-cbc", iv = "secret:n"')
+    with pytest.raises(DescriptionError) as info:
+        loads(other_iv)
+    assert "which the server does not know yet" in info.value.message
+
+
+def test_a_decrypted_message_answered_in_the_clear_is_a_decryption_oracle() -> None:
+    service = """
+name = "decrypt-service"
+[transport]
+kind = "tcp"
+[keys.server]
+holder = "server"
+preshared = true
+[[conversation]]
+name = "decrypt"
+[[conversation.step]]
+from = "client"
+send = { rsa = "server", padding = "oaep-sha256", carries = "message" }
+[[conversation.step]]
+from = "server"
+send = { plain = "message" }
+"""
+    assert [w for w in loads(service).weaknesses() if "decryption oracle" in w] == [
+        "conversation[0].step[1].send: the server answers in the clear the message the client sent encrypted: a decryption oracle"]
+    # The message sent in the clear first and echoed: nothing was encrypted, so no oracle.
+    echoed = service.replace('send = { rsa = "server", padding = "oaep-sha256", carries = "message" }', 'send = { plain = "message" }')
+    assert not [w for w in loads(echoed).weaknesses() if "decryption oracle" in w]

@@ -592,6 +592,77 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertThrowsError(try ProtocolDescription(toml: Self.queryCMAC.replacingOccurrences(of: "query = { form = {", with: "query = { json = {")))
     }
 
+    /// staugur/Python-SecureHTTP: an RSA-wrapped key and a ciphertext whose IV is that key, in one form.
+    static let ivIsKey = """
+    name = "iv-is-key"
+    [transport]
+    kind = "http"
+    [keys.server]
+    holder = "server"
+    preshared = true
+    [secrets.k]
+    made_by = "client"
+    bytes = 16
+    [[conversation]]
+    name = "post"
+    [[conversation.step]]
+    from = "client"
+    request = "POST /"
+    body = { form = { key = { rsa = "server", padding = "pkcs1", carries = "secret:k", encoding = "base64" }, value = { sealed = "k", cipher = "aes-cbc", iv = "secret:k", carries = "message", encoding = "base64" } } }
+    [[conversation.step]]
+    from = "server"
+    body = { json = { data = { sealed = "k", cipher = "aes-cbc", iv = "secret:k", carries = "any-text", encoding = "base64" } } }
+    """
+
+    func testAnIVThatIsTheKey_arrivesWithTheWrappedKey_butANonceMustComeFirst() throws {
+        let described = try ProtocolDescription(toml: Self.ivIsKey)
+        XCTAssertTrue(described.weaknesses.contains { $0.contains("the IV is the key") })
+        let serverKey = try RSAPrivateKey(bits: 2048)
+        let sent = Data("crosscheck iv is key".utf8)
+        let client = try DescribedParty(description: described, conversation: "post", role: .client, knownPublicKeys: ["server": serverKey.publicKey], message: sent)
+        guard case let .request(method, path, headers, body)? = try client.nextMessage() else { return XCTFail("no request") }
+        // Foundation reads the form; the IV is the key, read independently of the engine.
+        let items = try XCTUnwrap(URLComponents(string: "http://pi/?" + String(decoding: body, as: UTF8.self))?.queryItems)
+        let fields = Dictionary(uniqueKeysWithValues: items.map { ($0.name, ($0.value ?? "").replacingOccurrences(of: " ", with: "+")) })
+        let key = try serverKey.decrypt(try XCTUnwrap(Data(base64Encoded: fields["key"] ?? "")), padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
+        XCTAssertEqual(key.count, 16)
+        let padded = Data(try AESBlockMode.cbc(iv: [UInt8](key)).process(encrypt: false, key: [UInt8](key), input: [UInt8](try XCTUnwrap(Data(base64Encoded: fields["value"] ?? "")))))
+        let pad = 16 - sent.count % 16
+        XCTAssertEqual(padded, sent + Data(repeating: UInt8(pad), count: pad))
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, privateKeys: ["server": serverKey])
+        try server.receive(.request(method: method, path: path, headers: headers, body: body))
+        XCTAssertEqual(server.received["message"], sent)
+        // Any other IV secret is a nonce, which must arrive before its ciphertext.
+        let otherIV = Self.ivIsKey.replacingOccurrences(of: "[[conversation]]", with: "[secrets.n]\nmade_by = \"client\"\nbytes = 16\n[[conversation]]")
+            .replacingOccurrences(of: #"value = { sealed = "k", cipher = "aes-cbc", iv = "secret:k""#, with: #"n = { secret = "n", encoding = "hex" }, value = { sealed = "k", cipher = "aes-cbc", iv = "secret:n""#)
+        XCTAssertThrowsError(try ProtocolDescription(toml: otherIV)) { error in
+            XCTAssertTrue("\(error)".contains("which the server does not know yet"), "\(error)")
+        }
+    }
+
+    func testADecryptedMessageAnsweredInTheClear_isADecryptionOracle() throws {
+        let service = """
+        name = "decrypt-service"
+        [transport]
+        kind = "tcp"
+        [keys.server]
+        holder = "server"
+        preshared = true
+        [[conversation]]
+        name = "decrypt"
+        [[conversation.step]]
+        from = "client"
+        send = { rsa = "server", padding = "oaep-sha256", carries = "message" }
+        [[conversation.step]]
+        from = "server"
+        send = { plain = "message" }
+        """
+        XCTAssertEqual(try ProtocolDescription(toml: service).weaknesses.filter { $0.contains("decryption oracle") },
+                       ["conversation[1].step[2].send (line 14): the server answers in the clear the message the client sent encrypted: a decryption oracle (whoever replays a recorded ciphertext reads its plaintext)"])
+        let echoed = service.replacingOccurrences(of: #"send = { rsa = "server", padding = "oaep-sha256", carries = "message" }"#, with: #"send = { plain = "message" }"#)
+        XCTAssertTrue(try ProtocolDescription(toml: echoed).weaknesses.filter { $0.contains("decryption oracle") }.isEmpty)
+    }
+
     /// What a second review found the readers disagreed on, or let through though it cannot work.
     func testDescriptionsThatCannotWork_areRefusedByKeyPath() throws {
         func refused(_ toml: String, _ path: String, _ words: String, line: UInt = #line) {

@@ -221,6 +221,17 @@ class Description:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
                 seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
+        # A server that answers in the clear the message a client sent it encrypted is a decryption
+        # oracle: whoever replays a recorded ciphertext reads its plaintext.
+        for conv in self.conversations:
+            sent_encrypted = False
+            for step in conv.steps:
+                for v in (w for top in step.tops() for w in _walk(top)):
+                    if step.sender == "client" and v.kind in ("rsa", "sealed") and v.carries in ("message", "json-message"):
+                        sent_encrypted = True
+                    elif step.sender == "server" and v.kind == "plain" and sent_encrypted:
+                        seen.add(f"{v.path}: the server answers in the clear the message the client sent encrypted: "
+                                 "a decryption oracle")
         return out + sorted(seen)
 
     def conversation(self, name: str) -> Conversation:
@@ -865,7 +876,9 @@ def _check_iv_secret(v: Value, secrets: dict[str, SecretSpec], me_knows: set[str
                                f"secret {name!r} has " + (f"{spec.bytes} bytes" if spec.derive == "raw"
                                                            else f'derive = "{spec.derive}"'))
     for side, knows in ((me, me_knows), (peer, peer_knows)):
-        if name not in knows:
+        # A nonce sent alone must come first; an IV that is the key itself arrives with it (an
+        # RSA-wrapped key beside its ciphertext), as the key check allows.
+        if name not in knows and name != v.arg:
             raise DescriptionError(where, f"the IV is secret {name!r}, which the {side} does not know yet: "
                                    f'send it first ({{ secret = "{name}" }})')
 

@@ -715,7 +715,9 @@ extension DescribedRemoteRun {
             guard second.completed else { throw CheckFailure("a second conversation did not complete", details: show(second)) }
             let fixed = description.usesFixedIV
             let echoed = Set(known.party.receivedIVs).intersection(known.party.sentIVs)
-            if !echoed.isEmpty, !fixed {
+            // An IV both sides take from a secret (the key itself, a nonce the client sent) is the
+            // client's by description: answering under it is conformance, its weakness reported as such.
+            if !echoed.isEmpty, !fixed, !description.takesIVFromSecret {
                 throw CheckFailure("the server answers under the IV/nonce the client just used (\(echoed.map(\.hexString).sorted().joined(separator: ", "))): the same key and nonce twice — for CTR and GCM the same keystream, which reveals both plaintexts' XOR (SP 800-38D §8)")
             }
             // An IV that is the last ciphertext block the server sent before (chained, as TLS 1.0's
@@ -825,6 +827,13 @@ extension ProtocolDescription {
             if case .fixed = sealed.iv { return true }
             if case let .secret(name) = sealed.iv { return secrets[name]?.madeBy == .preshared }
             return false
+        }
+    }
+    /// Whether a sealed value's IV is a secret both sides know (`iv = "secret:NAME"`).
+    var takesIVFromSecret: Bool {
+        allValues.contains {
+            guard case let .sealed(sealed) = $0.kind, case .secret = sealed.iv else { return false }
+            return true
         }
     }
     /// The ciphers used without integrity protection, by name (for a finding's id) and as a report says them.

@@ -366,7 +366,9 @@ struct DescriptionValidator {
                 guard ivSecret.derive == .raw, sealed.cipher.fixedIVBytes.contains(ivSecret.bytes) else {
                     throw impossible(value, "`iv = \"secret:\(ivName)\"` needs a secret of the cipher's IV length (\(sealed.cipher.fixedIVBytes.count == 1 ? "\(sealed.cipher.ivBytes)" : "8 to 128") bytes, raw); secret \(ivName) has \(ivSecret.derive == .raw ? "\(ivSecret.bytes) bytes" : "derive = \"\(ivSecret.derive.rawValue)\"")")
                 }
-                for side in [sender, receiver] where !knownSecretsBeforeStep[side]!.contains(ivName) {
+                // A nonce sent alone must come first; an IV that is the key itself arrives with it
+                // (an RSA-wrapped key beside its ciphertext), as the key check above allows.
+                for side in [sender, receiver] where ivName != sealed.secret && !knownSecretsBeforeStep[side]!.contains(ivName) {
                     throw impossible(value, "the IV is secret \(ivName), which the \(side.rawValue) does not know yet; send it first ({ secret = \"\(ivName)\" })")
                 }
             }

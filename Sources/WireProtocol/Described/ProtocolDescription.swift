@@ -288,7 +288,7 @@ func suggestion(for typed: String, among candidates: [String]) -> String? {
 
 extension ProtocolDescription {
     /// What the description does that the spec calls weak, one line each for reports: 1024-bit keys,
-    /// PKCS#1 v1.5 padding, `utf8-zeropad16` secrets, fixed IVs, AES-ECB.
+    /// PKCS#1 v1.5 padding, `utf8-zeropad16` secrets, fixed IVs, AES-ECB, a decrypted message answered in the clear.
     public var weaknesses: [String] {
         var found: [String] = []
         for key in keys.values.sorted(by: { $0.name < $1.name }) where key.type == .rsa && key.bits == 1024 {
@@ -327,6 +327,22 @@ extension ProtocolDescription {
                 }
                 if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
             default: break
+            }
+        }
+        // A server that answers in the clear the message a client sent it encrypted is a decryption
+        // oracle: whoever replays a recorded ciphertext reads its plaintext.
+        for conversation in conversations {
+            var sentEncrypted = false
+            for step in conversation.steps {
+                for value in step.values {
+                    switch value.kind {
+                    case let .rsa(_, _, carries, _) where step.from == .client && [.message, .jsonMessage].contains(carries): sentEncrypted = true
+                    case let .sealed(sealed) where step.from == .client && [.message, .jsonMessage].contains(sealed.carries): sentEncrypted = true
+                    case .plain where step.from == .server && sentEncrypted:
+                        found.append("\(value.keyPath) (line \(value.line)): the server answers in the clear the message the client sent encrypted: a decryption oracle (whoever replays a recorded ciphertext reads its plaintext)")
+                    default: break
+                    }
+                }
             }
         }
         return found
