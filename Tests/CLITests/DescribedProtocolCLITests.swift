@@ -11,7 +11,9 @@ final class DescribedProtocolCLITests: XCTestCase {
     let servers = TestServers()
     override func tearDown() { servers.stopAll() }
 
-    func crosscheck(_ arguments: [String]) throws -> CrosscheckBinary.Outcome { try CrosscheckBinary.run(arguments) }
+    func crosscheck(_ arguments: [String], environment: [String: String] = [:]) throws -> CrosscheckBinary.Outcome {
+        try CrosscheckBinary.run(arguments, environment: environment)
+    }
 
     func scratch() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("described-\(UUID().uuidString)")
@@ -249,6 +251,36 @@ final class DescribedProtocolCLITests: XCTestCase {
         let run = try crosscheck(["run", "--protocol", "protocols/rsa-socket.toml", "--suite", "roundtrip"])
         XCTAssertEqual(run.status, 64)
         XCTAssertTrue(run.stderr.contains("--suite"), run.stderr)
+    }
+
+    /// A key the server makes at import and never sends (staugur/Python-SecureHTTP's test server):
+    /// in this process it is read where the server keeps it; the independent zoo server, correct and planted.
+    func testRunServer_inProcess_aKeyTheServerNeverSends_isTheOneItsModuleKeeps() throws {
+        let file = "examples/protocols/form-rsa-key-cbc-iv-is-key.toml", server = "Tests/DescribedZoo/form_rsa_key_cbc_iv_is_key.py:app"
+        let prefix = "crosscheck.described.form-rsa-key-cbc-iv-is-key.remote.post."
+        for (plant, expected, failing) in [(nil as String?, Int32(0), nil as String?), ("padding-oracle", 1, "oracle.cbc.message-1"), ("ignores-padding", 1, "oracle.cbc.message-1"),
+                                           ("slices-padding", 1, "oracle.cbc.message-1")] {
+            let junit = try scratch().appendingPathComponent("server.xml")
+            // Relative paths: the description is read after the server's folder became the working directory.
+            let outcome = try crosscheck(["run", "--server", server, "--protocol", file, "--junit", junit.path],
+                                         environment: ["DZOO_PLANT": plant ?? ""])
+            XCTAssertEqual(outcome.status, expected, "\(plant ?? "correct"): \(outcome.stdout)\(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains("key server: the server's own, from its KEY"), outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results[prefix + "conversation"], "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "fresh-per-conversation"], "passed", "an answer under the key-as-IV is the description's: \(results)")
+            XCTAssertEqual(results[prefix + "oracle.cbc.message-1"], failing == nil ? "passed" : "failed", "\(plant ?? "correct"): \(results)")
+        }
+        // A server that keeps no key, or two: the run says so and asks for --public-key.
+        let folder = try scratch()
+        for (name, source, words) in [("keyless.py", "def app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "found none"),
+                                      ("two_keys.py", "from cryptography.hazmat.primitives.asymmetric import rsa\nA = rsa.generate_private_key(public_exponent=65537, key_size=2048)\nB = rsa.generate_private_key(public_exponent=65537, key_size=2048)\ndef app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "found several, in A, B")] {
+            let path = folder.appendingPathComponent(name)
+            try source.write(to: path, atomically: true, encoding: .utf8)
+            let outcome = try crosscheck(["run", "--server", path.path + ":app", "--protocol", file, "--quiet"])
+            XCTAssertEqual(outcome.status, 64, outcome.stdout + outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains(words) && outcome.stderr.contains("--public-key server=FILE"), outcome.stderr)
+        }
     }
 
     func testRunServer_ownProcess_describedProtocol() throws {

@@ -1397,6 +1397,193 @@ def test_ecdsa_signed_message_plant_refusal_401(servers):
     assert signed_message(servers, port, fields={"message": text, "signature": "not base64!"}) == SIGNED_REFUSAL
 
 
+# ---- form-rsa-key-cbc-iv-is-key ----------------------------------------------------------------
+
+FORM_REFUSAL = (500, {"error": "bad request"})
+FORM_META = {"SignatureIndex": False, "Signature": None}
+FORM_FILE = os.path.join(HERE, "form_rsa_key_cbc_iv_is_key.py")
+
+
+def iv_is_key(key, data, decrypt=False):
+    """AES-128-CBC under `key` with the IV = the key itself."""
+    return cbc(key, key, data, decrypt)
+
+
+def form_rsa_fields(public_key, text=None, obj=None, plaintext=None, padded=None, sealed=None, key=None, wrapped=None):
+    """The form's fields (key, value) and the session key: `obj` the JSON object sent (default the description's,
+    with `text` as its message), `plaintext` its bytes, `padded` them padded, `sealed` the ciphertext; `key` the
+    16 bytes RSA wraps (default fresh), `wrapped` the RSA block itself."""
+    session = os.urandom(16)
+    if sealed is None:
+        if padded is None:
+            if plaintext is None:
+                if obj is None:
+                    obj = {"message": (message() if text is None else text).decode(), "__meta__": FORM_META}
+                plaintext = json.dumps(obj).encode()
+            padded = pkcs7(plaintext)
+        sealed = iv_is_key(session, padded)
+    if wrapped is None:
+        wrapped = public_key.encrypt(session if key is None else key, padding.PKCS1v15())
+    return [("key", b64(wrapped)), ("value", b64(sealed))], session
+
+
+def form_rsa_answer(status, body, session):
+    """(status, the decrypted JSON object of a 200's data, or the answer's JSON / bytes)."""
+    if status == 200:
+        sealed = base64.b64decode(json.loads(body)["data"], validate=True)
+        return status, json.loads(unpkcs7(iv_is_key(session, sealed, decrypt=True)))
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body
+
+
+def form_rsa_post(servers, port, fields=None, body=None, content_type="application/x-www-form-urlencoded", **build):
+    """POST / with the form (built by form_rsa_fields unless `fields` or `body` is given): form_rsa_answer's pair."""
+    session = None
+    if body is None:
+        if fields is None:
+            fields, session = form_rsa_fields(servers.server_key.public_key(), **build)
+        body = query_string(fields).encode()
+    status, answer = http_request(port, "POST", "/", body, {"Content-Type": content_type})
+    return form_rsa_answer(status, answer, session)
+
+
+def form_rsa_wrong_pad(data):
+    """`data` padded to the block with pad bytes that are no PKCS#7 (03 03 03 → 02 03 03; a lone 01 → 02), each 1…16."""
+    padded = bytearray(pkcs7(data))
+    n = padded[-1]
+    if n == 1:                                   # one pad byte: the one before it is the plaintext's
+        padded[-1] = 2
+    else:
+        padded[-n] = n - 1
+    return bytes(padded)
+
+
+def test_form_rsa_key_cbc_iv_is_key_correct(servers):
+    port = servers.port("form-rsa-key-cbc-iv-is-key")
+    public = servers.server_key.public_key()
+    text = message()
+    status, answer = form_rsa_post(servers, port, text=text)
+    assert status == 200 and isinstance(answer["message"], str) and answer["message"] == text.decode()
+    assert form_rsa_post(servers, port, text=b"hello pi")[1]["message"] == "hello pi"   # the description's own
+    assert form_rsa_post(servers, port, plaintext=b'{"message": "caf\\u00e9"}' + b" " * 7)[1]["message"] == "caf\u00e9"
+    # every refusal: 500 and the one body
+    obj = {"message": "hi", "__meta__": FORM_META}
+    good = json.dumps(obj).encode()
+    assert form_rsa_post(servers, port, padded=form_rsa_wrong_pad(good)) == FORM_REFUSAL            # a pad byte wrong
+    assert form_rsa_post(servers, port, padded=good + bytes(16 - len(good) % 16)) == FORM_REFUSAL    # zero bytes
+    assert form_rsa_post(servers, port, padded=good + b"\x11" * (16 - len(good) % 16)) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, plaintext=b"not json") == FORM_REFUSAL
+    assert form_rsa_post(servers, port, plaintext=b"\xff\xfe{}") == FORM_REFUSAL
+    assert form_rsa_post(servers, port, obj=["message"]) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, obj={"message": 7}) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, sealed=os.urandom(31)) == FORM_REFUSAL                        # not whole blocks
+    assert form_rsa_post(servers, port, key=os.urandom(15)) == FORM_REFUSAL                           # wrong key length
+    assert form_rsa_post(servers, port, key=os.urandom(32)) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, wrapped=os.urandom(256)) == FORM_REFUSAL                      # no PKCS#1 padding
+    assert form_rsa_post(servers, port, wrapped=b"\xff" * 256) == FORM_REFUSAL                        # not below n
+    assert form_rsa_post(servers, port, wrapped=public.encrypt(os.urandom(16), OAEP_SHA1)) == FORM_REFUSAL
+    fields, _ = form_rsa_fields(public)
+    assert form_rsa_post(servers, port, fields=fields[:1]) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, fields=fields + fields[1:]) == FORM_REFUSAL                   # value twice
+    assert form_rsa_post(servers, port, fields=[("key", "not base64!"), fields[1]]) == FORM_REFUSAL
+    assert form_rsa_post(servers, port, fields=fields, content_type="application/json") == FORM_REFUSAL
+    assert form_rsa_post(servers, port, body=b"{}") == FORM_REFUSAL
+    assert form_rsa_post(servers, port, body=b"key=%ff&value=%fe") == FORM_REFUSAL
+    assert http_request(port, "POST", "/other", b"")[0] == 404
+    assert http_request(port, "GET", "/")[0] == 405
+    # the form as a form reader takes it: quote_plus's encoding, fields in any order, other fields beside
+    fields, session = form_rsa_fields(public, text=b"x" * 40)
+    body = urllib.parse.urlencode([("extra", "1 2")] + fields[::-1]).encode()
+    status, answer = http_request(port, "POST", "/", body, {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+    assert form_rsa_answer(status, answer, session)[1]["message"] == "x" * 40
+    assert "message: 'caf\u00e9'" in server_log(servers, "form-rsa-key-cbc-iv-is-key")
+    assert servers.running[("form-rsa-key-cbc-iv-is-key", None)][0].poll() is None
+    assert form_rsa_post(servers, port)[0] == 200
+
+
+def test_form_rsa_key_cbc_iv_is_key_plant_padding_oracle(servers):
+    correct, planted = servers.port("form-rsa-key-cbc-iv-is-key"), servers.port("form-rsa-key-cbc-iv-is-key", "padding-oracle")
+    good = json.dumps({"message": "hi", "__meta__": FORM_META}).encode()
+    for port in (correct, planted):
+        assert form_rsa_post(servers, port)[0] == 200
+        assert form_rsa_post(servers, port, plaintext=b"not json") == FORM_REFUSAL
+    assert form_rsa_post(servers, correct, padded=form_rsa_wrong_pad(good)) == FORM_REFUSAL
+    assert form_rsa_post(servers, planted, padded=form_rsa_wrong_pad(good)) == (400, {"error": "Invalid padding bytes."})
+    assert form_rsa_post(servers, planted, sealed=os.urandom(31)) == FORM_REFUSAL
+
+
+def test_form_rsa_key_cbc_iv_is_key_plant_ignores_padding(servers):
+    correct, planted = servers.port("form-rsa-key-cbc-iv-is-key"), servers.port("form-rsa-key-cbc-iv-is-key", "ignores-padding")
+    good = json.dumps({"message": "hi", "__meta__": FORM_META}).encode()
+    for padded in (form_rsa_wrong_pad(good), good + bytes(16 - len(good) % 16)):
+        assert form_rsa_post(servers, correct, padded=padded) == FORM_REFUSAL
+        status, answer = form_rsa_post(servers, planted, padded=padded)
+        assert status == 200 and answer["message"] == "hi"
+    assert form_rsa_post(servers, planted, plaintext=b"not json") == FORM_REFUSAL
+
+
+def test_form_rsa_key_cbc_iv_is_key_plant_slices_padding(servers):
+    correct, planted = servers.port("form-rsa-key-cbc-iv-is-key"), servers.port("form-rsa-key-cbc-iv-is-key", "slices-padding")
+    good = json.dumps({"message": "hi", "__meta__": FORM_META}).encode()
+    n = 16 - len(good) % 16
+    assert n > 1
+    only_last_right = good + bytes(n - 1) + bytes([n])   # the last byte right, the others 00
+    assert form_rsa_post(servers, correct, padded=only_last_right) == FORM_REFUSAL
+    status, answer = form_rsa_post(servers, planted, padded=only_last_right)
+    assert status == 200 and answer["message"] == "hi"
+    # Zero bytes throughout: a last byte of 0 slices nothing away, and the JSON is refused.
+    assert form_rsa_post(servers, planted, padded=good + bytes(n)) == FORM_REFUSAL
+
+
+def form_rsa_module(monkeypatch, plant=None):
+    """The server file imported as a harness imports it (a fresh module each time; DZOO_PLANT read at import)."""
+    import importlib.util
+    if plant:
+        monkeypatch.setenv("DZOO_PLANT", plant)
+    else:
+        monkeypatch.delenv("DZOO_PLANT", raising=False)
+    spec = importlib.util.spec_from_file_location("form_rsa_key_cbc_iv_is_key_%s" % os.urandom(4).hex(), FORM_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def form_rsa_wsgi(module, method="POST", path="/", **build):
+    """Calls module.app with a hand-built WSGI environ, encrypting to module.KEY's public half: form_rsa_answer's pair."""
+    import io
+    import wsgiref.util
+    fields, session = form_rsa_fields(module.KEY.public_key(), **build)
+    body = query_string(fields).encode()
+    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "CONTENT_TYPE": "application/x-www-form-urlencoded",
+               "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)}
+    wsgiref.util.setup_testing_defaults(environ)
+    started = []
+    result = module.app(environ, lambda status, headers, exc_info=None: started.append((status, headers)))
+    answer = b"".join(result)
+    status, headers = started[0]
+    assert dict(headers)["Content-Length"] == str(len(answer))
+    return form_rsa_answer(int(status.split()[0]), answer, session)
+
+
+def test_form_rsa_key_cbc_iv_is_key_in_process(monkeypatch):
+    module = form_rsa_module(monkeypatch)
+    assert isinstance(module.KEY, rsa.RSAPrivateKey) and module.KEY.key_size == 2048 and module.PLANT is None
+    status, answer = form_rsa_wsgi(module, text=b"hello pi")
+    assert status == 200 and answer["message"] == "hello pi"
+    good = json.dumps({"message": "hi"}).encode()
+    assert form_rsa_wsgi(module, padded=form_rsa_wrong_pad(good)) == FORM_REFUSAL
+    assert form_rsa_wsgi(module, method="GET")[0] == 405
+    assert form_rsa_wsgi(module, path="/x")[0] == 404
+    other = form_rsa_module(monkeypatch, "ignores-padding")       # a fresh import: a key of its own, the plant from DZOO_PLANT
+    assert other.PLANT == "ignores-padding" and other.KEY.public_key().public_numbers() != module.KEY.public_key().public_numbers()
+    assert form_rsa_wsgi(other, padded=form_rsa_wrong_pad(good))[0] == 200
+    assert form_rsa_wsgi(module, padded=form_rsa_wrong_pad(good)) == FORM_REFUSAL     # the first import is untouched
+    with pytest.raises(ValueError):
+        form_rsa_module(monkeypatch, "no-such-plant")
+
+
 # ---- the registry -------------------------------------------------------------------------------
 
 def test_registry_descriptions_parse_and_every_plant_is_tested():
