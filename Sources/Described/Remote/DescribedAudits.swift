@@ -511,7 +511,7 @@ extension DescribedRemoteRun {
                     let unusable = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(block)))
                     let answer = AnswerSignature(unusable)
                     if !wentOn(unusable, conversation), answer.shape != signatures[0].1.shape {
-                        throw CheckFailure("padding oracle: a good \(padding.rawValue) padding around a plaintext that is not UTF-8 gets \(answer), a bad padding gets \(signatures[0].1) — the answers tell the paddings apart (Bleichenbacher 1998)",
+                        throw CheckFailure("padding oracle: a good \(padding.rawValue) padding around 16 bytes of 0xff (not UTF-8; as a key, not the session's) gets \(answer), a bad padding gets \(signatures[0].1) — the answers tell the paddings apart (Bleichenbacher 1998)",
                                            details: "good padding, unusable plaintext:\n\(show(unusable))\n\nbad padding (\(signatures[0].0)):\n\(show(signatures[0].2))")
                     }
                 }
@@ -625,6 +625,13 @@ extension DescribedRemoteRun {
                 if acknowledged(lenient, conversation) {
                     throw CheckFailure("the server acknowledged its message with zero bytes where the \(paddingName) padding goes (\(AnswerSignature(lenient))): it does not check the padding (RFC 5652 §6.3), so a changed last block goes unnoticed",
                                        details: show(lenient))
+                }
+                // The right message whose padding has only its last byte right: a reader that strips
+                // the last byte's count unchecked (`data[:-data[-1]]`, the tutorials' unpad) takes it.
+                let sliced = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedOwnPlaintextOnlyLastPadByteRight))
+                if acknowledged(sliced, conversation) {
+                    throw CheckFailure("the server acknowledged its message with a padding whose last byte is right and the others 00 (\(AnswerSignature(sliced))): it strips the padding without checking its bytes (RFC 5652 §6.3: every one of the n bytes is n), so a changed last block goes unnoticed",
+                                       details: show(sliced))
                 }
                 if ecb { return .passed }
                 var located = false

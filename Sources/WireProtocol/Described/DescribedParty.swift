@@ -41,6 +41,10 @@ public final class DescribedParty {
         /// The `sealed` value's own plaintext with zero bytes where its PKCS#7 padding goes (a
         /// padding no PKCS#7 reader takes): a server that takes it does not check the padding.
         case sealedOwnPlaintextZeroPadded
+        /// The `sealed` value's own plaintext with a padding whose last byte n is right and whose
+        /// other n − 1 bytes are zero (n + a block when n is 1, so there are others): a reader that
+        /// strips n bytes without checking them (`data[:-data[-1]]`) takes it; no PKCS#7 reader does.
+        case sealedOwnPlaintextOnlyLastPadByteRight
     }
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
@@ -555,6 +559,15 @@ private struct Context {
             case .sealedOwnPlaintextZeroPadded?:
                 party.probe = nil
                 output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: .zero, key: key, iv: fixedIV, tagDropped: tagDropped)
+            case .sealedOwnPlaintextOnlyLastPadByteRight?:
+                party.probe = nil
+                let own = try plaintext(sealed.carries)
+                let block = sealed.padding == .pkcs7To32 ? 32 : 16
+                var count = block - own.count % block
+                if count == 1 { count += block }  // above the block: no PKCS#7 padding either
+                let padded = own + Data(repeating: 0, count: count - 1) + Data([UInt8(count)])
+                // Whole blocks of 16 for the cipher: a 32-byte pkcs7-32 block is two.
+                output = try DescribedCipher.sealUnpadded(padded, cipher: sealed.cipher, key: key, iv: fixedIV, tagDropped: tagDropped)
             default:
                 output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
             }

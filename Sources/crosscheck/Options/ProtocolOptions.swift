@@ -126,6 +126,16 @@ struct ProtocolOptions: ParsableArguments {
         labels.lazy.compactMap { try? PEM.body(of: data, label: $0) }.first ?? data
     }
 
+    /// The description's and key files' paths made absolute: loading a server in-process moves this
+    /// process to the server's folder.
+    mutating func makePathsAbsolute() {
+        let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        file = file.map(absolute)
+        let pairs = { (pairs: [String]) in pairs.map { pair in pair.contains("=") ? { let (name, path) = Self.split(pair); return name + "=" + absolute(path) }() : pair } }
+        publicKeys = pairs(publicKeys)
+        privateKeys = pairs(privateKeys)
+    }
+
     static func split(_ pair: String) -> (String, String) {
         let index = pair.firstIndex(of: "=")!
         return (String(pair[..<index]), String(pair[pair.index(after: index)...]))

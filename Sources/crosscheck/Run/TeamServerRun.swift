@@ -279,6 +279,7 @@ extension RunCommand {
         report.junit = URL(fileURLWithPath: report.junit ?? "reports/junit.xml").standardizedFileURL.path
         files.pythonRef = files.files.pythonRef.standardizedFileURL.path
         files.vectors = files.files.vectors.standardizedFileURL.path
+        protocolOptions.makePathsAbsolute()
         let script = Self.script(of: spec).map { URL(fileURLWithPath: $0).standardizedFileURL }
         let environment = script.map { TeamEnvironment.find(near: $0, given: files.$executable ? files.executable : nil) }
         if let script, let environment, spec.hasSuffix(".py") {
