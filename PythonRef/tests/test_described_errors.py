@@ -374,3 +374,58 @@ def test_drive_tcp_sends_the_kinds_answer() -> None:
     finally:
         ours.close()
         theirs.close()
+
+
+# error = { starts_with = … } and error_then = "keep-open" (quqiOnfree/rsa-encryption-server: an error whose
+# text names the exception, after which the loop reads on).
+KEEP_OPEN = upload(CBC, errors="").replace('error = { text = "bad\\n" }', "error = { starts_with = 'ERR ' }\nerror_then = \"keep-open\"") \
+    .replace('then = "close"\n', "")
+
+
+def test_starts_with_is_a_whole_error_value_and_keep_open_is_for_tcp() -> None:
+    desc = loads(KEEP_OPEN)
+    assert desc.conversations[0].error_then == "keep-open" and desc.conversations[0].error.kind == "starts_with"
+    assert loads(upload(CBC)).conversations[0].error_then == "close"
+    for text, path, words in [
+        (KEEP_OPEN.replace("error = { starts_with = 'ERR ' }", "error = { concat = [{ starts_with = 'ERR ' }] }"),
+         "conversation[0].error.concat[0]", "starts_with is a whole error value"),
+        (KEEP_OPEN.replace('send = { text = "kthx\\n" }', "send = { starts_with = 'kthx' }"),
+         "conversation[0].step[1].send", "starts_with is only a tcp conversation's error"),
+        (KEEP_OPEN.replace('error_then = "keep-open"', 'error_then = "linger"'), "conversation[0].error_then", "keep-open"),
+    ]:
+        with pytest.raises(DescriptionError) as info:
+            loads(text)
+        assert info.value.path == path and words in info.value.message, (info.value.path, info.value.message)
+
+
+def test_a_keep_open_server_reads_on_after_its_error_and_a_client_knows_the_error_by_its_beginning() -> None:
+    desc = loads(KEEP_OPEN)
+    srv = dserver.make_server(desc, party_options={"secrets": {"psk": PSK16}}, quiet_gap=0.2)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
+            sock.sendall(bad_padding_cbc())
+            assert sock.recv(100) == b"ERR "            # a server built from the description sends the beginning
+            sock.sendall(good_cbc())                    # the same connection: a conversation again
+            assert sock.recv(100) == b"kthx\n"
+        closing = dserver.make_server(loads(upload(CBC)), party_options={"secrets": {"psk": PSK16}}, quiet_gap=0.2)
+        other = threading.Thread(target=closing.serve_forever, daemon=True)
+        other.start()
+        try:
+            with socket.create_connection(("127.0.0.1", closing.port), timeout=10) as sock:
+                sock.sendall(bad_padding_cbc())
+                assert sock.recv(100) == b"bad\n"
+                assert sock.recv(100) == b""            # error_then = "close" (the default): it closed
+        finally:
+            closing.shutdown()
+            other.join(timeout=5)
+    finally:
+        srv.shutdown()
+        thread.join(timeout=5)
+    # A client takes any answer that begins so as the server's refusal.
+    client = Party(desc, "upload", "client", secrets={"psk": PSK16}, message=MESSAGE)
+    client.next_message()
+    with pytest.raises(Refused) as info:
+        client.receive(b"ERR padding is wrong: ValueError('Invalid padding bytes.')")
+    assert "refused (it sent the conversation's error value)" in info.value.reason

@@ -59,7 +59,9 @@ enum DescribedLoopback {
     /// A PythonRef described-client process to the Swift engine's server on a loopback port.
     static func pythonClientToSwiftServer(_ cast: Cast, python: String, pythonRef: URL, timeout: TimeInterval) throws -> CheckOutcome {
         if let reason = cannotRun(cast) { return .skipped(reason: reason) }
-        let server = try SessionMachineServer(timeout: timeout, quietGap: 0.3) { DescribedSession(party: try cast.swiftParty(.server)) }
+        let server = try SessionMachineServer(timeout: timeout, quietGap: 0.3) {
+            DescribedSession(party: try cast.swiftParty(.server), restart: { try cast.swiftParty(.server) })
+        }
         defer { server.stop() }
         let client = try PythonRefProcess(python: python, pythonRef: pythonRef, arguments: [
             "described-client", "--protocol", cast.path, "--host", "127.0.0.1", "--port", String(server.port),

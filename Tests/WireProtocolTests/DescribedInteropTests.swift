@@ -184,6 +184,52 @@ final class DescribedSessionTests: XCTestCase {
                                                       privateKey: DescribedFixtures.clientKey, plaintext: Data("hello pi".utf8)))
     }
 
+    /// `error_then = "keep-open"` with a `starts_with` error (quqiOnfree/rsa-encryption-server's loop):
+    /// the server answers its error's beginning and reads on; by default it closes.
+    func testAKeepOpenServer_readsOnAfterItsError_andTheDefaultCloses() throws {
+        let toml = """
+        name = "keep-open"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [[conversation]]
+        name = "greet"
+        error = { starts_with = "ERR " }
+        error_then = "keep-open"
+        [[conversation.step]]
+        from = "client"
+        send = { text = "hello" }
+        [[conversation.step]]
+        from = "server"
+        send = { text = "hi" }
+        """
+        let description = try ProtocolDescription(toml: toml)
+        XCTAssertEqual(description.conversations[0].errorThen, .keepOpen)
+        let serve = { try DescribedParty(description: description, conversation: nil, role: .server) }
+        let session = DescribedSession(party: try serve(), restart: serve)
+        XCTAssertEqual(session.start(), [])
+        let refused = session.receive(Data("nonsense\n".utf8))
+        XCTAssertEqual(refused.compactMap { if case let .send(data) = $0 { return data }; return nil }, [Data("ERR \n".utf8)])
+        XCTAssertFalse(refused.contains(.close))
+        XCTAssertFalse(session.closed)
+        XCTAssertEqual(session.receive(Data("hello\n".utf8)).filter { $0 != .close }, [.send(Data("hi\n".utf8))])
+        // Without error_then the server closes after its error.
+        let closing = try ProtocolDescription(toml: toml.replacingOccurrences(of: "error_then = \"keep-open\"\n", with: ""))
+        XCTAssertEqual(closing.conversations[0].errorThen, .close)
+        let once = DescribedSession(party: try DescribedParty(description: closing, conversation: nil, role: .server), restart: serve)
+        XCTAssertTrue(once.receive(Data("nonsense\n".utf8)).contains(.close))
+        // The client takes the error as no answer (the remote checks know it by its beginning); starts_with
+        // is an error value only, and whole.
+        let client = try DescribedParty(description: description, conversation: "greet", role: .client)
+        _ = try client.nextMessage()
+        XCTAssertThrowsError(try client.receive(.bytes(Data("ERR no such greeting: 'nonsense'".utf8))))
+        for (broken, words) in [(toml.replacingOccurrences(of: #"send = { text = "hi" }"#, with: #"send = { starts_with = "hi" }"#), "starts_with is only a tcp conversation's error"),
+                                (toml.replacingOccurrences(of: #"error = { starts_with = "ERR " }"#, with: #"error = { concat = [{ starts_with = "ERR " }] }"#), "starts_with is a whole error value"),
+                                (toml.replacingOccurrences(of: "keep-open", with: "linger"), "error_then")] {
+            XCTAssertThrowsError(try ProtocolDescription(toml: broken)) { error in XCTAssertTrue("\(error)".contains(words), "\(error)") }
+        }
+    }
+
     func testDescribedClient_againstTheBuiltInServer_inEverySplit() throws {
         for delivery in Self.deliveries {
             let phoneToPi = Conversation.run(client: try session("phone-to-pi", .client, message: Data("hello pi".utf8)), server: builtInServer(), delivery: delivery)

@@ -26,7 +26,8 @@ DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-s
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature")
+               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with")
+ERROR_THEN = ("close", "keep-open")  # a tcp conversation's error_then: after its error, the server closes or reads on
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
 SIGNATURE_FORMATS = ("der", "raw")  # X9.62 ECDSA-Sig-Value DER, or r || s (IEEE P1363, PyCryptodome's 'fips-186-3')
@@ -55,7 +56,7 @@ REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `err
 MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
-    "text": (), "concat": (), "json": (), "config": (),
+    "text": (), "concat": (), "json": (), "config": (), "starts_with": (),
     "public_key": ("format", "encoding"),
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"),
@@ -168,6 +169,7 @@ class Conversation:
     errors: tuple[tuple[str, Value], ...] = ()  # tcp: (refusal kind, its answer) where it is not `error`
     # http(s): (refusal kind, its status, its constant body or None) where it is not error_status
     http_errors: tuple[tuple[str, int, Optional[Value]], ...] = ()
+    error_then: str = "close"  # tcp: after its error the server closes, or ("keep-open") reads on
 
     def error_for(self, kind: Optional[str]) -> Optional[Value]:
         """The answer to a refusal of `kind` (REFUSAL_KINDS, or None): `errors.<kind>`, else `error`."""
@@ -333,7 +335,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
     enc_default = "hex" if kind == "digest" else "raw"
     encoding = _choice(raw, "encoding", ENCODINGS, path, enc_default)
     fields: dict[str, Any] = {"encoding": encoding}
-    if kind == "text":
+    if kind in ("text", "starts_with"):
         pass
     elif kind == "config":
         if arg not in CONFIG_NAMES:
@@ -725,7 +727,7 @@ def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
 def _conversation(c: object, p: str, transport: Transport) -> Conversation:
     if not isinstance(c, dict):
         raise DescriptionError(p, "each [[conversation]] must be a table")
-    _unknown_keys(c, ("name", "message", "error", "errors", "error_status", "step"), p)
+    _unknown_keys(c, ("name", "message", "error", "errors", "error_status", "error_then", "step"), p)
     name = _get(c, "name", str, p, required=True)
     if not NAME_RE.match(name):
         raise DescriptionError(f"{p}.name", f"name must be lowercase letters, digits and '-'; found {name!r}")
@@ -734,6 +736,9 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
         raise DescriptionError(f"{p}.error", "an http conversation refuses with a status: use error_status")
     if not transport.is_http and "error_status" in c:
         raise DescriptionError(f"{p}.error_status", "error_status is for http(s); a tcp conversation uses error")
+    if transport.is_http and "error_then" in c:
+        raise DescriptionError(f"{p}.error_then", "error_then is for tcp; an http server answers each request")
+    error_then = _choice(c, "error_then", ERROR_THEN, p, "close")
     error = _value(c["error"], f"{p}.error") if "error" in c else None
     raw_errors = _get(c, "errors", dict, p, {})
     _unknown_keys(raw_errors, REFUSAL_KINDS, f"{p}.errors")
@@ -754,6 +759,12 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             http_errors.append((kind, kind_status, kind_body))
     else:
         errors = tuple((kind, _value(raw_errors[kind], f"{p}.errors.{kind}")) for kind in REFUSAL_KINDS if kind in raw_errors)
+    # starts_with: a refusal's text that varies after a fixed beginning, so the whole error value only.
+    for answer in (error, *(v for _, v in errors)):
+        inner = [w for w in (list(_walk(answer))[1:] if answer is not None else []) if w.kind == "starts_with"]
+        if inner:
+            raise DescriptionError(inner[0].path, "starts_with is a whole error value (error = { starts_with = \"…\" }), "
+                                   "not a part of one")
     status = _get(c, "error_status", int, p, 400)
     if not 400 <= status <= 599:
         raise DescriptionError(f"{p}.error_status", f"error_status must be in 400..599; found {status}")
@@ -794,7 +805,7 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
                 raise DescriptionError(f"{p}.errors.{kind}.status", f"a correct answer and this refusal are both status {kind_status}: "
                                        "give the refusal and the answer each a body that tells them apart")
     return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors,
-                        tuple(http_errors))
+                        tuple(http_errors), error_then)
 
 
 def _step(s: object, i: int, p: str, transport: Transport) -> Step:
@@ -961,6 +972,9 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
                 if v.kind == "length_of":
                     _check_length_of(v, conv)
+                if v.kind == "starts_with":
+                    raise DescriptionError(v.path, "starts_with is only a tcp conversation's error or errors value "
+                                           "(a refusal whose text varies); a step sends a value both sides can check")
                 if v.kind == "mac":
                     for side in (me, peer):
                         if v.arg not in knows_secret[side]:
@@ -1003,5 +1017,6 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
         if answer is None:
             continue
         for v in _walk(answer):
-            if v.kind != "text" and v.kind != "concat":
-                raise DescriptionError(_join(v.path, v.kind), "an error value is fixed text: use { text = \"...\" }")
+            if v.kind not in ("text", "concat", "starts_with"):
+                raise DescriptionError(_join(v.path, v.kind), "an error value is fixed text: use { text = \"...\" } "
+                                       "(or { starts_with = \"...\" } for a text that varies after its beginning)")

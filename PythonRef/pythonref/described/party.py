@@ -170,7 +170,7 @@ class Party:
             self._parse(step, msg, self._ctx)
             check_stated_length(self._ctx)
         except Refused as exc:
-            if self.role == "client" and msg in self._refusal_values():
+            if self.role == "client" and self._is_refusal_value(msg):
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
             self._refuse(exc)
         self._advance(step)
@@ -247,19 +247,24 @@ class Party:
         except Refused:
             return None
 
-    def _refusal_values(self) -> list[bytes]:
-        """The server's error value and its `errors` values, for a tcp client (empty otherwise)."""
+    def _is_refusal_value(self, msg: Message) -> bool:
+        """Whether `msg` is the server's error value or one of its `errors` values, for a tcp client
+        (a `starts_with` value: any text that begins so)."""
         conv = self.conversation
         if self.role != "client" or conv is None or self._ctx is None or self.description.transport.is_http:
-            return []
-        out = []
+            return False
         for answer in (conv.error, *(v for _, v in conv.errors)):
-            if answer is not None:
-                try:
-                    out.append(build(answer, self._ctx.copy()))
-                except Refused:
-                    pass
-        return out
+            if answer is None or not isinstance(msg, bytes):
+                continue
+            try:
+                if answer.kind == "starts_with":
+                    parse(answer, msg, self._ctx.copy())
+                    return True
+                if msg == build(answer, self._ctx.copy()):
+                    return True
+            except Refused:
+                pass
+        return False
 
     def declared_refusal_kind(self, msg: Message) -> Optional[str]:
         """The kind of refusal an HTTP answer is, when the conversation's `errors` declares one with

@@ -181,11 +181,17 @@ class TcpServer:
     def _serve_one(self, conn: socket.socket, addr: Any) -> None:
         peer = f"{addr[0]}:{addr[1]}"
         try:
-            party = Party(self.description, None, "server", **self.options)
-            outcome = drive_tcp(conn, party, timeout=self.timeout, quiet_gap=self.quiet_gap)
-            self.log({"peer": peer, "event": outcome["outcome"], "reason": outcome["reason"],
-                      "conversation": party.conversation.name if party.conversation else None,
-                      **({"message": party.received["message"]} if "message" in party.received else {})})
+            while True:
+                party = Party(self.description, None, "server", **self.options)
+                outcome = drive_tcp(conn, party, timeout=self.timeout, quiet_gap=self.quiet_gap)
+                self.log({"peer": peer, "event": outcome["outcome"], "reason": outcome["reason"],
+                          "conversation": party.conversation.name if party.conversation else None,
+                          **({"message": party.received["message"]} if "message" in party.received else {})})
+                # error_then = "keep-open": after its error the server reads on, the next message a
+                # conversation's first again (a `while True: recv()` loop).
+                refused_in = party.conversation or self.description.conversations[0]
+                if outcome["outcome"] not in ("refused", "framing") or refused_in.error_then != "keep-open":
+                    break
         except Exception as exc:  # noqa: BLE001 -- one bad connection never takes the server down
             self.log({"peer": peer, "event": "internal-error", "reason": f"{type(exc).__name__}: {exc}"})
         finally:

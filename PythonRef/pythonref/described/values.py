@@ -644,7 +644,7 @@ def build(v: Value, ctx: Context) -> bytes:
 
 def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
     k = v.kind
-    if k == "text":
+    if k in ("text", "starts_with"):  # starts_with: a server built from the description sends just the beginning
         return v.arg.encode("utf-8")
     if k == "concat":
         return b"".join(build(p, ctx) for p in v.arg)
@@ -767,6 +767,9 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
     if k == "text":
         if data != v.arg.encode("utf-8"):
             raise Refused(f"expected {v.arg!r}, got {_show(data)}")
+    elif k == "starts_with":
+        if not data.startswith(v.arg.encode("utf-8")):
+            raise Refused(f"expected text beginning {v.arg!r}, got {_show(data)}")
     elif k == "concat":
         _parse_concat(v, data, ctx)
     elif k == "json":

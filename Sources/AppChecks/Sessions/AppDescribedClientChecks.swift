@@ -171,7 +171,8 @@ enum AppDescribedClientChecks {
                 // The party is made on the thread that drives it (as SessionMachineServer makes its machines).
                 let session: DescribedSession
                 do {
-                    session = DescribedSession(party: try DescribedParty(description: description, conversation: nil, role: .server, secrets: secrets, message: message))
+                    let serve = { try DescribedParty(description: description, conversation: nil, role: .server, secrets: secrets, message: message) }
+                    session = DescribedSession(party: try serve(), restart: serve)
                 } catch {
                     outcome.set(.incomplete("the Swift engine could not serve the description: \(error)"))
                     return

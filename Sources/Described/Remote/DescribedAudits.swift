@@ -135,7 +135,13 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
 
     init(_ live: LiveConversation) {
         switch live.probeAnswer {
-        case let .bytes(data)?: text = data.isEmpty ? "nothing" : DescribedMessage.bytes(data).summary
+        case let .bytes(data)?:
+            text = data.isEmpty ? "nothing" : DescribedMessage.bytes(data).summary
+            // A refusal whose text the description says varies (`starts_with`): its tail is not compared,
+            // so two refusals are one answer (they still differ by whether the server closed).
+            if let declared = live.party.conversation?.refusalTexts.first(where: { !$0.whole && $0.matches(data) }) {
+                text = "the description's error \(declared.said)"
+            }
         case let .response(status, _, body)?: text = "\(status)\(live.probeReason.map { " " + $0 } ?? "") \(DescribedMessage.bytes(body).summary)"
         default: text = live.transportError.map { "no answer (\($0))" } ?? "no answer"
         }
@@ -157,9 +163,8 @@ extension DescribedRemoteRun {
     }
 
     /// The server's refusal of `kind` as the description states it (`errors.KIND`, else `error`), when it is plain text.
-    func errorBytes(_ conversation: ProtocolDescription.Conversation, kind: RefusalKind? = nil) -> Data? {
-        if case let .text(text)? = (kind.flatMap { conversation.errors[$0] } ?? conversation.error)?.kind { return Data(text.utf8) }
-        return nil
+    func errorText(_ conversation: ProtocolDescription.Conversation, kind: RefusalKind? = nil) -> RefusalText? {
+        (kind.flatMap { conversation.errors[$0] } ?? conversation.error).flatMap(RefusalText.init)
     }
 
 
@@ -182,11 +187,17 @@ extension DescribedRemoteRun {
             return nil
         case let .bytes(data)?:
             if accepted { return "answered \(DescribedMessage.bytes(data).summary), as if the message were correct" }
-            if let error = errorBytes(conversation, kind: kind), data != error {
-                return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(DescribedMessage.bytes(error).summary)"
+            if let error = errorText(conversation, kind: kind), !error.matches(data) {
+                return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(error.said)"
             }
-            // A refusing server sends the error and closes (docs/PROTOCOL-DESCRIPTIONS.md, "Engines").
-            if !live.closedByServer { return "answered \(DescribedMessage.bytes(data).summary) but kept the connection open: a refusal closes it" }
+            // A refusing server sends the error and closes (docs/PROTOCOL-DESCRIPTIONS.md, "Engines"),
+            // unless the description says it reads on (`error_then = "keep-open"`).
+            if conversation.errorThen == .close, !live.closedByServer {
+                return "answered \(DescribedMessage.bytes(data).summary) but kept the connection open: a refusal closes it (or say `error_then = \"keep-open\"`)"
+            }
+            if conversation.errorThen == .keepOpen, live.closedByServer {
+                return "answered \(DescribedMessage.bytes(data).summary) and closed the connection; the description says it reads on after a refusal (error_then = \"keep-open\")"
+            }
             return nil
         default:
             if let error = live.transportError, error.hasPrefix("cannot connect") { return "could not be reached (\(error)): an earlier probe took it down" }
@@ -642,7 +653,7 @@ extension DescribedRemoteRun {
                 }
                 // A description that answers a bad length and a bad padding differently (`errors`) says
                 // so on purpose: a length anyone can see tells nothing about the plaintext.
-                let byDescription = errorBytes(conversation, kind: .length) != errorBytes(conversation, kind: .padding)
+                let byDescription = errorText(conversation, kind: .length)?.bytes != errorText(conversation, kind: .padding)?.bytes
                 if located, !byDescription, AnswerSignature(cut).shape != a.shape {
                     throw CheckFailure("CBC padding oracle: a bad padding gets \(a), a ciphertext that is not whole blocks gets \(AnswerSignature(cut)) — the answers tell a padding error apart (Vaudenay 2002)",
                                        details: "bad padding:\n\(show(bad))\n\nnot whole blocks:\n\(show(cut))")
@@ -806,13 +817,29 @@ extension ProtocolDescription.Step {
 }
 
 extension ProtocolDescription.Conversation {
-    /// The plain-text answers the description gives to refusals: `error` and every `errors` value.
-    var refusalTexts: Set<Data> {
-        Set(([error] + errors.values.map { $0 }).compactMap { value -> Data? in
-            if case let .text(text)? = value?.kind { return Data(text.utf8) }
-            return nil
-        })
+    /// The plain-text answers the description gives to refusals (`error` and every `errors` value):
+    /// each a whole text, or the beginning of one (`starts_with`).
+    var refusalTexts: [RefusalText] { ([error] + errors.values.map { $0 }).compactMap { $0.flatMap(RefusalText.init) } }
+
+    /// Whether `data` is one of the description's refusal answers.
+    func isRefusal(_ data: Data) -> Bool { refusalTexts.contains { $0.matches(data) } }
+}
+
+/// A tcp refusal's text as the description gives it: whole (`text`), or its beginning (`starts_with`).
+struct RefusalText {
+    let bytes: Data
+    let whole: Bool
+
+    init?(_ value: DescribedValue) {
+        switch value.kind {
+        case let .text(text): (bytes, whole) = (Data(text.utf8), true)
+        case let .startsWith(text): (bytes, whole) = (Data(text.utf8), false)
+        default: return nil
+        }
     }
+
+    func matches(_ data: Data) -> Bool { whole ? data == bytes : data.starts(with: bytes) }
+    var said: String { (whole ? "" : "beginning ") + DescribedMessage.bytes(bytes).summary }
 }
 
 extension ProtocolDescription {

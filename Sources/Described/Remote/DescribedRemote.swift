@@ -261,8 +261,7 @@ final class DescribedRemoteRun {
         case let .response(status, _, body)?: return live.isSuccess(status: status, body: body)
         case let .bytes(data)?:
             if data.isEmpty { return false }
-            let refusals = conversation.refusalTexts
-            if !refusals.isEmpty { return !refusals.contains(data) }
+            if !conversation.refusalTexts.isEmpty { return !conversation.isRefusal(data) }
             return live.answerAccepted
         default: return false
         }
@@ -358,11 +357,12 @@ final class DescribedRemoteRun {
             if probing {
                 live.probeAnswer = .bytes(message)
                 // Did it close after answering? (a refusal should)
-                // After the description's error a server closes: give it the whole timeout to do so.
-                var isError = false
-                if let conversation = live.party.conversation { isError = conversation.refusalTexts.contains(message) }
+                // After the description's error a server closes: give it the whole timeout to do so
+                // (one that reads on, error_then = "keep-open": a quiet gap shows whether it closed anyway).
+                var closesAfterError = false
+                if let conversation = live.party.conversation { closesAfterError = conversation.errorThen == .close && conversation.isRefusal(message) }
                 if !live.closedByServer {
-                    live.closedByServer = (try? connection.read(upTo: 1, timeout: isError ? options.timeout : options.quietGap))?.isEmpty ?? false
+                    live.closedByServer = (try? connection.read(upTo: 1, timeout: closesAfterError ? options.timeout : options.quietGap))?.isEmpty ?? false
                 }
                 live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
                 return

@@ -483,7 +483,7 @@ private struct Context {
 
     mutating func build(_ value: DescribedValue) throws -> BuiltValue {
         switch value.kind {
-        case let .text(text):
+        case let .text(text), let .startsWith(text):  // starts_with: a server built from the description sends just the beginning
             return BuiltValue(bytes: Data(text.utf8))
         case let .plain(encoding):
             let message = state.received["message"] ?? party.message
@@ -640,6 +640,10 @@ private struct Context {
                 guard message == known else { throw DescribedRefusal(reason: "the message in the clear is not the conversation's message") }
             } else {
                 state.received["message"] = message
+            }
+        case let .startsWith(text):
+            guard bytes.starts(with: Data(text.utf8)) else {
+                throw DescribedRefusal(reason: "expected text beginning \(JSONText.string(text)); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
             }
         case let .text(text):
             guard bytes.elementsEqual(text.utf8) else {

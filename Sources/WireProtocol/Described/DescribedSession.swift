@@ -3,15 +3,19 @@ import Foundation
 /// A `tcp` described party as a `SessionMachine` over bytes: its messages framed by
 /// `DescribedFraming`, the peer's bytes (in any split) read back into messages, so the drivers of
 /// the built-in machines (sockets, `Conversation.run`) run described parties too. A server that
-/// refuses sends the conversation's `error` and closes; a client that refuses closes.
+/// refuses sends the conversation's `error` and closes (with `error_then = "keep-open"` and a
+/// `restart`, it reads on with a fresh party); a client that refuses closes.
 public final class DescribedSession: SessionMachine {
-    public let party: DescribedParty
+    public private(set) var party: DescribedParty
+    private let restart: (() throws -> DescribedParty)?
     private let framing: DescribedFraming
     private var decoder: DescribedFraming.Decoder
     public private(set) var closed = false
 
-    public init(party: DescribedParty) {
+    /// `restart`: a server's fresh party for the next message after a refusal it keeps the connection for.
+    public init(party: DescribedParty, restart: (() throws -> DescribedParty)? = nil) {
         self.party = party
+        self.restart = restart
         framing = DescribedFraming(transport: party.description.transport)
         decoder = framing.decoder()
     }
@@ -80,10 +84,17 @@ public final class DescribedSession: SessionMachine {
     }
 
     private func refuse(_ refusal: DescribedRefusal) -> [SessionAction] {
-        closed = true
-        guard party.role == .server else { return [.event(.failed(refusal.reason)), .close] }
+        guard party.role == .server else { closed = true; return [.event(.failed(refusal.reason)), .close] }
         var actions: [SessionAction] = [.event(.error(refusal.reason))]
         if case let .bytes(bytes)? = party.refusalMessage(), let framed = try? framing.encode(bytes) { actions.append(.send(framed)) }
+        // error_then = "keep-open": the server reads on, the next message a conversation's first again.
+        if (party.conversation ?? party.description.conversations[0]).errorThen == .keepOpen, let restart, let fresh = try? restart() {
+            party = fresh
+            decoder = framing.decoder()
+            reported = false
+            return actions
+        }
+        closed = true
         return actions + [.close]
     }
 }

@@ -29,6 +29,9 @@ public struct DescribedValue: Sendable, Equatable {
         case mac(String, algorithm: MACAlgorithm, of: String, encoding: ValueEncoding)
         /// In a `json` or `form`: a signature by key K's private half over the text of sibling field `of`, as sent.
         case signature(String, algorithm: SignatureAlgorithm, of: String, format: SignatureFormat, encoding: ValueEncoding)
+        /// A tcp conversation's `error`/`errors` value, whole: text that begins so (the rest varies with
+        /// the reason); a server built from the description sends just the beginning.
+        case startsWith(String)
     }
 
     public var kind: Kind
@@ -297,9 +300,9 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with"]
     static let qualifiers: [String: [String]] = [
-        "text": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
+        "text": [], "starts_with": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
         "mac": ["algorithm", "of", "encoding"],
         "signature": ["algorithm", "of", "format", "encoding"],
         "public_key": ["format", "encoding"],
@@ -369,6 +372,8 @@ extension DescribedValue {
         switch kindKey {
         case "text":
             kind = .text(try name())
+        case "starts_with":
+            kind = .startsWith(try name())
         case "config":
             kind = .config(try reader.choice("config", ["username", "password"])!)
         case "token":

@@ -101,7 +101,7 @@ struct DescriptionReader {
     }
 
     func readConversation(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Conversation {
-        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "errors", "step"] : ["name", "message", "error", "errors", "step"])
+        try reader.allow(transport.isHTTP ? ["name", "message", "error_status", "errors", "step"] : ["name", "message", "error", "errors", "error_then", "step"])
         let name = try reader.name("name", meaning: "the conversation's name, a-z 0-9 -")
         let message = try reader.string("message").map { Data($0.utf8) }
         let error = try reader.table["error"].map { try DescribedValue.read($0, keyPath: reader.keyPath("error")) }
@@ -170,6 +170,13 @@ struct DescriptionReader {
         var conversation = ProtocolDescription.Conversation(name: name, message: message, error: error, errorStatus: errorStatus, steps: steps, line: reader.line)
         conversation.errors = errors
         conversation.httpErrors = httpErrors
+        conversation.errorThen = try reader.choice("error_then", ProtocolDescription.ErrorThen.allCases.map(\.rawValue)).flatMap(ProtocolDescription.ErrorThen.init) ?? .close
+        // starts_with: a refusal's text that varies after a fixed beginning, so a whole error value only.
+        for answer in [error].compactMap({ $0 }) + errors.values {
+            if let inner = answer.values.dropFirst().first(where: { if case .startsWith = $0.kind { return true }; return false }) {
+                throw DescriptionError.impossible(key: inner.keyPath, line: inner.line, reason: "starts_with is a whole error value (error = { starts_with = \"…\" }), not a part of one")
+            }
+        }
         return conversation
     }
 
@@ -235,6 +242,8 @@ struct DescriptionValidator {
     /// The same for public keys: a signature is verified with a key the receiver had before the message.
     var knownKeysBeforeStep: [ProtocolDescription.Role: Set<String>] = [:]
     var tokenIssued = false
+    /// Checking the conversation's `error`, where a `starts_with` value belongs.
+    var inRefusal = false
 
     init(description: ProtocolDescription, conversation: ProtocolDescription.Conversation) {
         self.description = description; self.conversation = conversation
@@ -250,7 +259,9 @@ struct DescriptionValidator {
 
     mutating func validate() throws {
         if let error = conversation.error {
+            inRefusal = true
             try check(error, from: .server, inJSON: false, siblings: [])
+            inRefusal = false
         }
         for step in conversation.steps {
             knownSecretsBeforeStep = knownSecrets
@@ -274,6 +285,8 @@ struct DescriptionValidator {
         switch value.kind {
         case .text, .config:
             break
+        case .startsWith:
+            guard inRefusal else { throw impossible(value, "starts_with is only a tcp conversation's error or errors value (a refusal whose text varies); a step sends a value both sides can check") }
         case let .plain(encoding):
             try requireEncoded(encoding, textOK: encoding == .utf8)
         case let .token(use):

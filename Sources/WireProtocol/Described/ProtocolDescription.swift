@@ -126,8 +126,17 @@ public struct ProtocolDescription: Sendable {
         /// (`errors = { authentication = { status = 200, body = … } }`).
         public var httpErrors: [RefusalKind: HTTPRefusal] = [:]
         public var errorStatus: Int
+        /// tcp: after its `error` the server closes (the default), or reads on (`error_then = "keep-open"`).
+        public var errorThen: ErrorThen = .close
         public var steps: [Step]
         public var line: Int
+    }
+
+    /// What a tcp server does after its refusal: closes, or keeps the connection and reads the next
+    /// message as a conversation's first (a `while True: recv()` loop).
+    public enum ErrorThen: String, Sendable, Equatable, CaseIterable {
+        case close
+        case keepOpen = "keep-open"
     }
 
     public var name: String
