@@ -1584,6 +1584,113 @@ def test_form_rsa_key_cbc_iv_is_key_in_process(monkeypatch):
         form_rsa_module(monkeypatch, "no-such-plant")
 
 
+# ---- pkcs1-decrypt-service ---------------------------------------------------------------------
+
+PKCS1_ERROR = b'{"error": '          # the description's error: starts_with, the text after varies with the reason
+
+
+def pkcs1_block(servers, text):
+    return servers.server_key.public_key().encrypt(text, padding.PKCS1v15())
+
+
+def pkcs1_bad_padding(servers):
+    """k bytes below n whose PKCS#1 v1.5 padding does not check: EM = 00 02 <no zero byte to end the padding>."""
+    numbers = servers.server_key.public_key().public_numbers()
+    k = (numbers.n.bit_length() + 7) // 8
+    em = b"\x00\x02" + bytes(random.randrange(1, 256) for _ in range(k - 2))
+    return pow(int.from_bytes(em, "big"), numbers.e, numbers.n).to_bytes(k, "big")
+
+
+def pkcs1_not_below_n(servers, text):
+    """A ciphertext of `text` plus the modulus: still k bytes, no longer below n (RFC 8017 §5.1.2 step 1)."""
+    n = servers.server_key.public_key().public_numbers().n
+    k = (n.bit_length() + 7) // 8
+    while True:
+        c = int.from_bytes(pkcs1_block(servers, text), "big") + n
+        if c < 256 ** k:
+            return c.to_bytes(k, "big")
+
+
+def pkcs1_ask(sock, data):
+    """Sends one message on `sock` and reads the answer (legacy: to a quiet gap or a close)."""
+    sock.sendall(data)
+    return Legacy(sock).message()
+
+
+def pkcs1_error(answer):
+    """The reason of an error answer (the text after the fixed sentence), or None when `answer` is no error."""
+    if not answer.startswith(PKCS1_ERROR):
+        return None
+    assert answer.isascii()
+    error = json.loads(answer)["error"]
+    sentence, reason = error.split(": ", 1)
+    assert sentence and reason
+    return sentence, reason
+
+
+def test_pkcs1_decrypt_service_correct(servers):
+    port = servers.port("pkcs1-decrypt-service")
+    one, two, three = message(), message(), message()
+    with connect(port) as sock:
+        assert pkcs1_ask(sock, pkcs1_block(servers, one)) == one            # two messages, one connection
+        assert pkcs1_ask(sock, pkcs1_block(servers, two)) == two
+        errors = [pkcs1_error(pkcs1_ask(sock, bad)) for bad in
+                  (os.urandom(100), pkcs1_not_below_n(servers, one), pkcs1_bad_padding(servers),
+                   pkcs1_block(servers, b""))]
+        assert None not in errors
+        assert len({sentence for sentence, _ in errors}) == 1                # one fixed sentence
+        assert len({reason for _, reason in errors}) == 4                    # the reason varies with what failed
+        assert pkcs1_ask(sock, pkcs1_block(servers, three)) == three        # after errors: the same connection
+        sock.sendall(pkcs1_block(servers, one) + pkcs1_block(servers, two))  # back to back: k bytes taken exactly
+        assert Legacy(sock).message() == one + two
+        longest = b"~" * 245                                                 # PKCS#1 v1.5's most for 2048 bits
+        assert pkcs1_ask(sock, pkcs1_block(servers, longest)) == longest
+    with connect(port) as sock:                                              # and an error first
+        assert pkcs1_error(pkcs1_ask(sock, b"hello")) is not None
+        assert not closed_within(sock, 1.0)
+        assert pkcs1_ask(sock, pkcs1_block(servers, one)) == one
+    assert servers.running[("pkcs1-decrypt-service", None)][0].poll() is None
+
+
+def test_pkcs1_decrypt_service_plant_reduces_mod_n(servers):
+    text = message()
+    for plant, expected in ((None, None), ("reduces-mod-n", text)):
+        with connect(servers.port("pkcs1-decrypt-service", plant)) as sock:
+            answer = pkcs1_ask(sock, pkcs1_not_below_n(servers, text))
+            if expected is None:
+                assert pkcs1_error(answer)[1] == "ciphertext not below the modulus"
+            else:
+                assert answer == expected                                    # c + n decrypted as c: not refused
+            assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+            assert pkcs1_error(pkcs1_ask(sock, pkcs1_bad_padding(servers))) is not None
+
+
+def test_pkcs1_decrypt_service_plant_closes_on_error(servers):
+    text = message()
+    for plant, closes in ((None, False), ("closes-on-error", True)):
+        with connect(servers.port("pkcs1-decrypt-service", plant)) as sock:
+            assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text      # a good answer keeps it open either way
+            assert pkcs1_error(pkcs1_ask(sock, os.urandom(17))) is not None
+            assert closed_within(sock, 1.0) == closes
+            if not closes:
+                assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+    with connect(servers.port("pkcs1-decrypt-service", "closes-on-error")) as sock:   # and it serves a new connection
+        assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+
+
+def test_pkcs1_decrypt_service_plant_sentinel(servers):
+    for plant, bad_padding_answer in ((None, "error"), ("sentinel", b"xyz")):
+        with connect(servers.port("pkcs1-decrypt-service", plant)) as sock:
+            answer = pkcs1_ask(sock, pkcs1_bad_padding(servers))
+            if bad_padding_answer == "error":
+                assert pkcs1_error(answer) is not None
+            else:
+                assert answer == bad_padding_answer                          # no error: the sentinel
+            assert pkcs1_error(pkcs1_ask(sock, os.urandom(100))) is not None  # a wrong length: the error still
+            text = message()
+            assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+
+
 # ---- the registry -------------------------------------------------------------------------------
 
 def test_registry_descriptions_parse_and_every_plant_is_tested():

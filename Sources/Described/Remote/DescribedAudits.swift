@@ -236,7 +236,48 @@ extension DescribedRemoteRun {
                     return .passed
                 }
             }
+            checkModulusAdded(conversation, known, index: index, step: step)
         }
+    }
+
+    /// A valid RSA ciphertext c sent as c + n: a server that reduces mod n (`pow(c, d, n)` with no range
+    /// check) decrypts it and answers as if it were c; RFC 8017 §5.1.2 step 1 refuses anything not below
+    /// n. The all-0xff probe cannot show this: reduced, it is random bytes whose padding fails either way.
+    func checkModulusAdded(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation, index: Int, step: ProtocolDescription.Step) {
+        guard let value = step.cryptoValue, let (keyName, _) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
+        self.step("\(conversation.name).refuses.message-\(index + 1).rsa-plus-modulus") {
+            let n = [UInt8](RSAInvalidKeys.modulus(of: key))
+            let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
+            // c + n must still fit in k bytes: c below 2^(8k) − n, drawn again until it is.
+            let fits: @Sendable (Data) -> Bool = { Self.addedBigEndian([UInt8]($0), modulus) != nil }
+            let live: LiveConversation
+            do {
+                live = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaCiphertextWhere(fits))) { position, _, message in
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step),
+                          let sum = Self.addedBigEndian([UInt8](part.raw), modulus) else { return message }
+                    return part.rebuild(Data(sum))
+                }
+            } catch DescriptionError.partySetup {
+                return .skipped(reason: "no ciphertext of the message is below 2^\(8 * key.modulusByteCount) − n in 20,000 draws: this modulus leaves no room to add it")
+            }
+            if acknowledged(live, conversation) {
+                throw CheckFailure("the server took a valid ciphertext plus its modulus (c + n) as the message itself (\(AnswerSignature(live))): it reduces mod n instead of refusing a ciphertext not below the modulus (RFC 8017 §5.1.2 step 1)",
+                                   details: show(live))
+            }
+            return .passed
+        }
+    }
+
+    /// a + b for big-endian numbers of one length; nil when the sum needs another byte.
+    static func addedBigEndian(_ a: [UInt8], _ b: [UInt8]) -> [UInt8]? {
+        guard a.count == b.count else { return nil }
+        var sum = [UInt8](repeating: 0, count: a.count), carry = 0
+        for position in stride(from: a.count - 1, through: 0, by: -1) {
+            let total = Int(a[position]) + Int(b[position]) + carry
+            sum[position] = UInt8(total & 0xff)
+            carry = total >> 8
+        }
+        return carry == 0 ? sum : nil
     }
 
     /// A message authenticated by a signature or a MAC, sent again byte for byte on a new
@@ -527,15 +568,15 @@ extension DescribedRemoteRun {
                     }
                 }
                 guard wentOn(signatures[0].2, conversation) else { return .passed }
-                if nextServerStepHasDigest(conversation, after: step) {
-                    // Same class, other bytes: a sentinel gives the same digest again, every time;
-                    // implicit rejection only by chance (two empty synthetic messages, about
+                if let reflected = nextServerStepReflectsPlaintext(conversation, after: step) {
+                    // Same class, other bytes: a sentinel gives the same digest (or plaintext) again, every
+                    // time; implicit rejection only by chance (two empty synthetic messages, about
                     // 1/(k − 10) each), so an equal answer gets one more ciphertext before a verdict.
                     let again = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(classes[0].1(&generator))))
                     let sameAgain = AnswerSignature(again) == signatures[0].1
                     if sameAgain, try AnswerSignature(converse(conversation.name, stopAfter: index + 1,
                                                                probe: (index, .rsaBlock(classes[0].1(&generator))))) == signatures[0].1 {
-                        throw CheckFailure("padding oracle: every undecryptable ciphertext is acknowledged with the same digest — a bad padding decrypts to a fixed sentinel, which the digest tells from a real plaintext",
+                        throw CheckFailure("padding oracle: every undecryptable ciphertext is acknowledged with the same \(reflected) — a bad padding decrypts to a fixed sentinel, which the \(reflected) tells from a real plaintext (implicit rejection gives each its own)",
                                            details: "\(signatures[0].0): \(signatures[0].1)\nanother of the class: \(AnswerSignature(again))")
                     }
                 }
@@ -553,11 +594,18 @@ extension DescribedRemoteRun {
         }.first
     }
 
-    func nextServerStepHasDigest(_ conversation: ProtocolDescription.Conversation, after step: ProtocolDescription.Step) -> Bool {
+    /// What the server's next step answers that is made from the plaintext it decrypted — "digest"
+    /// (a digest of it) or "plaintext" (the message in the clear) — or nil: where such an answer is,
+    /// a sentinel shows as one answer for every bad padding.
+    func nextServerStepReflectsPlaintext(_ conversation: ProtocolDescription.Conversation, after step: ProtocolDescription.Step) -> String? {
         guard let position = conversation.steps.firstIndex(of: step),
               let next = conversation.steps.dropFirst(position + 1).first(where: { $0.from == .server }),
-              let value = next.send ?? next.body else { return false }
-        return value.values.contains { if case .digest = $0.kind { return true }; return false }
+              let value = next.send ?? next.body else { return nil }
+        for part in value.values {
+            if case .digest = part.kind { return "digest" }
+            if case .plain = part.kind { return "plaintext" }
+        }
+        return nil
     }
 
     /// A block with a good padding around `message` (PKCS#1 v1.5 type 2 only: OAEP's needs the
