@@ -919,54 +919,54 @@ def private_key_pem(server_id: int) -> dict:
     return {"ok": key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())}
 
 
-def _public_half(value: Any) -> Any:
-    """The pyca public key of a value a server keeps a key in, or None: a pyca key, a PyCryptodome
-    RSA or ECC key (its `public_key()`/`publickey()` exported as DER), or PEM text or bytes
-    (`RSA.generate(2048).publickey().exportKey()`, a key file read at import). An encrypted
-    private key, or anything else, is no key here."""
+def _key_in(value: Any) -> tuple[Any, bool]:
+    """(the pyca public key of a value a server keeps a key in, whether the value holds its private
+    half), or (None, False): a pyca key, a PyCryptodome or pycryptodomex RSA/ECC key, or PEM text or
+    bytes (a key file read at import). An encrypted private key, or anything else, is no key here."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
     if isinstance(value, (rsa.RSAPublicKey, ec.EllipticCurvePublicKey)):
-        return value
+        return value, False
     if isinstance(value, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
-        return value.public_key()
+        return value.public_key(), True
     if isinstance(value, str):
         value = value.encode("utf-8", "replace")
     if isinstance(value, (bytes, bytearray)):
         text = bytes(value)
         if b"-----BEGIN" not in text or b"KEY-----" not in text:
-            return None
+            return None, False
         with contextlib.suppress(Exception):
-            return serialization.load_pem_public_key(text)
+            return serialization.load_pem_private_key(text, password=None).public_key(), True
         with contextlib.suppress(Exception):
-            key = serialization.load_pem_private_key(text, password=None)
-            return key.public_key()
-        return None
-    export = getattr(value, "publickey", None) or getattr(value, "public_key", None)
-    if callable(export) and type(value).__module__.startswith("Crypto."):  # PyCryptodome
+            return serialization.load_pem_public_key(text), False
+        return None, False
+    if type(value).__module__.startswith(("Crypto.", "Cryptodome.")):  # PyCryptodome, pycryptodomex
         with contextlib.suppress(Exception):
-            der = export().export_key(format="DER")
-            return serialization.load_der_public_key(bytes(der))
-    return None
+            public = value.public_key() if hasattr(value, "public_key") else value.publickey()
+            return serialization.load_der_public_key(bytes(public.export_key(format="DER"))), bool(value.has_private())
+    return None, False
 
 
 def held_public_key(server_id: int, key_type: str) -> dict:
-    """The public half of the one `key_type` key ("rsa" or "ec-p256") the server keeps (`_held_values`):
-    a key it makes at import and never sends, which only a run in its own process can learn.
+    """The public half of the one `key_type` key ("rsa" or "ec-p256") whose private half the server
+    keeps (`_held_values`): a key it makes at import and never sends, which only a run in its own
+    process can learn. A public key alone is no evidence (it may be a client's); one that is the
+    public half of the held key is named with it.
     {"ok": SPKI DER, "names": [...]} (every name that holds it) or {"err": "none" | "several", "names": [...]}."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
-    found: dict[bytes, list[str]] = {}
+    private: dict[bytes, list[str]] = {}
+    public: dict[bytes, list[str]] = {}
     for name, value in _held_values(_hosted[server_id]):
         if name.startswith("__") or inspect.ismodule(value) or callable(value):  # functions, classes, modules
             continue
-        key = _public_half(value)
+        key, is_private = _key_in(value)
         wanted = isinstance(key, rsa.RSAPublicKey) if key_type == "rsa" else \
             isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == "secp256r1"
         if wanted:
             der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-            found.setdefault(der, []).append(name)
-    if len(found) != 1:
-        return {"err": "none" if not found else "several", "names": sorted(n for names in found.values() for n in names)}
-    der, names = next(iter(found.items()))
-    return {"ok": der, "names": names}
+            (private if is_private else public).setdefault(der, []).append(name)
+    if len(private) != 1:
+        return {"err": "none" if not private else "several", "names": sorted(n for names in private.values() for n in names)}
+    der, names = next(iter(private.items()))
+    return {"ok": der, "names": names + public.get(der, [])}

@@ -392,6 +392,13 @@ def test_starts_with_is_a_whole_error_value_and_keep_open_is_for_tcp() -> None:
         (KEEP_OPEN.replace('send = { text = "kthx\\n" }', "send = { starts_with = 'kthx' }"),
          "conversation[0].step[1].send", "starts_with is only a tcp conversation's error"),
         (KEEP_OPEN.replace('error_then = "keep-open"', 'error_then = "linger"'), "conversation[0].error_then", "keep-open"),
+        (KEEP_OPEN.replace("starts_with = 'ERR '", "starts_with = ''"), "conversation[0].error.starts_with",
+         "an empty beginning matches every answer"),
+        (KEEP_OPEN.replace("starts_with = 'ERR '", "starts_with = 'kthx'"), "conversation[0].error.starts_with",
+         "cannot be told apart"),
+        (KEEP_OPEN.replace('framing = "legacy"', 'framing = "close"'), "conversation[0].error_then", 'framing = "close"'),
+        (KEEP_OPEN.replace("[[conversation.step]]\nfrom = \"client\"", "[[conversation.step]]\nfrom = \"server\"\nsend = { text = \"hello\\n\" }\n[[conversation.step]]\nfrom = \"client\"", 1),
+         "conversation[0].error_then", "must begin with the client's step"),
     ]:
         with pytest.raises(DescriptionError) as info:
             loads(text)

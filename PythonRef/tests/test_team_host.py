@@ -6,6 +6,7 @@ import math
 import os
 import socket
 import struct
+import sys
 import textwrap
 import time
 
@@ -258,7 +259,7 @@ def test_a_key_the_server_makes_at_import_and_never_sends_is_found_by_its_public
     """, "app")["ok"]
     from cryptography.hazmat.primitives import serialization
     found = team_host.held_public_key(held, "rsa")
-    module = __import__("sys").modules["held_key"]
+    module = sys.modules["held_key"]
     assert found["ok"] == module.KEY.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     assert found["names"] == ["KEY", "PUBLIC_PEM"]  # one key, wherever it is kept
     ec_found = team_host.held_public_key(held, "ec-p256")
@@ -274,6 +275,33 @@ def test_a_key_the_server_makes_at_import_and_never_sends_is_found_by_its_public
     none = load(tmp_path, "no_key.py", "def handle(conn, addr): pass\n", "handle")["ok"]
     assert team_host.held_public_key(none, "rsa") == {"err": "none", "names": []}
     assert team_host.held_public_key(none, "ec-p256") == {"err": "none", "names": []}
+    # A public key alone is no evidence: a server that keeps only a client's key holds none of its own.
+    client_only = load(tmp_path, "client_only.py", """
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        CLIENT_PUBLIC_PEM = rsa.generate_private_key(public_exponent=65537, key_size=1024).public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        def handle(conn, addr): pass
+    """, "handle")["ok"]
+    assert team_host.held_public_key(client_only, "rsa") == {"err": "none", "names": []}
+    # A PyCryptodome (or pycryptodomex) key object, by its API: publickey().export_key(format="DER"), has_private().
+    cryptodome = load(tmp_path, "cryptodome_key.py", """
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        _KEY = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+        class RsaKey:
+            def __init__(self, private): self.private = private
+            def has_private(self): return self.private
+            def publickey(self): return RsaKey(False)
+            def export_key(self, format="PEM"):
+                return _KEY.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+        RsaKey.__module__ = "Cryptodome.PublicKey.RSA"
+        SERVER_KEY = RsaKey(True)
+        def handle(conn, addr): pass
+    """, "handle")["ok"]
+    held = team_host.held_public_key(cryptodome, "rsa")
+    assert sorted(held["names"]) == ["SERVER_KEY", "_KEY"]  # the object read through its API, the same key
+    assert held["ok"] == sys.modules["cryptodome_key"]._KEY.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 ADAPTED = '''

@@ -173,14 +173,16 @@ public final class TeamServer: InProcessServer, @unchecked Sendable {
 }
 
 /// Why `heldPublicKey` found no one key: none, or several (named), or the harness's own failure.
+/// Only a key whose private half the server keeps counts (a public key alone may be a client's).
 public struct HeldKeyAbsence: Error, Sendable, CustomStringConvertible {
     public let several: Bool
     public let names: [String]
     public let problem: String?
 
     public var description: String {
-        if let problem { return "the harness could not look (\(problem))" }
-        return several ? "found several, in \(names.joined(separator: ", "))" : "found none (no key object or PEM text of that type in a global or attribute)"
+        if let problem { return "crosscheck could not ask the server (\(problem))" }
+        return several ? "its module keeps several such private keys (\(names.joined(separator: ", ")))"
+            : "its module keeps no private key of that type in a global or attribute (a pyca or PyCryptodome key, or PEM text)"
     }
 }
 

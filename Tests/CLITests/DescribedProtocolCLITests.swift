@@ -273,8 +273,8 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
         // A server that keeps no key, or two: the run says so and asks for --public-key.
         let folder = try scratch()
-        for (name, source, words) in [("keyless.py", "def app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "found none"),
-                                      ("two_keys.py", "from cryptography.hazmat.primitives.asymmetric import rsa\nA = rsa.generate_private_key(public_exponent=65537, key_size=2048)\nB = rsa.generate_private_key(public_exponent=65537, key_size=2048)\ndef app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "found several, in A, B")] {
+        for (name, source, words) in [("keyless.py", "def app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "keeps no private key of that type"),
+                                      ("two_keys.py", "from cryptography.hazmat.primitives.asymmetric import rsa\nA = rsa.generate_private_key(public_exponent=65537, key_size=2048)\nB = rsa.generate_private_key(public_exponent=65537, key_size=2048)\ndef app(environ, start_response):\n    start_response('200 OK', [])\n    return [b'']\n", "keeps several such private keys (A, B)")] {
             let path = folder.appendingPathComponent(name)
             try source.write(to: path, atomically: true, encoding: .utf8)
             let outcome = try crosscheck(["run", "--server", path.path + ":app", "--protocol", file, "--quiet"])

@@ -23,6 +23,10 @@ Plants (--plant):
   sentinel         a ciphertext whose padding does not check is answered with the sentinel text "xyz" (as
                    PyCryptodome's PKCS1_v1_5 cipher.decrypt(ciphertext, sentinel) returns it) instead of an
                    error, while a wrong length still gets the error: a padding oracle
+  names-the-padding-fault  a hand-written PKCS#1 v1.5 unpadder whose error names the check that failed
+                   ("first byte is not 00", "block type is not 02", "no 00 separator", "padding string
+                   shorter than 8 bytes"): every error still begins as the description says, but its text
+                   tells the padding classes apart, Bleichenbacher's oracle
 """
 
 import json
@@ -34,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 
-PLANTS = ("reduces-mod-n", "closes-on-error", "sentinel")
+PLANTS = ("reduces-mod-n", "closes-on-error", "sentinel", "names-the-padding-fault")
 SENTENCE = "\u89e3\u5bc6\u5931\u8d25"        # "decryption failed", the fixed sentence of every error
 PADDING_FAILED = "Encryption/decryption failed."  # pyca's text for a padding that does not check (the usual error)
 SENTINEL = b"xyz"
@@ -94,6 +98,18 @@ def main():
             if args.plant != "reduces-mod-n":
                 raise Refused("ciphertext not below the modulus")
             message = pkcs1_unpad(pow(c, d, n).to_bytes(k, "big"))     # textbook: pow reduces c mod n
+        elif args.plant == "names-the-padding-fault":
+            em = pow(c, d, n).to_bytes(k, "big")
+            separator = em.find(b"\x00", 2)
+            if em[0] != 0:
+                raise Refused("first byte is not 00")
+            if em[1] != 2:
+                raise Refused("block type is not 02")
+            if separator < 0:
+                raise Refused("no 00 separator")
+            if separator < 10:
+                raise Refused("padding string shorter than 8 bytes")
+            message = em[separator + 1:]
         else:
             try:
                 message = key.decrypt(block, padding.PKCS1v15())

@@ -1691,6 +1691,26 @@ def test_pkcs1_decrypt_service_plant_sentinel(servers):
             assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
 
 
+def test_pkcs1_decrypt_service_plant_names_the_padding_fault(servers):
+    numbers = servers.server_key.public_key().public_numbers()
+    k = (numbers.n.bit_length() + 7) // 8
+
+    def block(em):
+        return pow(int.from_bytes(em, "big"), numbers.e, numbers.n).to_bytes(k, "big")
+
+    type_00 = block(b"\x00\x00" + os.urandom(k - 2))
+    no_separator = pkcs1_bad_padding(servers)
+    for plant in (None, "names-the-padding-fault"):
+        with connect(servers.port("pkcs1-decrypt-service", plant)) as sock:
+            reasons = {pkcs1_error(pkcs1_ask(sock, type_00))[1], pkcs1_error(pkcs1_ask(sock, no_separator))[1]}
+            if plant is None:
+                assert len(reasons) == 1                                     # one reason for every bad padding
+            else:
+                assert reasons == {"block type is not 02", "no 00 separator"}  # the reason names the class
+            text = message()
+            assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+
+
 # ---- the registry -------------------------------------------------------------------------------
 
 def test_registry_descriptions_parse_and_every_plant_is_tested():

@@ -225,7 +225,13 @@ final class DescribedSessionTests: XCTestCase {
         XCTAssertThrowsError(try client.receive(.bytes(Data("ERR no such greeting: 'nonsense'".utf8))))
         for (broken, words) in [(toml.replacingOccurrences(of: #"send = { text = "hi" }"#, with: #"send = { starts_with = "hi" }"#), "starts_with is only a tcp conversation's error"),
                                 (toml.replacingOccurrences(of: #"error = { starts_with = "ERR " }"#, with: #"error = { concat = [{ starts_with = "ERR " }] }"#), "starts_with is a whole error value"),
-                                (toml.replacingOccurrences(of: "keep-open", with: "linger"), "error_then")] {
+                                (toml.replacingOccurrences(of: "keep-open", with: "linger"), "error_then"),
+                                (toml.replacingOccurrences(of: #"starts_with = "ERR ""#, with: #"starts_with = """#), "an empty beginning matches every answer"),
+                                (toml.replacingOccurrences(of: #"starts_with = "ERR ""#, with: #"starts_with = "h""#), "cannot be told apart"),
+                                (toml.replacingOccurrences(of: #"framing = "line""#, with: #"framing = "close""#), "nothing is read after an error"),
+                                (toml.replacingOccurrences(of: "[[conversation.step]]\nfrom = \"client\"", with: "[[conversation.step]]\nfrom = \"server\"\nsend = { text = \"welcome\" }\n[[conversation.step]]\nfrom = \"client\""),
+                                 "must begin with the client's step"),
+                                (toml.replacingOccurrences(of: #"error = { starts_with = "ERR " }"#, with: #"error = { config = "username" }"#), "an error value is fixed text")] {
             XCTAssertThrowsError(try ProtocolDescription(toml: broken)) { error in XCTAssertTrue("\(error)".contains(words), "\(error)") }
         }
     }

@@ -223,6 +223,17 @@ class Description:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
                 seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
+        # Two sealed values under one key with one IV taken from a secret: the same key and IV twice.
+        for conv in self.conversations:
+            first: dict[tuple[str, str], str] = {}
+            for v in (w for step in conv.steps for top in step.tops() for w in _walk(top)):
+                if v.kind == "sealed" and v.iv.startswith("secret:"):
+                    pair = (v.arg, v.iv[7:])
+                    if pair in first:
+                        seen.add(f"{v.path}: secret {v.arg!r} with IV secret {v.iv[7:]!r} again, as at {first[pair]}: "
+                                 "the same key and IV twice")
+                    else:
+                        first[pair] = v.path
         # A server that answers in the clear the message a client sent it encrypted is a decryption
         # oracle: whoever replays a recorded ciphertext reads its plaintext.
         for conv in self.conversations:
@@ -804,6 +815,27 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             if any(s.sender == "server" and s.status == kind_status and (kind_body is None or s.body is None) for s in steps):
                 raise DescriptionError(f"{p}.errors.{kind}.status", f"a correct answer and this refusal are both status {kind_status}: "
                                        "give the refusal and the answer each a body that tells them apart")
+    if error_then == "keep-open":
+        # The next message after a refusal begins a conversation again: the client's, on a connection both keep.
+        if transport.framing == "close":
+            raise DescriptionError(f"{p}.error_then", 'with framing = "close" each side sends one message and closes: '
+                                   'nothing is read after an error; remove error_then')
+        if steps[0].sender != "client":
+            raise DescriptionError(f"{p}.error_then", "keep-open reads the next message as a conversation's first, "
+                                   "so the conversation must begin with the client's step")
+    # A refusal told by its beginning must be told apart from every answer the server gives as a constant.
+    for answer in (error, *(v for _, v in errors)):
+        if answer is not None and answer.kind == "starts_with":
+            begins = answer.arg.encode("utf-8")
+            if not begins:
+                raise DescriptionError(_join(answer.path, "starts_with"), "an empty beginning matches every answer: "
+                                       "give the text every refusal begins with")
+            for s in steps:
+                if s.sender == "server" and s.send is not None and s.send.kind == "text":
+                    said = s.send.arg.encode("utf-8")
+                    if said.startswith(begins) or begins.startswith(said):
+                        raise DescriptionError(_join(answer.path, "starts_with"), f"step {s.index}'s answer "
+                                               f"{s.send.arg!r} and this refusal's beginning cannot be told apart")
     return Conversation(name, steps, message.encode("utf-8") if message is not None else None, error, status, errors,
                         tuple(http_errors), error_then)
 
@@ -956,6 +988,10 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                                                "(utf8-zeropad16, passphrase-sha256, passphrase-sha256-128); use "
                                                "base64 or hex")
                     learned_secrets.add(v.arg)
+                if v.kind == "sealed" and v.arg not in knows_secret[peer] and v.arg not in learned_secrets:
+                    # Learned before this value: in an earlier message, or earlier in this one (an RSA-wrapped key first).
+                    raise DescriptionError(kp, f"the {peer} never learns secret {v.arg!r}, so it cannot open this; "
+                                           f'send it first (carries = "secret:{v.arg}" or {{ secret = "{v.arg}" }})')
                 if v.kind == "sealed":
                     spec = secrets[v.arg]
                     need = {"chacha20-poly1305": (32,), "chacha20": (32,), "fernet": (32,),

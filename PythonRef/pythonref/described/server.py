@@ -29,6 +29,7 @@ from .values import Refused, make_key
 DEFAULT_TIMEOUT = 10.0  # seconds for a whole tcp conversation, and for each http read
 DEFAULT_QUIET_GAP = 0.3  # seconds of silence that end a legacy message of unknown length
 DEFAULT_MAX_CLIENTS = 64
+KEEP_OPEN_ROUNDS = 100  # error_then = "keep-open": refusals one connection may get before the server closes it
 MAX_PARTIES = 10_000  # http parties kept by token; the oldest is forgotten first
 READ_SIZE = 65536
 Log = Callable[[dict[str, object]], None]
@@ -181,16 +182,18 @@ class TcpServer:
     def _serve_one(self, conn: socket.socket, addr: Any) -> None:
         peer = f"{addr[0]}:{addr[1]}"
         try:
-            while True:
+            for _ in range(KEEP_OPEN_ROUNDS):
                 party = Party(self.description, None, "server", **self.options)
                 outcome = drive_tcp(conn, party, timeout=self.timeout, quiet_gap=self.quiet_gap)
                 self.log({"peer": peer, "event": outcome["outcome"], "reason": outcome["reason"],
                           "conversation": party.conversation.name if party.conversation else None,
                           **({"message": party.received["message"]} if "message" in party.received else {})})
                 # error_then = "keep-open": after its error the server reads on, the next message a
-                # conversation's first again (a `while True: recv()` loop).
+                # conversation's first again (a `while True: recv()` loop) — only after a round that
+                # read a message, so a peer that is gone or silent ends it.
                 refused_in = party.conversation or self.description.conversations[0]
-                if outcome["outcome"] not in ("refused", "framing") or refused_in.error_then != "keep-open":
+                if (outcome["outcome"] not in ("refused", "framing") or refused_in.error_then != "keep-open"
+                        or not outcome["received"]):
                     break
         except Exception as exc:  # noqa: BLE001 -- one bad connection never takes the server down
             self.log({"peer": peer, "event": "internal-error", "reason": f"{type(exc).__name__}: {exc}"})

@@ -112,6 +112,9 @@ struct CryptoPart {
 struct AnswerSignature: Equatable, CustomStringConvertible {
     var text: String
     var closed: Bool
+    /// A refusal the description gives by its beginning (`starts_with`): its whole text with every
+    /// number blanked, compared instead of `text` (whose summary may cut off the varying tail).
+    var varyingRefusal: String?
     var description: String { text + (closed ? " (then closed)" : "") }
 
     /// The answer with every number-like run as `#`: a run of hex digits, `-`, `.` and `:` of four
@@ -119,6 +122,7 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
     /// when each carries a digest, a request id or a timestamp of its own (implicit rejection gives
     /// every undecryptable ciphertext its own digest; that is no oracle).
     var shape: String {
+        if let varyingRefusal { return varyingRefusal + (closed ? " (then closed)" : "") }
         var result = "", run = ""
         func flush() {
             result += run.count >= 4 && run.contains(where: \.isNumber) ? "#" : run
@@ -133,14 +137,34 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
         return result + (closed ? " (then closed)" : "")
     }
 
+    /// `text` with every `0x` hex number and every run of decimal digits as `#`.
+    static func numbersBlanked(_ text: String) -> String {
+        var result = "", characters = Array(text), index = 0
+        while index < characters.count {
+            if characters[index] == "0", index + 2 < characters.count, characters[index + 1] == "x" || characters[index + 1] == "X", characters[index + 2].isHexDigit {
+                index += 2
+                while index < characters.count, characters[index].isHexDigit { index += 1 }
+                result.append("#")
+            } else if characters[index].isASCII, characters[index].isNumber {
+                while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
+                result.append("#")
+            } else {
+                result.append(characters[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
     init(_ live: LiveConversation) {
         switch live.probeAnswer {
         case let .bytes(data)?:
             text = data.isEmpty ? "nothing" : DescribedMessage.bytes(data).summary
-            // A refusal whose text the description says varies (`starts_with`): its tail is not compared,
-            // so two refusals are one answer (they still differ by whether the server closed).
-            if let declared = live.party.conversation?.refusalTexts.first(where: { !$0.whole && $0.matches(data) }) {
-                text = "the description's error \(declared.said)"
+            // A refusal whose text the description says varies (`starts_with`, quqiOnfree's error naming
+            // the exception it met, with the byte and position): compared whole with its numbers blanked,
+            // so "Invalid padding bytes." and "wrong message" stay two answers (a padding oracle).
+            if live.party.conversation?.refusalTexts.contains(where: { !$0.whole && $0.matches(data) }) == true {
+                varyingRefusal = Self.numbersBlanked(String(decoding: data, as: UTF8.self))
             }
         case let .response(status, _, body)?: text = "\(status)\(live.probeReason.map { " " + $0 } ?? "") \(DescribedMessage.bytes(body).summary)"
         default: text = live.transportError.map { "no answer (\($0))" } ?? "no answer"
@@ -250,16 +274,21 @@ extension DescribedRemoteRun {
             let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
             // c + n must still fit in k bytes: c below 2^(8k) − n, drawn again until it is.
             let fits: @Sendable (Data) -> Bool = { Self.addedBigEndian([UInt8]($0), modulus) != nil }
+            let isRSA: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; return false }
+            var changed = false
             let live: LiveConversation
             do {
                 live = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaCiphertextWhere(fits))) { position, _, message in
-                    guard position == index, let part = CryptoPart.locate(in: message, step: step),
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isRSA),
                           let sum = Self.addedBigEndian([UInt8](part.raw), modulus) else { return message }
+                    changed = true
                     return part.rebuild(Data(sum))
                 }
             } catch DescriptionError.partySetup {
                 return .skipped(reason: "no ciphertext of the message is below 2^\(8 * key.modulusByteCount) − n in 20,000 draws: this modulus leaves no room to add it")
             }
+            // The message unchanged would be taken: only a ciphertext actually sent as c + n is judged.
+            guard changed else { return .skipped(reason: "the message's RSA part could not be taken apart") }
             if acknowledged(live, conversation) {
                 throw CheckFailure("the server took a valid ciphertext plus its modulus (c + n) as the message itself (\(AnswerSignature(live))): it reduces mod n instead of refusing a ciphertext not below the modulus (RFC 8017 §5.1.2 step 1)",
                                    details: show(live))
@@ -780,10 +809,10 @@ extension DescribedRemoteRun {
             let second = try converse(conversation.name)
             guard second.completed else { throw CheckFailure("a second conversation did not complete", details: show(second)) }
             let fixed = description.usesFixedIV
-            let echoed = Set(known.party.receivedIVs).intersection(known.party.sentIVs)
-            // An IV both sides take from a secret (the key itself, a nonce the client sent) is the
-            // client's by description: answering under it is conformance, its weakness reported as such.
-            if !echoed.isEmpty, !fixed, !description.takesIVFromSecret {
+            // Only an IV the server chose (a prefix or a field) is judged: one the description takes from a
+            // secret (the key itself, a nonce the client sent) is the client's by description, its weakness reported as such.
+            let echoed = Set(known.party.receivedChosenIVs).intersection(known.party.sentIVs)
+            if !echoed.isEmpty, !fixed {
                 throw CheckFailure("the server answers under the IV/nonce the client just used (\(echoed.map(\.hexString).sorted().joined(separator: ", "))): the same key and nonce twice — for CTR and GCM the same keystream, which reveals both plaintexts' XOR (SP 800-38D §8)")
             }
             // An IV that is the last ciphertext block the server sent before (chained, as TLS 1.0's
@@ -867,7 +896,11 @@ extension ProtocolDescription.Step {
 extension ProtocolDescription.Conversation {
     /// The plain-text answers the description gives to refusals (`error` and every `errors` value):
     /// each a whole text, or the beginning of one (`starts_with`).
-    var refusalTexts: [RefusalText] { ([error] + errors.values.map { $0 }).compactMap { $0.flatMap(RefusalText.init) } }
+    var refusalTexts: [RefusalText] {
+        // In a fixed order (the verdicts must not change from run to run): whole texts, then the longest beginning first.
+        ([error] + RefusalKind.allCases.map { errors[$0] }).compactMap { $0.flatMap(RefusalText.init) }
+            .sorted { ($0.whole ? 1 : 0, $0.bytes.count) > ($1.whole ? 1 : 0, $1.bytes.count) }
+    }
 
     /// Whether `data` is one of the description's refusal answers.
     func isRefusal(_ data: Data) -> Bool { refusalTexts.contains { $0.matches(data) } }
@@ -909,13 +942,6 @@ extension ProtocolDescription {
             if case .fixed = sealed.iv { return true }
             if case let .secret(name) = sealed.iv { return secrets[name]?.madeBy == .preshared }
             return false
-        }
-    }
-    /// Whether a sealed value's IV is a secret both sides know (`iv = "secret:NAME"`).
-    var takesIVFromSecret: Bool {
-        allValues.contains {
-            guard case let .sealed(sealed) = $0.kind, case .secret = sealed.iv else { return false }
-            return true
         }
     }
     /// The ciphers used without integrity protection, by name (for a finding's id) and as a report says them.

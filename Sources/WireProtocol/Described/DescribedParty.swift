@@ -49,6 +49,8 @@ public final class DescribedParty {
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
     public var receivedIVs: [Data] { state.receivedIVs }
+    /// Those of them the sender chose (a prefix or a field), not the description (`fixed:`, `secret:`).
+    public var receivedChosenIVs: [Data] { state.receivedChosenIVs }
     /// The last 16 bytes of every CBC ciphertext received, in order (a chained IV is the last one's).
     public var receivedLastBlocks: [Data] { state.receivedLastBlocks }
     /// The IV or nonce of every `sealed` value this party sent, in order.
@@ -79,6 +81,7 @@ public final class DescribedParty {
         var lastSentJSON: JSONValue?
         var lastSentPlaintext: Data?
         var receivedIVs: [Data] = []
+        var receivedChosenIVs: [Data] = []
         var sentIVs: [Data] = []
         var receivedLastBlocks: [Data] = []
         /// This side has sent the conversation's message (sealed, encrypted or in the clear).
@@ -733,6 +736,7 @@ private struct Context {
             case .fixed, .secret, .none: break
             }
             if !iv.isEmpty { state.receivedIVs.append(iv) }
+            if !iv.isEmpty, sealed.iv == .prefix || sealed.iv.fieldName != nil { state.receivedChosenIVs.append(iv) }
             if sealed.cipher == .aesCBC, body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
             try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag, tagDropped: sealed.tag == .dropped), sealed.carries)
         case let .secret(name, encoding):

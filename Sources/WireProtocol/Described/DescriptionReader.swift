@@ -171,8 +171,35 @@ struct DescriptionReader {
         conversation.errors = errors
         conversation.httpErrors = httpErrors
         conversation.errorThen = try reader.choice("error_then", ProtocolDescription.ErrorThen.allCases.map(\.rawValue)).flatMap(ProtocolDescription.ErrorThen.init) ?? .close
-        // starts_with: a refusal's text that varies after a fixed beginning, so a whole error value only.
-        for answer in [error].compactMap({ $0 }) + errors.values {
+        if conversation.errorThen == .keepOpen {
+            // The next message after a refusal begins a conversation again: the client's, on a connection both keep.
+            if transport.framing == .close {
+                throw DescriptionError.impossible(key: reader.keyPath("error_then"), line: reader.line(of: "error_then"),
+                                                  reason: "with `framing = \"close\"` each side sends one message and closes: nothing is read after an error; remove error_then")
+            }
+            if steps.first?.from != .client {
+                throw DescriptionError.impossible(key: reader.keyPath("error_then"), line: reader.line(of: "error_then"),
+                                                  reason: "keep-open reads the next message as a conversation's first, so the conversation must begin with the client's step")
+            }
+        }
+        // A refusal told by its beginning must be told apart from every answer the server gives as a constant.
+        for answer in [error].compactMap({ $0 }) + RefusalKind.allCases.compactMap({ errors[$0] }) {
+            guard case let .startsWith(text) = answer.kind else { continue }
+            if text.isEmpty {
+                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line, reason: "an empty beginning matches every answer: give the text every refusal begins with")
+            }
+            for step in steps where step.from == .server {
+                guard case let .text(said)? = step.send?.kind, said.hasPrefix(text) || text.hasPrefix(said) else { continue }
+                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line,
+                                                  reason: "\(step.keyPath)'s answer \(JSONText.string(said)) and this refusal's beginning cannot be told apart")
+            }
+        }
+        for answer in [error].compactMap({ $0 }) + RefusalKind.allCases.compactMap({ errors[$0] }) {
+            // A server can always send its refusal: fixed text (as PythonRef's reader has it).
+            if let other = answer.values.first(where: { switch $0.kind { case .text, .concat, .startsWith: return false; default: return true } }) {
+                throw DescriptionError.impossible(key: other.keyPath, line: other.line, reason: "an error value is fixed text: use { text = \"...\" } (or { starts_with = \"...\" } for a text that varies after its beginning)")
+            }
+            // starts_with: a refusal's text that varies after a fixed beginning, so a whole error value only.
             if let inner = answer.values.dropFirst().first(where: { if case .startsWith = $0.kind { return true }; return false }) {
                 throw DescriptionError.impossible(key: inner.keyPath, line: inner.line, reason: "starts_with is a whole error value (error = { starts_with = \"…\" }), not a part of one")
             }

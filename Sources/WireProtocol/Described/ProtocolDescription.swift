@@ -338,6 +338,20 @@ extension ProtocolDescription {
             default: break
             }
         }
+        // Two sealed values under one key with one IV taken from a secret (an answer under the key and
+        // nonce the client sent): the same key and IV twice — for a stream cipher or GCM the same keystream.
+        for conversation in conversations {
+            var first: [String: DescribedValue] = [:]
+            for value in conversation.steps.flatMap(\.values) {
+                guard case let .sealed(sealed) = value.kind, case let .secret(ivName) = sealed.iv else { continue }
+                let pair = sealed.secret + "/" + ivName
+                if let earlier = first[pair] {
+                    found.append("\(value.keyPath) (line \(value.line)): secret \(sealed.secret) with IV secret \(ivName) again, as at \(earlier.keyPath): the same key and IV twice (SP 800-38A app. C; for a stream cipher or GCM the same keystream, SP 800-38D §8)")
+                } else {
+                    first[pair] = value
+                }
+            }
+        }
         // A server that answers in the clear the message a client sent it encrypted is a decryption
         // oracle: whoever replays a recorded ciphertext reads its plaintext.
         for conversation in conversations {

@@ -102,7 +102,7 @@ struct ProtocolOptions: ParsableArguments {
                     }
                     notes.append("key \(key.name): the server's own, from its \(names.joined(separator: ", "))")
                 case let .failure(absence):
-                    throw UsageError("key \(key.name) is preshared and held by the server; among what the server's module keeps crosscheck \(absence): give its public half with --public-key \(key.name)=FILE")
+                    throw UsageError("key \(key.name) is preshared and held by the server, and crosscheck cannot take it from the server: \(absence); give its public half with --public-key \(key.name)=FILE")
                 }
             }
         }
@@ -129,11 +129,17 @@ struct ProtocolOptions: ParsableArguments {
     /// The description's and key files' paths made absolute: loading a server in-process moves this
     /// process to the server's folder.
     mutating func makePathsAbsolute() {
-        let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        func absolutePaths(_ pairs: [String]) -> [String] {
+            pairs.map { pair in
+                guard pair.contains("=") else { return pair }  // validate() names it
+                let (name, path) = Self.split(pair)
+                return name + "=" + absolute(path)
+            }
+        }
         file = file.map(absolute)
-        let pairs = { (pairs: [String]) in pairs.map { pair in pair.contains("=") ? { let (name, path) = Self.split(pair); return name + "=" + absolute(path) }() : pair } }
-        publicKeys = pairs(publicKeys)
-        privateKeys = pairs(privateKeys)
+        publicKeys = absolutePaths(publicKeys)
+        privateKeys = absolutePaths(privateKeys)
     }
 
     static func split(_ pair: String) -> (String, String) {
