@@ -528,37 +528,47 @@ extension DescribedRemoteRun {
         return (classes ?? []) + signature
     }
 
+    /// One class per crypto part of the message, each changing that part (an RSA-wrapped key and its
+    /// AES-GCM box in one JSON: the RSA block not below the modulus, and the box's tag flipped).
     func cryptoRefusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
         guard let value = step.cryptoValue else { return nil }
-        let isCrypto: (DescribedValue) -> Bool = \.isCryptoPart
-        let crypto = value.values.first(where: isCrypto)
+        var classes: [RefusalClass] = []
+        for part in value.values where part.isCryptoPart {
+            for found in refusalClasses(of: part, in: value) where !classes.contains(where: { $0.name == found.name }) { classes.append(found) }
+        }
+        return classes.isEmpty ? nil : classes
+    }
+
+    func refusalClasses(of crypto: DescribedValue, in value: DescribedValue) -> [RefusalClass] {
         let flipLast = CryptoPart.lastBitFlipped
-        switch crypto?.kind {
-        case .rsa?:
-            return [("rsa-not-below-modulus", nil, isCrypto, { part in Data(repeating: 0xff, count: part.raw.count) })]
-        case let .sealed(sealed)?:
+        switch crypto.kind {
+        case .rsa:
+            let isRSA: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; return false }
+            return [("rsa-not-below-modulus", nil, isRSA, { part in Data(repeating: 0xff, count: part.raw.count) })]
+        case let .sealed(sealed):
+            let isSealed: (DescribedValue) -> Bool = { if case .sealed = $0.kind { return true }; return false }
             switch sealed.cipher {
             case .aesGCM where sealed.tag == .dropped:
-                return nil  // no tag: any bytes decrypt, as CTR
+                return []  // no tag: any bytes decrypt, as CTR
             case .aesGCM, .chacha20Poly1305:
                 // The tag where it travels: appended (the sealed value's last byte), or its own field.
                 if case .field = sealed.tag {
                     let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }
                     return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isTag, flipLast)]
                 }
-                return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isCrypto, flipLast)]
+                return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isSealed, flipLast)]
             case .fernet:
-                return [("fernet-hmac-bit-flipped", .authentication, isCrypto, flipLast)]
+                return [("fernet-hmac-bit-flipped", .authentication, isSealed, flipLast)]
             case _ where value.macAlgorithm != nil:
                 // A MAC over the ciphertext (encrypt-then-MAC): the right ciphertext with its MAC changed.
                 return [("\(value.macAlgorithm!.rawValue)-bit-flipped", .authentication, \.isMAC, flipLast)]
             case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
-                return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isCrypto, { part in Data(part.raw.dropLast()) })]
+                return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isSealed, { part in Data(part.raw.dropLast()) })]
             default:
-                return nil  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
+                return []  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
             }
         default:
-            return nil
+            return []
         }
     }
 
