@@ -283,6 +283,86 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// An RSA-wrapped key beside its AES-GCM box in one JSON line: every crypto part of the message gets
+    /// its refusal probe, so a server that decrypts the box without checking its tag fails (it passed
+    /// when only the first part, the RSA block, was probed).
+    func testRemote_everyCryptoPartOfAMessageIsProbed_aServerThatSkipsTheTagBesideAnRSAKeyFails() throws {
+        let folder = try scratch()
+        let description = folder.appendingPathComponent("wrapped-gcm-json.toml")
+        try """
+        name = "wrapped-gcm-json"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [keys.server]
+        holder = "server"
+        preshared = true
+        [secrets.k]
+        made_by = "client"
+        bytes = 32
+        [[conversation]]
+        name = "send"
+        error = { text = "ERR" }
+        [[conversation.step]]
+        from = "client"
+        send = { json = { key = { rsa = "server", padding = "oaep-sha256", carries = "secret:k", encoding = "base64" }, data = { sealed = "k", cipher = "aes-gcm", carries = "message", encoding = "base64" } } }
+        [[conversation.step]]
+        from = "server"
+        send = { digest = "sha256" }
+        """.write(to: description, atomically: true, encoding: .utf8)
+        // Written from the description with pyca; --skip-tag decrypts the box as CTR from counter 2 (GCM's keystream) and never checks the tag.
+        let server = folder.appendingPathComponent("wrapped_gcm_json.py")
+        try """
+        import base64, hashlib, json, socket, sys, threading
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        open(sys.argv[1], "wb").write(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+        skip_tag = "--skip-tag" in sys.argv
+        OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                for line in conn.makefile("rb"):
+                    try:
+                        fields = json.loads(line)
+                        k = key.decrypt(base64.b64decode(fields["key"]), OAEP)
+                        box = base64.b64decode(fields["data"])
+                        nonce, body = box[:12], box[12:]
+                        if skip_tag:
+                            op = Cipher(algorithms.AES(k), modes.CTR(nonce + bytes([0, 0, 0, 2]))).decryptor()
+                            plaintext = op.update(body[:-16]) + op.finalize()
+                        else:
+                            plaintext = AESGCM(k).decrypt(nonce, body, None)
+                    except Exception:
+                        conn.sendall(b"ERR\\n")
+                        break
+                    conn.sendall(hashlib.sha256(plaintext).hexdigest().encode() + b"\\n")
+            except OSError:
+                pass
+            conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        for skipsTag in [false, true] {
+            let publicKey = folder.appendingPathComponent("server-\(skipsTag).pub")
+            let port = try servers.start("/usr/bin/python3", [server.path, publicKey.path] + (skipsTag ? ["--skip-tag"] : []), in: folder)
+            let junit = folder.appendingPathComponent("remote-\(skipsTag).xml")
+            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port),
+                                          "--public-key", "server=\(publicKey.path)", "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, skipsTag ? 1 : 0, outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            let prefix = "crosscheck.described.wrapped-gcm-json.remote.send.refuses.message-1."
+            XCTAssertEqual(results[prefix + "rsa-not-below-modulus"], "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "aes-gcm-tag-bit-flipped"], skipsTag ? "failed" : "passed", "\(results)")
+        }
+    }
+
     func testRunServer_ownProcess_describedProtocol() throws {
         // A team's own-loop server speaking the seed protocol, checked in its described form.
         let outcome = try crosscheck(["run", "--server", "Tests/Zoo/rsa_socket/tutorial_recv1024.py", "--protocol", "protocols/rsa-socket.toml",
