@@ -363,6 +363,32 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// Implicit rejection (OpenSSL 3.2 and later, so pyca on Debian 13): each undecryptable ciphertext
+    /// gets a synthetic plaintext of its own. Where the answer is the plaintext, that is no oracle (a
+    /// finding, as the seeds' profile reports it); before, the answers' lengths made it one.
+    func testRemote_implicitRejectionAnsweredAsAPlaintext_isAFindingNotAnOracle() throws {
+        let root = CrosscheckBinary.root
+        let directory = try scratch()
+        let privatePEM = directory.appendingPathComponent("server.pem"), publicPEM = directory.appendingPathComponent("server.pub.pem")
+        for arguments in [["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", privatePEM.path],
+                          ["pkey", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = arguments
+            try openssl.run(); openssl.waitUntilExit()
+            XCTAssertEqual(openssl.terminationStatus, 0, arguments.joined(separator: " "))
+        }
+        let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/pkcs1_decrypt_service.py", "--host", "127.0.0.1", "--port", "0",
+                                                          "--key", privatePEM.path, "--implicit-rejection"], in: root)
+        let junit = directory.appendingPathComponent("remote.xml")
+        let outcome = try crosscheck(["remote", "--protocol", "examples/protocols/pkcs1-decrypt-service.toml", "--host", "127.0.0.1", "--port", String(port),
+                                      "--public-key", "server=\(publicPEM.path)", "--junit", junit.path, "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        let results = try outcomes(junit)
+        XCTAssertEqual(results["crosscheck.described.pkcs1-decrypt-service.remote.decrypt.oracle.rsa.message-1"], "passed", "\(results)")
+        XCTAssertEqual(results["crosscheck.described.pkcs1-decrypt-service.audit.decrypt.rsa-acknowledges-undecryptable.message-1"], "skipped", "\(results)")
+    }
+
     func testRunServer_ownProcess_describedProtocol() throws {
         // A team's own-loop server speaking the seed protocol, checked in its described form.
         let outcome = try crosscheck(["run", "--server", "Tests/Zoo/rsa_socket/tutorial_recv1024.py", "--protocol", "protocols/rsa-socket.toml",

@@ -15,6 +15,11 @@ Reading: the bytes of a message are taken until k have arrived (exactly k: a sec
 right behind the first is the next message), or, when fewer arrive, until a quiet gap — a message
 of another length, refused. A message longer than k is thus a ciphertext and a message of its own.
 
+The padding is checked by hand after the RSA operation (RFC 8017 §7.2.2 step 3), so the server
+refuses a bad padding on every platform: pyca's PKCS1v15 decrypt on OpenSSL 3.2 and later (Debian 13)
+does implicit rejection instead. --implicit-rejection (no flaw: a correct variant) does what that
+pyca does: an undecryptable ciphertext gets a synthetic plaintext of its own, derived from it.
+
 Plants (--plant):
   reduces-mod-n    a ciphertext not below the modulus is reduced mod n and decrypted anyway (textbook RSA,
                    pow(c, d, n), then the PKCS#1 v1.5 padding stripped by hand) instead of refused: RFC 8017
@@ -29,6 +34,7 @@ Plants (--plant):
                    tells the padding classes apart, Bleichenbacher's oracle
 """
 
+import hashlib
 import json
 import os
 import socket
@@ -36,7 +42,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 
 PLANTS = ("reduces-mod-n", "closes-on-error", "sentinel", "names-the-padding-fault")
 SENTENCE = "\u89e3\u5bc6\u5931\u8d25"        # "decryption failed", the fixed sentence of every error
@@ -82,6 +87,9 @@ def pkcs1_unpad(em):
 
 
 def main():
+    implicit_rejection = "--implicit-rejection" in sys.argv
+    if implicit_rejection:
+        sys.argv.remove("--implicit-rejection")
     args = dzoolib.arguments(__doc__.splitlines()[0], PLANTS, key=True)
     if not args.key:
         sys.exit("--key is required: the key is preshared")
@@ -112,11 +120,14 @@ def main():
             message = em[separator + 1:]
         else:
             try:
-                message = key.decrypt(block, padding.PKCS1v15())
-            except ValueError as failed:
+                message = pkcs1_unpad(pow(c, d, n).to_bytes(k, "big"))
+            except Refused:
                 if args.plant == "sentinel":
                     return SENTINEL
-                raise Refused(str(failed) or PADDING_FAILED)
+                if implicit_rejection:  # a synthetic message of its own, 1 to k - 11 bytes, as OpenSSL's
+                    stream = b"".join(hashlib.sha256(b"implicit rejection %d" % i + block).digest() for i in range(k // 32 + 1))
+                    return stream[2:2 + 1 + int.from_bytes(stream[:2], "big") % (k - 11)]
+                raise
         if not message:
             raise Refused("empty plaintext")
         return message

@@ -591,7 +591,15 @@ extension DescribedRemoteRun {
                     let probed = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator))))
                     signatures.append((name, AnswerSignature(probed), probed))
                 }
-                let distinct = Set(signatures.map(\.1.shape))
+                // Implicit rejection (OpenSSL 3.2 and later: pyca on Debian 13 and today's Raspberry Pi OS)
+                // answers each undecryptable ciphertext with a synthetic plaintext of its own. Where the
+                // answer is the plaintext itself, all such answers are one class, "taken"; a fixed one (a
+                // sentinel) is told apart below.
+                let answersPlaintext = nextServerStepReflectsPlaintext(conversation, after: step) == "plaintext"
+                let shape = { (live: LiveConversation) in
+                    answersPlaintext && self.wentOn(live, conversation) ? "taken, answered as a plaintext" : AnswerSignature(live).shape
+                }
+                let distinct = Set(signatures.map { shape($0.2) })
                 if distinct.count > 1 {
                     throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
                                        details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
