@@ -1,5 +1,6 @@
 import Foundation
 import FoundationXML
+import TestSupport
 import XCTest
 
 /// Issue 31: `--protocol FILE` end to end — the described suite on both seeds and an example,
@@ -206,14 +207,8 @@ final class DescribedProtocolCLITests: XCTestCase {
         // The key pair from OpenSSL's command line, as a team makes one: `ecparam -genkey` writes an
         // EC PARAMETERS block before the SEC 1 key, which --private-key reads past.
         let privatePEM = directory.appendingPathComponent("signer.pem"), publicPEM = directory.appendingPathComponent("signer.pub.pem")
-        for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-out", privatePEM.path],
-                          ["ec", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = arguments
-            try openssl.run(); openssl.waitUntilExit()
-            XCTAssertEqual(openssl.terminationStatus, 0, arguments.joined(separator: " "))
-        }
+        try openssl(["ecparam", "-name", "prime256v1", "-genkey", "-out", privatePEM.path])
+        try openssl(["ec", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path])
         let file = "examples/protocols/ecdsa-signed-message.toml"
         let missing = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", "9"])
         XCTAssertEqual(missing.status, 64)
@@ -370,14 +365,8 @@ final class DescribedProtocolCLITests: XCTestCase {
         let root = CrosscheckBinary.root
         let directory = try scratch()
         let privatePEM = directory.appendingPathComponent("server.pem"), publicPEM = directory.appendingPathComponent("server.pub.pem")
-        for arguments in [["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", privatePEM.path],
-                          ["pkey", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path]] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = arguments
-            try openssl.run(); openssl.waitUntilExit()
-            XCTAssertEqual(openssl.terminationStatus, 0, arguments.joined(separator: " "))
-        }
+        try openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", privatePEM.path])
+        try openssl(["pkey", "-in", privatePEM.path, "-pubout", "-out", publicPEM.path])
         let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/pkcs1_decrypt_service.py", "--host", "127.0.0.1", "--port", "0",
                                                           "--key", privatePEM.path, "--implicit-rejection"], in: root)
         let junit = directory.appendingPathComponent("remote.xml")

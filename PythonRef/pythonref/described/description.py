@@ -770,12 +770,6 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
             http_errors.append((kind, kind_status, kind_body))
     else:
         errors = tuple((kind, _value(raw_errors[kind], f"{p}.errors.{kind}")) for kind in REFUSAL_KINDS if kind in raw_errors)
-    # starts_with: a refusal's text that varies after a fixed beginning, so the whole error value only.
-    for answer in (error, *(v for _, v in errors)):
-        inner = [w for w in (list(_walk(answer))[1:] if answer is not None else []) if w.kind == "starts_with"]
-        if inner:
-            raise DescriptionError(inner[0].path, "starts_with is a whole error value (error = { starts_with = \"…\" }), "
-                                   "not a part of one")
     status = _get(c, "error_status", int, p, 400)
     if not 400 <= status <= 599:
         raise DescriptionError(f"{p}.error_status", f"error_status must be in 400..599; found {status}")
@@ -823,9 +817,16 @@ def _conversation(c: object, p: str, transport: Transport) -> Conversation:
         if steps[0].sender != "client":
             raise DescriptionError(f"{p}.error_then", "keep-open reads the next message as a conversation's first, "
                                    "so the conversation must begin with the client's step")
-    # A refusal told by its beginning must be told apart from every answer the server gives as a constant.
     for answer in (error, *(v for _, v in errors)):
-        if answer is not None and answer.kind == "starts_with":
+        if answer is None:
+            continue
+        # starts_with: a refusal's text that varies after a fixed beginning, so the whole error value only.
+        inner = [w for w in list(_walk(answer))[1:] if w.kind == "starts_with"]
+        if inner:
+            raise DescriptionError(inner[0].path, "starts_with is a whole error value (error = { starts_with = \"…\" }), "
+                                   "not a part of one")
+        # A refusal told by its beginning must be told apart from every answer the server gives as a constant.
+        if answer.kind == "starts_with":
             begins = answer.arg.encode("utf-8")
             if not begins:
                 raise DescriptionError(_join(answer.path, "starts_with"), "an empty beginning matches every answer: "

@@ -274,12 +274,11 @@ extension DescribedRemoteRun {
             let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
             // c + n must still fit in k bytes: c below 2^(8k) − n, drawn again until it is.
             let fits: @Sendable (Data) -> Bool = { Self.addedBigEndian([UInt8]($0), modulus) != nil }
-            let isRSA: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; return false }
             var changed = false
             let live: LiveConversation
             do {
                 live = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaCiphertextWhere(fits))) { position, _, message in
-                    guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isRSA),
+                    guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: \.isRSA),
                           let sum = Self.addedBigEndian([UInt8](part.raw), modulus) else { return message }
                     changed = true
                     return part.rebuild(Data(sum))
@@ -543,10 +542,9 @@ extension DescribedRemoteRun {
         let flipLast = CryptoPart.lastBitFlipped
         switch crypto.kind {
         case .rsa:
-            let isRSA: (DescribedValue) -> Bool = { if case .rsa = $0.kind { return true }; return false }
-            return [("rsa-not-below-modulus", nil, isRSA, { part in Data(repeating: 0xff, count: part.raw.count) })]
+            return [("rsa-not-below-modulus", nil, \.isRSA, { part in Data(repeating: 0xff, count: part.raw.count) })]
         case let .sealed(sealed):
-            let isSealed: (DescribedValue) -> Bool = { if case .sealed = $0.kind { return true }; return false }
+            let isSealed: (DescribedValue) -> Bool = \.isSealed
             switch sealed.cipher {
             case .aesGCM where sealed.tag == .dropped:
                 return []  // no tag: any bytes decrypt, as CTR
@@ -877,7 +875,7 @@ extension DescribedValue {
     }
 
     static func macAlgorithm(in fields: [DescribedField]) -> MACAlgorithm? {
-        DescribedField.macs(in: fields).first { if case .sealed = $0.covered.value.kind { return true }; return false }?.algorithm
+        DescribedField.macs(in: fields).first { $0.covered.value.isSealed }?.algorithm
     }
 
     /// An RSA or sealed value: what the refusal probes and the oracle audits change.
@@ -889,6 +887,8 @@ extension DescribedValue {
     }
 
     var isMAC: Bool { if case .mac = kind { return true }; return false }
+    var isRSA: Bool { if case .rsa = kind { return true }; return false }
+    var isSealed: Bool { if case .sealed = kind { return true }; return false }
     var isSignature: Bool { if case .signature = kind { return true }; return false }
 
     /// What an `authentication` refusal probe changed in this part, for a message: its signature,

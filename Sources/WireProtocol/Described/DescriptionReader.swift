@@ -182,18 +182,6 @@ struct DescriptionReader {
                                                   reason: "keep-open reads the next message as a conversation's first, so the conversation must begin with the client's step")
             }
         }
-        // A refusal told by its beginning must be told apart from every answer the server gives as a constant.
-        for answer in [error].compactMap({ $0 }) + RefusalKind.allCases.compactMap({ errors[$0] }) {
-            guard case let .startsWith(text) = answer.kind else { continue }
-            if text.isEmpty {
-                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line, reason: "an empty beginning matches every answer: give the text every refusal begins with")
-            }
-            for step in steps where step.from == .server {
-                guard case let .text(said)? = step.send?.kind, said.hasPrefix(text) || text.hasPrefix(said) else { continue }
-                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line,
-                                                  reason: "\(step.keyPath)'s answer \(JSONText.string(said)) and this refusal's beginning cannot be told apart")
-            }
-        }
         for answer in [error].compactMap({ $0 }) + RefusalKind.allCases.compactMap({ errors[$0] }) {
             // A server can always send its refusal: fixed text (as PythonRef's reader has it).
             if let other = answer.values.first(where: { switch $0.kind { case .text, .concat, .startsWith: return false; default: return true } }) {
@@ -202,6 +190,16 @@ struct DescriptionReader {
             // starts_with: a refusal's text that varies after a fixed beginning, so a whole error value only.
             if let inner = answer.values.dropFirst().first(where: { if case .startsWith = $0.kind { return true }; return false }) {
                 throw DescriptionError.impossible(key: inner.keyPath, line: inner.line, reason: "starts_with is a whole error value (error = { starts_with = \"…\" }), not a part of one")
+            }
+            // A refusal told by its beginning must be told apart from every answer the server gives as a constant.
+            guard case let .startsWith(text) = answer.kind else { continue }
+            if text.isEmpty {
+                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line, reason: "an empty beginning matches every answer: give the text every refusal begins with")
+            }
+            for step in steps where step.from == .server {
+                guard case let .text(said)? = step.send?.kind, said.hasPrefix(text) || text.hasPrefix(said) else { continue }
+                throw DescriptionError.impossible(key: answer.keyPath, line: answer.line,
+                                                  reason: "\(step.keyPath)'s answer \(JSONText.string(said)) and this refusal's beginning cannot be told apart")
             }
         }
         return conversation

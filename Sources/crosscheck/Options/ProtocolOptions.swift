@@ -73,9 +73,9 @@ struct ProtocolOptions: ParsableArguments {
                 guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "\(option) \(name)=\(path): no such file") }
                 do {
                     switch (key.type, holder) {
-                    case (.rsa, .server): options.publicKeys[name] = try RSAPublicKey(importing: Self.keyDER(data, labels: ["PUBLIC KEY", "RSA PUBLIC KEY"]))
+                    case (.rsa, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY", "RSA PUBLIC KEY"]), of: key, in: &options)
+                    case (.ecP256, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY"]), of: key, in: &options)
                     case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: Self.keyDER(data, labels: ["PRIVATE KEY", "RSA PRIVATE KEY"]))
-                    case (.ecP256, .server): options.ecPublicKeys[name] = try ECPublicKey(derRepresentation: Self.keyDER(data, labels: ["PUBLIC KEY"]))
                     case (.ecP256, .client): options.ecPrivateKeys[name] = try ECPrivateKey(derRepresentation: Self.keyDER(data, labels: ["PRIVATE KEY", "EC PRIVATE KEY"]))
                     }
                 } catch {
@@ -87,17 +87,12 @@ struct ProtocolOptions: ParsableArguments {
             }
         }
         var notes: [String] = []
+        func givenPublicKey(_ name: String) -> Bool { options.publicKeys[name] != nil || options.ecPublicKeys[name] != nil }
         if let held {
-            for key in description.keys.values.sorted(by: { $0.name < $1.name })
-            where key.preshared && key.holder == .server && options.publicKeys[key.name] == nil && options.ecPublicKeys[key.name] == nil {
+            for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.preshared && key.holder == .server && !givenPublicKey(key.name) {
                 switch held(key.type) {
                 case let .success((der, names)):
-                    do {
-                        switch key.type {
-                        case .rsa: options.publicKeys[key.name] = try RSAPublicKey(importing: der)
-                        case .ecP256: options.ecPublicKeys[key.name] = try ECPublicKey(derRepresentation: der)
-                        }
-                    } catch {
+                    do { try Self.setPublicKey(der, of: key, in: &options) } catch {
                         throw CommandExit(.noInput, "key \(key.name): the server keeps one in \(names.joined(separator: ", ")), but crosscheck cannot read it (\(error)): give it with --public-key \(key.name)=FILE")
                     }
                     notes.append("key \(key.name): the server's own, from its \(names.joined(separator: ", "))")
@@ -107,7 +102,7 @@ struct ProtocolOptions: ParsableArguments {
             }
         }
         let missingSecrets = description.secrets.values.filter { $0.madeBy == .preshared && options.secrets[$0.name] == nil }.map(\.name)
-        let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && options.publicKeys[$0.name] == nil && options.ecPublicKeys[$0.name] == nil }.map(\.name)
+        let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && !givenPublicKey($0.name) }.map(\.name)
         // A preshared key the client holds: the server has its public half, so only that private key will do.
         let missingPrivate = description.keys.values.filter { $0.preshared && $0.holder == .client && options.privateKeys[$0.name] == nil && options.ecPrivateKeys[$0.name] == nil }.map(\.name)
         if !missingSecrets.isEmpty || !missingKeys.isEmpty || !missingPrivate.isEmpty {
@@ -116,6 +111,14 @@ struct ProtocolOptions: ParsableArguments {
                                 + missingPrivate.sorted().map { "--private-key \($0)=FILE" }).joined(separator: " "))
         }
         return notes
+    }
+
+    /// The public half of `key`, a key the server holds, from its DER (SubjectPublicKeyInfo, or PKCS#1 for RSA).
+    static func setPublicKey(_ der: Data, of key: ProtocolDescription.Key, in options: inout DescribedRemote.Options) throws {
+        switch key.type {
+        case .rsa: options.publicKeys[key.name] = try RSAPublicKey(importing: der)
+        case .ecP256: options.ecPublicKeys[key.name] = try ECPublicKey(derRepresentation: der)
+        }
     }
 
     /// A key file's DER: the body of its first PEM block with one of `labels`, read by WireCrypto's
