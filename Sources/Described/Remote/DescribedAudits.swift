@@ -589,8 +589,9 @@ extension DescribedRemoteRun {
                     let probed = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator))))
                     signatures.append((name, AnswerSignature(probed), probed))
                 }
-                // Implicit rejection (OpenSSL 3.2 and later: pyca on Debian 13 and today's Raspberry Pi OS)
-                // answers each undecryptable ciphertext with a synthetic plaintext of its own. Where the
+                // Implicit rejection (draft-irtf-cfrg-rsa-guidance, "Implicit rejection"; OpenSSL 3.2 and later:
+                // pyca on Debian 13 and today's Raspberry Pi OS) answers each undecryptable ciphertext with a
+                // synthetic plaintext of its own. Where the
                 // answer is the plaintext itself, all such answers are one class, "taken"; a fixed one (a
                 // sentinel) is told apart below.
                 let answersPlaintext = nextServerStepReflectsPlaintext(conversation, after: step) == "plaintext"
