@@ -125,6 +125,25 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
+    /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
+    func testRemote_interrupted_stopsAndWritesAPartialReport() throws {
+        let root = CrosscheckBinary.root
+        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../protocols/rsa-socket.toml",
+                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let proxy = try FaultProxy(fault: .delay, upstreamPort: pythonRef)  // every chunk 50 ms late: the audits take many seconds
+        defer { proxy.stop() }
+        let junit = try scratch().appendingPathComponent("partial.xml")
+        let status = try CrosscheckBinary.interruptAfter("protocol rsa-socket", ["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1",
+                                                                                  "--port", String(proxy.port), "--junit", junit.path])
+        XCTAssertEqual(status, 130)
+        XCTAssertEqual(try CrosscheckBinary.validate(junit), 0)
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("name=\"crosscheck.partial\" value=\"interrupted after "), xml)
+        XCTAssertTrue(xml.contains("checks; the checks after them did not run"), xml)
+        XCTAssertFalse(xml.contains("oracle.rsa"), "the run went on after SIGINT: \(xml)")
+    }
+
     /// A server that takes one client and exits (as many tutorial servers do) fails
     /// `serves-again`, and no probe is run, so none is blamed for taking it down; the same
     /// protocol served in a loop passes it.

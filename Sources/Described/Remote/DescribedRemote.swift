@@ -37,9 +37,12 @@ public enum DescribedRemote {
     }
 
     /// Every check against `target`; never throws: a problem is a testcase that says what to do.
+    /// Once `shouldStop` answers true (SIGINT), no further conversation starts: the check under way
+    /// is left out, no later one runs, and the results so far are returned (a partial report).
     public static func run(_ description: ProtocolDescription, target: DescribedTarget, options: Options,
+                           shouldStop: @escaping () -> Bool = { false },
                            progress: @escaping (CheckResult) -> Void = { _ in }) -> [CheckResult] {
-        let run = DescribedRemoteRun(description: description, target: target, options: options, progress: progress)
+        let run = DescribedRemoteRun(description: description, target: target, options: options, shouldStop: shouldStop, progress: progress)
         run.checkAll()
         return run.results
     }
@@ -80,6 +83,9 @@ final class DescribedRemoteRun {
     let target: DescribedTarget
     let options: DescribedRemote.Options
     let progress: (CheckResult) -> Void
+    let shouldStop: () -> Bool
+    /// Interrupted: nothing more is run or recorded.
+    private(set) var stopped = false
     private(set) var results: [CheckResult] = []
     /// The check after which the server took no more connections: the later ones are not run (each
     /// would fail for that one cause, "connection refused", and say nothing of its own).
@@ -88,11 +94,16 @@ final class DescribedRemoteRun {
     var auditSuite: String { if case let .inProcess(server) = target.place { return "audit.\(server.name)" }; return "audit.\(target)" }
     var classname: String { "crosscheck.described.\(description.name).remote" }
 
-    init(description: ProtocolDescription, target: DescribedTarget, options: DescribedRemote.Options, progress: @escaping (CheckResult) -> Void) {
-        self.description = description; self.target = target; self.options = options; self.progress = progress
+    init(description: ProtocolDescription, target: DescribedTarget, options: DescribedRemote.Options,
+         shouldStop: @escaping () -> Bool, progress: @escaping (CheckResult) -> Void) {
+        self.description = description; self.target = target; self.options = options; self.shouldStop = shouldStop; self.progress = progress
     }
 
+    /// Thrown by `converse` once the run is interrupted, so that a long audit ends at its next probe.
+    struct Interrupted: Error {}
+
     func record(_ name: String, suite: String? = nil, _ outcome: CheckOutcome, duration: TimeInterval) {
+        if stopped || shouldStop() { stopped = true; return }
         let check = Check(suite: suite ?? self.suite, classname: suite == nil ? classname : "crosscheck.described.\(description.name).audit", name: name) { outcome }
         let result = CheckResult(check: check, outcome: outcome, duration: duration)
         results.append(result)
@@ -105,9 +116,13 @@ final class DescribedRemoteRun {
             record(name, .skipped(reason: "not run: the server has taken no connections since \(downSince) took it down"), duration: 0)
             return
         }
+        if stopped || shouldStop() { stopped = true; return }
         let start = Date()
         let outcome: CheckOutcome
-        do { outcome = try body() } catch let failure as CheckFailure {
+        do { outcome = try body() } catch is Interrupted {
+            stopped = true
+            return
+        } catch let failure as CheckFailure {
             outcome = .failed(message: failure.message, details: failure.details)
         } catch {
             outcome = .error(message: "\(error)", details: "")
@@ -233,6 +248,7 @@ final class DescribedRemoteRun {
     func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
                   message: Data? = nil, config: [String: String]? = nil,
                   replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
+        if stopped || shouldStop() { throw Interrupted() }
         var live = LiveConversation(party: try client(conversation, message: message, config: config))
         let next: (Int, DescribedParty) -> Void = { sent, party in if let probe, probe.at == sent { party.probe = probe.probe } }
         if description.transport.isHTTP {

@@ -246,13 +246,13 @@ struct RemoteCommand: ParsableCommand {
         options.config["password"] = String(checks.user[checks.user.index(after: colon)...])
         try protocolOptions.apply(to: &options, description: description)
         let quiet = report.quiet
+        let latch = InterruptLatch()  // before the first line, which tells a waiting caller that SIGINT is handled
         if !quiet { printError("crosscheck remote: \(address), protocol \(description.name) (\(protocolOptions.file ?? ""))") }
         let started = Date()
-        let latch = InterruptLatch()
         var progress = ProgressPrinter(quiet: quiet)
         var done = 0
         let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: options.timeout)
-        let results = DescribedRemote.run(description, target: target, options: options) { result in
+        let results = DescribedRemote.run(description, target: target, options: options, shouldStop: { latch.interrupted }) { result in
             done += 1
             progress.record(done: done, total: 0, result: result)
         }
@@ -260,7 +260,7 @@ struct RemoteCommand: ParsableCommand {
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)), ("crosscheck.seed", String(seed)),
         ], timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil,
                                     started: started, junitPath: report.junit ?? "reports/remote.xml", footer: description.weaknesses.map { "weak by description: \($0)" })
     }
 

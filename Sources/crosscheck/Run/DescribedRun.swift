@@ -57,7 +57,8 @@ extension RunCommand {
         let started = Date()
         var progress = ProgressPrinter(quiet: report.quiet)
         var done = 0
-        let results = DescribedRemote.run(description, target: DescribedTarget(.inProcess(server), timeout: options.timeout), options: options) { result in
+        let results = DescribedRemote.run(description, target: DescribedTarget(.inProcess(server), timeout: options.timeout), options: options,
+                                          shouldStop: { latch.interrupted }) { result in
             done += 1
             progress.record(done: done, total: 0, result: result)
         }
@@ -66,7 +67,7 @@ extension RunCommand {
             ("crosscheck.strict", String(strict)), ("crosscheck.seed", String(seed.value)),
             ("crosscheck.protocol.keys", notes.joined(separator: "; ")),
         ], timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
                                     junitPath: report.junit, footer: footer)
     }
 }

@@ -26,12 +26,14 @@ enum RunReport {
     }
 
     /// Writes `report` to `junitPath` (when given), marked partial if the run was interrupted after
-    /// `done` of `planned`; prints `summary` (default: the report's) and returns the exit code.
-    static func finish(_ report: JUnitReport, interrupted: Bool, done: Int, planned: Int, started: Date, junitPath: String?,
+    /// `done` of `planned` (nil: a run that learns its checks as it goes, so only `done` is known);
+    /// prints `summary` (default: the report's) and returns the exit code.
+    static func finish(_ report: JUnitReport, interrupted: Bool, done: Int, planned: Int?, started: Date, junitPath: String?,
                        summary: String? = nil, footer: [String] = []) throws -> ExitCode {
         var report = report
         if interrupted {
-            JUnitAdapter.markPartial(&report, note: "interrupted after \(done) of \(planned)", timestamp: started)
+            let note = planned.map { "interrupted after \(done) of \($0)" } ?? "interrupted after \(done) checks; the checks after them did not run"
+            JUnitAdapter.markPartial(&report, note: note, timestamp: started)
         }
         if let junitPath {
             do { try JUnitXML.write(report, to: URL(fileURLWithPath: junitPath)) } catch {

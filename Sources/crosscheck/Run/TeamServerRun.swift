@@ -155,7 +155,7 @@ extension RunCommand {
             ("crosscheck.server.folder", Self.script(of: spec).map { URL(fileURLWithPath: $0).standardizedFileURL.deletingLastPathComponent().path } ?? ""),
             ("crosscheck.server.python", environmentNote.isEmpty ? interpreter.executable : "\(interpreter.executable) (\(environmentNote))"),
         ]), timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
                                     junitPath: report.junit, footer: knownFooter + ["the server's output: \(server.logPath)"])
     }
 }
@@ -374,7 +374,7 @@ extension RunCommand {
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),
             ("crosscheck.framing", options.framing.rawValue), ("crosscheck.seed", String(options.seed)),
         ], timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: results.count, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
                                     junitPath: report.junit, footer: footer)
     }
 }
