@@ -137,8 +137,10 @@ def check(entry, variant, args):
             server, port = start_server(entry, os.path.join(args.reports, name + ".server.log"), args.start_deadline)
         except (RuntimeError, OSError) as error:
             return {"verdict": "server did not start: %s" % error, "code": None, "failed": [], "findings": [], "seconds": 0.0}
+        # As the zoo runs the aes-https profile (mutants.py): its 30-year test certificate is one ATS
+        # refuses, and the ats-* entries judge ATS.
         argv = [args.crosscheck, "remote", "--protocol", variant, "--host", "127.0.0.1", "--port", str(port),
-                "--timeout", str(args.timeout), "--junit", junit] + pin
+                "--timeout", str(args.timeout), "--junit", junit] + pin + (["--skip-ats"] if pin else [])
         began = time.monotonic()
         with open(os.path.join(args.reports, name + ".crosscheck.log"), "wb") as log:
             log.write(("$ %s\n" % " ".join(argv)).encode())

@@ -189,4 +189,34 @@ final class ATSCLITests: XCTestCase {
         XCTAssertEqual(refused.status, 1, refused.stdout)
         XCTAssertTrue(xml.contains("seed-002&apos;s pinning delegate refuses the chain") || xml.contains("seed-002's pinning delegate refuses the chain"), xml)
     }
+
+    /// `remote --protocol` over https runs the same ATS testsuite as `--profile aes-https` (an iOS
+    /// app reaches the server through URLSession, which ATS governs): the README's certificate
+    /// passes, the 30-year one fails only in ats.<host:port> (the protocol itself conforms), and
+    /// --skip-ats leaves the suite out; a raw-socket description refuses --skip-ats.
+    func testRemoteProtocolOverHTTPS_runsTheATSSuite_asTheProfileDoes() throws {
+        let (certificate, key) = try serverCertificate()
+        let pythonRef = CrosscheckBinary.root.appendingPathComponent("PythonRef")
+        for (cert, keyFile, expected) in [(certificate, key, Int32(0)), (tls + "/pinned.crt.pem", tls + "/pinned.key.pem", 1)] {
+            let port = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../protocols/aes-https.toml",
+                                                              "--cert", cert, "--key", keyFile, "--port", "0", "--quiet"], in: pythonRef)
+            for skip in [false, true] {
+                let report = try makeTemporaryDirectory().appendingPathComponent("remote.xml")
+                let outcome = try CrosscheckBinary.run(["remote", "--protocol", "protocols/aes-https.toml", "--host", "127.0.0.1", "--port", String(port),
+                                                        "--pin", cert, "--server-name", "localhost", "--junit", report.path, "--quiet"] + (skip ? ["--skip-ats"] : []))
+                XCTAssertEqual(outcome.status, skip ? 0 : expected, "\(cert) skip=\(skip): \(outcome.stdout)\(outcome.stderr)")
+                XCTAssertEqual(try CrosscheckBinary.validate(report), 0)
+                let xml = try String(contentsOf: report, encoding: .utf8)
+                XCTAssertTrue(xml.contains("<testsuite name=\"remote.127.0.0.1:\(port)\""), xml)
+                XCTAssertEqual(xml.contains("<testsuite name=\"ats.127.0.0.1:\(port)\""), !skip, xml)
+                if !skip {
+                    XCTAssertTrue(xml.contains("name=\"verdict.default-policy\""), xml)
+                    XCTAssertEqual(xml.contains("iOS allows at most 825"), expected == 1, xml)
+                }
+            }
+        }
+        let socket = try CrosscheckBinary.run(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", "9", "--skip-ats"])
+        XCTAssertEqual(socket.status, 64)
+        XCTAssertTrue(socket.stderr.contains("--skip-ats") && socket.stderr.contains("transport is tcp"), socket.stderr)
+    }
 }

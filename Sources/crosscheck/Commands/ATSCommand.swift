@@ -24,8 +24,8 @@ struct ATSCommand: ParsableCommand {
         (NSExceptionMinimumTLSVersion, NSExceptionRequiresForwardSecrecy). The certificate rules are
         the app's trust evaluation's (SecTrust's SSL policy) on every name: no Info.plist key relaxes
         them, the certificate must be reissued. docs/PROTOCOL.md "App Transport Security" names the
-        source of each rule. `crosscheck remote --profile aes-https` runs the same checks as
-        testsuite ats.<host:port>.
+        source of each rule. `crosscheck remote --profile aes-https`, and `remote --protocol FILE`
+        for a description over https, run the same checks as testsuite ats.<host:port>.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
         exitNotes: [.success: "iOS's default ATS policy allows the connection (weaknesses only reported)",

@@ -67,7 +67,7 @@ struct RemoteCommand: ParsableCommand {
     @Flag(name: "--strict", help: "weaknesses fail the run (timing statistics never do)")
     var strict: Bool
     @OptionGroup var appOptions: AppOptions
-    @Flag(name: "--skip-ats", help: "aes-https: leave out the App Transport Security checks (testsuite ats.<host:port>, as `crosscheck ats`)")
+    @Flag(name: "--skip-ats", help: "aes-https, or a description over https: leave out the App Transport Security checks (testsuite ats.<host:port>, as `crosscheck ats`)")
     var skipATS: Bool
     @Option(name: "--targets", value: "FILE", help: "one host:port per line (# comments); one testsuite per target")
     var targetsFile: String?
@@ -87,7 +87,7 @@ struct RemoteCommand: ParsableCommand {
             guard host != nil else { throw UsageError("--protocol FILE checks one server: give --host H [--port P]") }
             let refused: [(Bool, String)] = [(profile != nil, "--profile"), (targetsFile != nil, "--targets"), (shard != nil, "--shard"),
                                              (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
-                                             (appOptions.app != nil, "--app"), (skipATS, "--skip-ats"), (knownFailuresFile != nil, "--known-failures"),
+                                             (appOptions.app != nil, "--app"), (knownFailuresFile != nil, "--known-failures"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
@@ -233,6 +233,9 @@ struct RemoteCommand: ParsableCommand {
         var address = try ServerAddress(parsing: host!, defaultPort: port)
         if let given = self.port { address.port = given.value }
         let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }
+        if skipATS, description.transport.kind != .https {
+            throw UsageError("--skip-ats leaves out App Transport Security, which governs https; the description's transport is \(description.transport.kind.rawValue): leave it out")
+        }
         if description.transport.kind == .https, pin == nil {
             throw UsageError("the description's transport is https: give --pin CERT, the certificate the app bundles (PEM or DER)")
         }
@@ -252,9 +255,21 @@ struct RemoteCommand: ParsableCommand {
         var progress = ProgressPrinter(quiet: quiet)
         var done = 0
         let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: options.timeout)
-        let results = DescribedRemote.run(description, target: target, options: options, shouldStop: { latch.interrupted }) { result in
+        var results = DescribedRemote.run(description, target: target, options: options, shouldStop: { latch.interrupted }) { result in
             done += 1
             progress.record(done: done, total: 0, result: result)
+        }
+        // An iOS app reaches an https server through the URL Loading System, which App Transport
+        // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
+        // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
+        if description.transport.kind == .https, !skipATS, !latch.interrupted {
+            var ats = ATSOptions()
+            (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, options.timeout)
+            results += ATSChecks.run(address, options: ats, shouldStop: { latch.interrupted }).map { result in
+                done += 1
+                progress.record(done: done, total: 0, result: result)
+                return result
+            }
         }
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
