@@ -125,6 +125,45 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// A fleet under one description: `--targets FILE -j 2` checks each server in a testsuite of its
+    /// own (the correct one passes, the padding oracle fails), and `--known-failures` reports a
+    /// listed failure as known and a listed check that passes as fixed, as with the profiles.
+    func testRemote_targetsAndKnownFailures_withADescription() throws {
+        let root = CrosscheckBinary.root
+        let folder = try scratch()
+        let correct = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let oracle = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/oracle_error_text.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let targets = folder.appendingPathComponent("pis.txt")
+        try "# the fleet\n127.0.0.1:\(correct)\n127.0.0.1:\(oracle)  # the one with the oracle\n".write(to: targets, atomically: true, encoding: .utf8)
+        let junit = folder.appendingPathComponent("fleet.xml")
+        let fleet = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", targets.path, "-j", "2", "--junit", junit.path, "--quiet"])
+        XCTAssertEqual(fleet.status, 1, fleet.stdout + fleet.stderr)
+        XCTAssertEqual(try CrosscheckBinary.validate(junit), 0)
+        let document = try XMLDocument(contentsOf: junit)
+        func outcome(_ port: UInt16, _ name: String) throws -> String {
+            let cases = try document.nodes(forXPath: "//testsuite[@name='remote.127.0.0.1:\(port)']/testcase[@name='\(name)']").compactMap { $0 as? XMLElement }
+            guard let testcase = cases.first else { return "absent" }
+            return testcase.elements(forName: "failure").isEmpty ? "not failed" : "failed"
+        }
+        for (port, verdict) in [(correct, "not failed"), (oracle, "failed")] {
+            XCTAssertEqual(try outcome(port, "phone-to-pi.conversation"), "not failed", "\(port)")
+            XCTAssertEqual(try outcome(port, "phone-to-pi.oracle.rsa.message-2"), verdict, "\(port)")
+        }
+        let known = folder.appendingPathComponent("known.json")
+        try #"{"known_failures": [{"pattern": "crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.*", "reason": "the Pi's oracle, fixed in the next image", "seed": "ticket 12"}]}"#
+            .write(to: known, atomically: true, encoding: .utf8)
+        for (port, expected, said) in [(oracle, Int32(0), "known: the Pi's oracle"), (correct, 1, "known failure fixed")] {
+            let report = folder.appendingPathComponent("known-\(port).xml")
+            let run = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(port),
+                                      "--known-failures", known.path, "--junit", report.path, "--quiet"])
+            XCTAssertEqual(run.status, expected, run.stdout + run.stderr)
+            XCTAssertTrue(try String(contentsOf: report, encoding: .utf8).contains(said), "\(port)")
+        }
+        let neither = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml"])
+        XCTAssertEqual(neither.status, 64)
+        XCTAssertTrue(neither.stderr.contains("--targets FILE"), neither.stderr)
+    }
+
     /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
     /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
     func testRemote_interrupted_stopsAndWritesAPartialReport() throws {

@@ -15,7 +15,8 @@ struct RemoteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "remote", abstract: "Check a live server over the network (rsa-socket, aes-https, or your own protocol with --protocol FILE) and write JUnit XML.",
         synopsis: ["--host H [--port P] --profile rsa-socket|aes-https [options]",
-                   "--targets FILE [-j N] [--shard K/N] --profile … [options]"],
+                   "--targets FILE [-j N] [--shard K/N] --profile … [options]",
+                   "--host H [--port P] | --targets FILE … --protocol FILE [--secret NAME=HEX] [--public-key NAME=FILE] [options]"],
         discussion: """
         Checks everything observable from outside: both directions, the padding the server uses (found
         by trying), every public-key PEM variant, binary safety of legacy framing, the digest proof, a
@@ -83,18 +84,21 @@ struct RemoteCommand: ParsableCommand {
 
     func validate() throws {
         if protocolOptions.given {
-            // Issue 31: a described protocol: one --host, and nothing that belongs to the seed profiles.
-            guard host != nil else { throw UsageError("--protocol FILE checks one server: give --host H [--port P]") }
-            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (targetsFile != nil, "--targets"), (shard != nil, "--shard"),
-                                             (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
-                                             (appOptions.app != nil, "--app"), (knownFailuresFile != nil, "--known-failures"),
+            // Issue 31: a described protocol: one --host or a --targets fleet, and nothing that belongs to the seed profiles.
+            guard (host == nil) != (targetsFile == nil) else { throw UsageError("--protocol FILE checks --host H [--port P] or every server of --targets FILE: give one of them") }
+            guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
+            if let shard { _ = try Self.parseShard(shard) }
+            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
+                                             (appOptions.app != nil, "--app"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
             if !names.isEmpty {
                 throw UsageError("\(names.joined(separator: ", ")) \(names.count == 1 ? "does" : "do") not apply to --protocol FILE (the description says what the seed profiles' options would): leave \(names.count == 1 ? "it" : "them") out")
             }
-            do { _ = try ServerAddress(parsing: host!, defaultPort: 1) } catch { throw UsageError("--host: \(error)") }
+            if let host {
+                do { _ = try ServerAddress(parsing: host, defaultPort: 1) } catch { throw UsageError("--host: \(error)") }
+            }
             return
         }
         guard let profile else { throw UsageError("--profile rsa-socket or --profile aes-https is required (or --protocol FILE for a described protocol)") }
@@ -224,14 +228,27 @@ struct RemoteCommand: ParsableCommand {
                                     started: started, junitPath: report.junit ?? "reports/remote.xml", footer: knownFooter)
     }
 
-    /// `remote --protocol FILE --host H`: the described checks, the Swift engine as the client.
+    /// `remote --protocol FILE --host H` (or `--targets FILE`): the described checks, the Swift
+    /// engine as the client of each server; testsuites remote.<host:port> and audit.<host:port> each.
     func runDescribed() throws -> ExitCode {
         let description = try protocolOptions.description(command: "remote")
-        guard let port = port?.value ?? description.transport.port.map({ UInt16($0) }) else {
-            throw UsageError("--port P is required: the description names no transport.port")
+        // 0: no port from anywhere; a target then has to name its own.
+        let defaultPort = port?.value ?? description.transport.port.map({ UInt16($0) }) ?? 0
+        var targets: [ServerAddress]
+        if let host {
+            var address = try ServerAddress(parsing: host, defaultPort: defaultPort)
+            if let given = self.port { address.port = given.value }
+            targets = [address]
+        } else {
+            targets = try Self.readTargets(targetsFile ?? "", defaultPort: defaultPort)
         }
-        var address = try ServerAddress(parsing: host!, defaultPort: port)
-        if let given = self.port { address.port = given.value }
+        if let unported = targets.first(where: { $0.port == 0 }) {
+            throw UsageError("\(unported.host) has no port and the description names no transport.port: give --port P" + (host == nil ? ", or host:port in --targets" : ""))
+        }
+        if let shard {
+            let (index, count) = try Self.parseShard(shard)
+            targets = targets.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+        }
         let pin = try self.pin.map { try PinFile.pemPath($0, command: "remote") }
         if skipATS, description.transport.kind != .https {
             throw UsageError("--skip-ats leaves out App Transport Security, which governs https; the description's transport is \(description.transport.kind.rawValue): leave it out")
@@ -239,6 +256,7 @@ struct RemoteCommand: ParsableCommand {
         if description.transport.kind == .https, pin == nil {
             throw UsageError("the description's transport is https: give --pin CERT, the certificate the app bundles (PEM or DER)")
         }
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "remote") }
         var options = DescribedRemote.Options()
         options.timeout = checks.timeout.value
         options.quietGap = checks.quietGap.value
@@ -250,33 +268,60 @@ struct RemoteCommand: ParsableCommand {
         try protocolOptions.apply(to: &options, description: description)
         let quiet = report.quiet
         let latch = InterruptLatch()  // before the first line, which tells a waiting caller that SIGINT is handled
-        if !quiet { printError("crosscheck remote: \(address), protocol \(description.name) (\(protocolOptions.file ?? ""))") }
-        let started = Date()
-        var progress = ProgressPrinter(quiet: quiet)
-        var done = 0
-        let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: options.timeout)
-        var results = DescribedRemote.run(description, target: target, options: options, shouldStop: { latch.interrupted }) { result in
-            done += 1
-            progress.record(done: done, total: 0, result: result)
+        if !quiet {
+            let place = targets.count == 1 ? "\(targets[0])" : "\(targets.count) targets, -j \(jobs)"
+            printError("crosscheck remote: \(place), protocol \(description.name) (\(protocolOptions.file ?? ""))")
         }
-        // An iOS app reaches an https server through the URL Loading System, which App Transport
-        // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
-        // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
-        if description.transport.kind == .https, !skipATS, !latch.interrupted {
-            var ats = ATSOptions()
-            (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, options.timeout)
-            results += ATSChecks.run(address, options: ats, shouldStop: { latch.interrupted }).map { result in
-                done += 1
-                progress.record(done: done, total: 0, result: result)
-                return result
+        let started = Date()
+        let collected = Collected(count: targets.count)
+        let (chosenTargets, chosenOptions, jobs, skipATS, serverName) = (targets, options, self.jobs, self.skipATS, self.serverName)  // immutable copies for the workers
+        let progress = SharedProgress(quiet: quiet, known: known)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(chosenTargets.count, 1))) { worker in
+            var index = worker
+            while index < chosenTargets.count, !latch.interrupted {
+                let address = chosenTargets[index]
+                let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: chosenOptions.timeout)
+                var results = DescribedRemote.run(description, target: target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: progress.record)
+                // An iOS app reaches an https server through the URL Loading System, which App Transport
+                // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
+                // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
+                if description.transport.kind == .https, !skipATS, !latch.interrupted {
+                    var ats = ATSOptions()
+                    (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, chosenOptions.timeout)
+                    let atsResults = ATSChecks.run(address, options: ats, shouldStop: { latch.interrupted })
+                    atsResults.forEach(progress.record)
+                    results += atsResults
+                }
+                collected.set(index, results)
+                index += jobs
             }
         }
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all) } ?? (collected.all, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)), ("crosscheck.seed", String(seed)),
         ], timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil,
-                                    started: started, junitPath: report.junit ?? "reports/remote.xml", footer: description.weaknesses.map { "weak by description: \($0)" })
+        let footer = knownFooter + description.weaknesses.map { "weak by description: \($0)" }
+        if targets.count == 1 {
+            return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil,
+                                        started: started, junitPath: report.junit ?? "reports/remote.xml", footer: footer)
+        }
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
+                                    started: started, junitPath: report.junit ?? "reports/remote.xml", footer: footer)
+    }
+
+    /// Progress lines from concurrent targets, one at a time, as known failures will report them.
+    final class SharedProgress: @unchecked Sendable {
+        private var printer: ProgressPrinter
+        private var done = 0
+        private let known: KnownFailures?
+        private let lock = NSLock()
+        init(quiet: Bool, known: KnownFailures?) { printer = ProgressPrinter(quiet: quiet); self.known = known }
+        func record(_ result: CheckResult) {
+            lock.lock(); defer { lock.unlock() }
+            done += 1
+            printer.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
+        }
     }
 
     static func readTargets(_ path: String, defaultPort: UInt16) throws -> [ServerAddress] {
