@@ -164,6 +164,30 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertTrue(neither.stderr.contains("--targets FILE"), neither.stderr)
     }
 
+    /// `remote --protocol FILE --app seed-000`: the app's own client of the description (its socket
+    /// session, PKCS#1 as the seed ships it) runs its conversation with the live server: it
+    /// completes with a PKCS#1 server and fails, with the app's own words, against an OAEP one; an
+    /// app that speaks another description is skipped, saying which.
+    func testRemote_appAsDescribedClient_ofTheLiveServer() throws {
+        let root = CrosscheckBinary.root
+        let folder = try scratch()
+        let testcase = "crosscheck.described.rsa-socket.remote.app.seed-000.described.pi-to-phone"
+        for (padding, expected) in [("pkcs1", "passed"), ("oaep-sha256", "failed")] {
+            let port = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", padding, "--host", "127.0.0.1", "--port", "0"], in: root)
+            let junit = folder.appendingPathComponent("\(padding).xml")
+            let outcome = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(port),
+                                          "--app", "seed-000", "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected == "passed" ? 0 : 1, outcome.stdout + outcome.stderr)
+            XCTAssertEqual(try outcomes(junit)[testcase], expected, padding)
+            if expected == "failed" { XCTAssertTrue(outcome.stdout.contains("seed-000 failed to run conversation pi-to-phone"), outcome.stdout) }
+        }
+        let junit = folder.appendingPathComponent("other.xml")
+        _ = try crosscheck(["remote", "--protocol", "examples/protocols/gcm-json-tag-field.toml", "--host", "127.0.0.1", "--port", "9", "--timeout", "2",
+                            "--secret", "psk=" + String(repeating: "5a", count: 32), "--app", "seed-000", "--junit", junit.path, "--quiet"])
+        XCTAssertEqual(try outcomes(junit)["crosscheck.described.gcm-json-tag-field.remote.app.seed-000.described"], "skipped")
+        XCTAssertTrue(try String(contentsOf: junit, encoding: .utf8).contains("it speaks rsa-socket (its describedProtocol protocols/rsa-socket.toml), and this run checks gcm-json-tag-field"))
+    }
+
     /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
     /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
     func testRemote_interrupted_stopsAndWritesAPartialReport() throws {

@@ -87,6 +87,61 @@ public enum AppRemoteChecks {
         return list
     }
 
+    /// `remote --protocol FILE --app DIR`: the app's own client of a described protocol
+    /// (`DescribedProtocolClient`) runs its conversation with the live server through its own
+    /// networking and crypto. Testcase `app.<identifier>.described.<conversation>` in
+    /// remote.<host:port>: it fails when the app's code throws (its printed lines in the details),
+    /// or returns no plaintext, or another one than the description fixes, where the server's
+    /// answer carries the conversation's message. The live server's side is not seen: whether it
+    /// took the app's messages shows only in the app completing the conversation.
+    public static func described(_ app: AppSubject, _ remote: AppRemoteTarget, description: ProtocolDescription, files: ProjectFiles) -> [Check] {
+        let suite = "remote.\(remote.target)", classname = "crosscheck.described.\(description.name).remote"
+        guard let declared = app.read(DescribedProtocolClient.self, { ($0.describedProtocol, $0.describedConversation) }) else {
+            return [skipped(suite, classname, app, "described", "it has no DescribedProtocolClient (its own client of a described protocol)")]
+        }
+        let (declaredName, conversationName) = declared
+        let spoken: ProtocolDescription
+        do {
+            spoken = try ProtocolDescription(contentsOfFile: AppDescribedClientChecks.resolve(declaredName, appFolder: app.folder, files: files))
+        } catch {
+            return [Check(suite: suite, classname: classname, name: "app.\(app.identifier).described") {
+                .error(message: "\(app.identifier)'s describedProtocol \"\(declaredName)\": \(error)", details: "")
+            }]
+        }
+        guard spoken.name == description.name else {
+            return [skipped(suite, classname, app, "described", "it speaks \(spoken.name) (its describedProtocol \(declaredName)), and this run checks \(description.name)")]
+        }
+        guard let conversation = conversationName.isEmpty ? description.conversations.first : description.conversation(named: conversationName) else {
+            return [skipped(suite, classname, app, "described", "its describedConversation \"\(conversationName)\" is not in \(description.name) (it has \(description.conversations.map(\.name).joined(separator: ", ")))")]
+        }
+        let carriesMessage = conversation.steps.filter { $0.from == .server }.flatMap(\.values).contains { $0.carries == .message }
+        let check = Check(suite: suite, classname: classname, name: "app.\(app.identifier).described.\(conversation.name)") {
+            do {
+                // A socket client connects to an address; an HTTPS client uses the name it verifies (and pins) the certificate for.
+                let host = description.transport.kind == .tcp ? try HostResolver.resolve(remote.target.host, timeout: remote.timeout) : remote.urlHost
+                let console = app.consoleMark
+                let plaintext = try AppExpect.succeeds(app, "run conversation \(conversation.name) with \(remote.target) through its own client") {
+                    try app.with(DescribedProtocolClient.self) { try $0.runDescribedConversation(host: host, port: Int(remote.target.port), timeout: remote.timeout) }
+                }
+                guard carriesMessage else { return .passed }
+                if plaintext.isEmpty {
+                    throw CheckFailure("\(app.identifier)'s conversation \(conversation.name) with \(remote.target) ended without the message the server's answer carries",
+                                       details: AppExpect.printed(app, since: console))
+                }
+                if let fixed = conversation.message, plaintext != fixed {
+                    throw CheckFailure("\(app.identifier) took \(Expect.preview(plaintext)) from the server's answer; the description fixes the message \(Expect.preview(fixed))",
+                                       details: AppExpect.printed(app, since: console))
+                }
+                return .passed
+            } catch let unreachable as AppUnreachable {
+                return .error(message: "\(app.identifier) could not be asked: \(unreachable)", details: "")
+            } catch let error as TransportError {
+                return .error(message: "\(remote.target): \(error)", details: "")
+            }
+        }
+        return [check]
+    }
+
     /// The chain the live server presents (TLS 1.3, else 1.2), leaf first, as the app's delegate gets it.
     static func liveChain(_ remote: AppRemoteTarget) throws -> [Data] {
         let address = try HostResolver.resolve(remote.target.host, timeout: remote.timeout)

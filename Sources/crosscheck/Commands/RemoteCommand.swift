@@ -89,7 +89,6 @@ struct RemoteCommand: ParsableCommand {
             guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
             if let shard { _ = try Self.parseShard(shard) }
             let refused: [(Bool, String)] = [(profile != nil, "--profile"), (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
-                                             (appOptions.app != nil, "--app"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
@@ -272,6 +271,11 @@ struct RemoteCommand: ParsableCommand {
             let place = targets.count == 1 ? "\(targets[0])" : "\(targets.count) targets, -j \(jobs)"
             printError("crosscheck remote: \(place), protocol \(description.name) (\(protocolOptions.file ?? ""))")
         }
+        // `--app DIR|seed-00N`: the app's own client of the description, one more client of each target.
+        let files = ProjectFiles.locate()
+        let hosted = appOptions.app == nil ? [] : try appOptions.apps(files: files, quiet: quiet)
+        defer { hosted.forEach { $0.stop() } }
+        let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         let started = Date()
         let collected = Collected(count: targets.count)
         let (chosenTargets, chosenOptions, jobs, skipATS, serverName) = (targets, options, self.jobs, self.skipATS, self.serverName)  // immutable copies for the workers
@@ -291,6 +295,13 @@ struct RemoteCommand: ParsableCommand {
                     let atsResults = ATSChecks.run(address, options: ats, shouldStop: { latch.interrupted })
                     atsResults.forEach(progress.record)
                     results += atsResults
+                }
+                for app in apps where !latch.interrupted {
+                    var remote = AppRemoteTarget(target: address, profile: description.name)
+                    (remote.serverName, remote.pin, remote.timeout) = (serverName, pin, chosenOptions.timeout)
+                    let appResults = Runner().run(AppRemoteChecks.described(app, remote, description: description, files: files), shouldStop: { latch.interrupted })
+                    appResults.forEach(progress.record)
+                    results += appResults
                 }
                 collected.set(index, results)
                 index += jobs
