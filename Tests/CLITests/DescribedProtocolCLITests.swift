@@ -466,4 +466,29 @@ final class DescribedProtocolCLITests: XCTestCase {
                                       "--junit", try scratch().appendingPathComponent("server.xml").path, "--quiet"])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
     }
+
+    /// `--known-failures FILE` with `run --protocol` and `run --server … --protocol`, as with the
+    /// seed suites: a listed check that fails is known, one that passes is "fixed" (exit 1), an entry
+    /// that matches nothing is stale (exit 1).
+    func testRun_knownFailuresWithADescription() throws {
+        let folder = try scratch()
+        func list(_ pattern: String) throws -> String {
+            let file = folder.appendingPathComponent("\(UUID().uuidString).json")
+            try #"{"known_failures": [{"pattern": "\#(pattern)", "reason": "the Pi's tutorial server", "seed": "ticket 9"}]}"#.write(to: file, atomically: true, encoding: .utf8)
+            return file.path
+        }
+        let server = ["run", "--server", "Tests/Zoo/rsa_socket/tutorial_recv1024.py", "--protocol", "protocols/rsa-socket.toml", "--quiet"]
+        let fixed = try crosscheck(server + ["--known-failures", try list("crosscheck.described.rsa-socket.remote.pi-to-phone.conversation")])
+        XCTAssertEqual(fixed.status, 1, fixed.stdout)
+        XCTAssertTrue(fixed.stdout.contains("known failure fixed"), fixed.stdout)
+        let suite = ["run", "--protocol", "protocols/rsa-socket.toml", "--filter", "python_to_swift.pi-to-phone.conversation", "--quiet",
+                     "--junit", folder.appendingPathComponent("suite.xml").path]
+        let stale = try crosscheck(suite + ["--known-failures", try list("crosscheck.described.no-such-check")])
+        XCTAssertEqual(stale.status, 1, stale.stdout)
+        XCTAssertTrue(stale.stdout.contains("stale known-failures entry: 'crosscheck.described.no-such-check'"), stale.stdout)
+        XCTAssertEqual(try crosscheck(suite).status, 0)
+        let refused = try crosscheck(suite + ["--no-known-failures"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("--no-known-failures"), refused.stderr)
+    }
 }

@@ -48,7 +48,7 @@ struct RunCommand: ParsableCommand {
         // Issue 31: a described protocol has a suite of its own; what belongs to the seed suites is refused.
         if protocolOptions.given {
             let refused: [(Bool, String)] = [(suites != nil, "--suite"), (appOptions.app != nil, "--app"), ($transport, "--transport"),
-                                             (knownFailuresFile != nil || noKnownFailures, "--known-failures"),
+                                             (noKnownFailures, "--no-known-failures (a described run has no list unless --known-failures FILE gives one)"),
                                              (teamServer.spec != nil && teamServer.profile != nil, "--profile")]
             let names = refused.filter(\.0).map(\.1)
             if !names.isEmpty {

@@ -17,7 +17,12 @@ enum KnownFailureList {
 
     /// `results` with the list applied and its stale entries as errors, and the footer lines naming what it hid.
     static func apply(_ known: KnownFailures, path: String, to results: [CheckResult]) -> (results: [CheckResult], footer: [String]) {
-        var adjusted = known.apply(to: results)
+        finish(known, path: path, adjusted: known.apply(to: results))
+    }
+
+    /// The same for results the list was applied to as they came (so progress showed them as reported).
+    static func finish(_ known: KnownFailures, path: String, adjusted results: [CheckResult]) -> (results: [CheckResult], footer: [String]) {
+        var adjusted = results
         adjusted += known.stale(among: results.map(\.check.fullName)).map { entry in
             let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
             return CheckResult(check: check, outcome: .error(

@@ -25,9 +25,11 @@ extension RunCommand {
                                                                                              loopback: (files.executable, files.files.pythonRef))))
         guard !checks.isEmpty else { throw UsageError("no check matches --filter '\(filter ?? "")' in the described suite") }
         if report.junit == nil { report.junit = "reports/junit.xml" }
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }
         let latch = InterruptLatch()
-        let (results, started) = RunReport.run(checks, title: "crosscheck run --protocol", detail: "\(description.name) (\(path)), seed \(seed.value)",
-                                               quiet: report.quiet, latch: latch, adjust: { $0 })
+        let (adjusted, started) = RunReport.run(checks, title: "crosscheck run --protocol", detail: "\(description.name) (\(path)), seed \(seed.value)",
+                                                quiet: report.quiet, latch: latch, adjust: { known?.apply(to: $0) ?? $0 })
+        let (results, knownFooter) = known.map { KnownFailureList.finish($0, path: knownFailuresFile ?? "", adjusted: adjusted) } ?? (adjusted, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.protocol", path), ("crosscheck.protocol.name", description.name),
             ("crosscheck.protocol.weaknesses", description.weaknesses.joined(separator: "; ")),
@@ -35,7 +37,7 @@ extension RunCommand {
             ("swift.openssl", OpenSSLInfo.version),
             ("python.executable", interpreter.executable), ("python.version", interpreter.pythonVersion),
         ], timestamp: started)
-        var footer = description.weaknesses.map { "weak by description: \($0)" }
+        var footer = knownFooter + description.weaknesses.map { "weak by description: \($0)" }
         footer.append("seed \(seed.value); rerun with --seed \(seed.value) to reproduce")
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count, started: started,
                                     junitPath: report.junit, footer: footer)
@@ -53,21 +55,23 @@ extension RunCommand {
         let inProcess = server as? TeamServer
         let notes = try protocolOptions.apply(to: &options, description: description, held: inProcess.map { server in { server.heldPublicKey(type: $0.rawValue) } })
         if !report.quiet { notes.forEach { printError("crosscheck run: \($0)") } }
+        let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }
         let latch = InterruptLatch()
         let started = Date()
         var progress = ProgressPrinter(quiet: report.quiet)
         var done = 0
-        let results = DescribedRemote.run(description, target: DescribedTarget(.inProcess(server), timeout: options.timeout), options: options,
-                                          shouldStop: { latch.interrupted }) { result in
+        let ran = DescribedRemote.run(description, target: DescribedTarget(.inProcess(server), timeout: options.timeout), options: options,
+                                      shouldStop: { latch.interrupted }) { result in
             done += 1
-            progress.record(done: done, total: 0, result: result)
+            progress.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
         }
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran) } ?? (ran, [])
         let junit = JUnitAdapter.report(results, properties: properties + [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(strict)), ("crosscheck.seed", String(seed.value)),
             ("crosscheck.protocol.keys", notes.joined(separator: "; ")),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
-                                    junitPath: report.junit, footer: footer)
+                                    junitPath: report.junit, footer: knownFooter + footer)
     }
 }
