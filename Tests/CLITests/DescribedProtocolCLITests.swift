@@ -188,6 +188,23 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertTrue(try String(contentsOf: junit, encoding: .utf8).contains("it speaks rsa-socket (its describedProtocol protocols/rsa-socket.toml), and this run checks gcm-json-tag-field"))
     }
 
+    /// `remote --protocol FILE --load N -j K`: N whole conversations held to the description, K at
+    /// once, and the rate; a server that is not there completes none (exit 1, saying why).
+    func testRemote_load_countsCompletedConversations() throws {
+        let root = CrosscheckBinary.root
+        let port = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let served = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(port), "--load", "6", "-j", "2"])
+        XCTAssertEqual(served.status, 0, served.stdout + served.stderr)
+        XCTAssertTrue(served.stdout.contains("6 of 6 conversations (phone-to-pi) completed"), served.stdout)
+        let oaep = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "oaep-sha256", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let refused = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(oaep), "--load", "2"])
+        XCTAssertEqual(refused.status, 1, refused.stdout)
+        XCTAssertTrue(refused.stdout.contains("0 of 2 conversations"), refused.stdout)
+        let fleet = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", "/dev/null", "--load", "2"])
+        XCTAssertEqual(fleet.status, 64)
+        XCTAssertTrue(fleet.stderr.contains("--load takes one --host"), fleet.stderr)
+    }
+
     /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
     /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
     func testRemote_interrupted_stopsAndWritesAPartialReport() throws {

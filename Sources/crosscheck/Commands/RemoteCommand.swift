@@ -58,7 +58,7 @@ struct RemoteCommand: ParsableCommand {
     var pin: String?
     @Option(name: "--server-name", value: "NAME", help: "aes-https: verify the certificate for NAME while connecting to --host")
     var serverName: String?
-    @Option(name: "--load", value: "N", help: "instead of the checks, run N known-good conversations (-j at once) and print conversations per second")
+    @Option(name: "--load", value: "N", help: "instead of the checks, run N known-good conversations (-j at once) and print conversations per second (with --protocol: its first conversation)")
     var load: Int?
     @Option(name: "--timing", value: "N", help: "padding-oracle audit: also N interleaved latency samples per class and a signed-rank test (10 to 10000; reported in the audit, never part of the verdict)")
     var timing: Int?
@@ -88,7 +88,11 @@ struct RemoteCommand: ParsableCommand {
             guard (host == nil) != (targetsFile == nil) else { throw UsageError("--protocol FILE checks --host H [--port P] or every server of --targets FILE: give one of them") }
             guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
             if let shard { _ = try Self.parseShard(shard) }
-            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (load != nil, "--load"), (timing != nil, "--timing"), ($direction, "--direction"),
+            if let load {
+                guard (1...100_000).contains(load) else { throw UsageError("--load takes 1 to 100000 conversations, not \(load)") }
+                guard host != nil else { throw UsageError("--load takes one --host") }
+            }
+            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (timing != nil, "--timing"), ($direction, "--direction"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
@@ -265,6 +269,14 @@ struct RemoteCommand: ParsableCommand {
         options.config["username"] = String(checks.user[..<colon])
         options.config["password"] = String(checks.user[checks.user.index(after: colon)...])
         try protocolOptions.apply(to: &options, description: description)
+        if let load {
+            let target = DescribedTarget(.network(targets[0]), pin: pin, serverName: serverName, timeout: options.timeout)
+            let measured = DescribedRemote.load(description, target: target, options: options, conversations: load, parallel: jobs)
+            print(String(format: "%d of %d conversations (%@) completed in %.2f s at -j %d: %.1f conversations/s", measured.completed, load,
+                         description.conversations[0].name, measured.seconds, jobs, Double(measured.completed) / max(measured.seconds, 1e-9)))
+            if let failure = measured.firstFailure { printError("crosscheck remote: \(failure)") }
+            return measured.completed == load ? .success : .checksFailed
+        }
         let quiet = report.quiet
         let latch = InterruptLatch()  // before the first line, which tells a waiting caller that SIGINT is handled
         if !quiet {
