@@ -126,8 +126,9 @@ final class DescribedProtocolCLITests: XCTestCase {
     }
 
     /// A fleet under one description: `--targets FILE -j 2` checks each server in a testsuite of its
-    /// own (the correct one passes, the padding oracle fails), and `--known-failures` reports a
-    /// listed failure as known and a listed check that passes as fixed, as with the profiles.
+    /// own (the correct one passes, the padding oracle fails; a failure's progress line names its
+    /// server), and `--known-failures` reports a listed failure as known and a listed check that
+    /// passes as fixed, as with the profiles — in a fleet, fixed only where it passes on every server.
     func testRemote_targetsAndKnownFailures_withADescription() throws {
         let root = CrosscheckBinary.root
         let folder = try scratch()
@@ -136,8 +137,11 @@ final class DescribedProtocolCLITests: XCTestCase {
         let targets = folder.appendingPathComponent("pis.txt")
         try "# the fleet\n127.0.0.1:\(correct)\n127.0.0.1:\(oracle)  # the one with the oracle\n".write(to: targets, atomically: true, encoding: .utf8)
         let junit = folder.appendingPathComponent("fleet.xml")
-        let fleet = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", targets.path, "-j", "2", "--junit", junit.path, "--quiet"])
+        let fleet = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", targets.path, "-j", "2", "--junit", junit.path])
         XCTAssertEqual(fleet.status, 1, fleet.stdout + fleet.stderr)
+        XCTAssertTrue(fleet.stderr.contains("FAIL  [remote.127.0.0.1:\(oracle)] crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2")
+                      || fleet.stderr.contains("[remote.127.0.0.1:\(oracle)] crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"), fleet.stderr)
+        XCTAssertFalse(fleet.stderr.contains("[remote.127.0.0.1:\(correct)]"), fleet.stderr)
         XCTAssertEqual(try CrosscheckBinary.validate(junit), 0)
         let document = try XMLDocument(contentsOf: junit)
         func outcome(_ port: UInt16, _ name: String) throws -> String {
@@ -159,6 +163,18 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(run.status, expected, run.stdout + run.stderr)
             XCTAssertTrue(try String(contentsOf: report, encoding: .utf8).contains(said), "\(port)")
         }
+        // The fleet with the list: the oracle is known on the Pi that has it, and the Pi that passes
+        // the check is not told to remove the entry that still holds for the other.
+        let knownFleet = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", targets.path, "-j", "2",
+                                         "--known-failures", known.path, "--junit", folder.appendingPathComponent("known-fleet.xml").path, "--quiet"])
+        XCTAssertEqual(knownFleet.status, 0, knownFleet.stdout + knownFleet.stderr)
+        XCTAssertTrue(knownFleet.stdout.contains("KNOWN [remote.127.0.0.1:\(oracle)] crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"), knownFleet.stdout)
+        XCTAssertFalse(knownFleet.stdout.contains("known failure fixed"), knownFleet.stdout)
+        for (arguments, said) in [(["--host", "127.0.0.1", "--shard", "1/2"], "--shard K/N splits the targets"), (["--host", "127.0.0.1", "--client", "seed-app"], "--client")] {
+            let refused = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml"] + arguments)
+            XCTAssertEqual(refused.status, 64, "\(arguments)")
+            XCTAssertTrue(refused.stderr.contains(said), refused.stderr)
+        }
         let neither = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml"])
         XCTAssertEqual(neither.status, 64)
         XCTAssertTrue(neither.stderr.contains("--targets FILE"), neither.stderr)
@@ -166,8 +182,9 @@ final class DescribedProtocolCLITests: XCTestCase {
 
     /// `remote --protocol FILE --app seed-000`: the app's own client of the description (its socket
     /// session, PKCS#1 as the seed ships it) runs its conversation with the live server: it
-    /// completes with a PKCS#1 server and fails, with the app's own words, against an OAEP one; an
-    /// app that speaks another description is skipped, saying which.
+    /// completes with a PKCS#1 server and fails, with the app's own words, against an OAEP one. The
+    /// app is judged by what it speaks (its own describedProtocol), whatever the run's description;
+    /// and it is not run, nor blamed, when the run's probes took the server down.
     func testRemote_appAsDescribedClient_ofTheLiveServer() throws {
         let root = CrosscheckBinary.root
         let folder = try scratch()
@@ -181,11 +198,18 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(try outcomes(junit)[testcase], expected, padding)
             if expected == "failed" { XCTAssertTrue(outcome.stdout.contains("seed-000 failed to run conversation pi-to-phone"), outcome.stdout) }
         }
-        let junit = folder.appendingPathComponent("other.xml")
-        _ = try crosscheck(["remote", "--protocol", "examples/protocols/gcm-json-tag-field.toml", "--host", "127.0.0.1", "--port", "9", "--timeout", "2",
-                            "--secret", "psk=" + String(repeating: "5a", count: 32), "--app", "seed-000", "--junit", junit.path, "--quiet"])
-        XCTAssertEqual(try outcomes(junit)["crosscheck.described.gcm-json-tag-field.remote.app.seed-000.described"], "skipped")
-        XCTAssertTrue(try String(contentsOf: junit, encoding: .utf8).contains("it speaks rsa-socket (its describedProtocol protocols/rsa-socket.toml), and this run checks gcm-json-tag-field"))
+        let pkcs1 = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let other = folder.appendingPathComponent("other.xml")
+        let otherRun = try crosscheck(["remote", "--protocol", "examples/protocols/gcm-json-tag-field.toml", "--host", "127.0.0.1", "--port", String(pkcs1),
+                                       "--secret", "psk=" + String(repeating: "5a", count: 32), "--app", "seed-000", "--junit", other.path, "--quiet"])
+        XCTAssertEqual(otherRun.status, 1, "the server does not speak the run's description")
+        XCTAssertEqual(try outcomes(other)["crosscheck.described.gcm-json-tag-field.remote.app.seed-000.described.pi-to-phone"], "passed", "the app speaks rsa-socket, as the server does")
+        let crashing = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/crash_on_bad_input.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let down = folder.appendingPathComponent("down.xml")
+        _ = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(crashing),
+                            "--app", "seed-000", "--junit", down.path, "--quiet"])
+        XCTAssertEqual(try outcomes(down)[testcase], "skipped")
+        XCTAssertTrue(try String(contentsOf: down, encoding: .utf8).contains("not run: the server has taken no connections since"))
     }
 
     /// `remote --protocol FILE --load N -j K`: N whole conversations held to the description, K at
@@ -222,6 +246,19 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertTrue(xml.contains("name=\"crosscheck.partial\" value=\"interrupted after "), xml)
         XCTAssertTrue(xml.contains("checks; the checks after them did not run"), xml)
         XCTAssertFalse(xml.contains("oracle.rsa"), "the run went on after SIGINT: \(xml)")
+
+        // A fleet interrupted: the note counts targets, and says which were cut short.
+        let second = try FaultProxy(fault: .delay, upstreamPort: pythonRef)
+        defer { second.stop() }
+        let targets = try scratch().appendingPathComponent("pis.txt")
+        try "127.0.0.1:\(proxy.port)\n127.0.0.1:\(second.port)\n".write(to: targets, atomically: true, encoding: .utf8)
+        let fleetReport = try scratch().appendingPathComponent("fleet.xml")
+        let fleetStatus = try CrosscheckBinary.interruptAfter("2 targets", ["remote", "--protocol", "protocols/rsa-socket.toml", "--targets", targets.path,
+                                                                            "-j", "2", "--junit", fleetReport.path])
+        XCTAssertEqual(fleetStatus, 130)
+        let fleetXML = try String(contentsOf: fleetReport, encoding: .utf8)
+        // Both were under way or not yet begun when SIGINT came: neither reads as checked.
+        XCTAssertTrue(fleetXML.contains("value=\"interrupted: 0 of 2 targets checked to the end,"), fleetXML)
     }
 
     /// A server that takes one client and exits (as many tutorial servers do) fails
@@ -504,6 +541,9 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertEqual(stale.status, 1, stale.stdout)
         XCTAssertTrue(stale.stdout.contains("stale known-failures entry: 'crosscheck.described.no-such-check'"), stale.stdout)
         XCTAssertEqual(try crosscheck(suite).status, 0)
+        // An entry for a check of the suite that --filter leaves out is not stale.
+        let filteredOut = try crosscheck(suite + ["--known-failures", try list("crosscheck.described.rsa-socket.swift_to_python.pi-to-phone.conversation")])
+        XCTAssertEqual(filteredOut.status, 0, filteredOut.stdout)
         let refused = try crosscheck(suite + ["--no-known-failures"])
         XCTAssertEqual(refused.status, 64)
         XCTAssertTrue(refused.stderr.contains("--no-known-failures"), refused.stderr)

@@ -98,9 +98,17 @@ final class TeamRepositoryCLITests: XCTestCase {
         XCTAssertEqual(initOutcome.status, 0, initOutcome.stderr)
         let written = try String(contentsOf: folder.appendingPathComponent("crosscheck.toml"), encoding: .utf8)
         XCTAssertTrue(written.contains("protocol = \"protocols/our-pi.toml\"\n") && written.contains("# profile = "), written)
-        // A known-failures file in the file too: it belongs to the seed profiles, so it is not passed on.
+        // A known-failures file in the file too, with a pattern on the description's checks: passed on,
+        // and a listed check that passes is reported fixed (exit 1), as with --known-failures.
         try (written.replacingOccurrences(of: "# known_failures = \"known-failures.json\"", with: "known_failures = \"known-failures.json\"")).write(
             to: folder.appendingPathComponent("crosscheck.toml"), atomically: true, encoding: .utf8)
+        try #"{"known_failures": [{"pattern": "crosscheck.described.rsa-socket.remote.phone-to-pi.conversation", "reason": "claimed", "seed": "ticket 1"}]}"#
+            .write(to: folder.appendingPathComponent("known-failures.json"), atomically: true, encoding: .utf8)
+        let fixed = try crosscheck(["remote", "--quiet", "--junit", folder.appendingPathComponent("k.xml").path], in: folder)
+        XCTAssertEqual(fixed.status, 1, fixed.stdout)
+        XCTAssertTrue(fixed.stdout.contains("known failure fixed"), fixed.stdout)
+        try #"{"known_failures": [{"pattern": "crosscheck.described.rsa-socket.audit.description.*", "reason": "PKCS#1 v1.5 until the app moves to OAEP", "seed": "ticket 2"}]}"#
+            .write(to: folder.appendingPathComponent("known-failures.json"), atomically: true, encoding: .utf8)
         let junit = folder.appendingPathComponent("r.xml")
         let outcome = try crosscheck(["remote", "--junit", junit.path], in: folder)
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)

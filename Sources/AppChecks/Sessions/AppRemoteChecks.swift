@@ -89,12 +89,16 @@ public enum AppRemoteChecks {
 
     /// `remote --protocol FILE --app DIR`: the app's own client of a described protocol
     /// (`DescribedProtocolClient`) runs its conversation with the live server through its own
-    /// networking and crypto. Testcase `app.<identifier>.described.<conversation>` in
-    /// remote.<host:port>: it fails when the app's code throws (its printed lines in the details),
-    /// or returns no plaintext, or another one than the description fixes, where the server's
-    /// answer carries the conversation's message. The live server's side is not seen: whether it
-    /// took the app's messages shows only in the app completing the conversation.
-    public static func described(_ app: AppSubject, _ remote: AppRemoteTarget, description: ProtocolDescription, files: ProjectFiles) -> [Check] {
+    /// networking and crypto. The conversation and its message are the app's own: those of its
+    /// `describedProtocol`, which may be another file than the run's (the app is judged by what it
+    /// speaks, against the server as it is). Testcase `app.<identifier>.described.<conversation>` in
+    /// remote.<host:port>: it fails when the app's code throws (its printed lines in the details), or
+    /// returns no plaintext, or another one than its description fixes, where the server's answer
+    /// carries the conversation's message. The live server's side is not seen: whether it took the
+    /// app's messages shows only in the app completing the conversation. When the run's probes took
+    /// the server down (`serverDownSince`), the app is not run: it would be blamed for that.
+    public static func described(_ app: AppSubject, _ remote: AppRemoteTarget, description: ProtocolDescription, files: ProjectFiles,
+                                 serverDownSince: String? = nil) -> [Check] {
         let suite = "remote.\(remote.target)", classname = "crosscheck.described.\(description.name).remote"
         guard let declared = app.read(DescribedProtocolClient.self, { ($0.describedProtocol, $0.describedConversation) }) else {
             return [skipped(suite, classname, app, "described", "it has no DescribedProtocolClient (its own client of a described protocol)")]
@@ -108,19 +112,25 @@ public enum AppRemoteChecks {
                 .error(message: "\(app.identifier)'s describedProtocol \"\(declaredName)\": \(error)", details: "")
             }]
         }
-        guard spoken.name == description.name else {
-            return [skipped(suite, classname, app, "described", "it speaks \(spoken.name) (its describedProtocol \(declaredName)), and this run checks \(description.name)")]
+        guard let conversation = conversationName.isEmpty ? spoken.conversations.first : spoken.conversation(named: conversationName) else {
+            return [Check(suite: suite, classname: classname, name: "app.\(app.identifier).described") {
+                .error(message: "\(app.identifier)'s describedConversation \"\(conversationName)\" is not in its describedProtocol \(declaredName) (it has \(spoken.conversations.map(\.name).joined(separator: ", ")))", details: "")
+            }]
         }
-        guard let conversation = conversationName.isEmpty ? description.conversations.first : description.conversation(named: conversationName) else {
-            return [skipped(suite, classname, app, "described", "its describedConversation \"\(conversationName)\" is not in \(description.name) (it has \(description.conversations.map(\.name).joined(separator: ", ")))")]
+        let name = "app.\(app.identifier).described.\(conversation.name)"
+        if let serverDownSince {
+            return [Check(suite: suite, classname: classname, name: name) {
+                .skipped(reason: "not run: the server has taken no connections since \(serverDownSince) took it down")
+            }]
         }
         let carriesMessage = conversation.steps.filter { $0.from == .server }.flatMap(\.values).contains { $0.carries == .message }
-        let check = Check(suite: suite, classname: classname, name: "app.\(app.identifier).described.\(conversation.name)") {
+        let check = Check(suite: suite, classname: classname, name: name) {
             do {
-                // A socket client connects to an address; an HTTPS client uses the name it verifies (and pins) the certificate for.
-                let host = description.transport.kind == .tcp ? try HostResolver.resolve(remote.target.host, timeout: remote.timeout) : remote.urlHost
+                // The target as the run was given it (--host, a --targets line): a socket client gets
+                // its address; an HTTP client the host itself, as in its URL.
+                let host = spoken.transport.kind == .tcp ? try HostResolver.resolve(remote.target.host, timeout: remote.timeout) : remote.target.host
                 let console = app.consoleMark
-                let plaintext = try AppExpect.succeeds(app, "run conversation \(conversation.name) with \(remote.target) through its own client") {
+                let plaintext = try AppExpect.succeeds(app, "run conversation \(conversation.name) (its \(declaredName)) with \(remote.target) through its own client") {
                     try app.with(DescribedProtocolClient.self) { try $0.runDescribedConversation(host: host, port: Int(remote.target.port), timeout: remote.timeout) }
                 }
                 guard carriesMessage else { return .passed }
@@ -129,7 +139,7 @@ public enum AppRemoteChecks {
                                        details: AppExpect.printed(app, since: console))
                 }
                 if let fixed = conversation.message, plaintext != fixed {
-                    throw CheckFailure("\(app.identifier) took \(Expect.preview(plaintext)) from the server's answer; the description fixes the message \(Expect.preview(fixed))",
+                    throw CheckFailure("\(app.identifier) took \(Expect.preview(plaintext)) from the server's answer; its description fixes the message \(Expect.preview(fixed))",
                                        details: AppExpect.printed(app, since: console))
                 }
                 return .passed
@@ -163,7 +173,7 @@ public enum AppRemoteChecks {
 
     static func skipped(_ suite: String, _ classname: String, _ app: AppSubject, _ name: String, _ why: String) -> Check {
         Check(suite: suite, classname: classname, name: "app.\(app.identifier).\(name)") {
-            .skipped(reason: "not run: \(app.identifier) cannot be a client of this profile: \(why)")
+            .skipped(reason: "not run: \(app.identifier) is no client in this run: \(why)")
         }
     }
 }

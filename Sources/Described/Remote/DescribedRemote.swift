@@ -42,9 +42,17 @@ public enum DescribedRemote {
     public static func run(_ description: ProtocolDescription, target: DescribedTarget, options: Options,
                            shouldStop: @escaping () -> Bool = { false },
                            progress: @escaping (CheckResult) -> Void = { _ in }) -> [CheckResult] {
+        check(description, target: target, options: options, shouldStop: shouldStop, progress: progress).results
+    }
+
+    /// `run`, and the check after which the server took no more connections (nil: it still does),
+    /// so that what runs after it (the app as a client) is not blamed for what a probe did.
+    public static func check(_ description: ProtocolDescription, target: DescribedTarget, options: Options,
+                             shouldStop: @escaping () -> Bool = { false },
+                             progress: @escaping (CheckResult) -> Void = { _ in }) -> (results: [CheckResult], downSince: String?) {
         let run = DescribedRemoteRun(description: description, target: target, options: options, shouldStop: shouldStop, progress: progress)
         run.checkAll()
-        return run.results
+        return (run.results, run.downSince)
     }
 }
 

@@ -78,7 +78,7 @@ struct InitCommand: ParsableCommand {
         # The protocol your Pi speaks: "rsa-socket" (RSA key exchange over TCP) or "aes-https" (AES-CBC JSON envelopes over HTTPS).
         \(line("profile", quoted(profile), example: "\"rsa-socket\""))
         # Or your own protocol, described in one file (docs/PROTOCOL-DESCRIPTIONS.md): every check speaks it,
-        # in place of profile (and of client and known_failures, which belong to the seed profiles).
+        # in place of profile (and of client, which belongs to the seed profiles).
         \(line("protocol", quoted(protocolFile), example: "\"protocols/our-pi.toml\""))
         # Who talks to your server: "reference" (crosscheck's client: the protocol, every check and audit),
         # "seed-app" (the tutorial's seed apps as they ship) or "both".

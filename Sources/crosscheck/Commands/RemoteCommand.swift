@@ -87,12 +87,15 @@ struct RemoteCommand: ParsableCommand {
             // Issue 31: a described protocol: one --host or a --targets fleet, and nothing that belongs to the seed profiles.
             guard (host == nil) != (targetsFile == nil) else { throw UsageError("--protocol FILE checks --host H [--port P] or every server of --targets FILE: give one of them") }
             guard (1...64).contains(jobs) else { throw UsageError("-j takes 1 to 64, not \(jobs)") }
-            if let shard { _ = try Self.parseShard(shard) }
+            if let shard {
+                guard targetsFile != nil else { throw UsageError("--shard K/N splits the targets of --targets FILE; one --host has nothing to split: leave it out") }
+                _ = try Self.parseShard(shard)
+            }
             if let load {
                 guard (1...100_000).contains(load) else { throw UsageError("--load takes 1 to 100000 conversations, not \(load)") }
                 guard host != nil else { throw UsageError("--load takes one --host") }
             }
-            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (timing != nil, "--timing"), ($direction, "--direction"),
+            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (timing != nil, "--timing"), ($direction, "--direction"), (checks.$clients, "--client"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
@@ -114,7 +117,10 @@ struct RemoteCommand: ParsableCommand {
             guard (1...100_000).contains(load) else { throw UsageError("--load takes 1 to 100000 conversations, not \(load)") }
             guard host != nil, profile == .rsaSocket else { throw UsageError("--load takes one --host and the rsa-socket profile") }
         }
-        if let shard { _ = try Self.parseShard(shard) }
+        if let shard {
+            guard targetsFile != nil else { throw UsageError("--shard K/N splits the targets of --targets FILE; one --host has nothing to split: leave it out") }
+            _ = try Self.parseShard(shard)
+        }
         if profile == .aesHTTPS, pin == nil { throw UsageError("\(RemoteError.missingPin)") }
         // Issue 33: an option that does not apply to the profile is refused, never ignored.
         let notForProfile: [(Bool, String)] = profile == .rsaSocket
@@ -217,17 +223,20 @@ struct RemoteCommand: ParsableCommand {
                     appResults.forEach(report)
                     results += appResults
                 }
-                collected.set(index, results)
+                collected.set(index, results, complete: !latch.interrupted)
                 index += jobs
             }
         }
-        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all) } ?? (collected.all, [])
+        let (results, knownFooter) = known.map {
+            KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all, checkStale: !latch.interrupted, fleet: targets.count > 1)
+        } ?? (collected.all, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.profile", profile.rawValue), ("crosscheck.strict", String(options.strict)),
             ("crosscheck.timeout", String(options.timeout)), ("crosscheck.framing", options.framing.rawValue),
             ("crosscheck.seed", String(options.seed)),
         ], timestamp: started)
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
+                                    partial: collected.partialNote(planned: targets.count),
                                     started: started, junitPath: report.junit ?? "reports/remote.xml", footer: knownFooter)
     }
 
@@ -291,13 +300,14 @@ struct RemoteCommand: ParsableCommand {
         let started = Date()
         let collected = Collected(count: targets.count)
         let (chosenTargets, chosenOptions, jobs, skipATS, serverName) = (targets, options, self.jobs, self.skipATS, self.serverName)  // immutable copies for the workers
-        let progress = SharedProgress(quiet: quiet, known: known)
+        let progress = SharedProgress(quiet: quiet, known: known, fleet: targets.count > 1)
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(chosenTargets.count, 1))) { worker in
             var index = worker
             while index < chosenTargets.count, !latch.interrupted {
                 let address = chosenTargets[index]
                 let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: chosenOptions.timeout)
-                var results = DescribedRemote.run(description, target: target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: progress.record)
+                var (results, downSince) = DescribedRemote.check(description, target: target, options: chosenOptions, shouldStop: { latch.interrupted },
+                                                                  progress: progress.record)
                 // An iOS app reaches an https server through the URL Loading System, which App Transport
                 // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
                 // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
@@ -311,15 +321,18 @@ struct RemoteCommand: ParsableCommand {
                 for app in apps where !latch.interrupted {
                     var remote = AppRemoteTarget(target: address, profile: description.name)
                     (remote.serverName, remote.pin, remote.timeout) = (serverName, pin, chosenOptions.timeout)
-                    let appResults = Runner().run(AppRemoteChecks.described(app, remote, description: description, files: files), shouldStop: { latch.interrupted })
+                    let appResults = Runner().run(AppRemoteChecks.described(app, remote, description: description, files: files, serverDownSince: downSince),
+                                                  shouldStop: { latch.interrupted })
                     appResults.forEach(progress.record)
                     results += appResults
                 }
-                collected.set(index, results)
+                collected.set(index, results, complete: !latch.interrupted)
                 index += jobs
             }
         }
-        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all) } ?? (collected.all, [])
+        let (results, knownFooter) = known.map {
+            KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all, checkStale: !latch.interrupted, fleet: targets.count > 1)
+        } ?? (collected.all, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)), ("crosscheck.seed", String(seed)),
@@ -330,20 +343,31 @@ struct RemoteCommand: ParsableCommand {
                                         started: started, junitPath: report.junit ?? "reports/remote.xml", footer: footer)
         }
         return try RunReport.finish(junit, interrupted: latch.interrupted, done: collected.finishedTargets, planned: targets.count,
+                                    partial: collected.partialNote(planned: targets.count),
                                     started: started, junitPath: report.junit ?? "reports/remote.xml", footer: footer)
     }
 
-    /// Progress lines from concurrent targets, one at a time, as known failures will report them.
+    /// Progress lines from concurrent targets, one at a time. One server: the suite tallies, with
+    /// the known-failures list applied as the report will have it. A fleet: each failure with the
+    /// server it is of (their checks share names, and their suites interleave), as it came — whether
+    /// a listed check is known or fixed is told only across every server, in the summary.
     final class SharedProgress: @unchecked Sendable {
         private var printer: ProgressPrinter
         private var done = 0
         private let known: KnownFailures?
+        private let fleet: Bool
         private let lock = NSLock()
-        init(quiet: Bool, known: KnownFailures?) { printer = ProgressPrinter(quiet: quiet); self.known = known }
+        init(quiet: Bool, known: KnownFailures?, fleet: Bool) { printer = ProgressPrinter(quiet: quiet); self.known = known; self.fleet = fleet }
         func record(_ result: CheckResult) {
             lock.lock(); defer { lock.unlock() }
             done += 1
-            printer.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
+            guard fleet else { return printer.record(done: done, total: 0, result: known?.apply(to: result) ?? result) }
+            guard !printer.quiet else { return }
+            switch result.outcome {
+            case let .failed(message, _): printError("  \(Verdict.fail.padded) [\(result.check.suite)] \(result.check.fullName): \(message)")
+            case let .error(message, _): printError("  \(Verdict.error.padded) [\(result.check.suite)] \(result.check.fullName): \(message)")
+            case .passed, .skipped: break
+            }
         }
     }
 
@@ -380,13 +404,22 @@ struct RemoteCommand: ParsableCommand {
         return candidate
     }
 
-    /// Results of concurrent targets, kept in target order.
+    /// Results of concurrent targets, kept in target order, and which were checked to the end.
     final class Collected: @unchecked Sendable {
-        private var slots: [[CheckResult]?]
+        private var slots: [(results: [CheckResult], complete: Bool)?]
         private let lock = NSLock()
         init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ index: Int, _ results: [CheckResult]) { lock.lock(); slots[index] = results; lock.unlock() }
-        var all: [CheckResult] { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 }.flatMap { $0 } }
-        var finishedTargets: Int { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 }.count }
+        /// `complete`: false for a target whose checks an interrupt cut short.
+        func set(_ index: Int, _ results: [CheckResult], complete: Bool) { lock.withLock { slots[index] = (results, complete) } }
+        var all: [CheckResult] { lock.withLock { slots.compactMap { $0 }.flatMap(\.results) } }
+        var finishedTargets: Int { lock.withLock { slots.compactMap { $0 }.filter(\.complete).count } }
+        /// For an interrupted run's report: how many targets were checked to the end, and how many in part.
+        func partialNote(planned: Int) -> String {
+            let (finished, cut) = lock.withLock { (slots.compactMap { $0 }.filter(\.complete).count, slots.compactMap { $0 }.filter { !$0.complete }.count) }
+            let notStarted = planned - finished - cut
+            return "interrupted: \(finished) of \(planned) targets checked to the end"
+                + (cut > 0 ? ", \(cut) cut short (their checks after the interrupt did not run)" : "")
+                + (notStarted > 0 ? ", \(notStarted) not started" : "")
+        }
     }
 }

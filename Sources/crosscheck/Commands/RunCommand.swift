@@ -49,7 +49,7 @@ struct RunCommand: ParsableCommand {
         if protocolOptions.given {
             let refused: [(Bool, String)] = [(suites != nil, "--suite"), (appOptions.app != nil, "--app"), ($transport, "--transport"),
                                              (noKnownFailures, "--no-known-failures (a described run has no list unless --known-failures FILE gives one)"),
-                                             (teamServer.spec != nil && teamServer.profile != nil, "--profile")]
+                                             (teamServer.spec != nil && teamServer.profile != nil, "--profile"), (teamServer.checks.$clients, "--client")]
             let names = refused.filter(\.0).map(\.1)
             if !names.isEmpty {
                 throw UsageError("\(names.joined(separator: ", ")) \(names.count == 1 ? "does" : "do") not apply to --protocol FILE (its own suite: both engines, every pairing; with --server, the server checks in that protocol): leave \(names.count == 1 ? "it" : "them") out")

@@ -16,22 +16,45 @@ enum KnownFailureList {
     }
 
     /// `results` with the list applied and its stale entries as errors, and the footer lines naming what it hid.
-    static func apply(_ known: KnownFailures, path: String, to results: [CheckResult]) -> (results: [CheckResult], footer: [String]) {
-        finish(known, path: path, adjusted: known.apply(to: results))
+    /// - staleAmong: the full names of every check the run could have had (nil: those of `results`);
+    ///   a run that was interrupted passes `checkStale: false` — it did not see them all.
+    /// - fleet: the results of several servers (`remote --targets`), whose checks share their names:
+    ///   a listed check is "fixed" only where it passes on every server, and the footer names the server.
+    static func apply(_ known: KnownFailures, path: String, to results: [CheckResult], staleAmong names: [String]? = nil,
+                      checkStale: Bool = true, fleet: Bool = false) -> (results: [CheckResult], footer: [String]) {
+        var adjusted = known.apply(to: results)
+        if fleet {
+            // A check that still fails on one server is not fixed on another that passes it: that one passed.
+            let stillFailing = Set(results.filter { Self.failed($0) && known.entry(for: $0.check.fullName) != nil }.map(\.check.fullName))
+            for index in adjusted.indices where stillFailing.contains(results[index].check.fullName) {
+                if case .passed = results[index].outcome { adjusted[index] = results[index] }
+            }
+        }
+        return finish(known, path: path, adjusted: adjusted, staleAmong: names ?? results.map(\.check.fullName), checkStale: checkStale, fleet: fleet)
     }
 
     /// The same for results the list was applied to as they came (so progress showed them as reported).
-    static func finish(_ known: KnownFailures, path: String, adjusted results: [CheckResult]) -> (results: [CheckResult], footer: [String]) {
+    static func finish(_ known: KnownFailures, path: String, adjusted results: [CheckResult], staleAmong names: [String]? = nil,
+                       checkStale: Bool = true, fleet: Bool = false) -> (results: [CheckResult], footer: [String]) {
         var adjusted = results
-        adjusted += known.stale(among: results.map(\.check.fullName)).map { entry in
-            let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
-            return CheckResult(check: check, outcome: .error(
-                message: "stale known-failures entry: '\(entry.pattern)' matches no check of this run; remove it or fix the pattern",
-                details: "\(entry.reason) (\(entry.seed))"), duration: 0)
+        if checkStale {
+            adjusted += known.stale(among: names ?? results.map(\.check.fullName)).map { entry in
+                let check = Check(suite: "known-failures", classname: "crosscheck.known-failures", name: "stale-entry") { .passed }
+                return CheckResult(check: check, outcome: .error(
+                    message: "stale known-failures entry: '\(entry.pattern)' matches no check of this run; remove it or fix the pattern",
+                    details: "\(entry.reason) (\(entry.seed))"), duration: 0)
+            }
         }
         let listed = adjusted.filter { if case let .skipped(reason) = $0.outcome { return reason.hasPrefix(JUnitCase.knownPrefix) } else { return false } }
         guard !listed.isEmpty else { return (adjusted, []) }
         return (adjusted, ["Known failures (\(listed.count), from \(path)):"]
-            + listed.map { "  KNOWN \($0.check.fullName): \(known.entry(for: $0.check.fullName)?.reason ?? "")" })
+            + listed.map { "  KNOWN \(fleet ? "[\($0.check.suite)] " : "")\($0.check.fullName): \(known.entry(for: $0.check.fullName)?.reason ?? "")" })
+    }
+
+    static func failed(_ result: CheckResult) -> Bool {
+        switch result.outcome {
+        case .failed, .error: return true
+        case .passed, .skipped: return false
+        }
     }
 }

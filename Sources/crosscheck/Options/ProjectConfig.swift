@@ -52,7 +52,7 @@ enum ProjectConfig {
         }
         var serverMode = givenNames.contains("--server")
         // A team's own protocol (issue 31): `protocol` names its description; the seed profiles'
-        // options (profile, client, known failures) do not go with it. The command line's
+        // options (profile, client) do not go with it; known failures do (patterns on its checks). The command line's
         // --profile or --protocol wins over it.
         let protocolFile = givenNames.isDisjoint(with: ["--profile", "--protocol"]) ? config.path("checks.protocol") : nil
         if command == "run", givenNames.isDisjoint(with: ["--server", "--app", "--suite"]) {
@@ -94,7 +94,7 @@ enum ProjectConfig {
                 add("--server-name", config.string("pi.server_name"))
             }
         }
-        if protocolFile == nil { add("--known-failures", config.path("checks.known_failures")) }
+        add("--known-failures", config.path("checks.known_failures"))
         flag("--strict", config.boolean("checks.strict"))
         add("--seed", config.integer("checks.seed").map(String.init))
         return added

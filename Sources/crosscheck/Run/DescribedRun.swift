@@ -20,16 +20,20 @@ extension RunCommand {
             throw CommandExit(.noInput, "crosscheck run: \(path): PythonRef refuses the description: \(error)")
         }
         let runner = Runner(filter: filter)
-        let checks = runner.selected(DescribedSuite.checks(description: description, path: path, interpreter: interpreter,
-                                                           settings: DescribedSuite.Settings(seed: seed.value,
-                                                                                             loopback: (files.executable, files.files.pythonRef))))
+        let suite = DescribedSuite.checks(description: description, path: path, interpreter: interpreter,
+                                          settings: DescribedSuite.Settings(seed: seed.value, loopback: (files.executable, files.files.pythonRef)))
+        let checks = runner.selected(suite)
         guard !checks.isEmpty else { throw UsageError("no check matches --filter '\(filter ?? "")' in the described suite") }
         if report.junit == nil { report.junit = "reports/junit.xml" }
         let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }
         let latch = InterruptLatch()
         let (adjusted, started) = RunReport.run(checks, title: "crosscheck run --protocol", detail: "\(description.name) (\(path)), seed \(seed.value)",
                                                 quiet: report.quiet, latch: latch, adjust: { known?.apply(to: $0) ?? $0 })
-        let (results, knownFooter) = known.map { KnownFailureList.finish($0, path: knownFailuresFile ?? "", adjusted: adjusted) } ?? (adjusted, [])
+        // An entry is stale when it matches no check of the whole suite (a --filter leaves some out);
+        // an interrupted run does not say.
+        let (results, knownFooter) = known.map {
+            KnownFailureList.finish($0, path: knownFailuresFile ?? "", adjusted: adjusted, staleAmong: suite.map(\.fullName), checkStale: !latch.interrupted)
+        } ?? (adjusted, [])
         let junit = JUnitAdapter.report(results, properties: [
             ("crosscheck.protocol", path), ("crosscheck.protocol.name", description.name),
             ("crosscheck.protocol.weaknesses", description.weaknesses.joined(separator: "; ")),
@@ -39,7 +43,7 @@ extension RunCommand {
         ], timestamp: started)
         var footer = knownFooter + description.weaknesses.map { "weak by description: \($0)" }
         footer.append("seed \(seed.value); rerun with --seed \(seed.value) to reproduce")
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: checks.count, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: adjusted.count, planned: checks.count, started: started,
                                     junitPath: report.junit, footer: footer)
     }
 
@@ -65,13 +69,13 @@ extension RunCommand {
             done += 1
             progress.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
         }
-        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran) } ?? (ran, [])
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran, checkStale: !latch.interrupted) } ?? (ran, [])
         let junit = JUnitAdapter.report(results, properties: properties + [
             ("crosscheck.protocol", protocolOptions.file ?? ""), ("crosscheck.protocol.name", description.name),
             ("crosscheck.strict", String(strict)), ("crosscheck.seed", String(seed.value)),
             ("crosscheck.protocol.keys", notes.joined(separator: "; ")),
         ], timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: ran.count, planned: nil, started: started,
                                     junitPath: report.junit, footer: knownFooter + footer)
     }
 }

@@ -14,7 +14,7 @@ nonisolated(unsafe) private var interruptNotice: [UInt8] = []
 /// (async-signal-safe: it stores a flag and calls write/_exit) rather than a dispatch source, which
 /// depends on how the parent left the signal mask.
 final class InterruptLatch: @unchecked Sendable {
-    init(notice: String = "crosscheck: interrupted; finishing the current check and writing a partial report (again to quit now)") {
+    init(notice: String = "crosscheck: interrupted; stopping at the next check and writing a partial report (again to quit now)") {
         interruptNotice = Array("\n\(notice)\n".utf8)
         // A parent may hand us SIGINT/SIGTERM blocked (the mask survives exec; test runners and some
         // CI agents spawn children from threads that block signals); a blocked signal never arrives.

@@ -28,11 +28,12 @@ enum RunReport {
     /// Writes `report` to `junitPath` (when given), marked partial if the run was interrupted after
     /// `done` of `planned` (nil: a run that learns its checks as it goes, so only `done` is known);
     /// prints `summary` (default: the report's) and returns the exit code.
-    static func finish(_ report: JUnitReport, interrupted: Bool, done: Int, planned: Int?, started: Date, junitPath: String?,
+    /// `partial`: the partial note itself, where the run counts something else than checks (targets).
+    static func finish(_ report: JUnitReport, interrupted: Bool, done: Int, planned: Int?, partial: String? = nil, started: Date, junitPath: String?,
                        summary: String? = nil, footer: [String] = []) throws -> ExitCode {
         var report = report
         if interrupted {
-            let note = planned.map { "interrupted after \(done) of \($0)" } ?? "interrupted after \(done) checks; the checks after them did not run"
+            let note = partial ?? planned.map { "interrupted after \(done) of \($0)" } ?? "interrupted after \(done) checks; the checks after them did not run"
             JUnitAdapter.markPartial(&report, note: note, timestamp: started)
         }
         if let junitPath {

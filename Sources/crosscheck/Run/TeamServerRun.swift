@@ -148,14 +148,14 @@ extension RunCommand {
             done += 1
             progress.record(done: done, total: 0, result: known?.apply(to: result) ?? result)
         }
-        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran) } ?? (ran, [])
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: ran, checkStale: !latch.interrupted) } ?? (ran, [])
         let junit = JUnitAdapter.report(results, properties: Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
             ("crosscheck.strict", String(options.strict)), ("crosscheck.timeout", String(options.timeout)),
             ("crosscheck.framing", options.framing.rawValue), ("crosscheck.seed", String(options.seed)),
             ("crosscheck.server.folder", Self.script(of: spec).map { URL(fileURLWithPath: $0).standardizedFileURL.deletingLastPathComponent().path } ?? ""),
             ("crosscheck.server.python", environmentNote.isEmpty ? interpreter.executable : "\(interpreter.executable) (\(environmentNote))"),
         ]), timestamp: started)
-        return try RunReport.finish(junit, interrupted: latch.interrupted, done: results.count, planned: nil, started: started,
+        return try RunReport.finish(junit, interrupted: latch.interrupted, done: ran.count, planned: nil, started: started,
                                     junitPath: report.junit, footer: knownFooter + ["the server's output: \(server.logPath)"])
     }
 }
@@ -195,7 +195,8 @@ extension RunCommand {
         let (ran, started) = RunReport.run(checks, title: "crosscheck run", detail: "suite sessions with --server \(server.name), seed \(seed.value)",
                                            quiet: report.quiet, latch: latch)
         let known = try knownFailuresFile.map { try KnownFailureList.load($0, command: "run") }  // issue 33: --known-failures with --server
-        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran) }
+        let (results, knownFooter) = known.map { KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran,
+                                                                        checkStale: !latch.interrupted) }
             ?? (discovery.filter { if case .passed = $0.outcome { return false } else { return true } } + ran, [])
         let junit = JUnitAdapter.report(results, properties: [("crosscheck.suites", SessionSuite.name)]
             + Self.teamServerProperties(server, profile: profile, interpreter: interpreter, [
