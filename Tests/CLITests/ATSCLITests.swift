@@ -210,7 +210,7 @@ final class ATSCLITests: XCTestCase {
                 XCTAssertTrue(xml.contains("<testsuite name=\"remote.127.0.0.1:\(port)\""), xml)
                 XCTAssertEqual(xml.contains("<testsuite name=\"ats.127.0.0.1:\(port)\""), !skip, xml)
                 if !skip {
-                    XCTAssertTrue(xml.contains("name=\"verdict.default-policy\""), xml)
+                    XCTAssertTrue(xml.contains("<testcase name=\"verdict.default-policy\" classname=\"crosscheck.described.aes-https.ats\""), xml)
                     XCTAssertEqual(xml.contains("iOS allows at most 825"), expected == 1, xml)
                 }
             }

@@ -314,7 +314,7 @@ struct RemoteCommand: ParsableCommand {
                 if description.transport.kind == .https, !skipATS, !latch.interrupted {
                     var ats = ATSOptions()
                     (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, chosenOptions.timeout)
-                    let atsResults = ATSChecks.run(address, options: ats, shouldStop: { latch.interrupted })
+                    let atsResults = ATSChecks.run(address, options: ats, classname: "crosscheck.described.\(description.name).ats", shouldStop: { latch.interrupted })
                     atsResults.forEach(progress.record)
                     results += atsResults
                 }
