@@ -192,40 +192,34 @@ struct RemoteCommand: ParsableCommand {
         let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         if !quiet { printError("crosscheck remote: \(targets.count) target(s), profile \(profile.rawValue), -j \(jobs)") }
         let started = Date()
-        let collected = Collected(count: targets.count)
-        let (chosenTargets, chosenOptions, jobs, skipATS) = (targets, options, self.jobs, self.skipATS)  // immutable copies for the workers
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(targets.count, 1))) { worker in
-            var index = worker
-            while index < chosenTargets.count {
-                let target = chosenTargets[index]
-                let report: (CheckResult) -> Void = { result in
-                    if quiet { return }
-                    switch result.outcome {
-                    case let .failed(message, _): printError("  FAIL \(target) \(result.check.name): \(message)")
-                    case let .error(message, _): printError("  ERROR \(target) \(result.check.name): \(message)")
-                    default: break
-                    }
+        let (chosenOptions, skipATS) = (options, self.skipATS)  // immutable copies for the workers
+        let collected = Self.checkEach(targets, jobs: jobs, latch: latch) { target in
+            let report: (CheckResult) -> Void = { result in
+                if quiet { return }
+                switch result.outcome {
+                case let .failed(message, _): printError("  FAIL \(target) \(result.check.name): \(message)")
+                case let .error(message, _): printError("  ERROR \(target) \(result.check.name): \(message)")
+                default: break
                 }
-                var results = RemoteRun.run(target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: report)
-                // Issue 21: before any byte of aes-https, iOS's App Transport Security decides (testsuite ats.<host:port>).
-                if chosenOptions.profile == .aesHTTPS, !skipATS, !latch.interrupted {
-                    let ats = ATSChecks.run(target, options: Self.atsOptions(chosenOptions), shouldStop: { latch.interrupted })
-                    ats.forEach(report)
-                    results += ats
-                }
-                for app in apps where !latch.interrupted {
-                    var remote = AppRemoteTarget(target: target, profile: chosenOptions.profile.rawValue)
-                    remote.serverName = chosenOptions.serverName
-                    remote.pin = chosenOptions.pin
-                    (remote.username, remote.password) = (chosenOptions.username, chosenOptions.password)
-                    remote.timeout = chosenOptions.timeout
-                    let appResults = Runner().run(AppRemoteChecks.checks(app, remote), shouldStop: { latch.interrupted })
-                    appResults.forEach(report)
-                    results += appResults
-                }
-                collected.set(index, results, complete: !latch.interrupted)
-                index += jobs
             }
+            var results = RemoteRun.run(target, options: chosenOptions, shouldStop: { latch.interrupted }, progress: report)
+            // Issue 21: before any byte of aes-https, iOS's App Transport Security decides (testsuite ats.<host:port>).
+            if chosenOptions.profile == .aesHTTPS, !skipATS, !latch.interrupted {
+                let ats = ATSChecks.run(target, options: Self.atsOptions(chosenOptions), shouldStop: { latch.interrupted })
+                ats.forEach(report)
+                results += ats
+            }
+            for app in apps where !latch.interrupted {
+                var remote = AppRemoteTarget(target: target, profile: chosenOptions.profile.rawValue)
+                remote.serverName = chosenOptions.serverName
+                remote.pin = chosenOptions.pin
+                (remote.username, remote.password) = (chosenOptions.username, chosenOptions.password)
+                remote.timeout = chosenOptions.timeout
+                let appResults = Runner().run(AppRemoteChecks.checks(app, remote), shouldStop: { latch.interrupted })
+                appResults.forEach(report)
+                results += appResults
+            }
+            return results
         }
         let (results, knownFooter) = known.map {
             KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all, checkStale: !latch.interrupted, fleet: targets.count > 1)
@@ -298,37 +292,31 @@ struct RemoteCommand: ParsableCommand {
         defer { hosted.forEach { $0.stop() } }
         let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
         let started = Date()
-        let collected = Collected(count: targets.count)
-        let (chosenTargets, chosenOptions, jobs, skipATS, serverName) = (targets, options, self.jobs, self.skipATS, self.serverName)  // immutable copies for the workers
+        let (chosenOptions, skipATS, serverName) = (options, self.skipATS, self.serverName)  // immutable copies for the workers
         let progress = SharedProgress(quiet: quiet, known: known, fleet: targets.count > 1)
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(chosenTargets.count, 1))) { worker in
-            var index = worker
-            while index < chosenTargets.count, !latch.interrupted {
-                let address = chosenTargets[index]
-                let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: chosenOptions.timeout)
-                var (results, downSince) = DescribedRemote.check(description, target: target, options: chosenOptions, shouldStop: { latch.interrupted },
-                                                                  progress: progress.record)
-                // An iOS app reaches an https server through the URL Loading System, which App Transport
-                // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
-                // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
-                if description.transport.kind == .https, !skipATS, !latch.interrupted {
-                    var ats = ATSOptions()
-                    (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, chosenOptions.timeout)
-                    let atsResults = ATSChecks.run(address, options: ats, classname: "crosscheck.described.\(description.name).ats", shouldStop: { latch.interrupted })
-                    atsResults.forEach(progress.record)
-                    results += atsResults
-                }
-                for app in apps where !latch.interrupted {
-                    var remote = AppRemoteTarget(target: address, profile: description.name)
-                    (remote.serverName, remote.pin, remote.timeout) = (serverName, pin, chosenOptions.timeout)
-                    let appResults = Runner().run(AppRemoteChecks.described(app, remote, description: description, files: files, serverDownSince: downSince),
-                                                  shouldStop: { latch.interrupted })
-                    appResults.forEach(progress.record)
-                    results += appResults
-                }
-                collected.set(index, results, complete: !latch.interrupted)
-                index += jobs
+        let collected = Self.checkEach(targets, jobs: jobs, latch: latch) { address in
+            let target = DescribedTarget(.network(address), pin: pin, serverName: serverName, timeout: chosenOptions.timeout)
+            var (results, downSince) = DescribedRemote.check(description, target: target, options: chosenOptions, shouldStop: { latch.interrupted },
+                                                              progress: progress.record)
+            // An iOS app reaches an https server through the URL Loading System, which App Transport
+            // Security governs before any byte of the protocol: the same testsuite ats.<host:port> as
+            // --profile aes-https runs (Apple, NSAppTransportSecurity). A raw socket (tcp) is not ATS's.
+            if description.transport.kind == .https, !skipATS, !latch.interrupted {
+                var ats = ATSOptions()
+                (ats.pin, ats.serverName, ats.timeout) = (pin, serverName, chosenOptions.timeout)
+                let atsResults = ATSChecks.run(address, options: ats, classname: "crosscheck.described.\(description.name).ats", shouldStop: { latch.interrupted })
+                atsResults.forEach(progress.record)
+                results += atsResults
             }
+            for app in apps where !latch.interrupted {
+                var remote = AppRemoteTarget(target: address, profile: description.name)
+                (remote.serverName, remote.pin, remote.timeout) = (serverName, pin, chosenOptions.timeout)
+                let appResults = Runner().run(AppRemoteChecks.described(app, remote, description: description, files: files, serverDownSince: downSince),
+                                              shouldStop: { latch.interrupted })
+                appResults.forEach(progress.record)
+                results += appResults
+            }
+            return results
         }
         let (results, knownFooter) = known.map {
             KnownFailureList.apply($0, path: knownFailuresFile ?? "", to: collected.all, checkStale: !latch.interrupted, fleet: targets.count > 1)
@@ -402,6 +390,21 @@ struct RemoteCommand: ParsableCommand {
         guard FileManager.default.isReadableFile(atPath: candidate), let pin,
               (try? Data(contentsOf: URL(fileURLWithPath: pin))) != (try? Data(contentsOf: URL(fileURLWithPath: candidate))) else { return nil }
         return candidate
+    }
+
+    /// Each target checked by `check`, `jobs` at once; once interrupted no target starts, and one
+    /// under way is kept as cut short.
+    static func checkEach(_ targets: [ServerAddress], jobs: Int, latch: InterruptLatch, _ check: @Sendable (ServerAddress) -> [CheckResult]) -> Collected {
+        let collected = Collected(count: targets.count)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(targets.count, 1))) { worker in
+            var index = worker
+            while index < targets.count, !latch.interrupted {
+                let results = check(targets[index])
+                collected.set(index, results, complete: !latch.interrupted)
+                index += jobs
+            }
+        }
+        return collected
     }
 
     /// Results of concurrent targets, kept in target order, and which were checked to the end.
