@@ -229,6 +229,39 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertTrue(fleet.stderr.contains("--load takes one --host"), fleet.stderr)
     }
 
+    /// `remote --protocol FILE --timing N`: every RSA and CBC oracle audit also takes N interleaved
+    /// latency samples per class and reports a signed-rank test in the audit suite — skipped, never
+    /// a verdict: the run's exit is the one without --timing. Out of range: exit 64.
+    func testRemote_timing_isReportedNeverAVerdict() throws {
+        let root = CrosscheckBinary.root
+        let psk = String(repeating: "3c", count: 16)
+        let rsa = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let cbc = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/cbc_prefix_kthx.py", "--host", "127.0.0.1", "--port", "0", "--psk", psk], in: root)
+        for (file, port, extra, testcase) in [("protocols/rsa-socket.toml", rsa, [String](), "crosscheck.described.rsa-socket.audit.phone-to-pi.timing.rsa.message-2"),
+                                              ("examples/protocols/cbc-prefix-kthx.toml", cbc, ["--secret", "psk=\(psk)"], "timing.cbc.message-")] {
+            let junit = try scratch().appendingPathComponent("timing.xml")
+            let outcome = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", String(port), "--timing", "10", "--junit", junit.path, "--quiet"] + extra)
+            XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            let timed = results.filter { $0.key.contains(testcase) }
+            XCTAssertEqual(timed.count, 1, "\(results.keys.sorted())")
+            XCTAssertEqual(timed.first?.value, "skipped")
+            let xml = try String(contentsOf: junit, encoding: .utf8)
+            XCTAssertTrue(xml.contains("Wilcoxon signed-rank test, pairs by round") && xml.contains("10 samples per class"), xml)
+        }
+        // The zoo's planted timing oracle (150 ms of work after a valid padding, one answer for every
+        // bad envelope): the answers are alike, the times are not — reported weak, and still exit 0.
+        let timingOracle = try servers.start("/usr/bin/python3", ["Tests/Zoo/aes_https/cbc_timing.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let planted = try scratch().appendingPathComponent("planted.xml")
+        let oracle = try crosscheck(["remote", "--protocol", "protocols/variants/aes-https-base64-raw.toml", "--host", "127.0.0.1", "--port", String(timingOracle),
+                                     "--pin", "Vectors/tls/pinned.crt.pem", "--skip-ats", "--timing", "10", "--junit", planted.path, "--quiet"])
+        XCTAssertEqual(oracle.status, 0, oracle.stdout + oracle.stderr)
+        XCTAssertTrue(try String(contentsOf: planted, encoding: .utf8).contains("weak: timing differs between padding classes"), oracle.stdout)
+        let out = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(rsa), "--timing", "5"])
+        XCTAssertEqual(out.status, 64)
+        XCTAssertTrue(out.stderr.contains("--timing takes 10 to 10000"), out.stderr)
+    }
+
     /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
     /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
     func testRemote_interrupted_stopsAndWritesAPartialReport() throws {

@@ -589,6 +589,12 @@ extension DescribedRemoteRun {
                     let probed = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator))))
                     signatures.append((name, AnswerSignature(probed), probed))
                 }
+                if let rounds = options.timingSamples {
+                    timingNote("\(conversation.name).timing.rsa.message-\(index + 1)", classes: classes.map(\.0), rounds: rounds) { name in
+                        guard let make = classes.first(where: { $0.0 == name })?.1 else { return nil }
+                        return try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator)))).probeLatency
+                    }
+                }
                 // Implicit rejection (draft-irtf-cfrg-rsa-guidance, "Implicit rejection"; OpenSSL 3.2 and later:
                 // pyca on Debian 13 and today's Raspberry Pi OS) answers each undecryptable ciphertext with a
                 // synthetic plaintext of its own. Where the
@@ -631,6 +637,27 @@ extension DescribedRemoteRun {
                 return .passed
             }
         }
+    }
+
+    /// `--timing N`: N interleaved rounds over `classes` (each round in another order, as the
+    /// profiles' audits take them), the latency of each probe's answer, and a Wilcoxon signed-rank
+    /// test of each pair of classes (TimingAnalysis, in Conformance) — recorded in the audit suite as
+    /// skipped, never a verdict, not even with --strict: a live network's jitter decides too much.
+    func timingNote(_ name: String, classes: [String], rounds count: Int, latency: (String) throws -> TimeInterval?) {
+        var latencies: [String: [Double]] = [:]
+        var stopped: String?
+        rounds: for round in 0..<count {
+            for probeClass in rotated(classes, by: round) {
+                guard let sample = try? latency(probeClass) else {
+                    stopped = "round \(round + 1): class \(probeClass) got no answer"
+                    break rounds
+                }
+                latencies[probeClass, default: []].append(sample)
+            }
+        }
+        let report = TimingAnalysis(classes: classes, latencies: latencies)
+        let text = report.summary + (stopped.map { " (stopped early at \($0))" } ?? "")
+        record(name, suite: auditSuite, .skipped(reason: (report.significant ? "weak: " : "note: ") + text), duration: 0)
     }
 
     func rsaTarget(_ value: DescribedValue) -> (String, RSAPaddingName)? {
@@ -707,6 +734,14 @@ extension DescribedRemoteRun {
                 let bad = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedBlocks(badPadding)))
                 let good = try converse(conversation.name, stopAfter: index + 1, probe: (index, .sealedPlaintext(garbage)))
                 let (a, b) = (AnswerSignature(bad), AnswerSignature(good))
+                if let rounds = options.timingSamples, !ecb {
+                    // A bad padding against a good one around bytes the server cannot use: Vaudenay's
+                    // oracle in the time to the answer, where the answers themselves are alike.
+                    timingNote("\(conversation.name).timing.cbc.message-\(index + 1)", classes: ["bad-padding", "good-padding-unusable-plaintext"], rounds: rounds) { name in
+                        let probe: DescribedParty.Probe = name == "bad-padding" ? .sealedBlocks(generator.bytes(31) + Data([0x00])) : .sealedPlaintext(garbage)
+                        return try converse(conversation.name, stopAfter: index + 1, probe: (index, probe)).probeLatency
+                    }
+                }
                 // Bad padding is refused, and refused as other malformed input is (one answer for every
                 // refusal): the answer to a ciphertext that is not whole blocks is the yardstick.
                 if acknowledged(bad, conversation) {

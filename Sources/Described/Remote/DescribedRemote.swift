@@ -22,6 +22,9 @@ public enum DescribedRemote {
         public var quietGap: TimeInterval = 0.3
         public var strict = false
         public var seed: UInt64 = 1
+        /// `--timing N`: N interleaved latency samples per oracle class and a signed-rank test,
+        /// reported in the audit suite; never a verdict.
+        public var timingSamples: Int?
         /// `username`, `password` (and anything a `config` value names).
         public var config: [String: String] = ["username": "user", "password": "password"]
         /// Preshared secrets (`made_by = "preshared"`), by name.
@@ -119,6 +122,9 @@ struct LiveConversation {
     var probeAnswer: DescribedMessage?
     /// HTTP: the reason phrase of that answer's status line (`400 Bad Padding` tells as much as a body).
     var probeReason: String?
+    /// With `stopAfter`: seconds from sending the last message to the first byte of the server's
+    /// answer, or to its close (`--timing`: latency statistics, never a verdict).
+    var probeLatency: TimeInterval?
     /// The description's last server step closes, and the server kept the connection open.
     var stayedOpen = false
     var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
@@ -367,13 +373,17 @@ final class DescribedRemoteRun {
             sent += 1
             guard case let .request(method, path, headers, body) = message else { break }
             let response: HTTPResponse
+            let requested = Date()
             do { response = try target.exchange(HTTPRequest(method: method, path: path, headers: headers, body: body), tls: description.transport.kind == .https) } catch {
                 live.transportError = "\(method) \(path): \(error)"
                 return
             }
             let answer = DescribedMessage.response(status: response.status, headers: response.headers, body: response.body)
             live.answers.append(answer)
-            if let stopAfter, sent >= stopAfter { live.probeAnswer = answer; live.probeReason = response.reason }
+            if let stopAfter, sent >= stopAfter {
+                (live.probeAnswer, live.probeReason) = (answer, response.reason)
+                live.probeLatency = Date().timeIntervalSince(requested)
+            }
             do { try live.party.receive(answer) } catch is DescribedRefusal { return }
             if let stopAfter, sent >= stopAfter { live.answerAccepted = true; return }
         }
@@ -413,6 +423,8 @@ final class DescribedRemoteRun {
             }
             if live.party.isDone { break }
             let probing = stopAfter.map { sent >= $0 } ?? false
+            let probeSent = Date()
+            func answerBegins() { if probing, live.probeLatency == nil { live.probeLatency = Date().timeIntervalSince(probeSent) } }
             // The server's next message: read until the framing says it is whole, or a quiet gap ends it.
             var message: Data?
             while message == nil {
@@ -431,10 +443,12 @@ final class DescribedRemoteRun {
                     live.transportError = "the server waits for input the description does not send"
                     return
                 } catch {
+                    answerBegins()
                     live.closedByServer = true
                     if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }
                     return
                 }
+                answerBegins()
                 if chunk.isEmpty {
                     live.closedByServer = true
                     if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }

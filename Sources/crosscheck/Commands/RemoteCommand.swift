@@ -60,7 +60,7 @@ struct RemoteCommand: ParsableCommand {
     var serverName: String?
     @Option(name: "--load", value: "N", help: "instead of the checks, run N known-good conversations (-j at once) and print conversations per second (with --protocol: its first conversation)")
     var load: Int?
-    @Option(name: "--timing", value: "N", help: "padding-oracle audit: also N interleaved latency samples per class and a signed-rank test (10 to 10000; reported in the audit, never part of the verdict)")
+    @Option(name: "--timing", value: "N", help: "padding-oracle audits (with --protocol: every RSA and CBC one): also N interleaved latency samples per class and a signed-rank test (10 to 10000; reported in the audit, never part of the verdict)")
     var timing: Int?
     @Option(name: "--seed", value: "N", help: "seed of the probes' bytes: the same seed sends the same probes")
     var seed: UInt64 = 1
@@ -95,7 +95,10 @@ struct RemoteCommand: ParsableCommand {
                 guard (1...100_000).contains(load) else { throw UsageError("--load takes 1 to 100000 conversations, not \(load)") }
                 guard host != nil else { throw UsageError("--load takes one --host") }
             }
-            let refused: [(Bool, String)] = [(profile != nil, "--profile"), (timing != nil, "--timing"), ($direction, "--direction"), (checks.$clients, "--client"),
+            if let timing, !(10...10_000).contains(timing) {
+                throw UsageError("--timing takes 10 to 10000 samples per class (a signed-rank test needs at least 10), not \(timing)")
+            }
+            let refused: [(Bool, String)] = [(profile != nil, "--profile"), ($direction, "--direction"), (checks.$clients, "--client"),
                                              (checks.$padding, "--padding"), (checks.$framing, "--framing"), (checks.$keyBits, "--key-bits"),
                                              (checks.keyMode != nil, "--key-mode")]
             let names = refused.filter(\.0).map(\.1)
@@ -268,6 +271,7 @@ struct RemoteCommand: ParsableCommand {
         options.quietGap = checks.quietGap.value
         options.strict = strict
         options.seed = seed
+        options.timingSamples = timing
         let colon = checks.user.firstIndex(of: ":") ?? checks.user.endIndex
         options.config["username"] = String(checks.user[..<colon])
         options.config["password"] = String(checks.user[checks.user.index(after: colon)...])
