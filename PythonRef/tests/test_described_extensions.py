@@ -464,3 +464,11 @@ def test_errors_from_text_name_the_line() -> None:
         loads(bad)
     assert info.value.line is not None and bad.splitlines()[info.value.line - 1] == "bytes = 32"
 
+
+def test_hex_is_read_in_either_case() -> None:
+    """Base16 is case-insensitive (RFC 4648 §8): capitals, as `%02X` writes them, are read; engines write lowercase."""
+    assert v.decode(b"0A0b", "hex", "x") == b"\x0a\x0b"
+    assert v.encode(b"\xab", "hex") == b"ab"
+    for bad in (b"0g", b"abc", b"0x0a"):
+        with pytest.raises(Refused):
+            v.decode(bad, "hex", "x")

@@ -697,6 +697,14 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertNil(DescribedBytes.formFields(Data([0xff, 0x3d, 0x31])))
     }
 
+    /// Hex in either case is read (RFC 4648 §8: base16 is case-insensitive; `%02X` writes capitals),
+    /// and written lowercase; what is not hex, or is of odd length, is refused.
+    func testHex_readInEitherCase() throws {
+        XCTAssertEqual(try DescribedBytes.decode(Data("0A0b".utf8), .hex, what: "x"), Data([0x0a, 0x0b]))
+        XCTAssertEqual(DescribedBytes.encode(Data([0xab]), .hex), Data("ab".utf8))
+        for bad in ["0g", "abc", "0x0a"] { XCTAssertThrowsError(try DescribedBytes.decode(Data(bad.utf8), .hex, what: "x"), bad) }
+    }
+
     /// RFC 8439 §2.4.2's test vector through the bare stream: counter 1, the sunscreen text.
     func testChaCha20Unauthenticated_RFC8439Vector() throws {
         let key = Data((0..<32).map { UInt8($0) })

@@ -38,7 +38,7 @@ from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCE
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
-_HEX = re.compile(rb"[0-9a-f]*\Z")  # lowercase, as both engines write it (a reader here accepts only what it would write)
+_HEX = re.compile(rb"[0-9a-fA-F]*\Z")  # either case: base16 is case-insensitive (RFC 4648 §8); both engines write lowercase
 _ALNUM = string.ascii_letters + string.digits
 TAG_BYTES = 16
 DIGEST_BYTES = 32

@@ -32,8 +32,9 @@ public enum DescribedBytes {
             guard let text = String(validating: [UInt8](text), as: UTF8.self), text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { throw refusal }
             return Data(text.unicodeScalars.map { UInt8($0.value) })
         case .hex:
-            // Lowercase, as every engine writes it.
-            guard let bytes = Data(hexString: String(decoding: text, as: UTF8.self)), bytes.hexString.utf8.elementsEqual(text) else { throw refusal }
+            // Upper or lower case: base16 is case-insensitive (RFC 4648 §8), and `%02X` or Java's
+            // printHexBinary write it in capitals; the engines write lowercase.
+            guard let bytes = Data(hexString: String(decoding: text, as: UTF8.self)) else { throw refusal }
             return bytes
         }
     }

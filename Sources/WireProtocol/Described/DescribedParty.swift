@@ -746,8 +746,11 @@ private struct Context {
             }
             state.secrets[name] = secretBytes
         case let .digest(encoding):
-            let expected = DescribedBytes.encode(Digest.sha256.hash(digestedMessage), encoding)
-            guard bytes == expected else { throw DescribedRefusal(reason: "the digest is not SHA-256 of the message (expected \(String(decoding: expected, as: UTF8.self)))") }
+            // Compared as bytes: an encoding with two spellings (hex in either case) is the same digest.
+            let digest = Digest.sha256.hash(digestedMessage)
+            guard (try? DescribedBytes.decode(bytes, encoding, what: "the digest")) == digest else {
+                throw DescribedRefusal(reason: "the digest is not SHA-256 of the message (expected \(String(decoding: DescribedBytes.encode(digest, encoding), as: UTF8.self)))")
+            }
         case .nonceOf, .tagOf, .mac, .signature:
             break  // read with their json or form
         }
