@@ -25,6 +25,24 @@ final class HTTPCodecTests: XCTestCase {
         XCTAssertEqual(result, try HTTPRequestParser.parse(login))
     }
 
+    /// A chunked response is decoded (RFC 9112 §7.1: a recipient must parse chunked), extensions and
+    /// trailers read past; a truncated or malformed one, or another transfer coding, is refused.
+    func testParseResponse_chunkedBodyIsDecoded() throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let response = try HTTPResponse.parse(Data((head + "5;x=1\r\n{\"a\":\r\nA\r\n1234567890\r\n1\r\n}\r\n0\r\nX-Trailer: t\r\n\r\n").utf8))
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body, Data("{\"a\":1234567890}".utf8))
+        XCTAssertEqual(response.headers["content-length"], "16")
+        XCTAssertNil(response.headers["transfer-encoding"])
+        for (broken, said) in [(head + "5\r\nabc", "truncated"), (head + "zz\r\nabc\r\n0\r\n\r\n", "no chunk size"), (head + "3\r\nabcXY0\r\n\r\n", "no CRLF"),
+                               (head + "3\r\nabc\r\n", "ends in the middle"),
+                               ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nxyz", "chunked bodies only")] {
+            XCTAssertThrowsError(try HTTPResponse.parse(Data(broken.utf8)), broken) { error in
+                XCTAssertTrue("\(error)".contains(said), "\(error)")
+            }
+        }
+    }
+
     func testParse_bytesAfterTheBody_areIgnored() throws {
         let request = try HTTPRequestParser.parse(login + Data("GET / HTTP/1.1\r\n\r\n".utf8))
         XCTAssertEqual(request.body.count, 36)

@@ -83,8 +83,10 @@ public struct HTTPResponse: Equatable, Sendable {
     }
 
     /// Parses a whole response as read until the server closed the connection (`Connection: close`).
-    /// A Content-Length body must be complete; without Content-Length the body is the rest.
-    /// - Throws: `.httpProtocol`, `.tooLarge(.responseBody)`, `.transferEncodingRefused` (chunked).
+    /// A Content-Length body must be complete; a chunked one (RFC 9112 §7.1, which every HTTP/1.1
+    /// recipient must parse) is decoded; without either the body is the rest.
+    /// - Throws: `.httpProtocol` (a malformed or unfinished chunked body, another transfer coding),
+    ///   `.tooLarge(.responseBody)`.
     public static func parse(_ data: Data, maxBodyBytes: Int = 4 << 20) throws -> HTTPResponse {
         let bytes = [UInt8](data)
         guard let headEnd = findHeadEnd(bytes, from: 0) else {
@@ -97,12 +99,18 @@ public struct HTTPResponse: Equatable, Sendable {
               parts[1].count == 3, let status = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else {
             throw TransportError.httpProtocol(detail: "malformed status line '\(statusLine)'")
         }
-        let headers = try parseHeaderLines(lines.dropFirst())
-        if let encoding = headers["transfer-encoding"] {
-            throw TransportError.transferEncodingRefused(encoding: encoding)
-        }
+        var headers = try parseHeaderLines(lines.dropFirst())
         var body = Data(bytes[(headEnd + 4)...])
-        if let field = headers["content-length"] {
+        if let encoding = headers["transfer-encoding"] {
+            // RFC 9112 §6.1: chunked is the final coding; crosscheck asks for no other (no TE header).
+            guard encoding.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" else {
+                throw TransportError.httpProtocol(detail: "response Transfer-Encoding '\(encoding)': crosscheck reads Content-Length and chunked bodies only")
+            }
+            body = try decodeChunked(body, maxBodyBytes: maxBodyBytes)
+            // The body as it arrived once decoded: its length is known, as a Content-Length says (§7.1.3).
+            headers["transfer-encoding"] = nil
+            headers["content-length"] = String(body.count)
+        } else if let field = headers["content-length"] {
             let length = try parseContentLength(field)
             guard length <= maxBodyBytes else { throw TransportError.tooLarge(.responseBody, limit: maxBodyBytes) }
             guard body.count >= length else {
@@ -113,6 +121,38 @@ public struct HTTPResponse: Equatable, Sendable {
             throw TransportError.tooLarge(.responseBody, limit: maxBodyBytes)
         }
         return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// A chunked body (RFC 9112 §7.1): chunks of `size[;ext] CRLF data CRLF`, a last chunk of
+    /// size 0, trailer fields (read past) and a CRLF.
+    static func decodeChunked(_ data: Data, maxBodyBytes: Int) throws -> Data {
+        let bytes = [UInt8](data)
+        var body = Data()
+        var index = 0
+        func line() throws -> ArraySlice<UInt8> {
+            var end = index
+            while end + 1 < bytes.count, !(bytes[end] == 0x0D && bytes[end + 1] == 0x0A) { end += 1 }
+            guard end + 1 < bytes.count else { throw TransportError.httpProtocol(detail: "chunked response body ends in the middle of a chunk line") }
+            defer { index = end + 2 }
+            return bytes[index..<end]
+        }
+        while true {
+            let sizeLine = try line()
+            let sizeText = String(decoding: sizeLine.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            guard !sizeText.isEmpty, sizeText.count <= 8, sizeText.allSatisfy(\.isHexDigit), let size = Int(sizeText, radix: 16) else {
+                throw TransportError.httpProtocol(detail: "chunked response body: '\(String(decoding: sizeLine, as: UTF8.self))' is no chunk size")
+            }
+            if size == 0 {
+                while try !line().isEmpty {}  // trailer fields, up to the blank line
+                return body
+            }
+            guard body.count + size <= maxBodyBytes else { throw TransportError.tooLarge(.responseBody, limit: maxBodyBytes) }
+            guard index + size + 2 <= bytes.count else { throw TransportError.httpProtocol(detail: "chunked response body truncated: a chunk of \(size) bytes did not arrive whole") }
+            body += bytes[index..<(index + size)]
+            index += size
+            guard bytes[index] == 0x0D, bytes[index + 1] == 0x0A else { throw TransportError.httpProtocol(detail: "chunked response body: no CRLF after a chunk of \(size) bytes") }
+            index += 2
+        }
     }
 
     /// The standard reason phrase, or "Status" for codes without one.
