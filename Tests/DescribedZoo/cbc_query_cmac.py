@@ -24,6 +24,8 @@ Plants (--plant):
   mac-not-checked      the mac route never checks macTag: a message with any tag is answered 200
   padding-oracle-text  the first route answers a bad padding 500 "padding error", other refusals as usual
   pkcs7-padding        both routes take PKCS#7 padding (n bytes of n) where the description's is 01 02 … n
+  mac-prefix-compare   the mac route compares only as many CMAC bytes as it was sent (expected[:len(tag)]):
+                       an empty or cut macTag is taken
 """
 
 import base64
@@ -40,7 +42,7 @@ from cryptography.hazmat.primitives import cmac  # noqa: E402
 from cryptography.hazmat.primitives import padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
-PLANTS = ("mac-after-decrypt", "mac-not-checked", "padding-oracle-text", "pkcs7-padding")
+PLANTS = ("mac-after-decrypt", "mac-not-checked", "padding-oracle-text", "pkcs7-padding", "mac-prefix-compare")
 DECRYPTED = b"Message received and decrypted successfully"
 VERIFIED = b"Message received, verified and decrypted successfully"
 REFUSAL = json.dumps({"error": "bad request"}).encode()
@@ -100,13 +102,17 @@ def decrypt(key, iv, ciphertext, plant):
     return unpad_pkcs7(padded) if plant == "pkcs7-padding" else unpad_sequence(padded)
 
 
-def verify_cmac(key, text, tag_hex):
+def verify_cmac(key, text, tag_hex, plant=None):
     try:
         tag = bytes.fromhex(tag_hex)
     except ValueError:
         raise Refused("macTag is not hex")
     check = cmac.CMAC(algorithms.AES(key))
     check.update(text.encode("utf-8"))
+    if plant == "mac-prefix-compare":
+        if check.finalize()[: len(tag)] != tag:
+            raise Refused("the CMAC does not verify")
+        return
     try:
         check.verify(tag)
     except InvalidSignature:
@@ -134,7 +140,7 @@ class Handler(dzoolib.HTTPHandler):
                     verify_cmac(args.psk2, field(fields, "encryptedMessage"), field(fields, "macTag"))
                 else:
                     if args.plant != "mac-not-checked":
-                        verify_cmac(args.psk2, field(fields, "encryptedMessage"), field(fields, "macTag"))
+                        verify_cmac(args.psk2, field(fields, "encryptedMessage"), field(fields, "macTag"), args.plant)
                     plaintext = decrypt(args.psk, base64_field(fields, "iv"), base64_field(fields, "encryptedMessage"),
                                         args.plant)
             text = plaintext.decode("utf-8")

@@ -8,6 +8,8 @@ the same plaintext the same way (hex line), then closes. A line that is not hex 
 Plants (--plant):
   pkcs7-padding  pads its answer with PKCS#7 instead of zero bytes
   no-line-end    forgets the "\n" after its answer (a client reading a line waits in vain)
+  drops-partial-block  decrypts the whole blocks of a ciphertext that is not whole blocks and
+                 answers them (a decryptor's update() without finalize()), instead of "ERROR"
 """
 
 import binascii
@@ -18,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
-PLANTS = ("pkcs7-padding", "no-line-end")
+PLANTS = ("pkcs7-padding", "no-line-end", "drops-partial-block")
 
 
 def main():
@@ -34,6 +36,8 @@ def main():
         line = wire.recv().strip(b"\r")
         try:
             sealed = binascii.unhexlify(line)
+            if args.plant == "drops-partial-block":
+                sealed = sealed[: len(sealed) - len(sealed) % 16]
             if not sealed or len(sealed) % 16:
                 raise ValueError("not whole blocks")
         except (ValueError, binascii.Error):

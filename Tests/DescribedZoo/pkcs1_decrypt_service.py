@@ -32,6 +32,8 @@ Plants (--plant):
                    ("first byte is not 00", "block type is not 02", "no 00 separator", "padding string
                    shorter than 8 bytes"): every error still begins as the description says, but its text
                    tells the padding classes apart, Bleichenbacher's oracle
+  drops-on-bad-padding  a padding that does not check is an unhandled exception: the connection is dropped
+                   without a word, where every other failure gets the error and the loop reads on
 """
 
 import hashlib
@@ -43,7 +45,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 
-PLANTS = ("reduces-mod-n", "closes-on-error", "sentinel", "names-the-padding-fault")
+PLANTS = ("reduces-mod-n", "closes-on-error", "sentinel", "names-the-padding-fault", "drops-on-bad-padding")
 SENTENCE = "\u89e3\u5bc6\u5931\u8d25"        # "decryption failed", the fixed sentence of every error
 PADDING_FAILED = "Encryption/decryption failed."  # pyca's text for a padding that does not check (the usual error)
 SENTINEL = b"xyz"
@@ -124,6 +126,8 @@ def main():
             except Refused:
                 if args.plant == "sentinel":
                     return SENTINEL
+                if args.plant == "drops-on-bad-padding":
+                    raise ConnectionAbortedError("unhandled: bad padding")
                 if implicit_rejection:  # a synthetic message of its own, 1 to k - 11 bytes, as OpenSSL's
                     stream = b"".join(hashlib.sha256(b"implicit rejection %d" % i + block).digest() for i in range(k // 32 + 1))
                     return stream[2:2 + 1 + int.from_bytes(stream[:2], "big") % (k - 11)]
@@ -136,6 +140,8 @@ def main():
         """(the bytes to send, whether it is an error)."""
         try:
             return plaintext(block), False
+        except ConnectionAbortedError:            # the plant drops-on-bad-padding: the handler dies
+            raise
         except Refused as refused:
             reason = str(refused)
         except Exception as unexpected:           # never die on a message: any failure is an error answer

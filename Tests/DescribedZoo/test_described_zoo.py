@@ -616,6 +616,53 @@ def test_der_client_key_session_plant_pkcs1(servers):
     assert der_session(servers.port("der-client-key-session", "pkcs1"))[0] == "pkcs1"
 
 
+def der_length(length):
+    if length < 0x80:
+        return bytes([length])
+    body = length.to_bytes((length.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(body)]) + body
+
+
+def der(tag, body):
+    return bytes([tag]) + der_length(len(body)) + body
+
+
+def spki_der(n, e):
+    """An RSA SubjectPublicKeyInfo with any exponent (pyca makes no key with e = 1), DER by hand."""
+    integer = lambda value: der(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+    algorithm = der(0x30, der(0x06, bytes.fromhex("2a864886f70d010101")) + b"\x05\x00")
+    return der(0x30, algorithm + der(0x03, b"\x00" + der(0x30, integer(n) + integer(e))))
+
+
+def oaep_sha1_unpadded(block):
+    """The message of an OAEP-SHA1 encoded block (RFC 8017 §7.1.2 step 3), or None."""
+    def mgf1(seed, length):
+        return b"".join(hashlib.sha1(seed + i.to_bytes(4, "big")).digest() for i in range(-(-length // 20)))[:length]
+    masked_seed, masked_db = block[1:21], block[21:]
+    seed = bytes(a ^ b for a, b in zip(masked_seed, mgf1(masked_db, 20)))
+    db = bytes(a ^ b for a, b in zip(masked_db, mgf1(seed, len(masked_db))))
+    if block[0] != 0 or db[:20] != hashlib.sha1(b"").digest():
+        return None
+    rest = db[20:].lstrip(b"\x00")
+    return rest[1:] if rest[:1] == b"\x01" else None
+
+
+def test_der_client_key_session_plant_encrypts_to_exponent_1(servers):
+    key = spki_der(CLIENT_2048.public_key().public_numbers().n, 1)
+    for plant in (None, "encrypts-to-exponent-1"):
+        with connect(servers.port("der-client-key-session", plant)) as sock:
+            sock.sendall(struct.pack(">H", len(key)) + key)
+            wire = Legacy(sock)
+            (length,) = struct.unpack(">H", wire.exactly(2))
+            data = wire.exactly(length)
+        if plant is None:
+            assert data == b"ERROR"                                          # e = 1 is no RSA key (RFC 8017 §3.1)
+        else:
+            secret = oaep_sha1_unpadded(data[:256])                          # "encrypted" to e = 1: the block itself
+            assert secret is not None and len(secret) == 16
+            assert unpkcs7(cbc(secret, data[256:272], data[272:], decrypt=True)) == b"hello world"
+
+
 # ---- ecb-hex-line -------------------------------------------------------------------------------
 
 def ecb(data, decrypt=False):
@@ -624,11 +671,13 @@ def ecb(data, decrypt=False):
     return worker.update(data) + worker.finalize()
 
 
-def ecb_line(port):
+def ecb_line(port, cut=0):
+    """`cut`: bytes taken off the ciphertext's end (one short of its blocks: a reader must refuse it)."""
     text = message()
     padded = text + b"\x00" * (-len(text) % 16)
     with connect(port) as sock:
-        sock.sendall(ecb(padded).hex().encode() + b"\n")
+        sealed = ecb(padded)
+        sock.sendall(sealed[: len(sealed) - cut].hex().encode() + b"\n")
         sock.settimeout(1.0)
         raw = b""
         try:
@@ -641,6 +690,8 @@ def ecb_line(port):
             pass
     if not raw.endswith(b"\n"):
         return "no-line"
+    if raw.strip() == b"ERROR":
+        return "refused"
     plain = ecb(bytes.fromhex(raw.strip().decode()), decrypt=True).rstrip(b"\x00")
     return "echo" if plain == text else "other-plaintext"
 
@@ -655,6 +706,11 @@ def test_ecb_hex_line_plant_pkcs7_padding(servers):
 
 def test_ecb_hex_line_plant_no_line_end(servers):
     assert ecb_line(servers.port("ecb-hex-line", "no-line-end")) == "no-line"
+
+
+def test_ecb_hex_line_plant_drops_partial_block(servers):
+    assert ecb_line(servers.port("ecb-hex-line"), cut=1) == "refused"
+    assert ecb_line(servers.port("ecb-hex-line", "drops-partial-block"), cut=1) == "other-plaintext"
 
 
 # ---- gcm-key-in-request -------------------------------------------------------------------------
@@ -1234,6 +1290,16 @@ def test_cbc_query_cmac_plant_mac_not_checked(servers):
     assert cbc_query(port, "mac-decrypt", mac_key=PSK16) == (200, VERIFIED_OK)
 
 
+def test_cbc_query_cmac_plant_mac_prefix_compare(servers):
+    sealed = cbc(PSK16, bytes(16), sequence_pad(message()))
+    right = cmac_hex(PSK16B, b64(sealed))
+    for port, taken in ((servers.port("cbc-query-cmac"), False), (servers.port("cbc-query-cmac", "mac-prefix-compare"), True)):
+        for cut in ("", right[:-2]):                                                       # no tag, a tag one byte short
+            answer = cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac=cut)
+            assert answer == ((200, VERIFIED_OK) if taken else QUERY_REFUSAL)
+        assert cbc_query(port, "mac-decrypt", iv=bytes(16), sealed=sealed, mac=flipped_hex(right)) == QUERY_REFUSAL
+
+
 def test_cbc_query_cmac_plant_padding_oracle_text(servers):
     port = servers.port("cbc-query-cmac", "padding-oracle-text")
     assert cbc_query(port, "decrypt") == (200, DECRYPTED_OK)
@@ -1676,6 +1742,19 @@ def test_pkcs1_decrypt_service_plant_closes_on_error(servers):
                 assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
     with connect(servers.port("pkcs1-decrypt-service", "closes-on-error")) as sock:   # and it serves a new connection
         assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+
+
+def test_pkcs1_decrypt_service_plant_drops_on_bad_padding(servers):
+    text = message()
+    for plant in (None, "drops-on-bad-padding"):
+        with connect(servers.port("pkcs1-decrypt-service", plant)) as sock:
+            assert pkcs1_error(pkcs1_ask(sock, os.urandom(17))) is not None                   # a wrong length: the error, either way
+            answer = pkcs1_ask(sock, pkcs1_bad_padding(servers))
+            if plant is None:
+                assert pkcs1_error(answer) is not None and not closed_within(sock, 0.5)     # the error, and it reads on
+                assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
+            else:
+                assert answer == b"" and closed_within(sock, 1.0)                            # dropped without a word
 
 
 def test_pkcs1_decrypt_service_plant_sentinel(servers):

@@ -225,8 +225,26 @@ extension DescribedRemoteRun {
             return nil
         default:
             if let error = live.transportError, error.hasPrefix("cannot connect") { return "could not be reached (\(error)): an earlier probe took it down" }
-            return live.closedByServer ? nil : "gave no answer and kept the connection open"
+            guard live.closedByServer else { return "gave no answer and kept the connection open" }
+            // A close is the refusal only where the description states none: one that says what the
+            // server sends (`error`) or that it reads on (keep-open) is not met by a silent close — the
+            // client waits for an answer the protocol promises.
+            if let error = errorText(conversation, kind: kind) {
+                return "closed the connection without a word; the description's refusal is \(error.said)"
+                    + (conversation.errorThen == .keepOpen ? ", after which it reads on (error_then = \"keep-open\")" : "")
+            }
+            return nil
         }
+    }
+
+    /// A probe answered by a close alone: is the server still there? One that is gone crashed on the
+    /// probe — a failure of its own, and the check `name` is the one later checks are skipped for
+    /// (as serves-again and survives do), so that nothing after is blamed for it.
+    func failIfTakenDown(_ live: LiveConversation, by name: String, what: String) throws {
+        let silent: Bool = { if case let .bytes(data)? = live.probeAnswer { return data.isEmpty }; return live.probeAnswer == nil }()
+        guard silent, live.closedByServer, (try? target.connect().close()) == nil else { return }
+        downSince = name
+        throw CheckFailure("after \(what) the server closed the connection and takes no more: bad input takes it down", details: show(live))
     }
 
     // MARK: refusals
@@ -247,6 +265,7 @@ extension DescribedRemoteRun {
                         return part.rebuild(transform(part))
                     }
                     guard let changed else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
+                    try failIfTakenDown(live, by: "\(conversation.name).refuses.message-\(index + 1).\(name)", what: name)
                     let accepted = acknowledged(live, conversation)
                     if let problem = refusalProblem(live, conversation, accepted: accepted, kind: kind) {
                         // Taking a message whose tag, MAC or signature is wrong: it does not verify it.
@@ -346,10 +365,12 @@ extension DescribedRemoteRun {
             guard let value = step.send ?? step.body, value.values.contains(where: isKey) else { continue }
             self.step("\(conversation.name).refuses.message-\(index + 1).public-key-exponent-1") {
                 var probeFormat: PublicKeyFormat?
+                var modulusBytes = 0
                 let live = try converse(conversation.name, stopAfter: index + 1) { position, party, message in
                     guard position == index, let part = CryptoPart.locate(in: message, step: step, matching: isKey),
                           case let .publicKey(name, format, _) = part.value.kind, let key = party.knownPublicKeys[name] else { return message }
                     probeFormat = format
+                    modulusBytes = key.modulusByteCount
                     let modulus = RSAInvalidKeys.modulus(of: key)
                     switch format {
                     case .jsonNE: return part.rebuild(Data("{\"n\":\(DescribedBytes.decimal(modulus)),\"e\":1}".utf8))
@@ -360,10 +381,32 @@ extension DescribedRemoteRun {
                     }
                 }
                 guard probeFormat != nil else { return .skipped(reason: "the client's key could not be taken apart in this message") }
-                if case let .bytes(answer)? = live.probeAnswer {
+                if let answer = live.probeAnswer {
                     // A weakness, as the rsa-socket profile reports it (RSARefusals, "client-key-exponent-1"):
                     // the server's library let the key through (pyca < 42 loads e = 1), the client did not ask for it.
-                    if let leaked = RSAInvalidKeys.messageInTheClear(answer) {
+                    // The RSA value of the answer is its ciphertext to that key: the whole answer, or
+                    // the part of it the description's next server step says (a field, an encoding).
+                    var candidates: [Data] = []
+                    if case let .bytes(whole) = answer { candidates.append(whole) }
+                    if let position = conversation.steps.firstIndex(of: step),
+                       let next = conversation.steps.dropFirst(position + 1).first(where: { $0.from == .server }) {
+                        if let part = CryptoPart.locate(in: answer, step: next, matching: \.isRSA) { candidates.append(part.raw) }
+                        // Beside a value of no fixed length (RSA-wrapped key ‖ IV ‖ ciphertext): taken by its
+                        // place, the RSA value being as long as the modulus of the key it was made for.
+                        if case let .bytes(whole) = answer, case let .concat(parts)? = next.send?.kind,
+                           let at = parts.firstIndex(where: \.isRSA), case let .rsa(_, _, _, encoding) = parts[at].kind,
+                           let length = encoding.encodedLength(modulusBytes) {
+                            let offset = parts[..<at].reduce(Optional(0)) { sum, part in
+                                if case let .text(text) = part.kind { return sum.map { $0 + text.utf8.count } }
+                                return nil
+                            }
+                            if let offset, whole.count >= offset + length,
+                               let raw = try? DescribedBytes.decode(Data(whole.dropFirst(offset).prefix(length)), encoding, what: "the RSA value") {
+                                candidates.append(raw)
+                            }
+                        }
+                    }
+                    if let leaked = candidates.lazy.compactMap(RSAInvalidKeys.messageInTheClear).first {
                         finding("\(conversation.name).encrypts-to-exponent-1.message-\(index + 1)",
                                 "the server encrypted to a client key with e = 1, which is no RSA key (RFC 8017 §3.1: 3 ≤ e < n): the answer is the \(leaked.padding)-encoded message in the clear, \(DescribedMessage.bytes(leaked.message).summary) — refuse such a key before encrypting to it (pyca/cryptography >= 42 refuses it at load)")
                         return .passed
@@ -441,6 +484,7 @@ extension DescribedRemoteRun {
                     case .jwk: return part.rebuild(Data("{\"kty\":\"RSA\",\"n\":\"Dw\",\"e\":\"Aw\"}".utf8))
                     }
                 }
+                try failIfTakenDown(probe, by: "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load", what: "a key that does not load")
                 if let problem = refusalProblem(probe, conversation, accepted: acknowledged(probe, conversation)) {
                     throw CheckFailure("a key that does not load: the server \(problem)", details: show(probe))
                 }
@@ -558,12 +602,20 @@ extension DescribedRemoteRun {
             case .fernet:
                 return [("fernet-hmac-bit-flipped", .authentication, isSealed, flipLast)]
             case _ where value.macAlgorithm != nil:
-                // A MAC over the ciphertext (encrypt-then-MAC): the right ciphertext with its MAC changed.
-                return [("\(value.macAlgorithm!.rawValue)-bit-flipped", .authentication, \.isMAC, flipLast)]
-            case .aesCBC where sealed.padding != .zero, .aesECB where sealed.padding != .zero:
+                // A MAC over the ciphertext (encrypt-then-MAC): the right ciphertext with its MAC changed,
+                // cut by a byte, or empty — a reader that compares only as many bytes as it was sent
+                // (`expected[:len(tag)] == tag`) takes the last two (RFC 2104 §5: a truncated MAC is
+                // one the receiver agreed to; it never takes fewer bytes than that).
+                let name = value.macAlgorithm!.rawValue
+                return [("\(name)-bit-flipped", .authentication, \.isMAC, flipLast),
+                        ("\(name)-truncated", .authentication, \.isMAC, { part in Data(part.raw.dropLast()) }),
+                        ("\(name)-empty", .authentication, \.isMAC, { _ in Data() })]
+            case .aesCBC, .aesECB:
+                // Whatever the padding (zero padding too): the block modes take whole blocks only
+                // (SP 800-38A §6.1, §6.2); a reader that drops a partial block took bytes it never read.
                 return [("\(sealed.cipher.rawValue)-not-whole-blocks", .length, isSealed, { part in Data(part.raw.dropLast()) })]
             default:
-                return []  // CTR, zero padding: any bytes decrypt; nothing is certainly wrong
+                return []  // CTR and stream ciphers: any bytes decrypt; nothing is certainly wrong
             }
         default:
             return []
@@ -604,10 +656,18 @@ extension DescribedRemoteRun {
                 let shape = { (live: LiveConversation) in
                     answersPlaintext && self.wentOn(live, conversation) ? "taken, answered as a plaintext" : AnswerSignature(live).shape
                 }
+                // A server that died on a probe answers the later ones with nothing at all: a crash, not an oracle.
+                for (name, _, probed) in signatures {
+                    try failIfTakenDown(probed, by: "\(conversation.name).oracle.rsa.message-\(index + 1)", what: "a bad \(padding.rawValue) padding (\(name))")
+                }
                 let distinct = Set(signatures.map { shape($0.2) })
                 if distinct.count > 1 {
                     throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
                                        details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
+                }
+                // One answer for every bad padding, and the one the description gives a refusal.
+                if !wentOn(signatures[0].2, conversation), let problem = refusalProblem(signatures[0].2, conversation, accepted: false, kind: .padding) {
+                    throw CheckFailure("a bad \(padding.rawValue) padding (\(signatures[0].0)): the server \(problem)", details: show(signatures[0].2))
                 }
                 // A good padding around a plaintext the server cannot use (not UTF-8): it may be taken,
                 // or refused as a bad padding is — a third answer tells a good padding from a bad one.
@@ -747,6 +807,7 @@ extension DescribedRemoteRun {
                 if acknowledged(bad, conversation) {
                     throw CheckFailure("the server acknowledged a ciphertext whose \(paddingName) padding is wrong (\(a)): it does not check the padding, so it cannot have decrypted it", details: show(bad))
                 }
+                try failIfTakenDown(bad, by: "\(conversation.name).oracle.cbc.message-\(index + 1)", what: "a bad \(paddingName) padding")
                 if let problem = refusalProblem(bad, conversation, accepted: false, kind: .padding) {
                     throw CheckFailure("a bad padding: the server \(problem)", details: show(bad))
                 }
