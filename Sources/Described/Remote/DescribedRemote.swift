@@ -67,7 +67,7 @@ extension DescribedRemote {
         public var firstFailure: String?
     }
 
-    /// `conversations` runs of the description's first conversation (or `conversation`), `parallel`
+    /// `conversations` runs of the description's first conversation, `parallel`
     /// at once, each a whole conversation as the Swift client party holds it to the description:
     /// how many completed, and in what time. Each worker has its own run and parties: nothing
     /// mutable is shared between threads but the tally.
@@ -92,14 +92,6 @@ extension DescribedRemote {
             }
         }
         return LoadMeasurement(completed: tally.completed, seconds: Date().timeIntervalSince(start), firstFailure: tally.firstFailure)
-    }
-
-    final class LoadTally: @unchecked Sendable {
-        private let lock = NSLock()
-        private(set) var completed = 0
-        private(set) var firstFailure: String?
-        func success() { lock.withLock { completed += 1 } }
-        func failure(_ text: String) { lock.withLock { if firstFailure == nil { firstFailure = text } } }
     }
 }
 
@@ -144,6 +136,11 @@ final class DescribedRemoteRun {
     let shouldStop: () -> Bool
     /// Interrupted: nothing more is run or recorded.
     private(set) var stopped = false
+    /// Whether the run is interrupted (latched: once asked and true, it stays so).
+    var interrupted: Bool {
+        if !stopped, shouldStop() { stopped = true }
+        return stopped
+    }
     private(set) var results: [CheckResult] = []
     /// The check after which the server took no more connections: the later ones are not run (each
     /// would fail for that one cause, "connection refused", and say nothing of its own).
@@ -161,7 +158,7 @@ final class DescribedRemoteRun {
     struct Interrupted: Error {}
 
     func record(_ name: String, suite: String? = nil, _ outcome: CheckOutcome, duration: TimeInterval) {
-        if stopped || shouldStop() { stopped = true; return }
+        if interrupted { return }
         let check = Check(suite: suite ?? self.suite, classname: suite == nil ? classname : "crosscheck.described.\(description.name).audit", name: name) { outcome }
         let result = CheckResult(check: check, outcome: outcome, duration: duration)
         results.append(result)
@@ -174,7 +171,7 @@ final class DescribedRemoteRun {
             record(name, .skipped(reason: "not run: the server has taken no connections since \(downSince) took it down"), duration: 0)
             return
         }
-        if stopped || shouldStop() { stopped = true; return }
+        if interrupted { return }
         let start = Date()
         let outcome: CheckOutcome
         do { outcome = try body() } catch is Interrupted {
@@ -328,7 +325,7 @@ final class DescribedRemoteRun {
     func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
                   message: Data? = nil, config: [String: String]? = nil,
                   replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
-        if stopped || shouldStop() { throw Interrupted() }
+        if interrupted { throw Interrupted() }
         var live = LiveConversation(party: try client(conversation, message: message, config: config))
         let next: (Int, DescribedParty) -> Void = { sent, party in if let probe, probe.at == sent { party.probe = probe.probe } }
         if description.transport.isHTTP {

@@ -21,7 +21,7 @@ public enum RemoteLoad {
         }
         let padding = options.padding ?? .oaepSHA256
         let direction = options.directions.first ?? .phoneToPi
-        let counter = Counter()
+        let counter = LoadTally()
         let start = Date()
         DispatchQueue.concurrentPerform(iterations: parallel) { worker in
             // Each worker has its own run and client keys: nothing mutable is shared between threads.
@@ -38,13 +38,5 @@ public enum RemoteLoad {
             }
         }
         return Measurement(completed: counter.completed, seconds: Date().timeIntervalSince(start), firstFailure: counter.firstFailure)
-    }
-
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private(set) var completed = 0
-        private(set) var firstFailure: String?
-        func success() { lock.lock(); completed += 1; lock.unlock() }
-        func failure(_ text: String) { lock.lock(); if firstFailure == nil { firstFailure = text }; lock.unlock() }
     }
 }

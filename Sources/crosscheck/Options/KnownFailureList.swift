@@ -30,7 +30,7 @@ enum KnownFailureList {
                 if case .passed = results[index].outcome { adjusted[index] = results[index] }
             }
         }
-        return finish(known, path: path, adjusted: adjusted, staleAmong: names ?? results.map(\.check.fullName), checkStale: checkStale, fleet: fleet)
+        return finish(known, path: path, adjusted: adjusted, staleAmong: names, checkStale: checkStale, fleet: fleet)
     }
 
     /// The same for results the list was applied to as they came (so progress showed them as reported).
