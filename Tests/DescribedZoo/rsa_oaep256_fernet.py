@@ -9,6 +9,8 @@ Plants (--plant):
   oaep-sha1        unwraps the session secret with OAEP-SHA1: a correct client's block is refused
   answer-in-clear  answers the decrypted message itself instead of a Fernet token of it
   ok-on-bad-token  a token that fails verification still gets a token (of b"OK") instead of ERROR
+  reduces-mod-n    takes the RSA block modulo n before unwrapping it: c + n unwraps as c does
+                   (RFC 8017 §5.1.2 step 1 refuses a ciphertext not below n)
 """
 
 import base64
@@ -21,7 +23,7 @@ from cryptography.fernet import Fernet, InvalidToken  # noqa: E402
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 
-PLANTS = ("oaep-sha1", "answer-in-clear", "ok-on-bad-token")
+PLANTS = ("oaep-sha1", "answer-in-clear", "ok-on-bad-token", "reduces-mod-n")
 ERROR = b"ERROR"
 
 
@@ -40,6 +42,8 @@ def main():
         wire.send(pem)
         block = wire.recv(known=k)
         try:
+            if args.plant == "reduces-mod-n" and len(block) == k:
+                block = (int.from_bytes(block, "big") % key.private_numbers().public_numbers.n).to_bytes(k, "big")
             secret = key.decrypt(block, oaep(hashes.SHA1 if args.plant == "oaep-sha1" else hashes.SHA256))
             if len(secret) != 32:
                 raise ValueError("session secret of %d bytes" % len(secret))

@@ -7,8 +7,13 @@ and closes. Any refusal (a secret that is not 32 bytes, a block or a message tha
 decrypt or authenticate): "ERROR" (framed) and a close.
 
 Plants (--plant):
-  ignores-tag  decrypts the GCM keystream as plain CTR and never checks the tag: a forged message is answered
-  nonce-echo   answers under the client's nonce: the same nonce twice under one key
+  ignores-tag     decrypts the GCM keystream as plain CTR and never checks the tag: a forged message is answered
+  nonce-echo      answers under the client's nonce: the same nonce twice under one key
+  reduces-mod-n   takes the wrapped secret modulo n before unwrapping it (pow(c, d, n) with no range
+                  check): c + n unwraps as c does (RFC 8017 §5.1.2 step 1 refuses it)
+  manger-oracle   refuses at once when the RSA block's first byte is not 0, and otherwise goes on with
+                  a random secret, so its refusal comes only after the sealed message: when the
+                  "ERROR" arrives tells an attacker which ciphertexts begin with 0 (Manger 2001)
 """
 
 import os
@@ -22,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("ignores-tag", "nonce-echo")
+PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle")
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
 
@@ -31,11 +36,26 @@ def main():
     key = dzoolib.rsa_private_key(args.key, args.bits)
     pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
+    numbers = key.private_numbers()
+    n, d, k = numbers.public_numbers.n, numbers.d, (key.key_size + 7) // 8
+
+    def unwrap(wrapped):
+        if args.plant == "reduces-mod-n" and len(wrapped) == k:
+            wrapped = (int.from_bytes(wrapped, "big") % n).to_bytes(k, "big")
+        elif args.plant == "manger-oracle" and len(wrapped) == k and int.from_bytes(wrapped, "big") < n:
+            if pow(int.from_bytes(wrapped, "big"), d, n) >> (8 * (k - 1)) != 0:
+                raise ValueError("the block's first byte is not 0")
+            try:
+                return key.decrypt(wrapped, OAEP_SHA256)
+            except ValueError:
+                return os.urandom(32)
+        return key.decrypt(wrapped, OAEP_SHA256)
+
     def converse(sock, _address):
         wire = dzoolib.Wire(sock, framing="length-prefix", length_bytes=4)
         wire.send(pem)
         try:
-            secret = key.decrypt(wire.recv(), OAEP_SHA256)
+            secret = unwrap(wire.recv())
             if len(secret) != 32:
                 raise ValueError("secret of %d bytes" % len(secret))
             sealed = wire.recv()

@@ -209,7 +209,23 @@ def bad_padding_blocks(key, iv):
 
 # ---- rsa-oaep256-fernet -------------------------------------------------------------------------
 
-def fernet_conversation(port, tamper=False):
+def plus_modulus(key, wrapped):
+    """A valid RSA ciphertext c as c + n, when that still fits in k bytes (else None): RFC 8017
+    §5.1.2 step 1 refuses it; a server that reduces mod n unwraps it as c."""
+    n, k = key.public_numbers().n, (key.key_size + 7) // 8
+    total = int.from_bytes(wrapped, "big") + n
+    return total.to_bytes(k, "big") if total < 1 << (8 * k) else None
+
+
+def wrapped_plus_modulus(key, secret):
+    """RSA-OAEP-SHA256 of `secret` sent as c + n (drawn again until c + n fits)."""
+    while True:
+        block = plus_modulus(key, key.encrypt(secret, OAEP_SHA256))
+        if block is not None:
+            return block
+
+
+def fernet_conversation(port, tamper=False, add_modulus=False):
     text = message()
     with connect(port) as sock:
         wire = Legacy(sock)
@@ -221,7 +237,7 @@ def fernet_conversation(port, tamper=False):
         token = fernet.encrypt(text)
         if tamper:
             token = token[:-6] + (b"AAAAAA" if token[-6:] != b"AAAAAA" else b"BBBBBB")
-        sock.sendall(key.encrypt(secret, OAEP_SHA256))
+        sock.sendall(wrapped_plus_modulus(key, secret) if add_modulus else key.encrypt(secret, OAEP_SHA256))
         sock.sendall(token)
         answer = wire.message()
     if answer == b"ERROR":
@@ -248,6 +264,11 @@ def test_rsa_oaep256_fernet_plants(servers, plant, correct, planted, tamper):
     assert fernet_conversation(servers.port("rsa-oaep256-fernet", plant), tamper) == planted
 
 
+def test_rsa_oaep256_fernet_plant_reduces_mod_n(servers):
+    assert fernet_conversation(servers.port("rsa-oaep256-fernet"), add_modulus=True) == "ERROR"
+    assert fernet_conversation(servers.port("rsa-oaep256-fernet", "reduces-mod-n"), add_modulus=True) == "echo"
+
+
 # ---- rsa-wrapped-aes-gcm ------------------------------------------------------------------------
 
 class Prefixed:
@@ -265,14 +286,15 @@ class Prefixed:
         self.sock.sendall(struct.pack(">I", len(data)) + data)
 
 
-def gcm_session(port, forge=False):
+def gcm_session(port, forge=False, add_modulus=False):
     text = message()
     with connect(port) as sock:
         wire = Prefixed(sock)
         pem = wire.recv()
         assert pem.startswith(b"-----BEGIN PUBLIC KEY-----")
         secret, nonce = os.urandom(32), os.urandom(12)
-        wire.send(serialization.load_pem_public_key(pem).encrypt(secret, OAEP_SHA256))
+        key = serialization.load_pem_public_key(pem)
+        wire.send(wrapped_plus_modulus(key, secret) if add_modulus else key.encrypt(secret, OAEP_SHA256))
         sealed = AESGCM(secret).encrypt(nonce, text, None)
         if forge:
             sealed = sealed[:-1] + bytes([sealed[-1] ^ 1])
@@ -295,6 +317,36 @@ def test_rsa_wrapped_aes_gcm_plant_ignores_tag(servers):
 
 def test_rsa_wrapped_aes_gcm_plant_nonce_echo(servers):
     assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "nonce-echo")) == ("echo", True)
+
+
+def test_rsa_wrapped_aes_gcm_plant_reduces_mod_n(servers):
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm"), add_modulus=True) == ("ERROR", None)
+    assert gcm_session(servers.port("rsa-wrapped-aes-gcm", "reduces-mod-n"), add_modulus=True)[0] == "echo"
+
+
+def refused_before_the_sealed_message(port, first_byte):
+    """Sends a textbook-RSA block (first byte `first_byte`, the rest random: no valid OAEP) as the
+    wrapped key and waits for an answer before sending anything more: True when the server refused
+    at once, False when it waited for the sealed message (and then refused it)."""
+    with connect(port) as sock:
+        wire = Prefixed(sock)
+        public = serialization.load_pem_public_key(wire.recv()).public_numbers()
+        k = (public.n.bit_length() + 7) // 8
+        block = bytes([first_byte]) + os.urandom(k - 1)
+        wire.send(pow(int.from_bytes(block, "big"), public.e, public.n).to_bytes(k, "big"))
+        ready, _, _ = select.select([sock], [], [], 1.0)
+        if ready:
+            assert wire.recv() == b"ERROR"
+            return True
+        wire.send(os.urandom(12) + AESGCM(os.urandom(32)).encrypt(os.urandom(12), b"x", None))
+        assert wire.recv() == b"ERROR"
+        return False
+
+
+def test_rsa_wrapped_aes_gcm_plant_manger_oracle(servers):
+    correct, planted = servers.port("rsa-wrapped-aes-gcm"), servers.port("rsa-wrapped-aes-gcm", "manger-oracle")
+    assert (refused_before_the_sealed_message(correct, 0x01), refused_before_the_sealed_message(correct, 0x00)) == (True, True)
+    assert (refused_before_the_sealed_message(planted, 0x01), refused_before_the_sealed_message(planted, 0x00)) == (True, False)
 
 
 # ---- rsa-pkcs1-pem-chat -------------------------------------------------------------------------

@@ -115,14 +115,17 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
     /// A refusal the description gives by its beginning (`starts_with`): its whole text with every
     /// number blanked, compared instead of `text` (whose summary may cut off the varying tail).
     var varyingRefusal: String?
-    var description: String { text + (closed ? " (then closed)" : "") }
+    /// The answer came before our message N was sent (a probe in a message answered only later).
+    var before: Int?
+    var timing: String { before.map { " (before message \($0) was sent)" } ?? "" }
+    var description: String { text + (closed ? " (then closed)" : "") + timing }
 
     /// The answer with every number-like run as `#`: a run of hex digits, `-`, `.` and `:` of four
     /// or more characters with a decimal digit in it — what two answers of one kind still differ in
     /// when each carries a digest, a request id or a timestamp of its own (implicit rejection gives
     /// every undecryptable ciphertext its own digest; that is no oracle).
     var shape: String {
-        if let varyingRefusal { return varyingRefusal + (closed ? " (then closed)" : "") }
+        if let varyingRefusal { return varyingRefusal + (closed ? " (then closed)" : "") + timing }
         var result = "", run = ""
         func flush() {
             result += run.count >= 4 && run.contains(where: \.isNumber) ? "#" : run
@@ -134,7 +137,7 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
             result.append(character)
         }
         flush()
-        return result + (closed ? " (then closed)" : "")
+        return result + (closed ? " (then closed)" : "") + timing
     }
 
     /// `text` with every `0x` hex number and every run of decimal digits as `#`.
@@ -170,6 +173,7 @@ struct AnswerSignature: Equatable, CustomStringConvertible {
         default: text = live.transportError.map { "no answer (\($0))" } ?? "no answer"
         }
         closed = live.closedByServer
+        before = live.answeredBefore
     }
 }
 
@@ -182,6 +186,27 @@ extension DescribedRemoteRun {
             let next = conversation.steps.dropFirst(position + 1).first
             found.append((index, step, next?.from == .server))
             index += 1
+        }
+        return found
+    }
+
+    /// The client messages whose crypto a probe can be judged on: those the server answers, and on
+    /// a socket those it answers only after more of ours (an RSA-wrapped key, then the first sealed
+    /// message): the probe goes in the one, the rest are built as usual, and the answer — to the
+    /// probe at once, or to the message after it — is judged (a server that reduces the wrapped key
+    /// mod n, or tells its paddings apart, shows it there).
+    func judgedClientSteps(_ conversation: ProtocolDescription.Conversation) -> [(index: Int, step: ProtocolDescription.Step)] {
+        var found: [(Int, ProtocolDescription.Step)] = []
+        var index = 0
+        for (position, step) in conversation.steps.enumerated() where step.from == .client {
+            defer { index += 1 }
+            let later = conversation.steps.dropFirst(position + 1)
+            if later.first?.from == .server { found.append((index, step)); continue }
+            // Only client steps until a server one, none of them closing (then nothing answers).
+            guard !description.transport.isHTTP, !step.closes,
+                  let reply = later.firstIndex(where: { $0.from == .server }),
+                  !conversation.steps[(position + 1)..<reply].contains(where: \.closes) else { continue }
+            found.append((index, step))
         }
         return found
     }
@@ -254,7 +279,7 @@ extension DescribedRemoteRun {
     /// fails), a CBC/ECB ciphertext one byte short of its blocks. After each, a fresh conversation
     /// must still complete.
     func checkRefusals(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
-        for (index, step, answered) in clientSteps(conversation) where answered {
+        for (index, step) in judgedClientSteps(conversation) {
             guard let classes = refusalClasses(step) else { continue }
             for (name, kind, matching, transform) in classes {
                 self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
@@ -629,7 +654,7 @@ extension DescribedRemoteRun {
     /// answer carries a digest, two blocks of one class must get two digests (a fixed "sentinel"
     /// plaintext is a padding oracle through the digest).
     func checkRSAOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
-        for (index, step, answered) in clientSteps(conversation) where answered {
+        for (index, step) in judgedClientSteps(conversation) {
             guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
                   let key = known.party.knownPublicKeys[keyName] else { continue }
             self.step("\(conversation.name).oracle.rsa.message-\(index + 1)") {
@@ -662,6 +687,17 @@ extension DescribedRemoteRun {
                 }
                 let distinct = Set(signatures.map { shape($0.2) })
                 if distinct.count > 1 {
+                    // Before a verdict, each class twice more: an oracle answers a class the same way
+                    // every time; a link or a load that changes an answer (or when it comes) is no verdict.
+                    for (name, make) in classes {
+                        guard let first = signatures.first(where: { $0.0 == name }) else { continue }
+                        for _ in 0..<2 {
+                            let again = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(make(&generator))))
+                            guard shape(again) == shape(first.2) else {
+                                return .skipped(reason: "inconclusive: the answers to invalid \(padding.rawValue) paddings differ, but class \(name) was answered differently when tried again (\(AnswerSignature(again))) — run it again on a quieter link")
+                            }
+                        }
+                    }
                     throw CheckFailure("padding oracle: the server answers invalid \(padding.rawValue) paddings differently, so an attacker learns which ciphertexts decrypt (Bleichenbacher 1998; Manger 2001)",
                                        details: signatures.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
                 }
@@ -777,7 +813,7 @@ extension DescribedRemoteRun {
     /// On a client CBC (PKCS#7, or the 01 02 … n sequence) step: a bad padding and a good padding over a plaintext the server
     /// cannot use must get one answer.
     func checkCBCOracle(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
-        for (index, step, answered) in clientSteps(conversation) where answered {
+        for (index, step) in judgedClientSteps(conversation) {
             guard let value = step.cryptoValue, let sealed = cbcTarget(value) else { continue }
             // ECB: whether the padding is checked at all; Vaudenay's attack needs CBC's chaining, so
             // the answers' differences are no oracle there and are not judged.

@@ -119,6 +119,9 @@ struct LiveConversation {
     var probeLatency: TimeInterval?
     /// The description's last server step closes, and the server kept the connection open.
     var stayedOpen = false
+    /// With `stopAfter` on a message the server does not answer directly: it answered (or closed)
+    /// before message N, the next of ours, was sent.
+    var answeredBefore: Int?
     var completed: Bool { party.isDone && party.refusal == nil && transportError == nil }
 
     /// An HTTP answer a client takes as a success: a 2xx that is not a refusal the description
@@ -413,10 +416,35 @@ final class DescribedRemoteRun {
                 sent += 1
                 guard case let .bytes(bytes) = message else { break }
                 do { try connection.write(try framing.encode(bytes), timeout: options.timeout) } catch {
+                    // Past a probe, a server that refused it may have closed before reading on: its
+                    // answer to the probe is still there to read.
+                    if let stopAfter, sent > stopAfter { break }
                     live.transportError = "writing message \(sent): \(error)"
                     return
                 }
                 if framing.kind == .close { connection.shutdownWrite() }  // the close ends our message
+                // A probe in a message the server does not answer directly (an RSA-wrapped key before
+                // the first sealed message): what comes before our next message is its answer to the
+                // probe itself, and when it comes tells probes apart as its bytes do (a server that
+                // refuses a bad padding at once and a good one only at the next message is an oracle).
+                if let stopAfter, sent == stopAfter, live.party.nextStepIsOurs {
+                    let wait = previousNeedsPause ? options.quietGap * 2 : options.quietGap
+                    do {
+                        let chunk = try connection.read(upTo: 65536, timeout: wait)
+                        live.answeredBefore = sent + 1
+                        if chunk.isEmpty { live.closedByServer = true; return }
+                        decoder.append(chunk)
+                        break
+                    } catch TransportError.timedOut {
+                        previousNeedsPause = false  // the wait was the pause
+                    } catch TransportError.peerAwaitsInput {
+                        previousNeedsPause = false
+                    } catch {
+                        live.answeredBefore = sent + 1
+                        live.closedByServer = true
+                        return
+                    }
+                }
             }
             if live.party.isDone { break }
             let probing = stopAfter.map { sent >= $0 } ?? false

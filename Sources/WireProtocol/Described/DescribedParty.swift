@@ -194,6 +194,12 @@ public final class DescribedParty {
         }
     }
 
+    /// The next step is this party's to send (it has a message to build before it reads again).
+    public var nextStepIsOurs: Bool {
+        guard !isDone, let conversation, stepIndex < conversation.steps.count else { return false }
+        return conversation.steps[stepIndex].from == role
+    }
+
     /// The bytes a length-aware reader should take for the next incoming message (`legacy`
     /// framing), or nil when its length is not known from the description.
     public var expectedLength: Int? {
