@@ -14,7 +14,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Optional, Union
 
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, x25519
 
 from . import aes_https, described as described_engine, rsa_keys, rsa_socket
 from .checks import build
@@ -141,9 +141,11 @@ def _loaded_key(pem: str, private: bool) -> Any:
         key = _KEYS.get(pem)
     if key is None:
         raw = pem.encode("ascii")
-        # An EC key (an ec-p256 description key) as pyca loads it; an RSA key through rsa_keys' strict rules.
+        # An EC or X25519 key (an ec-p256/ec-p384/x25519 description key) as pyca loads it; an RSA key
+        # through rsa_keys' strict rules.
         loaded = serialization.load_pem_private_key(raw, None) if private else serialization.load_pem_public_key(raw)
-        if isinstance(loaded, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey)):
+        if isinstance(loaded, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey,
+                               x25519.X25519PrivateKey, x25519.X25519PublicKey)):
             key = loaded
         else:
             key = (rsa_keys.load_private if private else rsa_keys.load_public)(raw)

@@ -924,10 +924,10 @@ def _key_in(value: Any) -> tuple[Any, bool]:
     half), or (None, False): a pyca key, a PyCryptodome or pycryptodomex RSA/ECC key, or PEM text or
     bytes (a key file read at import). An encrypted private key, or anything else, is no key here."""
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec, rsa
-    if isinstance(value, (rsa.RSAPublicKey, ec.EllipticCurvePublicKey)):
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa, x25519
+    if isinstance(value, (rsa.RSAPublicKey, ec.EllipticCurvePublicKey, x25519.X25519PublicKey)):
         return value, False
-    if isinstance(value, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+    if isinstance(value, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, x25519.X25519PrivateKey)):
         return value.public_key(), True
     if isinstance(value, str):
         value = value.encode("utf-8", "replace")
@@ -948,21 +948,26 @@ def _key_in(value: Any) -> tuple[Any, bool]:
 
 
 def held_public_key(server_id: int, key_type: str) -> dict:
-    """The public half of the one `key_type` key ("rsa" or "ec-p256") whose private half the server
+    """The public half of the one `key_type` key ("rsa", "ec-p256", "ec-p384", "x25519") whose private half the server
     keeps (`_held_values`): a key it makes at import and never sends, which only a run in its own
     process can learn. A public key alone is no evidence (it may be a client's); one that is the
     public half of the held key is named with it.
     {"ok": SPKI DER, "names": [...]} (every name that holds it) or {"err": "none" | "several", "names": [...]}."""
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa, x25519
+    curves = {"ec-p256": "secp256r1", "ec-p384": "secp384r1"}
     private: dict[bytes, list[str]] = {}
     public: dict[bytes, list[str]] = {}
     for name, value in _held_values(_hosted[server_id]):
         if name.startswith("__") or inspect.ismodule(value) or callable(value):  # functions, classes, modules
             continue
         key, is_private = _key_in(value)
-        wanted = isinstance(key, rsa.RSAPublicKey) if key_type == "rsa" else \
-            isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == "secp256r1"
+        if key_type == "rsa":
+            wanted = isinstance(key, rsa.RSAPublicKey)
+        elif key_type == "x25519":
+            wanted = isinstance(key, x25519.X25519PublicKey)
+        else:
+            wanted = isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == curves.get(key_type)
         if wanted:
             der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
             (private if is_private else public).setdefault(der, []).append(name)

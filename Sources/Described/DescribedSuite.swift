@@ -79,7 +79,7 @@ struct Cast {
     let interpreter: PythonInterpreter
     let config: [String: String]
     let privateKeys: [String: RSAPrivateKey]
-    let ecPrivateKeys: [String: ECPrivateKey]
+    let curvePrivateKeys: [String: CurvePrivateKey]
     /// The same keys (RSA and EC) as PEM text for PythonRef, exported once.
     let privatePEMs: [String: String]
     let publicPEMs: [String: String]
@@ -96,16 +96,16 @@ struct Cast {
         self.config = config.merging(["token": "crosscheck-\(tokens.bytes(8).hexString)"]) { given, _ in given }
         generator = SeededGenerator.forCheck("described.\(conversation)", seed: seed)
         var keys: [String: RSAPrivateKey] = [:]
-        var ecKeys: [String: ECPrivateKey] = [:]
+        var curveKeys: [String: CurvePrivateKey] = [:]
         for (name, key) in description.keys {
-            if key.type == .ecP256 { ecKeys[name] = try ECPrivateKey(curve: .p256) } else { keys[name] = try RSAPrivateKey(bits: key.bits) }
+            if key.type.isCurve { curveKeys[name] = try CurvePrivateKey(fresh: key.type) } else { keys[name] = try RSAPrivateKey(bits: key.bits) }
         }
         privateKeys = keys
-        ecPrivateKeys = ecKeys
+        curvePrivateKeys = curveKeys
         privatePEMs = try keys.mapValues { String(decoding: try $0.exported(.pkcs8PEM), as: UTF8.self) }
-            .merging(try ecKeys.mapValues { try $0.pemRepresentation }) { rsa, _ in rsa }
+            .merging(try curveKeys.mapValues { try $0.pemRepresentation }) { rsa, _ in rsa }
         publicPEMs = try keys.mapValues { String(decoding: try $0.publicKey.exported(.spkiPEM), as: UTF8.self) }
-            .merging(try ecKeys.mapValues { try $0.publicKey.pemRepresentation }) { rsa, _ in rsa }
+            .merging(try curveKeys.mapValues { try $0.publicKey.pemRepresentation }) { rsa, _ in rsa }
         var made: [String: Data] = [:]
         for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret) }
         secrets = made
@@ -116,7 +116,11 @@ struct Cast {
     /// public keys that are preshared and every secret (a secret one side makes is overwritten by
     /// what it makes; the other side learns it on the wire).
     func party(_ engine: String, _ role: ProtocolDescription.Role, conversationKnown: Bool = true) throws -> ConversationParty {
-        let holds = { (name: String) in self.description.keys[name]?.holder == role }
+        // An EC or X25519 key that is not preshared is made fresh by each party, as a server makes an
+        // ephemeral agreement key per conversation (RSA keys are made once: they take long to make).
+        let holds = { (name: String) in
+            self.description.keys[name].map { $0.holder == role && ($0.type == .rsa || $0.preshared) } ?? false
+        }
         let knows = { (name: String) in self.description.keys[name]?.holder != role && self.description.keys[name]?.preshared == true }
         let held = privateKeys.filter { holds($0.key) }
         let known = privateKeys.filter { knows($0.key) }.mapValues(\.publicKey)
@@ -126,8 +130,8 @@ struct Cast {
         let message = description.sender(ofMessageIn: conversation) == role ? self.message : nil
         if engine == "swift" {
             return try SwiftParty(DescribedParty(description: description, conversation: name, role: role, privateKeys: held,
-                                                 knownPublicKeys: known, ecPrivateKeys: ecPrivateKeys.filter { holds($0.key) },
-                                                 knownECPublicKeys: ecPrivateKeys.filter { knows($0.key) }.mapValues(\.publicKey),
+                                                 knownPublicKeys: known, curvePrivateKeys: curvePrivateKeys.filter { holds($0.key) },
+                                                 knownCurvePublicKeys: try curvePrivateKeys.filter { knows($0.key) }.mapValues { try $0.publicKey },
                                                  secrets: secretsKnown, message: message, config: config))
         }
         return try PythonParty(interpreter: interpreter, path: path, conversation: name, role: role,

@@ -36,7 +36,8 @@ final class DescribedProtocolCLITests: XCTestCase {
     }
 
     func testRun_bothSeedsAndAnExample_everyPairingPasses() throws {
-        for description in ["protocols/rsa-socket.toml", "protocols/aes-https.toml", "examples/protocols/rsa-wrapped-aes-gcm.toml"] {
+        for description in ["protocols/rsa-socket.toml", "protocols/aes-https.toml", "examples/protocols/rsa-wrapped-aes-gcm.toml",
+                            "examples/protocols/ecdh-p384-hkdf-fernet.toml"] {
             let junit = try scratch().appendingPathComponent("run.xml")
             let outcome = try crosscheck(["run", "--protocol", description, "--seed", "7", "--junit", junit.path, "--quiet"])
             XCTAssertEqual(outcome.status, 0, "\(description): \(outcome.stderr)")
@@ -122,6 +123,34 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.pi-to-phone.conversation"], "passed", "\(results)")
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"], expected == 0 ? "passed" : "failed", "\(results)")
             if expected == 1 { XCTAssertTrue(outcome.stdout.contains("padding oracle"), outcome.stdout) }
+        }
+    }
+
+    /// Key agreement (`made_by = "agreement"`): the ECDH P-384 + HKDF + Fernet example against
+    /// PythonRef's described server (a fresh agreement key per conversation: it passes even with
+    /// `--strict`) and the zoo's independent server with a planted flaw: one that takes a point off
+    /// the curve fails `ec-point-not-on-curve`; one that keeps one key for every conversation is a
+    /// finding (no forward secrecy), which `--strict` fails. (`make test`'s described zoo runs the
+    /// independent server correct and with every plant.)
+    func testRemote_agreementExample_passesPythonRef_failsAnOffCurvePoint_reportsAStaticKey() throws {
+        let root = CrosscheckBinary.root
+        let file = "examples/protocols/ecdh-p384-hkdf-fernet.toml"
+        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../" + file,
+                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let zoo = "Tests/DescribedZoo/ecdh_p384_hkdf_fernet.py"
+        let offCurve = try servers.start("/usr/bin/python3", [zoo, "--host", "127.0.0.1", "--port", "0", "--plant", "no-point-check"], in: root)
+        let staticKey = try servers.start("/usr/bin/python3", [zoo, "--host", "127.0.0.1", "--port", "0", "--plant", "static-key"], in: root)
+        let prefix = "crosscheck.described.ecdh-p384-hkdf-fernet.remote.handshake-echo."
+        for (port, strict, expected) in [(pythonRef, true, Int32(0)), (offCurve, false, 1), (staticKey, true, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"]
+                                         + (strict ? ["--strict"] : []))
+            XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results[prefix + "conversation"], "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "refuses.message-1.ec-point-not-on-curve"], port == offCurve ? "failed" : "passed", "\(results)")
+            let finding = results.first { $0.key.hasSuffix("handshake-echo.static-agreement-key-server") }?.value
+            XCTAssertEqual(finding, port == staticKey ? "failed" : nil, "\(results)")
         }
     }
 

@@ -1842,6 +1842,125 @@ def test_pkcs1_decrypt_service_plant_names_the_padding_fault(servers):
             assert pkcs1_ask(sock, pkcs1_block(servers, text)) == text
 
 
+# ---- ecdh-p384-hkdf-fernet ---------------------------------------------------------------------
+
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: E402
+
+import ecdh_p384_hkdf_fernet  # noqa: E402  (the server's own P-384 arithmetic, its no-point-check plant's)
+
+# SubjectPublicKeyInfo DER up to the point, for an EC key on P-384 (RFC 5480 §2.1.1): SEQUENCE (118 bytes)
+# { SEQUENCE { OID id-ecPublicKey, OID secp384r1 }, BIT STRING (98 bytes, 0 unused bits) }; 97 bytes follow
+P384_SPKI_PREFIX = bytes.fromhex("3076" "3010" "06072a8648ce3d0201" "06052b81040022" "036200")
+ECDH_INFO = b"handshake data"
+
+
+def ecdh_hkdf(shared):
+    """The description's session secret: HKDF(SHA-256, length=32, salt=None, info=b"handshake data")."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=ECDH_INFO).derive(shared)
+
+
+def spki_pem(der):
+    encoded = base64.b64encode(der)
+    lines = [encoded[i:i + 64] for i in range(0, len(encoded), 64)]
+    return b"-----BEGIN PUBLIC KEY-----\n" + b"\n".join(lines) + b"\n-----END PUBLIC KEY-----\n"
+
+
+def p384_pem(public_key):
+    return public_key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def off_curve_pem():
+    """A P-384 SPKI PEM, built by hand, of the point (X, Y + 1) of a fresh key: not on the curve."""
+    while True:
+        numbers = ec.generate_private_key(ec.SECP384R1()).public_key().public_numbers()
+        if numbers.y + 1 < ecdh_p384_hkdf_fernet.P:
+            break
+    der = P384_SPKI_PREFIX + b"\x04" + numbers.x.to_bytes(48, "big") + (numbers.y + 1).to_bytes(48, "big")
+    assert len(der) == 120
+    pem = spki_pem(der)
+    with pytest.raises(ValueError):
+        serialization.load_pem_public_key(pem)       # pyca refuses it at load: off the curve
+    return pem
+
+
+def ecdh_conversation(port, client_pem=None, derive=ecdh_hkdf):
+    """(outcome, the server's PEM or b""): "echo" (the answer is a Fernet token of the message),
+    "closed" (closed without a word after the client's token), "answered-key" (client_pem: the
+    server answered it with its PEM), "refused-key" (closed without a word after the client's key)."""
+    text = message()
+    key = ec.generate_private_key(ec.SECP384R1())
+    with connect(port) as sock:
+        wire = Legacy(sock)
+        sock.sendall(client_pem or p384_pem(key.public_key()))
+        server_pem = wire.message()
+        if not server_pem:
+            return "refused-key", b""
+        server_key = serialization.load_pem_public_key(server_pem)
+        assert isinstance(server_key, ec.EllipticCurvePublicKey) and isinstance(server_key.curve, ec.SECP384R1)
+        assert server_pem.startswith(b"-----BEGIN PUBLIC KEY-----") and server_pem.count(b"-----BEGIN") == 1
+        if client_pem is not None:
+            return "answered-key", server_pem
+        fernet = Fernet(base64.urlsafe_b64encode(derive(key.exchange(ec.ECDH(), server_key))))
+        sock.sendall(fernet.encrypt(text))
+        answer = wire.message()
+        if not answer:
+            return "closed", server_pem
+        assert fernet.decrypt(answer) == text
+        assert closed_within(sock, 1.0)                                   # then = "close"
+        return "echo", server_pem
+
+
+def test_ecdh_p384_hkdf_fernet_correct(servers):
+    port = servers.port("ecdh-p384-hkdf-fernet")
+    assert ecdh_conversation(port)[0] == "echo"
+    p256 = p384_pem(ec.generate_private_key(ec.SECP256R1()).public_key())
+    assert ecdh_conversation(port, client_pem=p256)[0] == "refused-key"       # not a P-384 key: closed without a word
+    assert ecdh_conversation(port)[0] == "echo"
+
+
+def test_ecdh_p384_own_arithmetic_agrees_with_pyca():
+    own = ecdh_p384_hkdf_fernet
+    generator = ec.derive_private_key(1, ec.SECP384R1()).public_key().public_numbers()
+    assert (own.GX, own.GY) == (generator.x, generator.y) and own.on_curve(own.GX, own.GY)
+    assert own.multiply(own.N, own.GX, own.GY) is None                        # n is G's order
+    assert own.multiply(own.N - 1, own.GX, own.GY) == (own.GX, own.P - own.GY)
+    for _ in range(4):
+        mine, theirs = ec.generate_private_key(ec.SECP384R1()), ec.generate_private_key(ec.SECP384R1())
+        point = theirs.public_key().public_numbers()
+        assert own.on_curve(point.x, point.y) and not own.on_curve(point.x, point.y + 1)
+        assert own.spki_point_by_hand(p384_pem(theirs.public_key())) == (point.x, point.y)
+        scalar = mine.private_numbers().private_value
+        assert own.multiply(scalar, own.GX, own.GY) == (mine.public_key().public_numbers().x,
+                                                        mine.public_key().public_numbers().y)
+        assert own.p384_ecdh(scalar, point.x, point.y) == mine.exchange(ec.ECDH(), theirs.public_key())
+
+
+def test_ecdh_p384_hkdf_fernet_plant_no_point_check(servers):
+    assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet"), client_pem=off_curve_pem())[0] == "refused-key"
+    planted = servers.port("ecdh-p384-hkdf-fernet", "no-point-check")
+    assert ecdh_conversation(planted, client_pem=off_curve_pem())[0] == "answered-key"   # taken as a good key
+    assert ecdh_conversation(planted)[0] == "echo"                  # on the curve, its arithmetic agrees with pyca's
+
+
+def test_ecdh_p384_hkdf_fernet_plant_static_key(servers):
+    for plant, same in ((None, False), ("static-key", True)):
+        port = servers.port("ecdh-p384-hkdf-fernet", plant)
+        (one, first), (two, second) = ecdh_conversation(port), ecdh_conversation(port)
+        assert one == two == "echo"
+        assert (first == second) == same
+
+
+@pytest.mark.parametrize("plant,derive", [
+    ("no-info", lambda shared: HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"").derive(shared)),
+    ("sha256-of-x", lambda shared: hashlib.sha256(shared).digest()),
+])
+def test_ecdh_p384_hkdf_fernet_plant_wrong_derivation(servers, plant, derive):
+    assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet"))[0] == "echo"
+    assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet", plant))[0] == "closed"          # a correct token refused
+    assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet", plant), derive=derive)[0] == "echo"   # its own key
+    assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet"), derive=derive)[0] == "closed"
+
+
 # ---- the registry -------------------------------------------------------------------------------
 
 def test_registry_descriptions_parse_and_every_plant_is_tested():

@@ -17,8 +17,8 @@ final class DescribedSignatureTests: XCTestCase {
     func parties(_ toml: String = signed, message: Data) throws -> (DescribedParty, DescribedParty, ECPrivateKey) {
         let described = try ProtocolDescription(toml: toml)
         let key = try ECPrivateKey(curve: .p256)
-        let client = try DescribedParty(description: described, conversation: "message", role: .client, ecPrivateKeys: ["signer": key], message: message)
-        let server = try DescribedParty(description: described, conversation: nil, role: .server, knownECPublicKeys: ["signer": key.publicKey])
+        let client = try DescribedParty(description: described, conversation: "message", role: .client, curvePrivateKeys: ["signer": .ec(key)], message: message)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, knownCurvePublicKeys: ["signer": .ec(key.publicKey)])
         return (client, server, key)
     }
 
@@ -70,7 +70,7 @@ final class DescribedSignatureTests: XCTestCase {
             XCTAssertNil(client.declaredRefusalKind(status: 401, body: answer))
             // A refusal is told first: an answer that matched both would count as the refusal.
             let both = try ProtocolDescription(toml: Self.signed.replacingOccurrences(of: "The message is authentic!", with: "The message is not authentic!"))
-            let twin = try DescribedParty(description: both, conversation: "message", role: .client, ecPrivateKeys: ["signer": try ECPrivateKey(curve: .p256)])
+            let twin = try DescribedParty(description: both, conversation: "message", role: .client, curvePrivateKeys: ["signer": .ec(try ECPrivateKey(curve: .p256))])
             _ = try twin.nextMessage()
             XCTAssertThrowsError(try twin.receive(.response(status: 200, headers: [:], body: answer))) { error in
                 XCTAssertEqual((error as? DescribedRefusal)?.kind, .authentication)
@@ -93,7 +93,7 @@ final class DescribedSignatureTests: XCTestCase {
         let der = try Data(contentsOf: directory.appendingPathComponent("sig"))
         let derTOML = Self.signed.replacingOccurrences(of: #"format = "raw""#, with: #"format = "der""#)
         let described = try ProtocolDescription(toml: derTOML)
-        func server() throws -> DescribedParty { try DescribedParty(description: described, conversation: nil, role: .server, knownECPublicKeys: ["signer": key.publicKey]) }
+        func server() throws -> DescribedParty { try DescribedParty(description: described, conversation: nil, role: .server, knownCurvePublicKeys: ["signer": .ec(key.publicKey)]) }
         func body(_ signature: Data) -> Data { Data(#"{"message":"signed by openssl","signature":"\#(signature.base64EncodedString())"}"#.utf8) }
         let json = ["Content-Type": "application/json"]
         let taking = try server()

@@ -31,11 +31,26 @@ ERROR_THEN = ("close", "keep-open")  # a tcp conversation's error_then: after it
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
 SIGNATURE_FORMATS = ("der", "raw")  # X9.62 ECDSA-Sig-Value DER, or r || s (IEEE P1363, PyCryptodome's 'fips-186-3')
-KEY_TYPES = ("rsa", "ec-p256")  # ec-p256: NIST P-256 (SEC 2 §2.4.2), for signature values
+# ec-p256, ec-p384: NIST P-256 and P-384 (SEC 2 §2.4.2, §2.5.1), P-256 for signature values, both for
+# agreement secrets; x25519: RFC 7748 §5, for agreement secrets.
+KEY_TYPES = ("rsa", "ec-p256", "ec-p384", "x25519")
+EC_KEY_TYPES = ("ec-p256", "ec-p384")
+AGREEMENT_KEY_TYPES = (*EC_KEY_TYPES, "x25519")
+KEY_BITS = {"ec-p256": 256, "ec-p384": 384, "x25519": 256}  # the curve's size (X25519: its 32-byte keys)
+SHARED_SECRET_BYTES = {"ec-p256": 32, "ec-p384": 48, "x25519": 32}  # ECDH's x-coordinate (SEC 1 §3.3.1); RFC 7748 §6.1
+# How the shared secret becomes the secret's bytes: HKDF (RFC 5869), ANSI X9.63 (SEC 1 §3.6.1), or itself.
+AGREEMENT_KDFS = ("hkdf-sha256", "hkdf-sha384", "x963-sha256", "none")
+AGREEMENT_BYTES = (16, 24, 32)
+AGREEMENT_DERIVES = ("raw", "sha256")
 # Fields of a json or form written from, and read for, a sibling field: its IV or tag, a MAC or a signature over its text.
 SIBLING_REFERENCES = ("nonce_of", "tag_of", "mac", "signature")
 LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
-KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")
+KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")  # an RSA key's
+# An EC key's public half: SubjectPublicKeyInfo, or the point (SEC 1 v2 §2.3.3): 04||X||Y, 02/03||X, or X||Y
+# (CryptoKit's rawRepresentation). An X25519 key's: SubjectPublicKeyInfo or its 32 bytes (RFC 7748 §5).
+EC_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "x962", "x962-compressed", "raw")
+X25519_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "raw")
+PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20", "salsa20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space", "sequence")
@@ -122,7 +137,7 @@ class Transport:
 class KeySpec:
     name: str
     holder: str
-    bits: int = 2048  # ec-p256: 256, its curve's
+    bits: int = 2048  # EC and X25519 keys: their curve's (KEY_BITS)
     preshared: bool = False
     type: str = "rsa"
 
@@ -134,6 +149,11 @@ class SecretSpec:
     bytes: int = 32
     derive: str = "raw"
     chars: int = 12
+    # made_by = "agreement": the two [keys] (one per holder), the KDF and its salt and info.
+    keys: tuple[str, ...] = ()
+    kdf: str = ""
+    salt: bytes = b""
+    info: bytes = b""
 
     @property
     def key_bytes(self) -> int:
@@ -359,7 +379,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
             raise DescriptionError(kpath, f'digest must be "sha256"; found {arg!r}')
         _choice(raw, "of", ("message",), path, "message")
     elif kind == "public_key":
-        fields["format"] = _choice(raw, "format", KEY_FORMATS, path, "pem-spki")
+        fields["format"] = _choice(raw, "format", PUBLIC_KEY_FORMATS, path, "pem-spki")  # by the key's type: _check_knowledge
     elif kind == "rsa":
         fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
         fields["carries"] = _carries(raw, path)
@@ -426,7 +446,7 @@ def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
     if kind == "sealed":
         return fields["cipher"] != "fernet"
     if kind == "public_key":
-        return fields["format"].startswith("der")
+        return fields["format"].startswith("der") or fields["format"] in ("x962", "x962-compressed", "raw")
     return False
 
 
@@ -546,17 +566,30 @@ def _check_json_siblings(v: Value) -> None:
                                                f"{place[6:]!r} = {{ {want} = \"{name}\", encoding = ... }}")
 
 
-def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]]) -> None:
-    """At most one part of a concat may have an unknown length (`secrets`: the description's, once read;
-    None while reading the value, when every secret is taken to have a known length)."""
-    unknown = [p.path for p in v.arg if not _static_length_known(p, secrets)]
+def public_key_length(key_type: str, fmt: str) -> Optional[int]:
+    """The byte length of a `key_type` public key in `fmt`, where it is fixed: SEC 1 points (v2
+    §2.3.3), an X25519 key (RFC 7748 §5), and their SubjectPublicKeyInfo DER (RFC 5480, RFC 8410:
+    91 bytes on P-256, 120 on P-384, 44 for X25519)."""
+    if key_type == "x25519":
+        return {"raw": 32, "der-spki": 44}.get(fmt)
+    if key_type in ("ec-p256", "ec-p384"):
+        c = 48 if key_type == "ec-p384" else 32
+        return {"x962": 1 + 2 * c, "x962-compressed": 1 + c, "raw": 2 * c, "der-spki": 120 if c == 48 else 91}.get(fmt)
+    return None
+
+
+def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]], keys: Optional[dict[str, KeySpec]] = None) -> None:
+    """At most one part of a concat may have an unknown length (`secrets`, `keys`: the description's,
+    once read; None while reading the value, when every secret and key is taken to have a known length)."""
+    unknown = [p.path for p in v.arg if not _static_length_known(p, secrets, keys)]
     if len(unknown) > 1:
         raise DescriptionError(_join(v.path, "concat"), f"at most one part may have an unknown length (a receiver "
                                f"could not split them); {' and '.join(unknown)} both do: put a known-length part "
                                "between them or use another framing")
 
 
-def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None) -> bool:
+def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None,
+                         keys: Optional[dict[str, KeySpec]] = None) -> bool:
     """Whether a receiver knows the value's length before reading it (concat splitting). latin1 text
     has none: a byte over 0x7F takes two (but a utf8-zeropad16 secret's letters and digits take one)."""
     if v.kind in ("text", "length_of"):
@@ -570,8 +603,13 @@ def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = No
         if spec.derive in PASSPHRASE_KEY_BYTES:
             return False  # a passphrase has any length
         return v.encoding != "latin1" or spec.derive == "utf8-zeropad16"  # raw: `bytes`; utf8-zeropad16: `chars`
+    if v.kind == "public_key":
+        if keys is None:
+            return True  # not known yet: checked again once the keys are
+        spec_key = keys.get(v.arg)
+        return spec_key is not None and public_key_length(spec_key.type, v.format) is not None and v.encoding != "latin1"
     if v.kind == "concat":
-        return all(_static_length_known(p, secrets) for p in v.arg)
+        return all(_static_length_known(p, secrets, keys) for p in v.arg)
     return False
 
 
@@ -662,7 +700,7 @@ def from_dict(doc: dict[str, Any]) -> Description:
         raise DescriptionError("name", f"name must be lowercase letters, digits and '-'; found {name!r}")
     transport = _transport(_get(doc, "transport", dict, "", required=True))
     keys = tuple(_key(n, _get(doc["keys"], n, dict, "keys"), f"keys.{n}") for n in _get(doc, "keys", dict, "", {}))
-    secrets = tuple(_secret(n, _get(doc["secrets"], n, dict, "secrets"), f"secrets.{n}")
+    secrets = tuple(_secret(n, _get(doc["secrets"], n, dict, "secrets"), f"secrets.{n}", keys)
                     for n in _get(doc, "secrets", dict, "", {}))
     raw_convs = _get(doc, "conversation", list, "", required=True)
     if not raw_convs:
@@ -708,15 +746,21 @@ def _transport(t: dict[str, Any]) -> Transport:
 def _key(name: str, k: dict[str, Any], p: str) -> KeySpec:
     _unknown_keys(k, ("type", "holder", "bits", "preshared"), p)
     key_type = _choice(k, "type", KEY_TYPES, p, "rsa")
-    if key_type == "ec-p256" and "bits" in k:
-        raise DescriptionError(f"{p}.bits", "an ec-p256 key is 256 bits by its curve; remove bits")
-    bits = 256 if key_type == "ec-p256" else _choice(k, "bits", BITS, p, 2048)
+    if key_type in KEY_BITS and "bits" in k:
+        raise DescriptionError(f"{p}.bits", f"an {key_type} key is {KEY_BITS[key_type]} bits by its curve; remove bits")
+    bits = KEY_BITS.get(key_type) or _choice(k, "bits", BITS, p, 2048)
     return KeySpec(name, _choice(k, "holder", ROLES, p, required=True), bits, _get(k, "preshared", bool, p, False), key_type)
 
 
-def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
-    _unknown_keys(s, ("made_by", "bytes", "derive", "chars"), p)
-    made_by = _choice(s, "made_by", ("client", "server", "preshared"), p, required=True)
+def _secret(name: str, s: dict[str, Any], p: str, keys: tuple[KeySpec, ...]) -> SecretSpec:
+    _unknown_keys(s, ("made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info"), p)
+    made_by = _choice(s, "made_by", ("client", "server", "preshared", "agreement"), p, required=True)
+    if made_by == "agreement":
+        return _agreement(name, s, p, keys)
+    for key in ("keys", "kdf", "salt", "info"):
+        if key in s:
+            raise DescriptionError(f"{p}.{key}", f'{key} is for made_by = "agreement" secrets only (a key agreement '
+                                   f"and its KDF); this one is made by {made_by}: remove {key}")
     derive = _choice(s, "derive", DERIVES, p, "raw")
     if "bytes" in s and derive in PASSPHRASE_KEY_BYTES:
         raise DescriptionError(f"{p}.bytes", f"the key size follows the derive ({derive}: "
@@ -733,6 +777,57 @@ def _secret(name: str, s: dict[str, Any], p: str) -> SecretSpec:
     if derive == "utf8-zeropad16" and nbytes != 16:
         raise DescriptionError(f"{p}.bytes", "utf8-zeropad16 makes a 16-byte key: bytes must be 16")
     return SecretSpec(name, made_by, nbytes, derive, chars)
+
+
+def _agreement(name: str, s: dict[str, Any], p: str, keys: tuple[KeySpec, ...]) -> SecretSpec:
+    """made_by = "agreement": ECDH or X25519 of two [keys], one per holder, then the KDF
+    (docs/PROTOCOL-DESCRIPTIONS.md, "Key agreement")."""
+    by_name = {k.name: k for k in keys}
+    pair = s.get("keys")
+    if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
+        found = "; it is missing" if pair is None else f"; found {_type_name(pair)} {pair!r}"
+        raise DescriptionError(f"{p}.keys", 'an agreement secret needs keys = ["A", "B"]: two names of [keys] of one '
+                               f"type ({', '.join(AGREEMENT_KEY_TYPES)}), one held by the client and one by the server"
+                               f"{found}")
+    for n in pair:
+        if n not in by_name:
+            raise DescriptionError(f"{p}.keys", f"no key {n!r}: add [keys.{n}] or use one of "
+                                   f"{', '.join(by_name) or '(none)'}")
+        if by_name[n].type not in AGREEMENT_KEY_TYPES:
+            raise DescriptionError(f"{p}.keys", f"key {n!r} is an RSA key; a key agreement needs two keys of type "
+                                   f"{', '.join(AGREEMENT_KEY_TYPES)}")
+    a, b = by_name[pair[0]], by_name[pair[1]]
+    if a.type != b.type:
+        raise DescriptionError(f"{p}.keys", f"key {a.name!r} is {a.type} and key {b.name!r} {b.type}: a key agreement "
+                               f"needs two keys of one type ({', '.join(AGREEMENT_KEY_TYPES)})")
+    if a.holder == b.holder:
+        raise DescriptionError(f"{p}.keys", f"both keys are held by the {a.holder}: a key agreement needs one key held "
+                               "by the client and one by the server")
+    kdf = _choice(s, "kdf", AGREEMENT_KDFS, p, "hkdf-sha256")
+    # RFC 5869 §2.2: an absent salt is HashLen zero bytes, which HMAC pads to the same key as an empty one.
+    salt_hex = _get(s, "salt", str, p, "")
+    if "salt" in s and not kdf.startswith("hkdf-"):
+        raise DescriptionError(f"{p}.salt", f"salt is for kdf hkdf-sha256 or hkdf-sha384 only, not {kdf}: remove it")
+    if not re.fullmatch(r"(?:[0-9a-fA-F]{2})*", salt_hex):
+        raise DescriptionError(f"{p}.salt", f"salt is hex text (an even number of hex digits, may be empty); found {salt_hex!r}")
+    info = _get(s, "info", str, p, "")
+    if "info" in s and kdf == "none":
+        raise DescriptionError(f"{p}.info", "info is for kdf hkdf-sha256, hkdf-sha384 or x963-sha256 only, not none: "
+                               "remove it")
+    shared = SHARED_SECRET_BYTES[a.type]
+    if kdf == "none":
+        # The shared secret itself: its length is the curve's, so bytes may only restate it.
+        nbytes = _get(s, "bytes", int, p, shared)
+        if nbytes != shared:
+            raise DescriptionError(f"{p}.bytes", f'with kdf = "none" the secret is the {a.type} shared secret itself: '
+                                   f'bytes must be {shared} (or left out); found {nbytes}; for a shorter key use an hkdf kdf')
+    else:
+        nbytes = _choice(s, "bytes", AGREEMENT_BYTES, p, 32)
+    derive = _choice(s, "derive", AGREEMENT_DERIVES, p, "raw")  # applied to the derived bytes, as for any secret
+    if "chars" in s:
+        raise DescriptionError(f"{p}.chars", "chars is for text secrets only; an agreement secret is bytes: remove it")
+    return SecretSpec(name, "agreement", nbytes, derive, keys=(a.name, b.name), kdf=kdf, salt=bytes.fromhex(salt_hex),
+                      info=info.encode("utf-8"))
 
 
 def _conversation(c: object, p: str, transport: Transport) -> Conversation:
@@ -927,12 +1022,33 @@ def _check_iv_secret(v: Value, secrets: dict[str, SecretSpec], me_knows: set[str
                                    f'send it first ({{ secret = "{name}" }})')
 
 
+def _agreed(secrets: tuple[SecretSpec, ...], known_keys: set[str]) -> set[str]:
+    """The agreement secrets a side knows when it knows these keys' public halves: it holds one key of
+    each pair, so knowing the other's public half is all it needs (SEC 1 v2 §3.3.1; RFC 7748 §6.1)."""
+    return {s.name for s in secrets if s.made_by == "agreement" and set(s.keys) <= known_keys}
+
+
+def _public_key_formats(spec: KeySpec) -> tuple[str, ...]:
+    if spec.type == "x25519":
+        return X25519_KEY_FORMATS
+    return EC_KEY_FORMATS if spec.type in EC_KEY_TYPES else KEY_FORMATS
+
+
+def _unknown_agreement(spec: SecretSpec, keys: dict[str, KeySpec], side: str) -> str:
+    """Why `side` does not know agreement secret `spec` yet: the other key's public half."""
+    other = next(k for k in spec.keys if keys[k].holder != side)
+    return (f"secret {spec.name!r} is agreed from keys {spec.keys[0]!r} and {spec.keys[1]!r}, and the {side} has not "
+            f"received key {other!r}'s public half yet: send it in an earlier public_key value from the "
+            f"{keys[other].holder}, or set preshared = true in [keys.{other}]")
+
+
 def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     keys = {k.name: k for k in desc.keys}
     secrets = {s.name: s for s in desc.secrets}
     other = {"client": "server", "server": "client"}
     knows_key = {r: {k.name for k in desc.keys if k.holder == r or k.preshared} for r in ROLES}
-    knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} for r in ROLES}
+    knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} | _agreed(desc.secrets, knows_key[r])
+                    for r in ROLES}
     token_issued = False
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
@@ -942,7 +1058,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
             for v in _walk(top):
                 kp = _join(v.path, v.kind)
                 if v.kind == "concat":
-                    _check_concat(v, secrets)
+                    _check_concat(v, secrets, keys)
                 if v.kind in ("public_key", "rsa", "signature") and v.arg not in keys:
                     raise DescriptionError(kp, f"no key {v.arg!r}: add [keys.{v.arg}] or use one of "
                                            f"{', '.join(keys) or '(none)'}")
@@ -952,7 +1068,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                 if v.kind == "signature":
                     spec = keys[v.arg]
                     if spec.type != "ec-p256":
-                        raise DescriptionError(kp, f"key {v.arg!r} is an RSA key; an ecdsa-sha256 signature needs "
+                        what = "an RSA key" if spec.type == "rsa" else f"an {spec.type} key"
+                        raise DescriptionError(kp, f"key {v.arg!r} is {what}; an ecdsa-sha256 signature needs "
                                                f'type = "ec-p256" in [keys.{v.arg}]')
                     if spec.holder != me:
                         raise DescriptionError(kp, f"key {v.arg!r}'s private half is the {spec.holder}'s, so the {me} "
@@ -960,17 +1077,20 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if v.arg not in knows_key[peer]:
                         raise DescriptionError(kp, f"the {peer} does not know key {v.arg!r}'s public half before this message, so it "
                                                "cannot verify this: send it in an earlier step in a public_key value, or set preshared = true")
-                if v.kind == "public_key" and keys[v.arg].type == "ec-p256" and v.format not in (
-                        "pem-spki", "pem-spki-newline", "der-spki"):
-                    raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is an EC key: its public half is "
-                                           f"pem-spki, pem-spki-newline or der-spki, not {v.format}")
+                if v.kind == "public_key" and v.format not in _public_key_formats(keys[v.arg]):
+                    spec = keys[v.arg]
+                    what = "an RSA key" if spec.type == "rsa" else f"an {spec.type} key"
+                    raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is {what}: its public half is "
+                                           f"{', '.join(_public_key_formats(spec))}, not {v.format}")
                 if v.kind == "rsa" and keys[v.arg].type != "rsa":
-                    raise DescriptionError(kp, f"key {v.arg!r} is an EC key ({keys[v.arg].type}); rsa encrypts to an RSA key")
+                    raise DescriptionError(kp, f"key {v.arg!r} is an {keys[v.arg].type} key; rsa encrypts to an RSA key")
                 if v.kind == "public_key":
                     if keys[v.arg].holder != me:
                         raise DescriptionError(kp, f"the {me} sends key {v.arg!r}'s public half but the "
                                                f"{keys[v.arg].holder} holds it: change holder or the step's from")
                     learned_keys.add(v.arg)
+                    # An agreement secret the peer can compute from here on (an ephemeral key before its ciphertext).
+                    learned_secrets |= _agreed(desc.secrets, knows_key[peer] | learned_keys)
                 if v.kind == "rsa":
                     spec = keys[v.arg]
                     if v.arg not in knows_key[me]:
@@ -980,7 +1100,13 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if spec.holder != peer:
                         raise DescriptionError(kp, f"the {peer} receives this but the {spec.holder} holds key "
                                                f"{v.arg!r}'s private half: encrypt to a key the {peer} holds")
+                if v.kind == "secret" and secrets[v.arg].made_by == "agreement":
+                    raise DescriptionError(kp, f"secret {v.arg!r} is agreed (made_by = \"agreement\"): each side "
+                                           "computes it and nobody sends it; send a public_key value instead")
                 if v.kind in ("sealed", "secret") and v.arg not in knows_secret[me]:
+                    if secrets[v.arg].made_by == "agreement":
+                        raise DescriptionError(kp, f"the {me} does not know secret {v.arg!r} here: "
+                                               + _unknown_agreement(secrets[v.arg], keys, me))
                     raise DescriptionError(kp, f"the {me} does not know secret {v.arg!r} here: it is made by "
                                            f"{secrets[v.arg].made_by}; carry it to the {me} first")
                 if v.kind == "secret":
@@ -991,6 +1117,9 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     learned_secrets.add(v.arg)
                 if v.kind == "sealed" and v.arg not in knows_secret[peer] and v.arg not in learned_secrets:
                     # Learned before this value: in an earlier message, or earlier in this one (an RSA-wrapped key first).
+                    if secrets[v.arg].made_by == "agreement":
+                        raise DescriptionError(kp, f"the {peer} cannot open this: "
+                                               + _unknown_agreement(secrets[v.arg], keys, peer))
                     raise DescriptionError(kp, f"the {peer} never learns secret {v.arg!r}, so it cannot open this; "
                                            f'send it first (carries = "secret:{v.arg}" or {{ secret = "{v.arg}" }})')
                 if v.kind == "sealed":
@@ -1000,6 +1129,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if spec.key_bytes not in need:
                         passphrase = spec.derive in PASSPHRASE_KEY_BYTES
                         fix = 'use derive = "passphrase-sha256"' if passphrase else "set bytes = 32"
+                        if spec.made_by == "agreement" and spec.kdf == "none":
+                            fix = 'use derive = "sha256" (or an hkdf kdf)'  # the shared secret's length is the curve's
                         sizes = {"salsa20": "a 16- or 32-byte", "chacha20-poly1305": "a 32-byte", "chacha20": "a 32-byte",
                                  "fernet": "a 32-byte"}.get(v.cipher, "a 16-, 24- or 32-byte")
                         if spec.key_bytes < 16:
@@ -1032,6 +1163,9 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     s = v.carries[7:]
                     if s not in secrets:
                         raise DescriptionError(_join(v.path, "carries"), f"no secret {s!r}: add [secrets.{s}]")
+                    if secrets[s].made_by == "agreement":
+                        raise DescriptionError(_join(v.path, "carries"), f"secret {s!r} is agreed (made_by = "
+                                               '"agreement"): each side computes it and nobody sends it')
                     if secrets[s].made_by != me:
                         raise DescriptionError(_join(v.path, "carries"), f"the {me} carries secret {s!r} but it is "
                                                f"made by {secrets[s].made_by}: only its maker sends it")
@@ -1049,7 +1183,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                                                    'add token = "new" to an earlier server step')
                     token_issued = token_issued or v.arg == "new"
         knows_key[peer] |= learned_keys
-        knows_secret[peer] |= learned_secrets
+        knows_secret[peer] |= learned_secrets | _agreed(desc.secrets, knows_key[peer])
     for answer in (conv.error, *(v for _, v in conv.errors)):
         if answer is None:
             continue

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from .. import aes_https
 from .description import Conversation, Description, DescriptionError, Step
-from .values import Context, Refused, build, check_stated_length, known_length, make_key, new_secret, parse
+from .values import Context, Refused, agree, build, check_stated_length, known_length, make_key, new_secret, parse
 
 Message = Union[bytes, dict[str, Any]]
 DEFAULT_CONFIG = {"username": "user", "password": "password"}  # the reference servers' default account
@@ -48,6 +48,13 @@ class Party:
                     self._secrets[s.name] = new_secret(description, s.name)
                 elif s.made_by == "preshared":
                     raise ValueError(f"secret {s.name!r} is preshared: pass it in secrets")
+                elif s.made_by == "agreement":  # known from the start when the other key is preshared
+                    try:
+                        agreed = agree(description, s.name, role, self._private, self._public)
+                    except Refused as exc:
+                        raise ValueError(exc.reason) from None
+                    if agreed is not None:
+                        self._secrets[s.name] = agreed
         self._message = message
         self._config = {**DEFAULT_CONFIG, **(config or {})}
         self.conversation: Optional[Conversation] = None

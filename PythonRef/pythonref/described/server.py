@@ -40,9 +40,12 @@ def _quiet(_: dict[str, object]) -> None:
 
 
 def server_keys(description: Description) -> dict[str, Any]:
-    """The server's key pairs, made once for a server's life (not per connection: 2048-bit keys
-    take a while)."""
-    return {k.name: make_key(description, k.name) for k in description.keys if k.holder == "server"}
+    """The server's RSA and preshared key pairs, made once for a server's life (not per connection:
+    2048-bit keys take a while; a preshared key is the one its clients were given). Its other EC and
+    X25519 keys each party makes fresh, per conversation: an agreement key kept for the server's life
+    has no forward secrecy (the audit docs/PROTOCOL-DESCRIPTIONS.md reports on a live server)."""
+    return {k.name: make_key(description, k.name) for k in description.keys
+            if k.holder == "server" and (k.type == "rsa" or k.preshared)}
 
 
 # ---- tcp -----------------------------------------------------------------------------------------

@@ -21,20 +21,23 @@ import secrets as pysecrets
 import string
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional, Union
 
-from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag, UnsupportedAlgorithm
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import cmac, hashes, hmac, serialization
 from cryptography.hazmat.primitives import padding as sympad
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa, x25519
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
 from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure
-from .description import AEAD, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES, Conversation, Description, Value
+from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
+                          Conversation, Description, SecretSpec, Value, public_key_length)
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -216,6 +219,9 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         if spec.derive == "utf8-zeropad16":  # `chars` letters and digits: one byte each, in latin1 too
             return encoded_length(spec.chars, "raw" if v.encoding == "latin1" else v.encoding)
         return encoded_length(spec.bytes, v.encoding)
+    if v.kind == "public_key":
+        fixed = public_key_length(ctx.description.key(v.arg).type, v.format)
+        return None if fixed is None else encoded_length(fixed, v.encoding)
     if v.kind == "concat":
         lengths = [known_length(p, ctx) for p in v.arg]
         return None if None in lengths else sum(lengths)  # type: ignore[arg-type]
@@ -229,15 +235,32 @@ def _b64url_int(n: int) -> str:
     return base64.urlsafe_b64encode(n.to_bytes(max(1, (n.bit_length() + 7) // 8), "big")).rstrip(b"=").decode()
 
 
+_CURVES: dict[str, ec.EllipticCurve] = {"ec-p256": ec.SECP256R1(), "ec-p384": ec.SECP384R1()}
+_KEY_WORDS = {"ec-p256": "an EC key on P-256", "ec-p384": "an EC key on P-384", "x25519": "an X25519 key"}
+AgreementPublicKey = Union[ec.EllipticCurvePublicKey, x25519.X25519PublicKey]
+
+
 def make_key(description: Description, name: str) -> Any:
-    """A fresh private key for [keys.NAME]: RSA of its bits, or EC on P-256 (`type = "ec-p256"`)."""
+    """A fresh private key for [keys.NAME]: RSA of its bits, EC on P-256 or P-384, or X25519."""
     spec = description.key(name)
-    return ec.generate_private_key(ec.SECP256R1()) if spec.type == "ec-p256" else rsa_keys.generate(spec.bits)
+    if spec.type == "x25519":
+        return x25519.X25519PrivateKey.generate()
+    if spec.type in _CURVES:
+        return ec.generate_private_key(_CURVES[spec.type])
+    return rsa_keys.generate(spec.bits)
 
 
 def public_key_payload(key: Any, fmt: str) -> Any:
-    """Bytes for the PEM/DER formats; a JSON object for json-ne and jwk."""
-    if isinstance(key, ec.EllipticCurvePublicKey):  # SubjectPublicKeyInfo; the description allows no other format
+    """Bytes for the PEM/DER and point formats; a JSON object for json-ne and jwk."""
+    if isinstance(key, x25519.X25519PublicKey) and fmt == "raw":  # its 32 bytes (RFC 7748 §5)
+        return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    if isinstance(key, ec.EllipticCurvePublicKey) and fmt in ("x962", "x962-compressed", "raw"):
+        # SEC 1 v2 §2.3.3: 04||X||Y, 02/03||X; raw is X||Y, CryptoKit's rawRepresentation (the 04 dropped).
+        if fmt == "x962-compressed":
+            return key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint)
+        point = key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        return point if fmt == "x962" else point[1:]
+    if isinstance(key, (ec.EllipticCurvePublicKey, x25519.X25519PublicKey)):  # SubjectPublicKeyInfo
         if fmt == "der-spki":
             return key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
         pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).rstrip(b"\n")
@@ -258,14 +281,38 @@ _PEM_LABEL = {"pem-spki": b"PUBLIC KEY", "pem-spki-newline": b"PUBLIC KEY", "pem
               "der-spki": b"PUBLIC KEY", "der-pkcs1": b"RSA PUBLIC KEY"}
 
 
-def load_ec_public_key(payload: Any, fmt: str) -> ec.EllipticCurvePublicKey:
-    """A received EC public key on P-256: SubjectPublicKeyInfo DER, or one PEM block (at most a line
-    end after it), as RSA keys are read."""
+def _load_point(data: bytes, fmt: str, key_type: str) -> AgreementPublicKey:
+    """An EC point (x962, x962-compressed, raw X||Y) or X25519's 32 bytes, of exactly its length."""
+    if key_type == "x25519":
+        if len(data) != 32:
+            raise Refused(f"an X25519 public key is 32 bytes (RFC 7748 §5), not {len(data)}")
+        return x25519.X25519PublicKey.from_public_bytes(data)
+    curve = _CURVES[key_type]
+    n = (curve.key_size + 7) // 8
+    point = b"\x04" + data if fmt == "raw" else data
+    if fmt == "x962-compressed":
+        well_formed = len(point) == 1 + n and point[0] in (2, 3)
+    else:
+        well_formed = len(point) == 1 + 2 * n and point[0] == 4
+    if not well_formed:
+        shape = {"x962": f"04 and {2 * n} bytes", "x962-compressed": f"02 or 03 and {n} bytes",
+                 "raw": f"{2 * n} bytes (X||Y)"}[fmt]
+        raise Refused(f"a {fmt} point on {curve.name} is {shape}; got {len(data)} bytes")
+    # SEC 1 v2 §3.2.2.1: pyca (OpenSSL) refuses a point that is not on the curve (ValueError).
+    return ec.EllipticCurvePublicKey.from_encoded_point(curve, point)
+
+
+def load_ec_public_key(payload: Any, fmt: str, key_type: str = "ec-p256") -> AgreementPublicKey:
+    """A received public key of `key_type` (ec-p256, ec-p384, x25519): SubjectPublicKeyInfo DER, one
+    PEM block (at most a line end after it) as RSA keys are read, or a point (_load_point). Every form
+    is validated at load: an EC point must be on its curve (SEC 1 v2 §3.2.2.1)."""
     if not isinstance(payload, (bytes, bytearray)):
         raise Refused(f"a {fmt} key is bytes")
     data = bytes(payload)
     try:
-        if fmt == "der-spki":
+        if fmt in ("x962", "x962-compressed", "raw"):
+            key: Any = _load_point(data, fmt, key_type)
+        elif fmt == "der-spki":
             key = serialization.load_der_public_key(data)
         else:
             end = data.rfind(b"-----END PUBLIC KEY-----")
@@ -273,11 +320,61 @@ def load_ec_public_key(payload: Any, fmt: str) -> ec.EllipticCurvePublicKey:
                 raise Refused("the key is not one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY----- "
                               "and at most a line end")
             key = serialization.load_pem_public_key(data)
-    except (ValueError, TypeError) as exc:
-        raise Refused(f"not a valid EC key: {exc}") from None
-    if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
-        raise Refused("the key is not an EC key on P-256 (the description's key is ec-p256)")
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        raise Refused(f"not a valid {key_type} key: {exc}") from None
+    if key_type == "x25519":
+        right = isinstance(key, x25519.X25519PublicKey)
+    else:
+        right = isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == _CURVES[key_type].name
+    if not right:
+        raise Refused(f"the key is not {_KEY_WORDS[key_type]} (the description's key is {key_type})")
     return key
+
+
+# ---- key agreement -------------------------------------------------------------------------------
+
+
+def agree(description: Description, name: str, role: str, private_keys: Mapping[str, Any],
+          public_keys: Mapping[str, Any]) -> Optional[bytes]:
+    """Agreement secret `name`'s bytes as `role` computes them (docs/PROTOCOL-DESCRIPTIONS.md, "Key
+    agreement"): None while the other key's public half is unknown; Refused when the exchange
+    refuses that key (an all-zero X25519 result)."""
+    spec = description.secret(name)
+    own, other = sorted(spec.keys, key=lambda k: description.key(k).holder != role)
+    if own not in private_keys or other not in public_keys:
+        return None
+    private, peer = private_keys[own], public_keys[other]
+    try:
+        if isinstance(private, x25519.X25519PrivateKey):
+            # RFC 7748 §6.1: pyca (OpenSSL) refuses an all-zero result, a small-order public key (ValueError).
+            shared = private.exchange(peer)
+        else:
+            shared = private.exchange(ec.ECDH(), peer)  # SEC 1 v2 §3.3.1: the x-coordinate of d·Q, big-endian
+    except (ValueError, TypeError):  # TypeError: a given (preshared) key of another type
+        raise Refused(f"the key agreement of secret {name!r} refused key {other!r}: "
+                      + ("the X25519 shared secret is all zero (a small-order public key; RFC 7748 §6.1)"
+                         if isinstance(private, x25519.X25519PrivateKey) else "no shared secret")) from None
+    return derive_agreed(spec, shared)
+
+
+def derive_agreed(spec: SecretSpec, shared: bytes) -> bytes:
+    """The secret's bytes from the shared secret by its kdf (`derive` applies after, in cipher_key)."""
+    if spec.kdf == "none":
+        return shared
+    if spec.kdf == "x963-sha256":  # SEC 1 v2 §3.6.1, SharedInfo = info (CryptoKit x963DerivedSymmetricKey)
+        return X963KDF(hashes.SHA256(), spec.bytes, spec.info or None).derive(shared)
+    # RFC 5869; an empty salt is none (§2.2: HashLen zeros either way), CryptoKit's salt: Data().
+    algorithm = hashes.SHA384() if spec.kdf == "hkdf-sha384" else hashes.SHA256()
+    return HKDF(algorithm, spec.bytes, spec.salt or None, spec.info).derive(shared)
+
+
+def learn_agreed(ctx: Context, key_name: str) -> None:
+    """The agreement secrets key `key_name` completes for this side, (re)computed now that it is known."""
+    for spec in ctx.description.secrets:
+        if spec.made_by == "agreement" and key_name in spec.keys:
+            agreed = agree(ctx.description, spec.name, ctx.role, ctx.private_keys, ctx.public_keys)
+            if agreed is not None:
+                ctx.secrets[spec.name] = agreed
 
 
 def sign(private_key: ec.EllipticCurvePrivateKey, data: bytes, fmt: str) -> bytes:
@@ -805,11 +902,13 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
                     payload = loads_json(payload)
                 except ValueError:
                     raise Refused(f"the {v.format} key is not JSON") from None
-        if ctx.description.key(v.arg).type == "ec-p256":
-            ctx.public_keys[v.arg] = load_ec_public_key(payload, v.format)
+        key_type = ctx.description.key(v.arg).type
+        if key_type in AGREEMENT_KEY_TYPES:
+            ctx.public_keys[v.arg] = load_ec_public_key(payload, v.format, key_type)
         else:
             ctx.public_keys[v.arg] = load_public_key(payload, v.format)
         ctx.received[f"public_key:{v.arg}"] = True
+        learn_agreed(ctx, v.arg)  # the message that brought the key is refused if the agreement refuses it
     elif k == "digest":
         got = decode(data, v.encoding, "the digest")
         if ctx.message is None or got != hashlib.sha256(ctx.message).digest():

@@ -280,6 +280,7 @@ extension DescribedRemoteRun {
     /// must still complete.
     func checkRefusals(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step) in judgedClientSteps(conversation) {
+            checkPointOffCurve(conversation, known, index: index, step: step)
             guard let classes = refusalClasses(step) else { continue }
             for (name, kind, matching, transform) in classes {
                 self.step("\(conversation.name).refuses.message-\(index + 1).\(name)") {
@@ -305,6 +306,61 @@ extension DescribedRemoteRun {
                 }
             }
             checkModulusAdded(conversation, known, index: index, step: step)
+        }
+    }
+
+    /// The client's EC public key sent as the point (X, Y + 1), off the curve, in the message's own
+    /// format: a server must refuse it (SEC 1 v2 §3.2.2.1; NIST SP 800-56A Rev. 3 §5.6.2.3.3–4). One
+    /// that takes it computes with a point of the attacker's choosing on another curve, of small
+    /// order: its answers give away its private key a few bits at a time (an invalid-curve attack;
+    /// Jager, Schwenk, Somorovsky, ESORICS 2015). A compressed point cannot be off the curve.
+    func checkPointOffCurve(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation, index: Int, step: ProtocolDescription.Step) {
+        let isECKey: (DescribedValue) -> Bool = { value in
+            guard case let .publicKey(name, format, _) = value.kind, let key = self.description.keys[name] else { return false }
+            return key.holder == .client && key.type.isNISTCurve && format != .x962Compressed
+        }
+        guard let value = step.send ?? step.body, let keyValue = value.values.first(where: isECKey),
+              case let .publicKey(keyName, format, _) = keyValue.kind else { return }
+        self.step("\(conversation.name).refuses.message-\(index + 1).ec-point-not-on-curve") {
+            var changed = false
+            let live = try converse(conversation.name, stopAfter: index + 1) { position, party, message in
+                guard position == index, let own = party.knownCurvePublicKeys[keyName]?.ecKey,
+                      let part = CryptoPart.locate(in: message, step: step, matching: isECKey),
+                      let bytes = Self.offCurve(own, format: format) else { return message }
+                changed = true
+                return part.rebuild(bytes)
+            }
+            guard changed else { return .skipped(reason: "the message's key could not be taken apart") }
+            try failIfTakenDown(live, by: "\(conversation.name).refuses.message-\(index + 1).ec-point-not-on-curve", what: "a point off the curve")
+            let accepted = acknowledged(live, conversation)
+            if let problem = refusalProblem(live, conversation, accepted: accepted) {
+                throw CheckFailure("a public key off the curve (the client's point with Y + 1): the server \(problem)"
+                                   + (accepted ? " — it does not check that a received point is on its curve (SEC 1 v2 §3.2.2.1), the precondition of an invalid-curve attack" : ""),
+                                   details: show(live))
+            }
+            return .passed
+        }
+    }
+
+    /// `key`'s point with Y + 1 (off the curve: y² = x³ + ax + b holds for Y and so not for Y + 1),
+    /// in `format`: a SEC 1 point, X‖Y, or SubjectPublicKeyInfo DER/PEM around it.
+    static func offCurve(_ key: ECPublicKey, format: PublicKeyFormat) -> Data? {
+        var point = [UInt8](key.x963Representation)
+        for position in stride(from: point.count - 1, to: point.count / 2, by: -1) {
+            point[position] &+= 1
+            if point[position] != 0 { break }
+        }
+        let bad = Data(point)
+        guard let der = try? key.derRepresentation, der.count > bad.count else { return nil }
+        let spki = der.prefix(der.count - bad.count) + bad
+        switch format {
+        case .x962: return bad
+        case .raw: return bad.dropFirst()
+        case .derSPKI: return spki
+        case .pemSPKI, .pemSPKINewline:
+            let body = spki.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            return Data(("-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----" + (format == .pemSPKINewline ? "\n" : "")).utf8)
+        default: return nil
         }
     }
 
@@ -384,7 +440,7 @@ extension DescribedRemoteRun {
     func checkExponentOneKey(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step, answered) in clientSteps(conversation) where answered {
             let isKey: (DescribedValue) -> Bool = { value in
-                if case let .publicKey(_, format, _) = value.kind { return format != .pemPKCS1 && format != .derPKCS1 }
+                if case let .publicKey(name, format, _) = value.kind { return self.description.keys[name]?.type == .rsa && format != .pemPKCS1 && format != .derPKCS1 }
                 return false
             }
             guard let value = step.send ?? step.body, value.values.contains(where: isKey) else { continue }
@@ -507,6 +563,11 @@ extension DescribedRemoteRun {
                     case .derSPKI, .derPKCS1: return part.rebuild(Data([0x30, 0x82, 0x01, 0x22, 0x30, 0x0d]))
                     case .jsonNE: return part.rebuild(Data("{\"n\":15,\"e\":3}".utf8))
                     case .jwk: return part.rebuild(Data("{\"kty\":\"RSA\",\"n\":\"Dw\",\"e\":\"Aw\"}".utf8))
+                    // A point of the right length whose first byte names no SEC 1 form (v2 §2.3.4).
+                    case .x962, .x962Compressed: return part.rebuild(Data([0x05]) + Data(repeating: 0x11, count: part.raw.count - 1))
+                    // X‖Y: neither coordinate below p (all ones); X25519 takes any 32 bytes, so one byte short
+                    // (its all-zero key is a check RFC 7748 §6.1 leaves optional, not a key that does not load).
+                    case .raw: return part.rebuild(part.raw.count == 32 ? Data(repeating: 0x09, count: 31) : Data(repeating: 0xff, count: part.raw.count))
                     }
                 }
                 try failIfTakenDown(probe, by: "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load", what: "a key that does not load")
@@ -953,7 +1014,11 @@ extension DescribedRemoteRun {
     /// differ from the first's.
     func checkReuse(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         let serverSecrets = description.secrets.values.filter { $0.madeBy == .server }.map(\.name)
-        guard !known.party.receivedIVs.isEmpty || !serverSecrets.isEmpty else { return }  // nothing of the server's to compare
+        // The server's side of a key agreement, where the description does not preshare it: an
+        // ephemeral key is what gives forward secrecy (SP 800-56A Rev. 3 §6.1.2, "ephemeral unified model").
+        let agreed = Set(description.secrets.values.compactMap(\.agreement).flatMap(\.keys))
+        let serverAgreementKeys = description.keys.values.filter { $0.holder == .server && !$0.preshared && agreed.contains($0.name) }.map(\.name).sorted()
+        guard !known.party.receivedIVs.isEmpty || !serverSecrets.isEmpty || !serverAgreementKeys.isEmpty else { return }  // nothing of the server's to compare
         self.step("\(conversation.name).fresh-per-conversation") {
             let second = try converse(conversation.name)
             guard second.completed else { throw CheckFailure("a second conversation did not complete", details: show(second)) }
@@ -981,6 +1046,12 @@ extension DescribedRemoteRun {
                 if let a = known.party.knownSecrets[name], let b = second.party.knownSecrets[name], a == b {
                     finding("\(conversation.name).static-secret-\(name)",
                             "the server sends the same secret \(name) in every conversation: a static session key (anyone who learns it once reads every conversation)")
+                }
+            }
+            for name in serverAgreementKeys {
+                if let a = known.party.knownCurvePublicKeys[name], let b = second.party.knownCurvePublicKeys[name], a.identity == b.identity {
+                    finding("\(conversation.name).static-agreement-key-\(name)",
+                            "the server agrees every conversation with the same key \(name) (the same public key twice): no forward secrecy — whoever later learns that key opens every recorded conversation (SP 800-56A Rev. 3 §6.1.2: an ephemeral key per conversation gives it)")
                 }
             }
             // A fixed IV repeats by description: its finding says so (for a stream cipher, the same keystream).

@@ -34,8 +34,8 @@ public enum DescribedRemote {
         /// Preshared private keys the client holds, by name.
         public var privateKeys: [String: RSAPrivateKey] = [:]
         /// The same for `type = "ec-p256"` keys.
-        public var ecPublicKeys: [String: ECPublicKey] = [:]
-        public var ecPrivateKeys: [String: ECPrivateKey] = [:]
+        public var curvePublicKeys: [String: CurvePublicKey] = [:]
+        public var curvePrivateKeys: [String: CurvePrivateKey] = [:]
         public init() {}
     }
 
@@ -293,10 +293,10 @@ final class DescribedRemoteRun {
 
     /// A fresh client party: the preshared keys and secrets of the options, and the run's own client key pairs.
     func client(_ conversation: String, message: Data? = nil, config: [String: String]? = nil) throws -> DescribedParty {
-        let (rsa, ec) = try clientKeys()
+        let (rsa, curve) = try clientKeys()
         return try DescribedParty(description: description, conversation: conversation, role: .client,
                                   privateKeys: rsa, knownPublicKeys: options.publicKeys,
-                                  ecPrivateKeys: ec, knownECPublicKeys: options.ecPublicKeys, secrets: options.secrets,
+                                  curvePrivateKeys: curve, knownCurvePublicKeys: options.curvePublicKeys, secrets: options.secrets,
                                   message: message, config: config ?? options.config)
     }
 
@@ -304,21 +304,22 @@ final class DescribedRemoteRun {
     /// the profiles' remote run does): a probe is judged by the server's answer, never by the
     /// freshness of the client's key, and an RSA key made for each of a run's conversations was
     /// most of its time (13 s against the 2 s of the profile on the same server).
-    private var madeKeys: (rsa: [String: RSAPrivateKey], ec: [String: ECPrivateKey])?
-    func clientKeys() throws -> (rsa: [String: RSAPrivateKey], ec: [String: ECPrivateKey]) {
+    private var madeKeys: (rsa: [String: RSAPrivateKey], curve: [String: CurvePrivateKey])?
+    func clientKeys() throws -> (rsa: [String: RSAPrivateKey], curve: [String: CurvePrivateKey]) {
         if let madeKeys { return madeKeys }
-        var (rsa, ec) = (options.privateKeys, options.ecPrivateKeys)
+        var (rsa, curve) = (options.privateKeys, options.curvePrivateKeys)
         for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .client {
             switch key.type {
             case .rsa where rsa[key.name] == nil:
                 do { rsa[key.name] = try RSAPrivateKey(bits: key.bits) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
-            case .ecP256 where ec[key.name] == nil:
-                do { ec[key.name] = try ECPrivateKey(curve: .p256) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
+            case .ecP256, .ecP384, .x25519:
+                guard curve[key.name] == nil else { break }
+                do { curve[key.name] = try CurvePrivateKey(fresh: key.type) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
             default: break
             }
         }
-        madeKeys = (rsa, ec)
-        return (rsa, ec)
+        madeKeys = (rsa, curve)
+        return (rsa, curve)
     }
 
     /// One conversation with the server. `replace(index, party)` may set the party's probe, or

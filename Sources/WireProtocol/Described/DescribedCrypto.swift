@@ -122,6 +122,8 @@ public enum DescribedBytes {
         case .pemPKCS1: return try key.exported(.pkcs1PEM)
         case .derSPKI: return try key.exported(.spkiDER)
         case .derPKCS1: return try key.exported(.pkcs1DER)
+        case .x962, .x962Compressed, .raw:
+            throw DescriptionError.partySetup(reason: "an RSA key has no \(format.rawValue) form (the description's validator refuses it)")
         case .jsonNE, .jwk:
             let n = RSAInvalidKeys.modulus(of: key)
             var eHex = key.info.publicExponentHex
@@ -132,34 +134,6 @@ public enum DescribedBytes {
             }
             return Data("{\"n\":\(decimal(n)),\"e\":\(decimal(e))}".utf8)
         }
-    }
-
-    /// An EC key's public half: SubjectPublicKeyInfo, PEM (no newline after END, as CryptoKit
-    /// writes it; `pem-spki-newline` adds one) or DER. The validator allows no other format for EC.
-    static func export(_ key: ECPublicKey, _ format: PublicKeyFormat) throws -> Data {
-        switch format {
-        case .pemSPKINewline: return Data((try key.pemRepresentation + "\n").utf8)
-        case .derSPKI: return try key.derRepresentation
-        default: return Data(try key.pemRepresentation.utf8)
-        }
-    }
-
-    /// An EC public key on P-256 in `format` (SPKI PEM or DER, as `importKey` reads RSA's: one PEM block).
-    static func importECKey(_ bytes: Data, _ format: PublicKeyFormat) throws -> ECPublicKey {
-        func refuse(_ why: String) -> DescribedRefusal { DescribedRefusal(reason: "the public key (\(format.rawValue)) \(why)") }
-        let key: ECPublicKey
-        if format == .derSPKI {
-            do { key = try ECPublicKey(derRepresentation: bytes) } catch { throw refuse("is not a valid EC key: \(error)") }
-        } else {
-            let end = Data("-----END PUBLIC KEY-----".utf8)
-            guard bytes.starts(with: Data("-----BEGIN PUBLIC KEY-----".utf8)), let endAt = bytes.range(of: end, options: .backwards),
-                  [Data(), Data([0x0a]), Data([0x0d, 0x0a]), Data([0x0d])].contains(Data(bytes[endAt.upperBound...])) else {
-                throw refuse("is not one PEM block from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY----- and at most a line end")
-            }
-            do { key = try ECPublicKey(pemRepresentation: String(decoding: bytes, as: UTF8.self)) } catch { throw refuse("is not a valid EC key: \(error)") }
-        }
-        guard key.curve == .p256 else { throw refuse("is on \(key.curve.rawValue); the description's key is ec-p256") }
-        return key
     }
 
     /// ECDSA over SHA-256 of `message` (FIPS 186-5 §6.4.1), laid out as `format` says.
@@ -195,6 +169,8 @@ public enum DescribedBytes {
             do { return try RSAPublicKey(importing: bytes) } catch { throw refuse("is not a valid RSA key: \(error)") }
         case .derSPKI, .derPKCS1:
             der = bytes
+        case .x962, .x962Compressed, .raw:
+            throw refuse("is an EC point; the description's key is RSA")
         case .jsonNE, .jwk:
             guard case let .object(fields)? = try? StrictJSON.parse(bytes) else { throw refuse("is not a JSON object") }
             let n: Data?, e: Data?

@@ -21,7 +21,9 @@ public final class DescribedParty {
     public var received: [String: Data] { state.received }
     /// The public keys this party knows now: its own, preshared ones, and those it received.
     public var knownPublicKeys: [String: RSAPublicKey] { state.publicKeys }
-    /// The secrets' bytes this party knows now (made, preshared or received).
+    /// The EC and X25519 public keys this party knows now.
+    public var knownCurvePublicKeys: [String: CurvePublicKey] { state.curvePublicKeys }
+    /// The secrets' bytes this party knows now (made, preshared, received or agreed).
     public var knownSecrets: [String: Data] { state.secrets }
     /// For audits (`crosscheck remote`'s padding-oracle probes): the next `rsa` or `sealed` value this
     /// party builds is made from the probe's bytes instead of what the step carries; used once.
@@ -61,7 +63,7 @@ public final class DescribedParty {
     public private(set) var refusal: DescribedRefusal?
 
     private let privateKeys: [String: RSAPrivateKey]
-    private let ecPrivateKeys: [String: ECPrivateKey]
+    private let curvePrivateKeys: [String: CurvePrivateKey]
     fileprivate let config: [String: String]
     private var ownMessage: Data?
     /// The position of the next step in the conversation.
@@ -71,7 +73,7 @@ public final class DescribedParty {
     /// What a party knows and remembers as the conversation goes.
     struct State {
         var publicKeys: [String: RSAPublicKey]
-        var ecPublicKeys: [String: ECPublicKey] = [:]
+        var curvePublicKeys: [String: CurvePublicKey] = [:]
         var secrets: [String: Data]
         var token: String?
         var issuedTokens: Set<String> = []
@@ -94,13 +96,13 @@ public final class DescribedParty {
     ///   - conversation: its name; nil for a server that lets the client's first message choose (or when there is only one).
     ///   - privateKeys: the keys this role holds, by name (a key not given is made fresh, `bits` long).
     ///   - knownPublicKeys: preshared public keys the other side holds.
-    ///   - ecPrivateKeys, knownECPublicKeys: the same for `type = "ec-p256"` keys (a key not given is made fresh).
+    ///   - curvePrivateKeys, knownCurvePublicKeys: the same for EC and X25519 keys (`ec-p256`, `ec-p384`, `x25519`; a key not given is made fresh).
     ///   - secrets: preshared secrets' bytes (the UTF-8 text for `utf8-zeropad16`); secrets this role makes are made fresh.
     ///   - message: the conversation's message for a sender of `carries = "message"` (default: the description's, else random text).
     ///   - config: run settings (`username`, `password`).
     public init(description: ProtocolDescription, conversation: String?, role: ProtocolDescription.Role,
                 privateKeys: [String: RSAPrivateKey] = [:], knownPublicKeys: [String: RSAPublicKey] = [:],
-                ecPrivateKeys: [String: ECPrivateKey] = [:], knownECPublicKeys: [String: ECPublicKey] = [:],
+                curvePrivateKeys: [String: CurvePrivateKey] = [:], knownCurvePublicKeys: [String: CurvePublicKey] = [:],
                 secrets: [String: Data] = [:], message: Data? = nil, config: [String: String] = [:]) throws {
         self.description = description
         self.role = role
@@ -115,13 +117,13 @@ public final class DescribedParty {
         } else if role == .client {
             throw DescriptionError.partySetup(reason: "a client must be given its conversation (\(description.conversations.map(\.name).joined(separator: ", ")))")
         }
-        let rsa = try Self.keyring(description, role, .rsa, held: privateKeys, known: knownPublicKeys, argument: "knownPublicKeys",
-                                   make: { try RSAPrivateKey(bits: $0.bits) }, publicHalf: \.publicKey)
-        let ec = try Self.keyring(description, role, .ecP256, held: ecPrivateKeys, known: knownECPublicKeys, argument: "knownECPublicKeys",
-                                  make: { _ in try ECPrivateKey(curve: .p256) }, publicHalf: \.publicKey)
+        let rsa = try Self.keyring(description, role, { !$0.isCurve }, held: privateKeys, known: knownPublicKeys, argument: "knownPublicKeys",
+                                   make: { try RSAPrivateKey(bits: $0.bits) }, publicHalf: { $0.publicKey })
+        let curve = try Self.keyring(description, role, \.isCurve, held: curvePrivateKeys, known: knownCurvePublicKeys, argument: "knownCurvePublicKeys",
+                                     make: { try CurvePrivateKey(fresh: $0.type) }, publicHalf: { try $0.publicKey })
         self.privateKeys = rsa.held
-        self.ecPrivateKeys = ec.held
-        let (publicKeys, ecPublicKeys) = (rsa.publics, ec.publics)
+        self.curvePrivateKeys = curve.held
+        let (publicKeys, curvePublicKeys) = (rsa.publics, curve.publics)
         var secretBytes: [String: Data] = [:]
         for secret in description.secrets.values {
             if secret.madeBy == .preshared {
@@ -131,8 +133,12 @@ public final class DescribedParty {
                 secretBytes[secret.name] = secrets[secret.name] ?? Self.freshSecret(secret)
             }
         }
-        state = State(publicKeys: publicKeys, ecPublicKeys: ecPublicKeys, secrets: secretBytes)
+        state = State(publicKeys: publicKeys, curvePublicKeys: curvePublicKeys, secrets: secretBytes)
         ownMessage = message
+        // An agreement with a preshared key is known from the start.
+        var context = Context(party: self, state: state)
+        do { try context.agree() } catch { throw DescriptionError.partySetup(reason: "key agreement with a preshared key: \(error)") }
+        state = context.state
     }
 
     /// A fresh secret as its maker makes it (random bytes, or random letters and digits for a text secret).
@@ -315,18 +321,18 @@ public final class DescribedParty {
 
     /// The keys of `type` this role holds (those not given made fresh) and every public half it
     /// knows from the start: its own, and the other side's preshared ones.
-    private static func keyring<Private, Public>(_ description: ProtocolDescription, _ role: ProtocolDescription.Role, _ type: ProtocolDescription.KeyType,
+    private static func keyring<Private, Public>(_ description: ProtocolDescription, _ role: ProtocolDescription.Role, _ ofType: (ProtocolDescription.KeyType) -> Bool,
                                                  held given: [String: Private], known: [String: Public], argument: String,
                                                  make: (ProtocolDescription.Key) throws -> Private,
-                                                 publicHalf: (Private) -> Public) throws -> (held: [String: Private], publics: [String: Public]) {
+                                                 publicHalf: (Private) throws -> Public) throws -> (held: [String: Private], publics: [String: Public]) {
         var held = given
         var publics: [String: Public] = [:]
-        for key in description.keys.values where key.type == type {
+        for key in description.keys.values where ofType(key.type) {
             if key.holder == role {
                 if held[key.name] == nil {
                     do { held[key.name] = try make(key) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
                 }
-                publics[key.name] = publicHalf(held[key.name]!)
+                do { publics[key.name] = try publicHalf(held[key.name]!) } catch { throw DescriptionError.partySetup(reason: "key \(key.name): \(error)") }
             } else if key.preshared {
                 guard let half = known[key.name] else { throw DescriptionError.partySetup(reason: "key \(key.name) is preshared: pass its public half in \(argument)") }
                 publics[key.name] = half
@@ -336,9 +342,11 @@ public final class DescribedParty {
     }
 
     fileprivate func ecPrivateKey(_ name: String) throws -> ECPrivateKey {
-        guard let key = ecPrivateKeys[name] else { throw DescribedRefusal(reason: "this side does not hold key \(name)") }
+        guard case let .ec(key)? = curvePrivateKeys[name] else { throw DescribedRefusal(reason: "this side does not hold EC key \(name)") }
         return key
     }
+
+    fileprivate func curvePrivateKey(_ name: String) -> CurvePrivateKey? { curvePrivateKeys[name] }
 
     fileprivate func privateKey(_ name: String) throws -> RSAPrivateKey {
         guard let key = privateKeys[name] else { throw DescribedRefusal(reason: "this side does not hold key \(name)") }
@@ -364,6 +372,16 @@ private struct Context {
     var state: DescribedParty.State
 
     var description: ProtocolDescription { party.description }
+
+    /// Every agreement secret this side can compute now and has not: it holds its key of the pair
+    /// and knows the other's public half (preshared, or just received).
+    mutating func agree() throws {
+        for secret in description.secrets.values.sorted(by: { $0.name < $1.name }) where state.secrets[secret.name] == nil {
+            guard let agreement = secret.agreement, let (own, peer) = agreement.keys(heldBy: party.role, in: description),
+                  let mine = party.curvePrivateKey(own), let theirs = state.curvePublicKeys[peer] else { continue }
+            state.secrets[secret.name] = try DescribedBytes.agreed(secret, shared: try mine.sharedSecret(with: theirs))
+        }
+    }
 
     func secretKey(_ name: String) throws -> Data {
         guard let bytes = state.secrets[name], let secret = description.secrets[name] else {
@@ -524,7 +542,7 @@ private struct Context {
             let pairs = try fieldTexts(fields).map { DescribedBytes.formEscape($0.name) + "=" + DescribedBytes.formEscape($0.text) }
             return BuiltValue(bytes: Data(pairs.joined(separator: "&").utf8))
         case let .publicKey(name, format, encoding):
-            if let key = state.ecPublicKeys[name] { return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding)) }
+            if let key = state.curvePublicKeys[name] { return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding)) }
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))
         case let .rsa(name, padding, carries, encoding):
@@ -630,6 +648,8 @@ private struct Context {
             return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
         case let .lengthOf(bytes): return bytes
+        case let .publicKey(name, format, encoding):
+            return description.keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
         case let .concat(parts):
             var total = 0
             for part in parts { guard let length = length(of: part) else { return nil }; total += length }
@@ -692,8 +712,9 @@ private struct Context {
             try parseFields(fields, pairs.mapValues { JSONValue.string($0) }, container: "form field")
         case let .publicKey(name, format, encoding):
             let keyBytes = try DescribedBytes.decode(bytes, encoding, what: "key \(name)")
-            if description.keys[name]?.type == .ecP256 {
-                state.ecPublicKeys[name] = try DescribedBytes.importECKey(keyBytes, format)
+            if let type = description.keys[name]?.type, type.isCurve {
+                state.curvePublicKeys[name] = try DescribedBytes.importCurveKey(keyBytes, format, type: type)
+                try agree()
             } else {
                 state.publicKeys[name] = try DescribedBytes.importKey(keyBytes, format)
             }
@@ -786,7 +807,7 @@ private struct Context {
             case let .signature(keyName, algorithm, covered, format, encoding):
                 let signature = try decoded(encoding)
                 let signed = try coveredText(covered)
-                guard let key = state.ecPublicKeys[keyName] else { throw DescribedRefusal(reason: "key \(keyName)'s public half has not arrived") }
+                guard let key = state.curvePublicKeys[keyName]?.ecKey else { throw DescribedRefusal(reason: "key \(keyName)'s public half has not arrived") }
                 guard DescribedBytes.verify(signature, of: signed, with: key, format: format) else {
                     throw DescribedRefusal(reason: "the \(algorithm.rawValue) signature in field \"\(field.name)\" does not verify over field \"\(covered)\" with key \(keyName) (wrong key, tampered, or not \(format.rawValue))", kind: .authentication)
                 }

@@ -130,9 +130,42 @@ public enum PublicKeyFormat: String, Sendable, CaseIterable {
     case jsonNE = "json-ne"
     /// RFC 7517: `{"kty": "RSA", "n": base64url, "e": base64url}`.
     case jwk
+    /// An EC point, SEC 1 v2 §2.3.3: `04‖X‖Y` (CryptoKit `x963Representation`).
+    case x962
+    /// `02`/`03`‖X (CryptoKit `compressedRepresentation`).
+    case x962Compressed = "x962-compressed"
+    /// X‖Y for an EC key (CryptoKit `rawRepresentation`); an X25519 key's 32 bytes (RFC 7748 §5).
+    case raw
 
     var isJSON: Bool { self == .jsonNE || self == .jwk }
-    var isText: Bool { self != .derSPKI && self != .derPKCS1 }
+    var isText: Bool { self == .pemSPKI || self == .pemSPKINewline || self == .pemPKCS1 || isJSON }
+
+    /// The byte length of a `type` public key in this format, where it is fixed: SEC 1 points (v2
+    /// §2.3.3), an X25519 key (RFC 7748 §5), and their SubjectPublicKeyInfo DER (RFC 5480, RFC 8410:
+    /// 91 bytes on P-256, 120 on P-384, 44 for X25519).
+    public func fixedLength(for type: ProtocolDescription.KeyType) -> Int? {
+        let coordinate = type == .ecP384 ? 48 : 32
+        switch (type, self) {
+        case (.rsa, _): return nil
+        case (.x25519, .raw): return 32
+        case (.x25519, .derSPKI): return 44
+        case (.x25519, _): return nil
+        case (_, .x962): return 1 + 2 * coordinate
+        case (_, .x962Compressed): return 1 + coordinate
+        case (_, .raw): return 2 * coordinate
+        case (_, .derSPKI): return type == .ecP384 ? 120 : 91
+        default: return nil
+        }
+    }
+
+    /// The formats a key of `type` is written in.
+    public static func allowed(for type: ProtocolDescription.KeyType) -> [PublicKeyFormat] {
+        switch type {
+        case .rsa: return [.pemSPKI, .pemSPKINewline, .pemPKCS1, .derSPKI, .derPKCS1, .jsonNE, .jwk]
+        case .ecP256, .ecP384: return [.pemSPKI, .pemSPKINewline, .derSPKI, .x962, .x962Compressed, .raw]
+        case .x25519: return [.pemSPKI, .pemSPKINewline, .derSPKI, .raw]
+        }
+    }
 }
 
 public enum RSAPaddingName: String, Sendable, CaseIterable {

@@ -22,11 +22,11 @@ struct DescriptionReader {
                 _ = try reader.require("holder", "\"client\" or \"server\": who has the private key")
                 let holder = ProtocolDescription.Role(rawValue: try reader.choice("holder", ["client", "server"])!)!
                 let type = try reader.choice("type", ProtocolDescription.KeyType.allCases.map(\.rawValue)).flatMap(ProtocolDescription.KeyType.init) ?? .rsa
-                if type == .ecP256, inner["bits"] != nil {
-                    throw DescriptionError.impossible(key: reader.keyPath("bits"), line: reader.line(of: "bits"), reason: "an ec-p256 key is 256 bits by its curve; remove `bits`")
+                if type.isCurve, inner["bits"] != nil {
+                    throw DescriptionError.impossible(key: reader.keyPath("bits"), line: reader.line(of: "bits"), reason: "an \(type.rawValue) key is \(type.curveBits) bits by its curve; remove `bits`")
                 }
                 keys[keyName] = ProtocolDescription.Key(name: keyName, type: type, holder: holder,
-                                                        bits: type == .ecP256 ? 256 : try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
+                                                        bits: type.isCurve ? type.curveBits : try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
                                                         preshared: try reader.boolean("preshared") ?? false, line: inner.line)
             }
         }
@@ -36,17 +36,23 @@ struct DescriptionReader {
             for secretName in table.keys {
                 guard case let .table(inner) = table[secretName]!.kind else { throw TableReader(table, path: "secrets").wrongType(secretName, "a table [secrets.\(secretName)]") }
                 let reader = TableReader(inner, path: "secrets.\(secretName)")
-                try reader.allow(["made_by", "bytes", "derive", "chars"])
-                _ = try reader.require("made_by", "\"client\", \"server\" or \"preshared\"")
+                try reader.allow(["made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info"])
+                _ = try reader.require("made_by", "\"client\", \"server\", \"preshared\" or \"agreement\"")
                 let madeBy = ProtocolDescription.SecretMaker(rawValue: try reader.choice("made_by", ProtocolDescription.SecretMaker.allCases.map(\.rawValue))!)!
+                let agreement = madeBy == .agreement ? try readAgreement(reader, keys: keys) : nil
+                if madeBy != .agreement, let key = ["keys", "kdf", "salt", "info"].first(where: { inner[$0] != nil }) {
+                    throw DescriptionError.impossible(key: reader.keyPath(key), line: reader.line(of: key), reason: "`\(key)` is for `made_by = \"agreement\"` only; remove it")
+                }
                 let derive = try reader.choice("derive", ProtocolDescription.SecretDerivation.allCases.map(\.rawValue))
                     .flatMap(ProtocolDescription.SecretDerivation.init) ?? .raw
                 if derive.isPassphrase, inner["bytes"] != nil {
                     throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"),
                                                       reason: "a passphrase's key size follows its derive (\(derive.rawValue)); remove `bytes`")
                 }
-                // 8 and 12: a nonce sent alone (`iv = "secret:NAME"`), never a key.
-                let bytes = try reader.number("bytes", oneOf: [8, 12, 16, 24, 32]) ?? 32
+                // 8 and 12: a nonce sent alone (`iv = "secret:NAME"`), never a key; 48: a P-384 shared secret (`kdf = "none"`).
+                // With `kdf = "none"` the secret is the shared secret itself: its length by default.
+                let sharedLength = agreement.flatMap { $0.kdf == .none ? keys[$0.keys[0]]?.type.sharedSecretBytes : nil }
+                let bytes = try reader.number("bytes", oneOf: madeBy == .agreement ? [16, 24, 32, 48] : [8, 12, 16, 24, 32]) ?? sharedLength ?? 32
                 if derive == .utf8ZeroPad16, bytes != 16 {
                     throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"), reason: "`derive = \"utf8-zeropad16\"` makes a 16-byte key; write `bytes = 16`")
                 }
@@ -54,8 +60,22 @@ struct DescriptionReader {
                     throw DescriptionError.impossible(key: reader.keyPath("chars"), line: reader.line(of: "chars"),
                                                       reason: "`chars` is for text secrets only (`utf8-zeropad16`, `passphrase-sha256`, `passphrase-sha256-128`); remove it")
                 }
+                if let agreement {
+                    if ![.raw, .sha256].contains(derive) {
+                        throw DescriptionError.impossible(key: reader.keyPath("derive"), line: reader.line(of: "derive"), reason: "an agreement secret's derive is raw or sha256 (applied to what the KDF gives); found \(derive.rawValue)")
+                    }
+                    let type = keys[agreement.keys[0]]!.type
+                    if agreement.kdf == .none, bytes != type.sharedSecretBytes {
+                        throw DescriptionError.impossible(key: reader.keyPath(inner["bytes"] == nil ? "kdf" : "bytes"), line: reader.line(of: inner["bytes"] == nil ? "kdf" : "bytes"),
+                                                          reason: "with `kdf = \"none\"` the secret is the \(type.rawValue) shared secret itself, \(type.sharedSecretBytes) bytes; write `bytes = \(type.sharedSecretBytes)`\(type.sharedSecretBytes == 48 ? " and `derive = \"sha256\"` for a 32-byte key" : "")")
+                    }
+                    if agreement.kdf != .none, ![16, 24, 32].contains(bytes) {
+                        throw DescriptionError.impossible(key: reader.keyPath("bytes"), line: reader.line(of: "bytes"), reason: "an agreement secret's KDF gives 16, 24 or 32 bytes; found \(bytes)")
+                    }
+                }
                 secrets[secretName] = ProtocolDescription.Secret(name: secretName, madeBy: madeBy, bytes: bytes, derive: derive,
-                                                                 chars: try reader.number("chars", in: derive.isPassphrase ? 1...64 : 1...15) ?? 12, line: inner.line)
+                                                                 chars: try reader.number("chars", in: derive.isPassphrase ? 1...64 : 1...15) ?? 12, line: inner.line,
+                                                                 agreement: agreement)
             }
         }
 
@@ -78,6 +98,44 @@ struct DescriptionReader {
             try validator.validate()
         }
         return description
+    }
+
+    /// `made_by = "agreement"`: two keys of one curve type, one held by each side; the KDF and its inputs.
+    func readAgreement(_ reader: TableReader, keys: [String: ProtocolDescription.Key]) throws -> ProtocolDescription.Agreement {
+        let value = try reader.require("keys", "the two keys agreed with, one held by each side: keys = [\"client\", \"server\"]")
+        guard case let .array(items) = value.kind, items.count == 2 else {
+            throw DescriptionError.impossible(key: reader.keyPath("keys"), line: value.line, reason: "`keys` names two keys, one held by each side: keys = [\"A\", \"B\"]")
+        }
+        var names: [String] = []
+        for item in items {
+            guard case let .string(name) = item.kind else { throw reader.wrongType("keys", "two key names (strings)") }
+            guard let key = keys[name] else {
+                throw DescriptionError.impossible(key: reader.keyPath("keys"), line: value.line, reason: "no key \(name) in [keys] (there are \(keys.keys.sorted().joined(separator: ", ")))")
+            }
+            guard key.type.isCurve else {
+                throw DescriptionError.impossible(key: reader.keyPath("keys"), line: value.line, reason: "key \(name) is an RSA key; an agreement needs ec-p256, ec-p384 or x25519 keys")
+            }
+            names.append(name)
+        }
+        let (first, second) = (keys[names[0]]!, keys[names[1]]!)
+        guard first.type == second.type else {
+            throw DescriptionError.impossible(key: reader.keyPath("keys"), line: value.line, reason: "keys \(first.name) (\(first.type.rawValue)) and \(second.name) (\(second.type.rawValue)) are of two types; an agreement needs two keys of one")
+        }
+        guard first.holder != second.holder else {
+            throw DescriptionError.impossible(key: reader.keyPath("keys"), line: value.line, reason: "keys \(first.name) and \(second.name) are both held by the \(first.holder.rawValue); one must be the client's and one the server's")
+        }
+        let kdf = try reader.choice("kdf", ProtocolDescription.AgreementKDF.allCases.map(\.rawValue)).flatMap(ProtocolDescription.AgreementKDF.init) ?? .hkdfSHA256
+        if reader.table["salt"] != nil, kdf != .hkdfSHA256, kdf != .hkdfSHA384 {
+            throw DescriptionError.impossible(key: reader.keyPath("salt"), line: reader.line(of: "salt"), reason: "`salt` is HKDF's (kdf = \"hkdf-sha256\" or \"hkdf-sha384\"); remove it")
+        }
+        if reader.table["info"] != nil, kdf == .none {
+            throw DescriptionError.impossible(key: reader.keyPath("info"), line: reader.line(of: "info"), reason: "`info` is the KDF's context; with `kdf = \"none\"` there is none; remove it")
+        }
+        let saltText = try reader.string("salt") ?? ""
+        guard let salt = Data(hexString: saltText) else {
+            throw DescriptionError.impossible(key: reader.keyPath("salt"), line: reader.line(of: "salt"), reason: "`salt` is hex text (an even number of 0-9 a-f), e.g. salt = \"000102\"; found \"\(saltText)\"")
+        }
+        return ProtocolDescription.Agreement(keys: names, kdf: kdf, salt: salt, info: Data((try reader.string("info") ?? "").utf8))
     }
 
     func readTransport(_ reader: TableReader) throws -> ProtocolDescription.Transport {
@@ -276,6 +334,18 @@ struct DescriptionValidator {
             knownKeys[role] = Set(description.keys.values.filter { $0.holder == role || $0.preshared }.map(\.name))
             knownSecrets[role] = Set(description.secrets.values.filter { $0.madeBy.rawValue == role.rawValue || $0.madeBy == .preshared }.map(\.name))
         }
+        learnAgreements()
+    }
+
+    /// An agreement secret is known to a side that knows both keys' public halves (it holds one;
+    /// the other is preshared or has arrived).
+    mutating func learnAgreements() {
+        for secret in description.secrets.values {
+            guard let agreement = secret.agreement else { continue }
+            for role in ProtocolDescription.Role.allCases where agreement.keys.allSatisfy({ knownKeys[role]!.contains($0) }) {
+                knownSecrets[role]!.insert(secret.name)
+            }
+        }
     }
 
     func impossible(_ value: DescribedValue, _ reason: String) -> DescriptionError {
@@ -371,12 +441,14 @@ struct DescriptionValidator {
         case let .publicKey(name, format, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends key \(name)'s public half before it knows it") }
-            if key.type == .ecP256, ![.pemSPKI, .pemSPKINewline, .derSPKI].contains(format) {
-                throw impossible(value, "key \(name) is an EC key: its public half is pem-spki, pem-spki-newline or der-spki, not \(format.rawValue)")
+            let allowed = PublicKeyFormat.allowed(for: key.type)
+            if !allowed.contains(format) {
+                throw impossible(value, "key \(name) is an \(key.type.rawValue) key: its public half is \(allowed.map(\.rawValue).joined(separator: ", ")), not \(format.rawValue)")
             }
             if !(inJSON && format.isJSON) { try requireEncoded(encoding, textOK: format.isText) }
-            if encoding == .utf8, !format.isText { throw impossible(value, "a DER key is not text; `encoding = \"utf8\"` is for text") }
+            if encoding == .utf8, !format.isText { throw impossible(value, "a binary key (\(format.rawValue)) is not text; `encoding = \"utf8\"` is for text") }
             knownKeys[receiver]!.insert(name)
+            learnAgreements()
         case let .rsa(name, _, carries, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else {
@@ -427,6 +499,9 @@ struct DescriptionValidator {
             try checkCarries(value, sealed.carries, from: sender)
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
+            guard secret.madeBy != .agreement else {
+                throw impossible(value, "secret \(name) is agreed (made_by = \"agreement\"): each side computes it, and sending it in the clear gives it away")
+            }
             guard knownSecrets[sender]!.contains(name) else { throw impossible(value, "the \(sender.rawValue) sends secret \(name) before it knows it") }
             if encoding == .utf8, !secret.derive.isText { throw impossible(value, "`encoding = \"utf8\"` is only for text secrets (`utf8-zeropad16`, passphrases); the others are random bytes") }
             try requireEncoded(encoding, textOK: encoding == .utf8)
@@ -469,6 +544,9 @@ struct DescriptionValidator {
             guard sender == .server else { throw impossible(value, "`carries = \"echo\"` and `\"same\"` are a server's answer; the client sends \"message\" or \"json-message\"") }
         case let .secret(name, _):
             guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
+            guard secret.madeBy != .agreement else {
+                throw impossible(value, "secret \(name) is agreed (made_by = \"agreement\"): each side computes it; nobody carries it")
+            }
             guard secret.madeBy.rawValue == sender.rawValue else {
                 throw impossible(value, "the \(sender.rawValue) carries secret \(name), but \(secret.madeBy == .preshared ? "it is preshared" : "the \(secret.madeBy.rawValue) makes it"); write `made_by = \"\(sender.rawValue)\"` in [secrets.\(name)]")
             }
@@ -488,6 +566,8 @@ struct DescriptionValidator {
         case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
         case let .lengthOf(bytes): return bytes
+        case let .publicKey(name, format, encoding):
+            return description.keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
         case let .secret(name, encoding):
             guard let secret = description.secrets[name] else { return nil }
             if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length

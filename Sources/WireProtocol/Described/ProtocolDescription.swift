@@ -39,11 +39,23 @@ public struct ProtocolDescription: Sendable {
         public var line: Int
     }
 
-    /// What a `[keys.NAME]` is: an RSA key (encryption, `rsa` values) or an EC key on NIST P-256
-    /// (SEC 2 §2.4.2, FIPS 186-5; `signature` values).
+    /// What a `[keys.NAME]` is: an RSA key (encryption, `rsa` values), an EC key on NIST P-256 or
+    /// P-384 (SEC 2 §2.4.2, §2.5.1; FIPS 186-5: `signature` values on P-256, `agreement` secrets), or
+    /// an X25519 key (RFC 7748 §5: `agreement` secrets).
     public enum KeyType: String, Sendable, CaseIterable {
         case rsa
         case ecP256 = "ec-p256"
+        case ecP384 = "ec-p384"
+        case x25519
+
+        /// An EC or X25519 key: no `bits`, and its own public-key formats.
+        public var isCurve: Bool { self != .rsa }
+        /// A NIST curve (SEC 1 points: x962 and compressed forms), not X25519.
+        public var isNISTCurve: Bool { self == .ecP256 || self == .ecP384 }
+        /// The curve's size in bits, as a key's `bits`.
+        public var curveBits: Int { self == .ecP384 ? 384 : 256 }
+        /// The length of the ECDH shared secret (SEC 1 §3.3.1: the x-coordinate; RFC 7748 §6.1: 32).
+        public var sharedSecretBytes: Int { self == .ecP384 ? 48 : 32 }
     }
 
     /// An HTTP refusal of one kind as the description states it: its status, and a constant body
@@ -53,7 +65,32 @@ public struct ProtocolDescription: Sendable {
         public var body: DescribedValue?
     }
 
-    public enum SecretMaker: String, Sendable, CaseIterable { case client, server, preshared }
+    public enum SecretMaker: String, Sendable, CaseIterable { case client, server, preshared, agreement }
+
+    /// How a key-agreement shared secret becomes the secret's bytes.
+    public enum AgreementKDF: String, Sendable, CaseIterable {
+        case hkdfSHA256 = "hkdf-sha256"
+        case hkdfSHA384 = "hkdf-sha384"
+        case x963SHA256 = "x963-sha256"
+        case none
+    }
+
+    /// `made_by = "agreement"`: ECDH (or X25519) of one side's key with the other's, then a KDF.
+    public struct Agreement: Sendable, Equatable {
+        /// The two keys, one held by each side.
+        public var keys: [String]
+        public var kdf: AgreementKDF
+        /// HKDF's salt (empty: none, RFC 5869 §2.2).
+        public var salt: Data
+        /// HKDF's info, or X9.63's SharedInfo.
+        public var info: Data
+
+        /// The key of the pair that `role` holds, and the other one.
+        public func keys(heldBy role: ProtocolDescription.Role, in description: ProtocolDescription) -> (own: String, peer: String)? {
+            guard let own = keys.first(where: { description.keys[$0]?.holder == role }), let peer = keys.first(where: { $0 != own }) else { return nil }
+            return (own, peer)
+        }
+    }
     public enum SecretDerivation: String, Sendable, CaseIterable {
         case raw
         case utf8ZeroPad16 = "utf8-zeropad16"
@@ -75,6 +112,8 @@ public struct ProtocolDescription: Sendable {
         /// Text secrets only (`utf8-zeropad16`, passphrases): how many random letters and digits a fresh one has.
         public var chars: Int
         public var line: Int
+        /// `made_by = "agreement"`: the keys and KDF.
+        public var agreement: Agreement? = nil
         /// The length of the cipher key the secret's bytes become.
         public var keyBytes: Int {
             switch derive {

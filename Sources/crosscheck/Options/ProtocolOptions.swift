@@ -74,20 +74,29 @@ struct ProtocolOptions: ParsableArguments {
                 do {
                     switch (key.type, holder) {
                     case (.rsa, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY", "RSA PUBLIC KEY"]), of: key, in: &options)
-                    case (.ecP256, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY"]), of: key, in: &options)
+                    case (_, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY"]), of: key, in: &options)
                     case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: Self.keyDER(data, labels: ["PRIVATE KEY", "RSA PRIVATE KEY"]))
-                    case (.ecP256, .client): options.ecPrivateKeys[name] = try ECPrivateKey(derRepresentation: Self.keyDER(data, labels: ["PRIVATE KEY", "EC PRIVATE KEY"]))
+                    case (.x25519, .client): options.curvePrivateKeys[name] = .x25519(try X25519PrivateKey(derRepresentation: Self.keyDER(data, labels: ["PRIVATE KEY"])))
+                    case (_, .client): options.curvePrivateKeys[name] = .ec(try ECPrivateKey(derRepresentation: Self.keyDER(data, labels: ["PRIVATE KEY", "EC PRIVATE KEY"])))
                     }
                 } catch {
-                    throw CommandExit(.noInput, "\(option) \(name)=\(path): not an \(key.type == .rsa ? "RSA" : "EC (P-256)") \(holder == .server ? "public" : "private") key crosscheck accepts: \(error)")
+                    throw CommandExit(.noInput, "\(option) \(name)=\(path): not an \(key.type == .rsa ? "RSA" : key.type.rawValue) \(holder == .server ? "public" : "private") key crosscheck accepts: \(error)")
                 }
-                if key.type == .ecP256, (options.ecPublicKeys[name]?.curve ?? options.ecPrivateKeys[name]?.curve) != .p256 {
-                    throw CommandExit(.noInput, "\(option) \(name)=\(path): the key is not on P-256, and the description's key \(name) is ec-p256")
+                if key.type.isNISTCurve {
+                    let curve: ECCurve? = {
+                        if case let .ec(ec)? = options.curvePublicKeys[name] { return ec.curve }
+                        if case let .ec(ec)? = options.curvePrivateKeys[name] { return ec.curve }
+                        return nil
+                    }()
+                    let wanted: ECCurve = key.type == .ecP384 ? .p384 : .p256
+                    if curve != wanted {
+                        throw CommandExit(.noInput, "\(option) \(name)=\(path): the key is not on \(wanted.rawValue), and the description's key \(name) is \(key.type.rawValue)")
+                    }
                 }
             }
         }
         var notes: [String] = []
-        func givenPublicKey(_ name: String) -> Bool { options.publicKeys[name] != nil || options.ecPublicKeys[name] != nil }
+        func givenPublicKey(_ name: String) -> Bool { options.publicKeys[name] != nil || options.curvePublicKeys[name] != nil }
         if let held {
             for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.preshared && key.holder == .server && !givenPublicKey(key.name) {
                 switch held(key.type) {
@@ -104,7 +113,7 @@ struct ProtocolOptions: ParsableArguments {
         let missingSecrets = description.secrets.values.filter { $0.madeBy == .preshared && options.secrets[$0.name] == nil }.map(\.name)
         let missingKeys = description.keys.values.filter { $0.preshared && $0.holder == .server && !givenPublicKey($0.name) }.map(\.name)
         // A preshared key the client holds: the server has its public half, so only that private key will do.
-        let missingPrivate = description.keys.values.filter { $0.preshared && $0.holder == .client && options.privateKeys[$0.name] == nil && options.ecPrivateKeys[$0.name] == nil }.map(\.name)
+        let missingPrivate = description.keys.values.filter { $0.preshared && $0.holder == .client && options.privateKeys[$0.name] == nil && options.curvePrivateKeys[$0.name] == nil }.map(\.name)
         if !missingSecrets.isEmpty || !missingKeys.isEmpty || !missingPrivate.isEmpty {
             throw UsageError("the description's preshared values must be given: "
                              + (missingSecrets.sorted().map { "--secret \($0)=HEX" } + missingKeys.sorted().map { "--public-key \($0)=FILE" }
@@ -117,7 +126,8 @@ struct ProtocolOptions: ParsableArguments {
     static func setPublicKey(_ der: Data, of key: ProtocolDescription.Key, in options: inout DescribedRemote.Options) throws {
         switch key.type {
         case .rsa: options.publicKeys[key.name] = try RSAPublicKey(importing: der)
-        case .ecP256: options.ecPublicKeys[key.name] = try ECPublicKey(derRepresentation: der)
+        case .ecP256, .ecP384: options.curvePublicKeys[key.name] = .ec(try ECPublicKey(derRepresentation: der))
+        case .x25519: options.curvePublicKeys[key.name] = .x25519(try X25519PublicKey(derRepresentation: der))
         }
     }
 
