@@ -154,6 +154,251 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// Found by the fourth review, each written from the docs with pyca: a correct server whose RSA
+    /// takes longer than the quiet gap refuses a bad wrapped key after the client's next message is
+    /// sent, and closes with it unread — a reset, which is a close (it failed as "kept the connection
+    /// open"); one whose unwrap time varies around the quiet gap is no timing oracle (it failed now
+    /// and then: the confirming tries now wait longer for an answer before the next message).
+    func testRemote_aSlowCorrectServerThatResets_passes_aTimingOracleStillFails() throws {
+        let folder = try scratch()
+        let server = folder.appendingPathComponent("slow_wrapped_gcm.py")
+        try """
+        import os, random, socket, struct, sys, threading, time
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+        low, _, high = sys.argv[1].partition("-")
+        oracle = "--oracle" in sys.argv
+        def exactly(conn, n):
+            data = b""
+            while len(data) < n:
+                chunk = conn.recv(n - len(data))
+                if not chunk: raise EOFError
+                data += chunk
+            return data
+        def recv(conn): return exactly(conn, struct.unpack(">I", exactly(conn, 4))[0])
+        def send(conn, data): conn.sendall(struct.pack(">I", len(data)) + data)
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                send(conn, pem)
+                wrapped = recv(conn)
+                time.sleep(random.uniform(float(low), float(high or low)))  # a slow board's RSA
+                try:
+                    if oracle:  # Manger: a block whose first byte is not 0 is refused at once, others at the GCM message
+                        n, d = key.private_numbers().public_numbers.n, key.private_numbers().d
+                        if pow(int.from_bytes(wrapped, "big"), d, n) >> (8 * 255): raise ValueError("first byte")
+                        try: secret = key.decrypt(wrapped, OAEP)
+                        except ValueError: secret = os.urandom(32)
+                    else:
+                        secret = key.decrypt(wrapped, OAEP)
+                    box = recv(conn)
+                    message = AESGCM(secret).decrypt(box[:12], box[12:], None)
+                except Exception:
+                    send(conn, b"ERROR")
+                    return  # close() with the GCM message unread: the kernel answers with a reset
+                nonce = os.urandom(12)
+                send(conn, nonce + AESGCM(secret).encrypt(nonce, message, None))
+            except (EOFError, OSError):
+                pass
+            finally:
+                conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        let prefix = "crosscheck.described.rsa-wrapped-aes-gcm.remote.session."
+        for (delay, oracle, expected) in [("0.4", false, Int32(0)), ("0.2-0.4", false, 0), ("0.4", true, 1)] {
+            let port = try servers.start("/usr/bin/python3", [server.path, delay] + (oracle ? ["--oracle"] : []), in: folder)
+            let junit = folder.appendingPathComponent("remote-\(delay)-\(oracle).xml")
+            let outcome = try crosscheck(["remote", "--protocol", "examples/protocols/rsa-wrapped-aes-gcm.toml", "--host", "127.0.0.1", "--port", String(port),
+                                          "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "delay \(delay), oracle \(oracle): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results[prefix + "refuses.message-1.rsa-not-below-modulus"], "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "oracle.rsa.message-1"], oracle ? "failed" : "passed", "\(results)")
+        }
+    }
+
+    /// Found by the fourth review: where a client's agreement key travels with its ciphertext, the
+    /// probes find each part — by the known lengths of a `concat` (an X25519 key, then a GCM box: a
+    /// server that never checks the tag fails the tag probe; the correct one passes, where before a
+    /// probe that could not find the key went out unchanged and failed it) — and a server that does
+    /// not check that a P-256 point is on its curve fails, though the box beside the point fails
+    /// either way: the probe's point is (X, 0), of order 2 elsewhere, and its box is sealed under the
+    /// key such a server computes.
+    func testRemote_aKeyBesideItsCiphertext_everyPartIsProbed_anUnvalidatedPointFails() throws {
+        let folder = try scratch()
+        let concat = folder.appendingPathComponent("x25519-concat.toml")
+        try """
+        name = "x25519-concat"
+        [transport]
+        kind = "tcp"
+        framing = "length-prefix"
+        [keys.client]
+        type = "x25519"
+        holder = "client"
+        [keys.server]
+        type = "x25519"
+        holder = "server"
+        [secrets.session]
+        made_by = "agreement"
+        keys = ["client", "server"]
+        kdf = "none"
+        derive = "sha256"
+        [[conversation]]
+        name = "oneshot"
+        error = { text = "ERROR" }
+        [[conversation.step]]
+        from = "server"
+        send = { public_key = "server", format = "raw" }
+        [[conversation.step]]
+        from = "client"
+        send = { concat = [ { public_key = "client", format = "raw" }, { sealed = "session", cipher = "aes-gcm" } ] }
+        [[conversation.step]]
+        from = "server"
+        send = { sealed = "session", cipher = "aes-gcm", carries = "same" }
+        then = "close"
+        """.write(to: concat, atomically: true, encoding: .utf8)
+        let json = folder.appendingPathComponent("p256-json.toml")
+        try """
+        name = "p256-json"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [keys.client]
+        type = "ec-p256"
+        holder = "client"
+        [keys.server]
+        type = "ec-p256"
+        holder = "server"
+        [secrets.session]
+        made_by = "agreement"
+        keys = ["client", "server"]
+        info = "json"
+        [[conversation]]
+        name = "oneshot"
+        error = { text = "ERROR" }
+        [[conversation.step]]
+        from = "server"
+        send = { json = { pub = { public_key = "server", format = "x962", encoding = "base64" } } }
+        [[conversation.step]]
+        from = "client"
+        send = { json = { pub = { public_key = "client", format = "x962", encoding = "base64" }, box = { sealed = "session", cipher = "chacha20-poly1305", carries = "message", encoding = "base64" } } }
+        [[conversation.step]]
+        from = "server"
+        send = { json = { box = { sealed = "session", cipher = "chacha20-poly1305", carries = "same", encoding = "base64" } } }
+        then = "close"
+        """.write(to: json, atomically: true, encoding: .utf8)
+        // Both written from the descriptions; P-256's numbers from SEC 2 §2.4.2 for the server that
+        // does its own arithmetic (affine double-and-add, no check that the point is on the curve).
+        let server = folder.appendingPathComponent("agreement_servers.py")
+        try """
+        import base64, hashlib, json, os, socket, struct, sys, threading
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec, x25519
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+        from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+        shape, flaw = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
+        P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff
+        A = P - 3
+        def add(p1, p2):
+            if p1 is None: return p2
+            if p2 is None: return p1
+            (x1, y1), (x2, y2) = p1, p2
+            if x1 == x2 and (y1 + y2) % P == 0: return None
+            l = (3 * x1 * x1 + A) * pow(2 * y1, P - 2, P) if p1 == p2 else (y2 - y1) * pow(x2 - x1, P - 2, P)
+            x3 = (l * l - x1 - x2) % P
+            return (x3, (l * (x1 - x3) - y1) % P)
+        def times(k, point):
+            result = None
+            while k:
+                if k & 1: result = add(result, point)
+                point, k = add(point, point), k >> 1
+            return result
+        def exactly(f, n):
+            data = f.read(n)
+            if len(data) != n: raise EOFError
+            return data
+        def concat_conversation(conn):
+            f = conn.makefile("rb")
+            def send(data): conn.sendall(struct.pack(">I", len(data)) + data)
+            mine = x25519.X25519PrivateKey.generate()
+            send(mine.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+            message = exactly(f, struct.unpack(">I", exactly(f, 4))[0])
+            try:
+                key = hashlib.sha256(mine.exchange(x25519.X25519PublicKey.from_public_bytes(message[:32]))).digest()
+                nonce, body = message[32:44], message[44:]
+                if flaw == "skip-tag":  # GCM's keystream from counter 2, the tag never checked
+                    op = Cipher(algorithms.AES(key), modes.CTR(nonce + bytes([0, 0, 0, 2]))).decryptor()
+                    plaintext = op.update(body[:-16]) + op.finalize()
+                else:
+                    plaintext = AESGCM(key).decrypt(nonce, body, None)
+            except Exception:
+                send(b"ERROR"); return
+            answer = os.urandom(12)
+            send(answer + AESGCM(key).encrypt(answer, plaintext, None))
+        def json_conversation(conn):
+            f = conn.makefile("rb")
+            def send(obj): conn.sendall(json.dumps(obj).encode() + b"\\n")
+            mine = ec.generate_private_key(ec.SECP256R1())
+            send({"pub": base64.b64encode(mine.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)).decode()})
+            try:
+                fields = json.loads(f.readline())
+                point = base64.b64decode(fields["pub"])
+                if flaw == "no-validate":
+                    shared_point = times(mine.private_numbers().private_value, (int.from_bytes(point[1:33], "big"), int.from_bytes(point[33:], "big")))
+                    shared = shared_point[0].to_bytes(32, "big")
+                else:
+                    shared = mine.exchange(ec.ECDH(), ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point))
+                key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"json").derive(shared)
+                box = base64.b64decode(fields["box"])
+                plaintext = ChaCha20Poly1305(key).decrypt(box[:12], box[12:], None)
+            except Exception:
+                conn.sendall(b"ERROR\\n"); return
+            nonce = os.urandom(12)
+            send({"box": base64.b64encode(nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, None)).decode()})
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                (concat_conversation if shape == "concat" else json_conversation)(conn)
+            except (EOFError, OSError):
+                pass
+            finally:
+                try: conn.shutdown(socket.SHUT_WR)
+                except OSError: pass
+                conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        let cases: [(String, URL, String, String, [String: String])] = [
+            ("concat", concat, "", "x25519-concat", ["refuses.message-1.aes-gcm-tag-bit-flipped": "passed", "survives.message-1.key-that-does-not-load": "passed"]),
+            ("concat", concat, "skip-tag", "x25519-concat", ["refuses.message-1.aes-gcm-tag-bit-flipped": "failed"]),
+            ("json", json, "", "p256-json", ["refuses.message-1.ec-point-not-on-curve": "passed"]),
+            ("json", json, "no-validate", "p256-json", ["refuses.message-1.ec-point-not-on-curve": "failed"]),
+        ]
+        for (shape, description, flaw, name, expected) in cases {
+            let port = try servers.start("/usr/bin/python3", [server.path, shape] + (flaw.isEmpty ? [] : [flaw]), in: folder)
+            let junit = folder.appendingPathComponent("remote-\(shape)-\(flaw).xml")
+            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, flaw.isEmpty ? 0 : 1, "\(shape) \(flaw): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            for (testcase, verdict) in expected {
+                XCTAssertEqual(results["crosscheck.described.\(name).remote.oneshot." + testcase], verdict, "\(shape) \(flaw): \(results)")
+            }
+        }
+    }
+
     /// A fleet under one description: `--targets FILE -j 2` checks each server in a testsuite of its
     /// own (the correct one passes, the padding oracle fails; a failure's progress line names its
     /// server), and `--known-failures` reports a listed failure as known and a listed check that

@@ -12,6 +12,7 @@ server's docstring lists them); a thread per connection; a deadline on every rea
 import argparse
 import http.server
 import os
+import random
 import socket
 import socketserver
 import struct
@@ -26,12 +27,13 @@ MAX_MESSAGE = 65536
 
 
 def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, psk2=False, ec_public=False,
-              argv=None):
+              delay=False, argv=None):
     """--host/--port/--plant for every server; --psk HEX for preshared secrets (--psk2 HEX: a description's
     second preshared secret, in file order); --passphrase TEXT for a preshared passphrase (the text itself,
     as crosscheck's --secret NAME=TEXT); --key/--bits for RSA; --ec-public PEM for the public half of a
     preshared EC key the client holds (a SubjectPublicKeyInfo PEM file; crosscheck is given the private
-    half as --private-key NAME=PEM). args.ec_public is then the loaded key, not the path."""
+    half as --private-key NAME=PEM). args.ec_public is then the loaded key, not the path. --delay S or
+    LOW-HIGH (seconds): a correct but slow server, as a Pi Zero's RSA is; args.delay() draws the wait."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one, printed as LISTENING <port>)")
@@ -48,7 +50,17 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
     if ec_public:
         parser.add_argument("--ec-public", required=True, metavar="PEM_FILE",
                             help="the client's EC public key (PEM, SubjectPublicKeyInfo), preshared")
+    if delay:
+        parser.add_argument("--delay", default="0", metavar="S[-S]",
+                            help="seconds to wait before the slow step (a slow board): fixed, or drawn from LOW-HIGH each time")
     args = parser.parse_args(argv)
+    if delay:
+        try:
+            low, _, high = args.delay.partition("-")
+            bounds = (float(low), float(high or low))
+        except ValueError:
+            parser.error("--delay takes seconds, or LOW-HIGH")
+        args.delay = lambda: random.uniform(*bounds)
     if psk:
         try:
             args.psk = bytes.fromhex(args.psk)

@@ -6,6 +6,9 @@ tag (16) of its message; the server answers the same plaintext under a fresh non
 and closes. Any refusal (a secret that is not 32 bytes, a block or a message that does not
 decrypt or authenticate): "ERROR" (framed) and a close.
 
+--delay S or LOW-HIGH: a correct server that takes that long to unwrap (a slow board): its refusal
+of a bad key comes after the client's GCM message is sent, and with it unread the close is a reset.
+
 Plants (--plant):
   ignores-tag     decrypts the GCM keystream as plain CTR and never checks the tag: a forged message is answered
   nonce-echo      answers under the client's nonce: the same nonce twice under one key
@@ -18,6 +21,7 @@ Plants (--plant):
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
@@ -32,7 +36,7 @@ OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.S
 
 
 def main():
-    args = dzoolib.arguments(__doc__.splitlines()[0], PLANTS, key=True)
+    args = dzoolib.arguments(__doc__.splitlines()[0], PLANTS, key=True, delay=True)
     key = dzoolib.rsa_private_key(args.key, args.bits)
     pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
@@ -40,6 +44,7 @@ def main():
     n, d, k = numbers.public_numbers.n, numbers.d, (key.key_size + 7) // 8
 
     def unwrap(wrapped):
+        time.sleep(args.delay())
         if args.plant == "reduces-mod-n" and len(wrapped) == k:
             wrapped = (int.from_bytes(wrapped, "big") % n).to_bytes(k, "big")
         elif args.plant == "manger-oracle" and len(wrapped) == k and int.from_bytes(wrapped, "big") < n:

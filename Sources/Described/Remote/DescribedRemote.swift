@@ -326,8 +326,10 @@ final class DescribedRemoteRun {
     /// return other bytes for the client's message `index` (0-based, client messages only); after
     /// `stopAfter` client messages the conversation ends with the server's answer to the last.
     /// `probe` is set on the party just before it builds client message `probe.at`.
+    /// `waitBeforeNext`: on a socket, how long to wait after the probed message for an answer before
+    /// sending the client's next one, where the server answers only later (default: a quiet gap).
     func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
-                  message: Data? = nil, config: [String: String]? = nil,
+                  message: Data? = nil, config: [String: String]? = nil, waitBeforeNext: TimeInterval? = nil,
                   replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
         if interrupted { throw Interrupted() }
         var live = LiveConversation(party: try client(conversation, message: message, config: config))
@@ -335,7 +337,7 @@ final class DescribedRemoteRun {
         if description.transport.isHTTP {
             try converseHTTP(&live, stopAfter: stopAfter, beforeBuilding: next, replace: replace)
         } else {
-            try converseTCP(&live, stopAfter: stopAfter, beforeBuilding: next, replace: replace)
+            try converseTCP(&live, stopAfter: stopAfter, waitBeforeNext: waitBeforeNext, beforeBuilding: next, replace: replace)
         }
         return live
     }
@@ -390,7 +392,7 @@ final class DescribedRemoteRun {
         }
     }
 
-    private func converseTCP(_ live: inout LiveConversation, stopAfter: Int?, beforeBuilding: (Int, DescribedParty) -> Void,
+    private func converseTCP(_ live: inout LiveConversation, stopAfter: Int?, waitBeforeNext: TimeInterval?, beforeBuilding: (Int, DescribedParty) -> Void,
                              replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage) throws {
         let connection: TCPConnection
         do { connection = try target.connect() } catch {
@@ -429,7 +431,7 @@ final class DescribedRemoteRun {
                 // probe itself, and when it comes tells probes apart as its bytes do (a server that
                 // refuses a bad padding at once and a good one only at the next message is an oracle).
                 if let stopAfter, sent == stopAfter, live.party.nextStepIsOurs {
-                    let wait = previousNeedsPause ? options.quietGap * 2 : options.quietGap
+                    let wait = max(waitBeforeNext ?? 0, previousNeedsPause ? options.quietGap * 2 : options.quietGap)
                     do {
                         let chunk = try connection.read(upTo: 65536, timeout: wait)
                         live.answeredBefore = sent + 1
@@ -492,7 +494,17 @@ final class DescribedRemoteRun {
                 var closesAfterError = false
                 if let conversation = live.party.conversation { closesAfterError = conversation.errorThen == .close && conversation.isRefusal(message) }
                 if !live.closedByServer {
-                    live.closedByServer = (try? connection.read(upTo: 1, timeout: closesAfterError ? options.timeout : options.quietGap))?.isEmpty ?? false
+                    // A reset is a close too: a server that closes with our later message unread (it
+                    // refused an earlier one) makes its kernel answer RST, not FIN (RFC 1122 §4.2.2.13).
+                    do {
+                        live.closedByServer = try connection.read(upTo: 1, timeout: closesAfterError ? options.timeout : options.quietGap).isEmpty
+                    } catch TransportError.timedOut {
+                        live.closedByServer = false
+                    } catch TransportError.peerAwaitsInput {
+                        live.closedByServer = false
+                    } catch {
+                        live.closedByServer = true
+                    }
                 }
                 live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
                 return
@@ -517,7 +529,15 @@ final class DescribedRemoteRun {
         if clientCloses { connection.shutdownWrite() }
         let until = Date().addingTimeInterval(closes || clientCloses ? options.timeout : options.quietGap)
         while !live.closedByServer, Date() < until {
-            guard let more = try? connection.read(upTo: 65536, timeout: max(0.01, until.timeIntervalSinceNow)) else { break }
+            let more: Data
+            do { more = try connection.read(upTo: 65536, timeout: max(0.01, until.timeIntervalSinceNow)) } catch TransportError.timedOut {
+                break
+            } catch TransportError.peerAwaitsInput {
+                break
+            } catch {
+                live.closedByServer = true  // a reset closes as a FIN does
+                break
+            }
             if more.isEmpty { live.closedByServer = true } else { rest += more }
         }
         if !rest.isEmpty { live.extraBytes = rest }

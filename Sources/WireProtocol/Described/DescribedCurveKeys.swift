@@ -101,6 +101,22 @@ extension DescribedBytes {
         }
     }
 
+    /// An EC point `04‖X‖Y` of `key`'s curve, on it or not, written as `key` would be in `format`
+    /// (SPKI DER and PEM: `key`'s own SubjectPublicKeyInfo around it); nil for a compressed form.
+    public static func export(point: Data, like key: ECPublicKey, _ format: PublicKeyFormat) -> Data? {
+        guard let der = try? key.derRepresentation, point.count == key.x963Representation.count, der.count > point.count else { return nil }
+        let spki = der.prefix(der.count - point.count) + point
+        switch format {
+        case .x962: return point
+        case .raw: return point.dropFirst()
+        case .derSPKI: return spki
+        case .pemSPKI, .pemSPKINewline:
+            let body = spki.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            return Data(("-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----" + (format == .pemSPKINewline ? "\n" : "")).utf8)
+        default: return nil
+        }
+    }
+
     /// A public key of `type` in `format`, as strict as `importKey` is with RSA's (one PEM block, at
     /// most a line end after it). Every way in checks the point is on the key's curve (SEC 1 v2
     /// §3.2.2.1; OpenSSL's import refuses one that is not): a point off it is refused.

@@ -47,6 +47,10 @@ public final class DescribedParty {
         /// other n − 1 bytes are zero (n + a block when n is 1, so there are others): a reader that
         /// strips n bytes without checking them (`data[:-data[-1]]`) takes it; no PKCS#7 reader does.
         case sealedOwnPlaintextOnlyLastPadByteRight
+        /// The next `public_key` value of this party's own EC key is this point instead (`04‖X‖Y`,
+        /// in the value's format; it need not be on the curve), and every agreement secret made with
+        /// that key is derived from `sharedSecret`, what a server that takes the point computes.
+        case agreementPoint(Data, sharedSecret: Data)
     }
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
@@ -542,6 +546,14 @@ private struct Context {
             let pairs = try fieldTexts(fields).map { DescribedBytes.formEscape($0.name) + "=" + DescribedBytes.formEscape($0.text) }
             return BuiltValue(bytes: Data(pairs.joined(separator: "&").utf8))
         case let .publicKey(name, format, encoding):
+            if case let .agreementPoint(point, shared)? = party.probe, case let .ec(own)? = party.curvePrivateKey(name),
+               let bytes = DescribedBytes.export(point: point, like: own.publicKey, format) {
+                party.probe = nil
+                for secret in description.secrets.values where secret.agreement?.keys.contains(name) == true {
+                    state.secrets[secret.name] = try DescribedBytes.agreed(secret, shared: shared)
+                }
+                return BuiltValue(bytes: DescribedBytes.encode(bytes, encoding))
+            }
             if let key = state.curvePublicKeys[name] { return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding)) }
             guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
             return BuiltValue(bytes: DescribedBytes.encode(try DescribedBytes.export(key, format), encoding))

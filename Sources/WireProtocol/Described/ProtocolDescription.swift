@@ -209,6 +209,13 @@ public struct ProtocolDescription: Sendable {
 
     public func conversation(named name: String) -> Conversation? { conversations.first { $0.name == name } }
 
+    /// A value's length on the wire where the description fixes it (a text, an RSA block of the
+    /// key's `bits`, a digest, a fixed-size public key or secret): how a receiver splits a `concat`.
+    public func fixedLength(of value: DescribedValue) -> Int? {
+        guard let conversation = conversations.first else { return nil }
+        return DescriptionValidator(description: self, conversation: conversation).knownLength(value)
+    }
+
     init(name: String, summary: String?, source: String?, transport: Transport, keys: [String: Key], secrets: [String: Secret],
          conversations: [Conversation]) {
         self.name = name; self.summary = summary; self.source = source; self.transport = transport
