@@ -195,6 +195,7 @@ final class DescribedProtocolCLITests: XCTestCase {
                         except ValueError: secret = os.urandom(32)
                     else:
                         secret = key.decrypt(wrapped, OAEP)
+                    if len(secret) != 32: raise ValueError("secret length")  # the description's 32 bytes, refused at once as a bad padding is
                     box = recv(conn)
                     message = AESGCM(secret).decrypt(box[:12], box[12:], None)
                 except Exception:

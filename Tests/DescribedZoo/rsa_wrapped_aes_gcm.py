@@ -14,6 +14,8 @@ Plants (--plant):
   nonce-echo      answers under the client's nonce: the same nonce twice under one key
   reduces-mod-n   takes the wrapped secret modulo n before unwrapping it (pow(c, d, n) with no range
                   check): c + n unwraps as c does (RFC 8017 §5.1.2 step 1 refuses it)
+  names-the-length  refuses a secret of the wrong length (a good OAEP padding around it) with "ERROR: secret
+                  length" and everything else with "ERROR": the refusal tells a good padding from a bad one
   manger-oracle   refuses at once when the RSA block's first byte is not 0, and otherwise goes on with
                   a random secret, so its refusal comes only after the sealed message: when the
                   "ERROR" arrives tells an attacker which ciphertexts begin with 0 (Manger 2001)
@@ -31,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle")
+PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle", "names-the-length")
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
 
@@ -62,6 +64,9 @@ def main():
         try:
             secret = unwrap(wire.recv())
             if len(secret) != 32:
+                if args.plant == "names-the-length":
+                    wire.send(b"ERROR: secret length")
+                    return
                 raise ValueError("secret of %d bytes" % len(secret))
             sealed = wire.recv()
             if len(sealed) < 28:

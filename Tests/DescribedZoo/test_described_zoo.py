@@ -343,6 +343,20 @@ def refused_before_the_sealed_message(port, first_byte):
         return False
 
 
+def wrapped_secret_refusal(port, secret_bytes):
+    """The server's answer to a good OAEP-SHA256 padding around `secret_bytes` random bytes as the wrapped secret."""
+    with connect(port) as sock:
+        wire = Prefixed(sock)
+        key = serialization.load_pem_public_key(wire.recv())
+        wire.send(key.encrypt(os.urandom(secret_bytes), OAEP_SHA256))
+        return wire.recv()
+
+
+def test_rsa_wrapped_aes_gcm_plant_names_the_length(servers):
+    assert wrapped_secret_refusal(servers.port("rsa-wrapped-aes-gcm"), 16) == b"ERROR"
+    assert wrapped_secret_refusal(servers.port("rsa-wrapped-aes-gcm", "names-the-length"), 16) == b"ERROR: secret length"
+
+
 def test_rsa_wrapped_aes_gcm_plant_manger_oracle(servers):
     correct, planted = servers.port("rsa-wrapped-aes-gcm"), servers.port("rsa-wrapped-aes-gcm", "manger-oracle")
     assert (refused_before_the_sealed_message(correct, 0x01), refused_before_the_sealed_message(correct, 0x00)) == (True, True)

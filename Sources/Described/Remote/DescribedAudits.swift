@@ -825,11 +825,23 @@ extension DescribedRemoteRun {
                 }
                 // A good padding around a plaintext the server cannot use (not UTF-8): it may be taken,
                 // or refused as a bad padding is — a third answer tells a good padding from a bad one.
-                if let block = Self.validBlock(padding: padding, k: k, message: Data(repeating: 0xff, count: 16), generator: &generator) {
-                    let unusable = try converse(conversation.name, stopAfter: index + 1, probe: (index, .rsaBlock(block)), waitBeforeNext: patient)
+                // PKCS#1 v1.5: the block built here; OAEP: the key's own encryption of those bytes (a good
+                // OAEP padding told from a bad one is as much an oracle: Manger 2001 needs less).
+                let unusablePlaintext = Data(repeating: 0xff, count: 16)
+                let goodPadding: DescribedParty.Probe? = padding == .pkcs1
+                    ? Self.validBlock(padding: padding, k: k, message: unusablePlaintext, generator: &generator).map { .rsaBlock($0) }
+                    : (try? key.encrypt(unusablePlaintext, padding: DescribedBytes.rsaPadding(padding))).map { .rsaCiphertext($0) }
+                if let goodPadding {
+                    let unusable = try converse(conversation.name, stopAfter: index + 1, probe: (index, goodPadding), waitBeforeNext: patient)
                     let answer = AnswerSignature(unusable)
-                    if !wentOn(unusable, conversation), answer.shape != signatures[0].1.shape {
-                        throw CheckFailure("padding oracle: a good \(padding.rawValue) padding around 16 bytes of 0xff (not UTF-8; as a key, not the session's) gets \(answer), a bad padding gets \(signatures[0].1) — the answers tell the paddings apart (Bleichenbacher 1998)",
+                    // A refusal is the description's, or text that begins as one ("ERROR: key length"
+                    // where the error is "ERROR"): the server refused, and said why.
+                    let refusedAlike: Bool = {
+                        guard case let .bytes(data)? = unusable.probeAnswer else { return false }
+                        return conversation.refusalTexts.contains { !$0.bytes.isEmpty && data.starts(with: $0.bytes) }
+                    }()
+                    if !wentOn(unusable, conversation) || refusedAlike, answer.shape != signatures[0].1.shape {
+                        throw CheckFailure("padding oracle: a good \(padding.rawValue) padding around 16 bytes of 0xff (not UTF-8; as a key, not the session's) gets \(answer), a bad padding gets \(signatures[0].1) — the answers tell the paddings apart (Bleichenbacher 1998; Manger 2001)",
                                            details: "good padding, unusable plaintext:\n\(show(unusable))\n\nbad padding (\(signatures[0].0)):\n\(show(signatures[0].2))")
                     }
                 }
