@@ -110,9 +110,8 @@ extension DescribedBytes {
         case .x962: return point
         case .raw: return point.dropFirst()
         case .derSPKI: return spki
-        case .pemSPKI, .pemSPKINewline:
-            let body = spki.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-            return Data(("-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----" + (format == .pemSPKINewline ? "\n" : "")).utf8)
+        case .pemSPKI: return PEM.iOSStyle(label: "PUBLIC KEY", der: spki)
+        case .pemSPKINewline: return PEM.iOSStyle(label: "PUBLIC KEY", der: spki) + Data("\n".utf8)
         default: return nil
         }
     }
