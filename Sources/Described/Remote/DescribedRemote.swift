@@ -432,21 +432,19 @@ final class DescribedRemoteRun {
                 // refuses a bad padding at once and a good one only at the next message is an oracle).
                 if let stopAfter, sent == stopAfter, live.party.nextStepIsOurs {
                     let wait = max(waitBeforeNext ?? 0, previousNeedsPause ? options.quietGap * 2 : options.quietGap)
-                    do {
-                        let chunk = try connection.read(upTo: 65536, timeout: wait)
+                    switch Self.readOrClose(connection, timeout: wait) {
+                    case let .bytes(chunk):
                         live.answeredBefore = sent + 1
-                        if chunk.isEmpty { live.closedByServer = true; return }
                         decoder.append(chunk)
-                        break
-                    } catch TransportError.timedOut {
-                        previousNeedsPause = false  // the wait was the pause
-                    } catch TransportError.peerAwaitsInput {
-                        previousNeedsPause = false
-                    } catch {
+                    case .closed:
                         live.answeredBefore = sent + 1
                         live.closedByServer = true
                         return
+                    case .quiet:
+                        previousNeedsPause = false  // the wait was the pause
+                        continue
                     }
+                    break
                 }
             }
             if live.party.isDone { break }
@@ -455,34 +453,25 @@ final class DescribedRemoteRun {
             func answerBegins() { if probing, live.probeLatency == nil { live.probeLatency = Date().timeIntervalSince(probeSent) } }
             // The server's next message: read until the framing says it is whole, or a quiet gap ends it.
             var message: Data?
-            while message == nil {
+            answer: while message == nil {
                 guard Date() < end else { live.transportError = "no answer within \(Int(options.timeout * 3)) s"; return }
                 // A probe's answer may be a refusal of another length: only a quiet gap or a close ends it.
-                if let whole = try? decoder.next(expectedLength: probing ? nil : live.party.expectedLength) { message = whole; break }
-                let chunk: Data
-                do {
-                    chunk = try connection.read(upTo: 65536, timeout: decoder.pending > 0 ? options.quietGap : options.timeout)
-                } catch TransportError.timedOut {
-                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
-                    live.transportError = "the server sent nothing for \(Int(options.timeout)) s"
+                if let whole = try? decoder.next(expectedLength: probing ? nil : live.party.expectedLength) { message = whole; break answer }
+                switch Self.readOrClose(connection, timeout: decoder.pending > 0 ? options.quietGap : options.timeout) {
+                case let .bytes(chunk):
+                    answerBegins()
+                    decoder.append(chunk)
+                case let .quiet(awaitsInput):
+                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break answer }
+                    live.transportError = awaitsInput ? "the server waits for input the description does not send"
+                                                      : "the server sent nothing for \(Int(options.timeout)) s"
                     return
-                } catch TransportError.peerAwaitsInput {
-                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break }
-                    live.transportError = "the server waits for input the description does not send"
-                    return
-                } catch {
+                case .closed:
                     answerBegins()
                     live.closedByServer = true
-                    if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }
+                    if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break answer }
                     return
                 }
-                answerBegins()
-                if chunk.isEmpty {
-                    live.closedByServer = true
-                    if decoder.pending > 0, let rest = decoder.endOfStream() { message = rest; break }
-                    return
-                }
-                decoder.append(chunk)
             }
             guard let message else { return }
             live.answers.append(.bytes(message))
@@ -493,18 +482,8 @@ final class DescribedRemoteRun {
                 // (one that reads on, error_then = "keep-open": a quiet gap shows whether it closed anyway).
                 var closesAfterError = false
                 if let conversation = live.party.conversation { closesAfterError = conversation.errorThen == .close && conversation.isRefusal(message) }
-                if !live.closedByServer {
-                    // A reset is a close too: a server that closes with our later message unread (it
-                    // refused an earlier one) makes its kernel answer RST, not FIN (RFC 1122 §4.2.2.13).
-                    do {
-                        live.closedByServer = try connection.read(upTo: 1, timeout: closesAfterError ? options.timeout : options.quietGap).isEmpty
-                    } catch TransportError.timedOut {
-                        live.closedByServer = false
-                    } catch TransportError.peerAwaitsInput {
-                        live.closedByServer = false
-                    } catch {
-                        live.closedByServer = true
-                    }
+                if !live.closedByServer, case .closed = Self.readOrClose(connection, upTo: 1, timeout: closesAfterError ? options.timeout : options.quietGap) {
+                    live.closedByServer = true
                 }
                 live.answerAccepted = (try? live.party.receive(.bytes(message))) != nil
                 return
@@ -528,20 +507,38 @@ final class DescribedRemoteRun {
         let clientCloses = live.party.isDone && live.party.conversation?.steps.last.map { $0.from == .client && $0.closes } ?? false
         if clientCloses { connection.shutdownWrite() }
         let until = Date().addingTimeInterval(closes || clientCloses ? options.timeout : options.quietGap)
-        while !live.closedByServer, Date() < until {
-            let more: Data
-            do { more = try connection.read(upTo: 65536, timeout: max(0.01, until.timeIntervalSinceNow)) } catch TransportError.timedOut {
-                break
-            } catch TransportError.peerAwaitsInput {
-                break
-            } catch {
-                live.closedByServer = true  // a reset closes as a FIN does
-                break
+        reading: while !live.closedByServer, Date() < until {
+            switch Self.readOrClose(connection, timeout: max(0.01, until.timeIntervalSinceNow)) {
+            case let .bytes(more): rest += more
+            case .quiet: break reading
+            case .closed: live.closedByServer = true
             }
-            if more.isEmpty { live.closedByServer = true } else { rest += more }
         }
         if !rest.isEmpty { live.extraBytes = rest }
         if closes, !live.closedByServer, rest.isEmpty { live.stayedOpen = true }
+    }
+
+    /// What one read of a live server's connection saw.
+    enum ReadOutcome {
+        case bytes(Data)
+        /// Nothing before the timeout; `awaitsInput`: the connection says the server waits for us.
+        case quiet(awaitsInput: Bool)
+        /// The server closed, or reset: a server that closes with our later message unread (it refused
+        /// an earlier one) makes its kernel answer RST, not FIN, and that is a close too (RFC 1122 §4.2.2.13).
+        case closed
+    }
+
+    static func readOrClose(_ connection: TCPConnection, upTo limit: Int = 65536, timeout: TimeInterval) -> ReadOutcome {
+        do {
+            let chunk = try connection.read(upTo: limit, timeout: timeout)
+            return chunk.isEmpty ? .closed : .bytes(chunk)
+        } catch TransportError.timedOut {
+            return .quiet(awaitsInput: false)
+        } catch TransportError.peerAwaitsInput {
+            return .quiet(awaitsInput: true)
+        } catch {
+            return .closed
+        }
     }
 
     func show(_ live: LiveConversation) -> String {
