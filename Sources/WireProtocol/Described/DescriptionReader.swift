@@ -393,7 +393,7 @@ struct DescriptionValidator {
             }
         case let .concat(parts):
             if inJSON { throw impossible(value, "`concat` cannot be a JSON field") }
-            let unknown = parts.filter { knownLength($0) == nil }
+            let unknown = parts.filter { description.fixedLength(of: $0) == nil }
             if unknown.count > 1 {
                 throw impossible(unknown[1], "a `concat` can have one part of unknown length, and \(unknown[0].keyPath) already is one; give the others fixed lengths (text, rsa, digest)")
             }
@@ -557,26 +557,6 @@ struct DescriptionValidator {
     func unknownName(_ value: DescribedValue, _ name: String, _ what: String, _ names: [String]) -> DescriptionError {
         let hint = suggestion(for: name, among: names).map { " — did you mean \"\($0)\"?" } ?? ""
         return impossible(value, "there is no \(what) \"\(name)\"\(hint) (\(what)s: \(names.sorted().joined(separator: ", ")))")
-    }
-
-    /// The length of a value's bytes when it is fixed by the description, or nil.
-    func knownLength(_ value: DescribedValue) -> Int? {
-        switch value.kind {
-        case let .text(text): return text.utf8.count
-        case let .rsa(name, _, _, encoding): return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
-        case let .digest(encoding): return encoding.encodedLength(32)
-        case let .lengthOf(bytes): return bytes
-        case let .publicKey(name, format, encoding):
-            return description.keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
-        case let .secret(name, encoding):
-            guard let secret = description.secrets[name] else { return nil }
-            if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
-            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoding.encodedLength(secret.bytes)
-        case let .concat(parts):
-            let lengths = parts.map(knownLength)
-            return lengths.contains(where: { $0 == nil }) ? nil : lengths.reduce(0) { $0 + $1! }
-        default: return nil
-        }
     }
 }
 

@@ -90,6 +90,11 @@ public struct ProtocolDescription: Sendable {
             guard let own = keys.first(where: { description.keys[$0]?.holder == role }), let peer = keys.first(where: { $0 != own }) else { return nil }
             return (own, peer)
         }
+
+        /// Whether the key of the pair that `role` holds is preshared: the same in every conversation.
+        public func keyIsPreshared(heldBy role: ProtocolDescription.Role, in description: ProtocolDescription) -> Bool {
+            keys.contains { description.keys[$0].map { $0.holder == role && $0.preshared } ?? false }
+        }
     }
     public enum SecretDerivation: String, Sendable, CaseIterable {
         case raw
@@ -212,8 +217,26 @@ public struct ProtocolDescription: Sendable {
     /// A value's length on the wire where the description fixes it (a text, an RSA block of the
     /// key's `bits`, a digest, a fixed-size public key or secret): how a receiver splits a `concat`.
     public func fixedLength(of value: DescribedValue) -> Int? {
-        guard let conversation = conversations.first else { return nil }
-        return DescriptionValidator(description: self, conversation: conversation).knownLength(value)
+        switch value.kind {
+        case let .text(text): return text.utf8.count
+        case let .rsa(name, _, _, encoding): return keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
+        case let .digest(encoding): return encoding.encodedLength(32)
+        case let .lengthOf(bytes): return bytes
+        case let .publicKey(name, format, encoding):
+            return keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
+        case let .secret(name, encoding):
+            guard let secret = secrets[name] else { return nil }
+            if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
+            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoding.encodedLength(secret.bytes)
+        case let .concat(parts):
+            var total = 0
+            for part in parts {
+                guard let length = fixedLength(of: part) else { return nil }
+                total += length
+            }
+            return total
+        default: return nil
+        }
     }
 
     init(name: String, summary: String?, source: String?, transport: Transport, keys: [String: Key], secrets: [String: Secret],
