@@ -35,6 +35,23 @@ final class DescribedProtocolCLITests: XCTestCase {
         return found
     }
 
+    /// Starts a test's own server (`python3 SCRIPT ARGUMENTS`, which prints `LISTENING <port>`), runs
+    /// `remote --protocol` against it, and checks the exit status and each testcase's outcome
+    /// (`expect`: name after `prefix` → "passed", "failed" or "skipped").
+    func remote(_ script: URL, _ arguments: [String], protocol description: String, options: [String] = [], in folder: URL,
+                status: Int32, prefix: String, expect: [String: String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let label = ([script.lastPathComponent] + arguments).joined(separator: " ")
+        let port = try servers.start("/usr/bin/python3", [script.path] + arguments, in: folder)
+        let junit = folder.appendingPathComponent("remote-\(UUID().uuidString).xml")
+        let outcome = try crosscheck(["remote", "--protocol", description, "--host", "127.0.0.1", "--port", String(port),
+                                      "--junit", junit.path, "--quiet"] + options)
+        XCTAssertEqual(outcome.status, status, "\(label): " + outcome.stdout + outcome.stderr, file: file, line: line)
+        let results = try outcomes(junit)
+        for (testcase, verdict) in expect.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(results[prefix + testcase], verdict, "\(label): \(testcase) in \(results)", file: file, line: line)
+        }
+    }
+
     func testRun_bothSeedsAndAnExample_everyPairingPasses() throws {
         for description in ["protocols/rsa-socket.toml", "protocols/aes-https.toml", "examples/protocols/rsa-wrapped-aes-gcm.toml",
                             "examples/protocols/ecdh-p384-hkdf-fernet.toml"] {
@@ -214,15 +231,10 @@ final class DescribedProtocolCLITests: XCTestCase {
             threading.Thread(target=handle, args=(conn,), daemon=True).start()
         """.write(to: server, atomically: true, encoding: .utf8)
         let prefix = "crosscheck.described.rsa-wrapped-aes-gcm.remote.session."
-        for (delay, oracle, expected) in [("0.4", false, Int32(0)), ("0.2-0.4", false, 0), ("0.4", true, 1)] {
-            let port = try servers.start("/usr/bin/python3", [server.path, delay] + (oracle ? ["--oracle"] : []), in: folder)
-            let junit = folder.appendingPathComponent("remote-\(delay)-\(oracle).xml")
-            let outcome = try crosscheck(["remote", "--protocol", "examples/protocols/rsa-wrapped-aes-gcm.toml", "--host", "127.0.0.1", "--port", String(port),
-                                          "--junit", junit.path, "--quiet"])
-            XCTAssertEqual(outcome.status, expected, "delay \(delay), oracle \(oracle): " + outcome.stdout + outcome.stderr)
-            let results = try outcomes(junit)
-            XCTAssertEqual(results[prefix + "refuses.message-1.rsa-not-below-modulus"], "passed", "\(results)")
-            XCTAssertEqual(results[prefix + "oracle.rsa.message-1"], oracle ? "failed" : "passed", "\(results)")
+        for (delay, oracle) in [("0.4", false), ("0.2-0.4", false), ("0.4", true)] {
+            try remote(server, [delay] + (oracle ? ["--oracle"] : []), protocol: "examples/protocols/rsa-wrapped-aes-gcm.toml", in: folder,
+                       status: oracle ? 1 : 0, prefix: prefix,
+                       expect: ["refuses.message-1.rsa-not-below-modulus": "passed", "oracle.rsa.message-1": oracle ? "failed" : "passed"])
         }
     }
 
@@ -389,14 +401,8 @@ final class DescribedProtocolCLITests: XCTestCase {
             ("json", json, "no-validate", "p256-json", ["refuses.message-1.ec-point-not-on-curve": "failed"]),
         ]
         for (shape, description, flaw, name, expected) in cases {
-            let port = try servers.start("/usr/bin/python3", [server.path, shape] + (flaw.isEmpty ? [] : [flaw]), in: folder)
-            let junit = folder.appendingPathComponent("remote-\(shape)-\(flaw).xml")
-            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
-            XCTAssertEqual(outcome.status, flaw.isEmpty ? 0 : 1, "\(shape) \(flaw): " + outcome.stdout + outcome.stderr)
-            let results = try outcomes(junit)
-            for (testcase, verdict) in expected {
-                XCTAssertEqual(results["crosscheck.described.\(name).remote.oneshot." + testcase], verdict, "\(shape) \(flaw): \(results)")
-            }
+            try remote(server, [shape] + (flaw.isEmpty ? [] : [flaw]), protocol: description.path, in: folder,
+                       status: flaw.isEmpty ? 0 : 1, prefix: "crosscheck.described.\(name).remote.oneshot.", expect: expected)
         }
     }
 
@@ -790,15 +796,10 @@ final class DescribedProtocolCLITests: XCTestCase {
         """.write(to: server, atomically: true, encoding: .utf8)
         for skipsTag in [false, true] {
             let publicKey = folder.appendingPathComponent("server-\(skipsTag).pub")
-            let port = try servers.start("/usr/bin/python3", [server.path, publicKey.path] + (skipsTag ? ["--skip-tag"] : []), in: folder)
-            let junit = folder.appendingPathComponent("remote-\(skipsTag).xml")
-            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port),
-                                          "--public-key", "server=\(publicKey.path)", "--junit", junit.path, "--quiet"])
-            XCTAssertEqual(outcome.status, skipsTag ? 1 : 0, outcome.stdout + outcome.stderr)
-            let results = try outcomes(junit)
-            let prefix = "crosscheck.described.wrapped-gcm-json.remote.send.refuses.message-1."
-            XCTAssertEqual(results[prefix + "rsa-not-below-modulus"], "passed", "\(results)")
-            XCTAssertEqual(results[prefix + "aes-gcm-tag-bit-flipped"], skipsTag ? "failed" : "passed", "\(results)")
+            try remote(server, [publicKey.path] + (skipsTag ? ["--skip-tag"] : []), protocol: description.path,
+                       options: ["--public-key", "server=\(publicKey.path)"], in: folder, status: skipsTag ? 1 : 0,
+                       prefix: "crosscheck.described.wrapped-gcm-json.remote.send.refuses.message-1.",
+                       expect: ["rsa-not-below-modulus": "passed", "aes-gcm-tag-bit-flipped": skipsTag ? "failed" : "passed"])
         }
     }
 
