@@ -238,6 +238,75 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// The fourth review's sentinel: a server that goes on with a fixed key after a wrapped key it
+    /// cannot use answered a bad padding as a correct server does, and passed. Now a message sealed
+    /// under the all-zero key after a bad padding tells it: `zero` fails `oracle.rsa-fixed-key`; a
+    /// random stand-in for each ciphertext (RFC 3218 §2.3.2) passes; a zero key behind no tag check
+    /// (it decrypts anything) still answers under the zero key, so it fails both ways. Written here
+    /// from docs/PROTOCOL-DESCRIPTIONS.md and the example.
+    func testRemote_aFixedKeyAfterABadPadding_fails_aRandomStandInPasses() throws {
+        let folder = try scratch()
+        let server = folder.appendingPathComponent("sentinel_wrapped_gcm.py")
+        try """
+        import os, socket, struct, sys, threading
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+        stand_in = sys.argv[1]  # "random", "zero", or "zero-no-tag"
+        def exactly(conn, n):
+            data = b""
+            while len(data) < n:
+                chunk = conn.recv(n - len(data))
+                if not chunk: raise EOFError
+                data += chunk
+            return data
+        def recv(conn): return exactly(conn, struct.unpack(">I", exactly(conn, 4))[0])
+        def send(conn, data): conn.sendall(struct.pack(">I", len(data)) + data)
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                send(conn, pem)
+                wrapped = recv(conn)
+                try: secret = key.decrypt(wrapped, OAEP)
+                except ValueError: secret = b""
+                if len(secret) != 32:  # every unusable secret alike: no answer until the sealed message
+                    secret = os.urandom(32) if stand_in == "random" else bytes(32)
+                box = recv(conn)
+                try:
+                    if stand_in == "zero-no-tag":  # GCM's keystream as CTR, the tag never checked
+                        worker = Cipher(algorithms.AES(secret), modes.CTR(box[:12] + bytes([0, 0, 0, 2]))).decryptor()
+                        message = worker.update(box[12:-16]) + worker.finalize()
+                    else:
+                        message = AESGCM(secret).decrypt(box[:12], box[12:], None)
+                except Exception:
+                    send(conn, b"ERROR")
+                    return
+                nonce = os.urandom(12)
+                send(conn, nonce + AESGCM(secret).encrypt(nonce, message, None))
+            except (EOFError, OSError):
+                pass
+            finally:
+                conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        let description = "examples/protocols/rsa-wrapped-aes-gcm.toml"
+        let prefix = "crosscheck.described.rsa-wrapped-aes-gcm.remote.session."
+        try remote(server, ["random"], protocol: description, in: folder, status: 0, prefix: prefix,
+                   expect: ["oracle.rsa-fixed-key.message-1": "passed", "oracle.rsa.message-1": "passed"])
+        try remote(server, ["zero"], protocol: description, in: folder, status: 1, prefix: prefix,
+                   expect: ["oracle.rsa-fixed-key.message-1": "failed", "oracle.rsa.message-1": "passed"])
+        try remote(server, ["zero-no-tag"], protocol: description, in: folder, status: 1, prefix: prefix,
+                   expect: ["oracle.rsa-fixed-key.message-1": "failed", "refuses.message-2.aes-gcm-tag-bit-flipped": "failed"])
+    }
+
     /// Found by the fourth review: where a client's agreement key travels with its ciphertext, the
     /// probes find each part — by the known lengths of a `concat` (an X25519 key, then a GCM box: a
     /// server that never checks the tag fails the tag probe; the correct one passes, where before a

@@ -19,6 +19,10 @@ Plants (--plant):
   manger-oracle   refuses at once when the RSA block's first byte is not 0, and otherwise goes on with
                   a random secret, so its refusal comes only after the sealed message: when the
                   "ERROR" arrives tells an attacker which ciphertexts begin with 0 (Manger 2001)
+  zero-key-sentinel  goes on with 32 zero bytes as the secret when the wrapped key does not unwrap to 32
+                  bytes (a constant sentinel, PyCryptodome's decrypt(ciphertext, sentinel) with fixed bytes): a message
+                  sealed under the zero key is answered after a bad padding only (RFC 3218 §2.3.2 wants a
+                  random one)
 """
 
 import os
@@ -33,7 +37,7 @@ from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle", "names-the-length")
+PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle", "names-the-length", "zero-key-sentinel")
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
 
@@ -56,6 +60,12 @@ def main():
                 return key.decrypt(wrapped, OAEP_SHA256)
             except ValueError:
                 return os.urandom(32)
+        if args.plant == "zero-key-sentinel":  # any secret it cannot use, bad padding or wrong length
+            try:
+                secret = key.decrypt(wrapped, OAEP_SHA256)
+            except ValueError:
+                secret = b""
+            return secret if len(secret) == 32 else bytes(32)
         return key.decrypt(wrapped, OAEP_SHA256)
 
     def converse(sock, _address):

@@ -363,6 +363,28 @@ def test_rsa_wrapped_aes_gcm_plant_manger_oracle(servers):
     assert (refused_before_the_sealed_message(planted, 0x01), refused_before_the_sealed_message(planted, 0x00)) == (True, False)
 
 
+def sealed_under_zero_key_after_bad_padding(port):
+    """Sends a textbook-RSA block with no valid OAEP padding as the wrapped key, then a message sealed
+    under 32 zero bytes: the server's answer ("ERROR", or "echo" when it took the zero key)."""
+    with connect(port) as sock:
+        wire = Prefixed(sock)
+        public = serialization.load_pem_public_key(wire.recv()).public_numbers()
+        k = (public.n.bit_length() + 7) // 8
+        block = bytes([0x01]) + os.urandom(k - 1)
+        wire.send(pow(int.from_bytes(block, "big"), public.e, public.n).to_bytes(k, "big"))
+        nonce = os.urandom(12)
+        wire.send(nonce + AESGCM(bytes(32)).encrypt(nonce, b"x", None))
+        answer = wire.recv()
+    if answer == b"ERROR":
+        return "ERROR"
+    assert AESGCM(bytes(32)).decrypt(answer[:12], answer[12:], None) == b"x"
+    return "echo"
+
+
+def test_rsa_wrapped_aes_gcm_plant_zero_key_sentinel(servers):
+    assert sealed_under_zero_key_after_bad_padding(servers.port("rsa-wrapped-aes-gcm")) == "ERROR"
+    assert sealed_under_zero_key_after_bad_padding(servers.port("rsa-wrapped-aes-gcm", "zero-key-sentinel")) == "echo"
+
 # ---- rsa-pkcs1-pem-chat -------------------------------------------------------------------------
 
 CLIENT_1024 = rsa.generate_private_key(public_exponent=65537, key_size=1024)

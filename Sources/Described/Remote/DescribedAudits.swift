@@ -865,6 +865,66 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// A server that, after a wrapped key it cannot unwrap, goes on with a fixed key of its own (a
+    /// constant sentinel: PyCryptodome's `decrypt(ciphertext, sentinel)` with bytes that never change,
+    /// an all-zero key) takes what is sealed under that key, and so tells a bad padding from a good one
+    /// as plainly as an error would (Bleichenbacher 1998). The stand-in must be random for each
+    /// ciphertext (RFC 3218 §2.3.2, "random filling"). The probe: a bad padding, and the rest of the
+    /// conversation sealed under the all-zero key of the secret's length — and, to tell a fixed key
+    /// from a server that takes anything, once more under a random key, which no server can know.
+    func checkFixedKeyAfterBadPadding(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
+        for (index, step) in judgedClientSteps(conversation) {
+            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
+                  let key = known.party.knownPublicKeys[keyName], let secret = wrappedSecret(value),
+                  usesSecret(conversation, secret.name, from: step) else { continue }
+            let name = "\(conversation.name).oracle.rsa-fixed-key.message-\(index + 1)"
+            self.step(name) {
+                var generator = SeededGenerator.forCheck(name, seed: options.seed)
+                let patient = min(options.timeout, max(2.0, options.quietGap * 6))  // as oracle.rsa waits, for a slow board
+                let badPadding = Self.invalidBlocks(padding: padding, k: key.modulusByteCount)[0]
+                func probe(_ stand: Data) throws -> LiveConversation {
+                    let live = try converse(conversation.name, stopAfter: index + 1,
+                                            probe: (index, .rsaBlockThenKey(badPadding.1(&generator), secret: secret.name, key: stand)), waitBeforeNext: patient)
+                    try failIfTakenDown(live, by: name, what: "a bad \(padding.rawValue) padding")
+                    return live
+                }
+                let zeros = Data(count: secret.bytes)
+                let fixed = try probe(zeros)
+                guard acknowledged(fixed, conversation) else { return .passed }
+                let random = try probe(generator.bytes(secret.bytes))
+                if acknowledged(random, conversation) {
+                    return .skipped(reason: "after a bad padding the server acknowledged what was sealed under a key of the client's choosing, and under another random one: it takes any key, so a fixed one cannot be told (\(AnswerSignature(random)))")
+                }
+                throw CheckFailure("padding oracle: after a bad \(padding.rawValue) padding (\(badPadding.0)) the server goes on with a fixed key — it acknowledged what was sealed under \(secret.bytes) zero bytes (\(AnswerSignature(fixed))), and not the same under a random key. A bad padding is told from a good one by whether that key works; the stand-in key must be random for each ciphertext (RFC 3218 §2.3.2)",
+                                   details: "sealed under the all-zero key:\n\(show(fixed))\n\nunder a random key:\n\(show(random))")
+            }
+        }
+    }
+
+    /// The secret an `rsa` value carries as its own bytes (not written as text), with its length.
+    func wrappedSecret(_ value: DescribedValue) -> (name: String, bytes: Int)? {
+        for part in value.values {
+            guard case let .rsa(_, _, .secret(name, written), _) = part.kind, written == .raw,
+                  let secret = description.secrets[name], !secret.derive.isPassphrase, secret.derive != .utf8ZeroPad16 else { continue }
+            return (name, secret.bytes)
+        }
+        return nil
+    }
+
+    /// Whether `step`'s message, or a later one of the client's, seals or MACs with `secret`.
+    func usesSecret(_ conversation: ProtocolDescription.Conversation, _ secret: String, from step: ProtocolDescription.Step) -> Bool {
+        guard let position = conversation.steps.firstIndex(of: step) else { return false }
+        return conversation.steps[position...].filter { $0.from == .client }.contains { later in
+            later.values.contains { part in
+                switch part.kind {
+                case let .sealed(sealed): return sealed.secret == secret
+                case let .mac(name, _, _, _): return name == secret
+                default: return false
+                }
+            }
+        }
+    }
+
     /// `--timing N`: N interleaved rounds over `classes` (each round in another order, as the
     /// profiles' audits take them), the latency of each probe's answer, and a Wilcoxon signed-rank
     /// test of each pair of classes (TimingAnalysis, in Conformance) — recorded in the audit suite as

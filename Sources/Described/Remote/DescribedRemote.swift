@@ -225,6 +225,7 @@ final class DescribedRemoteRun {
             checkSurvivesGarbage(conversation)
             checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
+            checkFixedKeyAfterBadPadding(conversation, known)
             checkCBCOracle(conversation, known)
             checkReuse(conversation, known)
             checkAuthenticatedReplay(conversation)

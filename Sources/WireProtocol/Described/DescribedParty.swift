@@ -51,6 +51,10 @@ public final class DescribedParty {
         /// in the value's format; it need not be on the curve), and every agreement secret made with
         /// that key is derived from `sharedSecret`, what a server that takes the point computes.
         case agreementPoint(Data, sharedSecret: Data)
+        /// The `rsa` value is this block, textbook-encrypted (as `rsaBlock`), and the secret it
+        /// carries is `key` for the whole message and after: what a server that goes on with a fixed
+        /// key after a padding it cannot unwrap (a constant sentinel) computes.
+        case rsaBlockThenKey(Data, secret: String, key: Data)
     }
     public var probe: Probe?
     /// The IV or nonce of every `sealed` value received, in order (the reuse audit compares them).
@@ -170,6 +174,8 @@ public final class DescribedParty {
         let step = conversation.steps[stepIndex]
         guard step.from == role else { return nil }
         var context = Context(party: self, state: state)
+        // Every value of the message is built with the stand-in key, a sealed one before the RSA block too.
+        if case let .rsaBlockThenKey(_, secret, key)? = probe { context.state.secrets[secret] = key }
         let built: DescribedMessage
         if description.transport.isHTTP {
             var headers: [String: String] = [:]
@@ -563,7 +569,7 @@ private struct Context {
             case let .rsaCiphertext(chosen)?:
                 party.probe = nil
                 return BuiltValue(bytes: DescribedBytes.encode(chosen, encoding))
-            case let .rsaBlock(block)?:
+            case let .rsaBlock(block)?, let .rsaBlockThenKey(block, _, _)?:
                 party.probe = nil
                 return BuiltValue(bytes: DescribedBytes.encode(try key._WEAK_AND_INSECURE_textbookEncrypt(block), encoding))
             case let .rsaCiphertextWhere(accept)?:
