@@ -423,6 +423,67 @@ def test_salsa20_in_a_json_field_both_ways_and_the_stream_is_salsa20s() -> None:
     assert any("salsa20 is not authenticated" in w for w in desc.weaknesses())
 
 
+CFB_LINE = """
+name = "cfb"
+[transport]
+kind = "tcp"
+framing = "line"
+[secrets.k]
+made_by = "preshared"
+bytes = 16
+[[conversation]]
+name = "reading"
+[[conversation.step]]
+from = "client"
+send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "message", encoding = "base64" }
+[[conversation.step]]
+from = "server"
+send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "same", encoding = "base64" }
+"""
+# SP 800-38A F.3.13 (CFB128-AES128.Encrypt) and F.3.7 (CFB8-AES128.Encrypt).
+SP800_38A_KEY = bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c")
+SP800_38A_IV = bytes.fromhex("000102030405060708090a0b0c0d0e0f")
+SP800_38A_PLAIN = bytes.fromhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51")
+
+
+@pytest.mark.parametrize("cipher,plain,expected", [
+    ("aes-cfb", SP800_38A_PLAIN, "3b3fd92eb72dad20333449f8e83cfb4ac8a64537a0b3a93fcde3cdad9f1ce58b"),
+    ("aes-cfb8", SP800_38A_PLAIN[:18], "3b79424c9c0dd436bace9e0ed4586a4f32b9"),
+])
+def test_aes_cfb_and_cfb8_are_sp800_38as_both_ways(cipher: str, plain: bytes, expected: str) -> None:
+    desc = loads(CFB_LINE.replace("aes-cfb8", cipher).replace('iv = "prefix"', f'iv = "fixed:{SP800_38A_IV.hex()}"'))
+    client = Party(desc, "reading", "client", secrets={"k": SP800_38A_KEY}, message=plain)
+    line = client.next_message()
+    assert isinstance(line, bytes)
+    assert base64.b64decode(line.rstrip(b"\n")).hex() == expected
+    server = Party(desc, None, "server", secrets={"k": SP800_38A_KEY})
+    server.receive(line)
+    assert server.received["message"] == plain
+    client.receive(server.next_message())
+    assert client.done
+    assert any("fixed IV" in w for w in desc.weaknesses())
+
+
+def test_aes_cfb8_and_cfb_agree_on_the_first_byte_only() -> None:
+    """A PyCryptodome server's MODE_CFB (8-bit segments by default) read by a CFB-128 client."""
+    sent = "21.5 C, 40 % RH".encode()
+    client = Party(loads(CFB_LINE), "reading", "client", secrets={"k": SP800_38A_KEY}, message=sent)
+    line = client.next_message()
+    assert isinstance(line, bytes)
+    raw = base64.b64decode(line.rstrip(b"\n"))
+    assert len(raw) == 16 + len(sent)  # the IV, then no padding
+    misread = Party(loads(CFB_LINE.replace("aes-cfb8", "aes-cfb")), None, "server", secrets={"k": SP800_38A_KEY})
+    try:
+        misread.receive(line)
+        got = misread.received["message"]
+    except Exception:
+        got = None
+    assert got != sent
+    reader = Party(loads(CFB_LINE), None, "server", secrets={"k": SP800_38A_KEY})
+    reader.receive(line)
+    assert reader.received["message"] == sent
+    assert any("aes-cfb8 is not authenticated" in w for w in loads(CFB_LINE).weaknesses())
+
 # Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, then the client's nonce
 # as a message of its own (iv = "secret:nonce"), then the ciphertext.
 NONCE_ALONE = """

@@ -307,6 +307,80 @@ final class DescribedProtocolCLITests: XCTestCase {
                    expect: ["oracle.rsa-fixed-key.message-1": "failed", "refuses.message-2.aes-gcm-tag-bit-flipped": "failed"])
     }
 
+    /// AES-CFB on the wire, both ways: a server written here from the docs that reads and answers
+    /// CFB with 8-bit segments passes; the same server with 128-bit segments (pyca `modes.CFB`,
+    /// CommonCrypto `kCCModeCFB`: what an iOS client has where a PyCryptodome server's `MODE_CFB` is
+    /// CFB-8) fails the conversation; one that answers under the client's own IV fails the IV check.
+    func testRemote_aesCFB8_passesACorrectServer_failsCFB128AndAnEchoedIV() throws {
+        let folder = try scratch()
+        let description = folder.appendingPathComponent("cfb8-line.toml")
+        try """
+        name = "cfb8-line"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [secrets.k]
+        made_by = "preshared"
+        bytes = 16
+        [[conversation]]
+        name = "reading"
+        error = { text = "ERR" }
+        [[conversation.step]]
+        from = "client"
+        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "message", encoding = "base64" }
+        [[conversation.step]]
+        from = "server"
+        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "same", encoding = "base64" }
+        then = "close"
+        """.write(to: description, atomically: true, encoding: .utf8)
+        let server = folder.appendingPathComponent("cfb8_line.py")
+        try """
+        import base64, binascii, os, socket, sys, threading
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        KEY = bytes.fromhex(sys.argv[1])
+        flaw = sys.argv[2] if len(sys.argv) > 2 else ""
+        def mode(iv): return modes.CFB(iv) if flaw == "cfb128" else modes.CFB8(iv)
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                line = b""
+                while not line.endswith(b"\\n"):
+                    chunk = conn.recv(4096)
+                    if not chunk: return
+                    line += chunk
+                try:
+                    raw = base64.b64decode(line.strip(), validate=True)
+                    iv, body = raw[:16], raw[16:]
+                    if len(iv) != 16: raise ValueError("short")
+                    worker = Cipher(algorithms.AES(KEY), mode(iv)).decryptor()
+                    text = worker.update(body) + worker.finalize()
+                    text.decode("utf-8")
+                except (ValueError, binascii.Error):
+                    conn.sendall(b"ERR\\n")
+                    return
+                out = iv if flaw == "echo-iv" else os.urandom(16)
+                worker = Cipher(algorithms.AES(KEY), mode(out)).encryptor()
+                conn.sendall(base64.b64encode(out + worker.update(text) + worker.finalize()) + b"\\n")
+            except OSError:
+                pass
+            finally:
+                conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        let key = "000102030405060708090a0b0c0d0e0f"
+        let prefix = "crosscheck.described.cfb8-line.remote.reading."
+        try remote(server, [key], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 0, prefix: prefix,
+                   expect: ["conversation": "passed", "fresh-per-conversation": "passed"])
+        try remote(server, [key, "cfb128"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
+                   expect: ["conversation": "failed"])
+        try remote(server, [key, "echo-iv"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
+                   expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
+    }
+
     /// Found by the fourth review: where a client's agreement key travels with its ciphertext, the
     /// probes find each part — by the known lengths of a `concat` (an X25519 key, then a GCM box: a
     /// server that never checks the tag fails the tag probe; the correct one passes, where before a

@@ -406,6 +406,67 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertTrue(try ProtocolDescription(toml: fixed).weaknesses.contains { $0.contains("same keystream") })
     }
 
+    /// AES-CFB with 128-bit and 8-bit segments, held to SP 800-38A's own examples (F.3.13 CFB128-AES128,
+    /// F.3.7 CFB8-AES128): the same key and IV give the same first byte and then differ, as a
+    /// PyCryptodome server's MODE_CFB (8-bit by default) and an iOS client's kCCModeCFB (128) do.
+    /// Each both ways through a party, a refused IV length, and no MAC said.
+    func testAESCFB_andCFB8_areSP800_38As_bothWays_andTellEachOtherApart() throws {
+        let key = Data(hexString: "2b7e151628aed2a6abf7158809cf4f3c")!
+        let iv = Data(hexString: "000102030405060708090a0b0c0d0e0f")!
+        let plaintext = Data(hexString: "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51")!
+        let cfb128 = try DescribedCipher.seal(plaintext, cipher: .aesCFB, padding: .pkcs7, key: key, iv: iv)
+        XCTAssertEqual(cfb128.ciphertext, Data(hexString: "3b3fd92eb72dad20333449f8e83cfb4ac8a64537a0b3a93fcde3cdad9f1ce58b")!)  // F.3.13
+        let cfb8 = try DescribedCipher.seal(plaintext.prefix(18), cipher: .aesCFB8, padding: .pkcs7, key: key, iv: iv)
+        XCTAssertEqual(cfb8.ciphertext, Data(hexString: "3b79424c9c0dd436bace9e0ed4586a4f32b9")!)  // F.3.7
+        for cipher in [SealedCipher.aesCFB, .aesCFB8] {
+            let sealed = try DescribedCipher.seal(plaintext.prefix(21), cipher: cipher, padding: .pkcs7, key: key, iv: iv)
+            XCTAssertEqual(sealed.ciphertext.count, 21, "no padding")
+            XCTAssertEqual(try DescribedCipher.open(sealed.ciphertext, cipher: cipher, padding: .pkcs7, key: key, iv: iv, tag: Data()), plaintext.prefix(21))
+            XCTAssertThrowsError(try DescribedCipher.open(sealed.ciphertext, cipher: cipher, padding: .pkcs7, key: key, iv: iv.prefix(12), tag: Data()))
+        }
+        let mixed = try DescribedCipher.open(cfb128.ciphertext, cipher: .aesCFB8, padding: .pkcs7, key: key, iv: iv, tag: Data())
+        XCTAssertEqual(mixed.first, plaintext.first, "the first byte agrees")
+        XCTAssertNotEqual(mixed.dropFirst(), plaintext.dropFirst(), "the rest does not")
+
+        let toml = """
+        name = "cfb"
+        [transport]
+        kind = "tcp"
+        framing = "line"
+        [secrets.k]
+        made_by = "preshared"
+        bytes = 16
+        [[conversation]]
+        name = "reading"
+        [[conversation.step]]
+        from = "client"
+        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "message", encoding = "base64" }
+        [[conversation.step]]
+        from = "server"
+        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "same", encoding = "base64" }
+        """
+        let sent = Data("21.5 C, 40 % RH".utf8)
+        for cipher in ["aes-cfb8", "aes-cfb"] {
+            let described = try ProtocolDescription(toml: toml.replacingOccurrences(of: "aes-cfb8", with: cipher))
+            let client = try DescribedParty(description: described, conversation: "reading", role: .client, secrets: ["k": key], message: sent)
+            let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+            let message = try XCTUnwrap(try client.nextMessage())
+            guard case let .bytes(line) = message, let raw = Data(base64Encoded: line) else { return XCTFail("not base64: \(message)") }
+            XCTAssertEqual(raw.count, 16 + sent.count, "\(cipher): IV, then as many bytes as the message")
+            try server.receive(message)
+            XCTAssertEqual(server.received["message"], sent)
+            try client.receive(try XCTUnwrap(try server.nextMessage()))
+            XCTAssertTrue(client.isDone)
+            let fixedIV = try ProtocolDescription(toml: toml.replacingOccurrences(of: "aes-cfb8", with: cipher)
+                .replacingOccurrences(of: #"iv = "prefix""#, with: #"iv = "fixed:000102030405060708090a0b0c0d0e0f""#))
+            XCTAssertTrue(fixedIV.weaknesses.contains { $0.contains("for \(cipher) the same first keystream segment") }, "\(fixedIV.weaknesses)")
+        }
+        XCTAssertThrowsError(try ProtocolDescription(toml: toml.replacingOccurrences(of: #"cipher = "aes-cfb8", iv = "prefix", carries = "message""#,
+                                                                       with: #"cipher = "aes-cfb8", padding = "pkcs7", iv = "prefix", carries = "message""#))) { error in
+            XCTAssertTrue("\(error)".contains("`padding` is for aes-cbc and aes-ecb only"), "\(error)")
+        }
+    }
+
     /// Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, the client's nonce
     /// as a message of its own (`iv = "secret:nonce"`), then the ciphertext.
     static let nonceAlone = """

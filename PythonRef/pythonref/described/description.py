@@ -52,19 +52,22 @@ EC_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "x962", "x962-comp
 X25519_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "raw")
 PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
-CIPHERS = ("aes-cbc", "aes-ctr", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20", "salsa20")
+# aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
+# 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
+CIPHERS = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20",
+           "salsa20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space", "sequence")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
-IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
+IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-cfb": 16, "aes-cfb8": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
             "chacha20": 16,  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
             "salsa20": 8}  # salsa20: PyCryptodome's Salsa20.new(key, nonce) nonce
 AEAD = ("aes-gcm", "chacha20-poly1305")
 # The lengths of an aes-gcm `fixed:` nonce, in bytes (pyca's GCM range); a fresh one is 12.
 GCM_FIXED_NONCE_BYTES = (8, 128)
-UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-ecb", "chacha20", "salsa20")  # no MAC: a changed ciphertext opens
+UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-ecb", "chacha20", "salsa20")  # no MAC: a changed ciphertext opens
 CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
 FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
 REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `errors` keys: Refused.kind

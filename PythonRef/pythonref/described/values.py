@@ -30,6 +30,10 @@ from cryptography.hazmat.primitives import padding as sympad
 from cryptography.hazmat.primitives.asymmetric import ec, rsa, x25519
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+try:  # pyca 47 and later keep CFB with the decrepit modes (the old place warns, then goes)
+    from cryptography.hazmat.decrepit.ciphers.modes import CFB, CFB8
+except ImportError:  # pyca 38 (Debian 12), 43 (Debian 13)
+    from cryptography.hazmat.primitives.ciphers.modes import CFB, CFB8  # type: ignore[assignment]
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
@@ -479,6 +483,10 @@ def _unpad(data: bytes, padding: str) -> bytes:
     return data.rstrip(b"\x00")
 
 
+# CFB's feedback is the ciphertext, so its directions differ (SP 800-38A §6.3): _aes takes `encrypt`.
+CFB_MODES = {"aes-cfb": CFB, "aes-cfb8": CFB8}
+
+
 def _aes(key: bytes, mode: modes.Mode, data: bytes, encrypt: bool) -> bytes:
     c = Cipher(algorithms.AES(key), mode)
     op = c.encryptor() if encrypt else c.decryptor()
@@ -524,6 +532,8 @@ def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, byte
         return aead.seal_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, plaintext)
     if v.cipher == "aes-ctr":
         return _aes(key, modes.CTR(iv), plaintext, True), b""
+    if v.cipher in CFB_MODES:
+        return _aes(key, CFB_MODES[v.cipher](iv), plaintext, True), b""
     if v.cipher == "chacha20":
         return _chacha20(key, iv, plaintext), b""
     if v.cipher == "salsa20":
@@ -554,6 +564,8 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
             return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)
         if v.cipher == "aes-ctr":
             return _aes(key, modes.CTR(iv), ciphertext, False)
+        if v.cipher in CFB_MODES:
+            return _aes(key, CFB_MODES[v.cipher](iv), ciphertext, False)  # nothing authenticates it: any bytes open
         if v.cipher == "chacha20":
             return _chacha20(key, iv, ciphertext)  # nothing authenticates it: any ciphertext opens
         if v.cipher == "salsa20":

@@ -1313,7 +1313,7 @@ extension ProtocolDescription {
         for value in allValues {
             guard case let .sealed(sealed) = value.kind, !covered.contains(value.keyPath) else { continue }
             let cipher = sealed.cipher.rawValue
-            if [.aesCBC, .aesCTR, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { found[cipher] = cipher }
+            if [.aesCBC, .aesCTR, .aesCFB, .aesCFB8, .aesECB, .chacha20, .salsa20].contains(sealed.cipher) { found[cipher] = cipher }
             if sealed.tag == .dropped { found[cipher + "-tag-dropped"] = cipher + " without its tag" }
         }
         return found.sorted { $0.key < $1.key }.map { (name: $0.key, said: $0.value) }

@@ -254,6 +254,9 @@ enum DescribedCipher {
         case .aesCTR:
             let iv = iv ?? secureRandomBytes(16)
             return Output(ciphertext: try ctr(plaintext, key: key, iv: iv), iv: iv, tag: Data())
+        case .aesCFB, .aesCFB8:
+            let iv = iv ?? secureRandomBytes(16)
+            return Output(ciphertext: try cfb(plaintext, segments: cipher, encrypt: true, key: key, iv: iv), iv: iv, tag: Data())
         case .aesGCM where tagDropped || (iv != nil && iv?.count != 12):
             // Any nonce length (a fixed nonce of 8 to 128 bytes) and the dropped tag: SP 800-38D directly.
             let nonce = iv ?? secureRandomBytes(12)
@@ -315,6 +318,9 @@ enum DescribedCipher {
             case .aesCTR:
                 guard iv.count == 16 else { throw refusal }
                 return try ctr(ciphertext, key: key, iv: iv)
+            case .aesCFB, .aesCFB8:
+                guard iv.count == 16 else { throw refusal }
+                return try cfb(ciphertext, segments: cipher, encrypt: false, key: key, iv: iv)  // nothing authenticates it: any bytes open
             case .aesGCM where tagDropped:
                 guard !iv.isEmpty else { throw refusal }
                 return Data(try GCMLongNonce._WEAK_AND_INSECURE_cryptWithoutTag(key: [UInt8](key), nonce: [UInt8](iv), input: [UInt8](ciphertext)))
@@ -340,7 +346,17 @@ enum DescribedCipher {
     }
 
     static func ctr(_ input: Data, key: Data, iv: Data) throws -> Data {
-        let context = try key.withUnsafeBytes { try AESCipherContext(mode: .ctr, encrypt: true, key: $0, iv: [UInt8](iv)) }
+        try stream(input, mode: .ctr, encrypt: true, key: key, iv: iv)
+    }
+
+    /// CFB's feedback is the ciphertext, so its two directions differ (SP 800-38A §6.3).
+    static func cfb(_ input: Data, segments cipher: SealedCipher, encrypt: Bool, key: Data, iv: Data) throws -> Data {
+        try stream(input, mode: cipher == .aesCFB8 ? .cfb8 : .cfb, encrypt: encrypt, key: key, iv: iv)
+    }
+
+    /// An AES mode that takes any length (CTR, CFB): one update over the whole input.
+    static func stream(_ input: Data, mode: AESCipherContext.Mode, encrypt: Bool, key: Data, iv: Data) throws -> Data {
+        let context = try key.withUnsafeBytes { try AESCipherContext(mode: mode, encrypt: encrypt, key: $0, iv: [UInt8](iv)) }
         var output = Data(count: input.count)
         if input.isEmpty { return output }
         try input.withUnsafeBytes { source in

@@ -264,6 +264,14 @@ public enum TokenUse: String, Sendable { case new, issued }
 public enum SealedCipher: String, Sendable, CaseIterable {
     case aesCBC = "aes-cbc"
     case aesCTR = "aes-ctr"
+    /// CFB with 128-bit segments (SP 800-38A §6.3, s = 128): pyca `modes.CFB`, PyCryptodome
+    /// `AES.MODE_CFB` with `segment_size=128`, CommonCrypto `kCCModeCFB`. No padding, no MAC.
+    case aesCFB = "aes-cfb"
+    /// CFB with 8-bit segments (s = 8): PyCryptodome's `AES.MODE_CFB` as it comes (its default
+    /// `segment_size` is 8), pyca `modes.CFB8`, CommonCrypto `kCCModeCFB8`. The same key and IV as
+    /// aes-cfb give the same first byte and then differ: a classic mismatch between a PyCryptodome
+    /// server and an iOS client.
+    case aesCFB8 = "aes-cfb8"
     case aesGCM = "aes-gcm"
     case aesECB = "aes-ecb"
     case chacha20Poly1305 = "chacha20-poly1305"
@@ -277,7 +285,7 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     /// The IV or nonce length (0: none).
     public var ivBytes: Int {
         switch self {
-        case .aesCBC, .aesCTR, .chacha20: return 16
+        case .aesCBC, .aesCTR, .aesCFB, .aesCFB8, .chacha20: return 16
         case .salsa20: return Salsa20.nonceBytes
         case .aesGCM, .chacha20Poly1305: return 12
         case .aesECB, .fernet: return 0
