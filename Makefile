@@ -19,7 +19,7 @@ DEBUG_BIN   := .build/debug/crosscheck
 # tools its tests use. `make deps` installs the missing ones as root, or prints the command.
 DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cryptography \
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
-                   chromium python3-junitparser python3-venv testssl.sh python3-flask
+                   chromium python3-junitparser python3-venv testssl.sh python3-flask python3-pycryptodome
 
 .PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
 .PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants described-mutants described-seed-verdicts test-zoo

@@ -464,7 +464,7 @@ CASES = [
     (_set(_https(), ["conversation", 0, "step", 2, "body", "json", "data", "carries"], "echo"),
      "conversation[0].step[2].body.json.data.carries", "server's answer"),
     (_set(_https(), ["conversation", 0, "step", 2, "body", "json", "data", "tag"], "appended"),
-     "conversation[0].step[2].body.json.data.tag", "aes-gcm and chacha20-poly1305 only"),
+     "conversation[0].step[2].body.json.data.tag", "aes-gcm, chacha20-poly1305 and aes-eax only"),
     (_set(_https(), ["conversation", 0, "step", 3], _DELETE), "conversation[0].step[2]", "no response"),
     (_set(_seed(), ["conversation", 0, "step", 0, "then"], "close"), "conversation[0].step[0].then",
      "only the last step"),

@@ -771,7 +771,7 @@ CASES = [
     (_set(_doc(), SEND0, {**_CHACHA, "iv": "fixed:" + "00" * 16}), None, None),
     (_set(_doc(), SEND0, {**_CHACHA, "iv": "fixed:" + "00" * 12}), f"{P0}.iv", "chacha20 needs a 16-byte IV"),
     (_set(_doc(), SEND0, {**_CHACHA, "iv": "none"}), f"{P0}.iv", 'iv = "none" is only for aes-ecb and fernet'),
-    (_set(_doc(), SEND0, {**_CHACHA, "tag": "appended"}), f"{P0}.tag", "tag is for aes-gcm and chacha20-poly1305 only"),
+    (_set(_doc(), SEND0, {**_CHACHA, "tag": "appended"}), f"{P0}.tag", "tag is for aes-gcm, chacha20-poly1305 and aes-eax only"),
     (_set(_doc(), SEND0, {**_CHACHA, "padding": "pkcs7"}), f"{P0}.padding", "padding is for aes-cbc and aes-ecb only"),
     (_set(_set(_doc(), ["secrets", "psk", "bytes"], 16), SEND0, _CHACHA), f"{P0}.cipher", "chacha20 needs a 32-byte key"),
     (_set(_set(_set(_doc(), ["secrets", "psk", "bytes"], 24), SEND0, {**_CHACHA, "cipher": "aes-ctr"}), SEND1,
@@ -812,7 +812,7 @@ CASES = [
     (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "iv": "fixed:" + "00" * 16}), f"{P0}.iv",
      "salsa20 needs a 8-byte IV"),
     (_set(_doc(), SEND0, {**_CHACHA, "cipher": "salsa20", "tag": "appended"}), f"{P0}.tag",
-     "tag is for aes-gcm and chacha20-poly1305 only"),
+     "tag is for aes-gcm, chacha20-poly1305 and aes-eax only"),
     # iv = "secret:NAME", secrets of 8 and 12 bytes
     (_doc(NONCE_ALONE), None, None),
     (_set(_doc(NONCE_ALONE), ["conversation", 0, "step", 2, "send", "iv"], "secret:nonces"),
@@ -970,3 +970,79 @@ send = { plain = "message" }
     # The message sent in the clear first and echoed: nothing was encrypted, so no oracle.
     echoed = service.replace('send = { rsa = "server", padding = "oaep-sha256", carries = "message" }', 'send = { plain = "message" }')
     assert not [w for w in loads(echoed).weaknesses() if "decryption oracle" in w]
+
+
+# ---- aes-eax: PyCryptodome's AES.MODE_EAX (pythonref/eax.py) ----------------------------------------
+
+# The EAX paper's first three vectors (Bellare, Rogaway and Wagner, FSE 2004, appendix): message,
+# key, nonce, header, ciphertext || tag.
+EAX_VECTORS = [
+    ("", "233952DEE4D5ED5F9B9C6D6FF80FF478", "62EC67F9C3A4A407FCB2A8C49031A8B3", "6BFB914FD07EAE6B",
+     "E037830E8389F27B025A2D6527E79D01"),
+    ("F7FB", "91945D3F4DCBEE0BF45EF52255F095A4", "BECAF043B0A23D843194BA972C66DEBD", "FA3BFD4806EB53FA",
+     "19DD5C4C9331049D0BDAB0277408F67967E5"),
+    ("1A47CB4933", "01F74AD64077F2E704C0F60ADA3DD523", "70C3DB4F0D26368400A10ED05D2BFF5E", "234A3463C1264AC6",
+     "D851D5BAE03A59F238A23E39199DC9266626C40F80"),
+]
+
+
+@pytest.mark.parametrize("message,key,nonce,header,expected", EAX_VECTORS)
+def test_eax_is_the_papers_both_ways_and_every_tag_bit_counts(message: str, key: str, nonce: str, header: str,
+                                                             expected: str) -> None:
+    from pythonref import eax
+    from pythonref.errors import CryptoFailure
+    k, n, h = bytes.fromhex(key), bytes.fromhex(nonce), bytes.fromhex(header)
+    ciphertext, tag = eax.seal(k, n, bytes.fromhex(message), h)
+    assert (ciphertext + tag).hex().upper() == expected
+    assert eax.open_(k, n, ciphertext, tag, h) == bytes.fromhex(message)
+    for bit in (0, 7, 127):
+        flipped = bytearray(tag)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        with pytest.raises(CryptoFailure):
+            eax.open_(k, n, ciphertext, bytes(flipped), h)
+
+
+EAX_JSON = """
+name = "eax-json"
+[transport]
+kind = "http"
+[secrets.k]
+made_by = "preshared"
+bytes = 16
+[[conversation]]
+name = "reading"
+error_status = 400
+[[conversation.step]]
+from = "client"
+request = "POST /reading"
+body = { json = { ciphertext = { sealed = "k", cipher = "aes-eax", iv = "field:nonce", tag = "field:tag", carries = "message", encoding = "base64" }, nonce = { nonce_of = "ciphertext", encoding = "base64" }, tag = { tag_of = "ciphertext", encoding = "base64" } } }
+[[conversation.step]]
+from = "server"
+body = { json = { message = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "same", encoding = "base64" } } }
+"""
+
+
+def test_eax_in_json_fields_both_ways_and_a_changed_tag_is_refused_as_authentication() -> None:
+    desc = loads(EAX_JSON)
+    key = bytes(range(16))
+    sent = "crosscheck eax \u00e9t\u00e9".encode()
+    client = Party(desc, "reading", "client", secrets={"k": key}, message=sent)
+    request = client.next_message()
+    assert isinstance(request, dict)
+    doc = json.loads(request["body"])
+    nonce, tag = base64.b64decode(doc["nonce"]), base64.b64decode(doc["tag"])
+    assert (len(nonce), len(tag)) == (16, 16)
+    from pythonref import eax
+    assert eax.open_(key, nonce, base64.b64decode(doc["ciphertext"]), tag) == sent
+    server = Party(desc, None, "server", secrets={"k": key})
+    server.receive(request)
+    assert server.received["message"] == sent
+    response = server.next_message()
+    assert isinstance(response, dict) and response["status"] == 200
+    client.receive(response)
+    assert client.done
+    doc["tag"] = base64.b64encode(bytes([tag[0] ^ 1]) + tag[1:]).decode()
+    other = Party(desc, None, "server", secrets={"k": key})
+    with pytest.raises(Refused) as refused:
+        other.receive({**request, "body": json.dumps(doc).encode()})
+    assert refused.value.kind == "authentication"

@@ -381,6 +381,79 @@ final class DescribedProtocolCLITests: XCTestCase {
                    expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
     }
 
+    /// AES-EAX on the wire against PyCryptodome's own MODE_EAX (Debian's python3-pycryptodome, `make
+    /// deps`): the server a PyCryptodome user writes from its documentation (`encrypt_and_digest`,
+    /// `decrypt_and_verify`) passes; the same server with `decrypt` alone, the tag never checked,
+    /// fails the tag probe. The description is written here from docs/PROTOCOL-DESCRIPTIONS.md.
+    func testRemote_aesEAX_againstPyCryptodome_passes_aServerThatSkipsVerifyFails() throws {
+        let folder = try scratch()
+        let description = folder.appendingPathComponent("eax-tcp.toml")
+        try """
+        name = "eax-tcp"
+        [transport]
+        kind = "tcp"
+        framing = "length-prefix"
+        [secrets.k]
+        made_by = "preshared"
+        bytes = 32
+        [[conversation]]
+        name = "echo"
+        error = { text = "ERR" }
+        [[conversation.step]]
+        from = "client"
+        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "message" }
+        [[conversation.step]]
+        from = "server"
+        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "same" }
+        then = "close"
+        """.write(to: description, atomically: true, encoding: .utf8)
+        let server = folder.appendingPathComponent("eax_echo.py")
+        try """
+        import socket, struct, sys, threading
+        from Cryptodome.Cipher import AES
+        KEY = bytes.fromhex(sys.argv[1])
+        skips_verify = "--no-verify" in sys.argv
+        def exactly(conn, n):
+            data = b""
+            while len(data) < n:
+                chunk = conn.recv(n - len(data))
+                if not chunk: raise EOFError
+                data += chunk
+            return data
+        def send(conn, data): conn.sendall(struct.pack(">I", len(data)) + data)
+        def handle(conn):
+            conn.settimeout(10)
+            try:
+                box = exactly(conn, struct.unpack(">I", exactly(conn, 4))[0])
+                nonce, ciphertext, tag = box[:16], box[16:-16], box[-16:]
+                try:
+                    if len(box) < 32: raise ValueError("short")
+                    cipher = AES.new(KEY, AES.MODE_EAX, nonce=nonce)
+                    message = cipher.decrypt(ciphertext) if skips_verify else cipher.decrypt_and_verify(ciphertext, tag)
+                except ValueError:
+                    send(conn, b"ERR")
+                    return
+                cipher = AES.new(KEY, AES.MODE_EAX)
+                sealed, tag = cipher.encrypt_and_digest(message)
+                send(conn, cipher.nonce + sealed + tag)
+            except (EOFError, OSError):
+                pass
+            finally:
+                conn.close()
+        listener = socket.create_server(("127.0.0.1", 0))
+        print("LISTENING %d" % listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """.write(to: server, atomically: true, encoding: .utf8)
+        let key = String(repeating: "5a", count: 32)
+        let prefix = "crosscheck.described.eax-tcp.remote.echo."
+        try remote(server, [key], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 0, prefix: prefix,
+                   expect: ["conversation": "passed", "refuses.message-1.aes-eax-tag-bit-flipped": "passed", "fresh-per-conversation": "passed"])
+        try remote(server, [key, "--no-verify"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
+                   expect: ["conversation": "passed", "refuses.message-1.aes-eax-tag-bit-flipped": "failed"])
+    }
+
     /// Found by the fourth review: where a client's agreement key travels with its ciphertext, the
     /// probes find each part — by the known lengths of a `concat` (an X25519 key, then a GCM box: a
     /// server that never checks the tag fails the tag probe; the correct one passes, where before a

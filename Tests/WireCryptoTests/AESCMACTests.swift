@@ -21,3 +21,28 @@ final class AESCMACTests: XCTestCase {
         }
     }
 }
+
+/// AES-EAX against the EAX paper's own test vectors (Bellare, Rogaway and Wagner, "The EAX Mode of
+/// Operation", FSE 2004, appendix: the first three), both ways, and a tag that does not verify.
+final class AESEAXTests: XCTestCase {
+    func testEAX_paperVectors_bothWays_andEveryTagBitCounts() throws {
+        let vectors: [(message: String, key: String, nonce: String, header: String, cipher: String)] = [
+            ("", "233952DEE4D5ED5F9B9C6D6FF80FF478", "62EC67F9C3A4A407FCB2A8C49031A8B3", "6BFB914FD07EAE6B", "E037830E8389F27B025A2D6527E79D01"),
+            ("F7FB", "91945D3F4DCBEE0BF45EF52255F095A4", "BECAF043B0A23D843194BA972C66DEBD", "FA3BFD4806EB53FA", "19DD5C4C9331049D0BDAB0277408F67967E5"),
+            ("1A47CB4933", "01F74AD64077F2E704C0F60ADA3DD523", "70C3DB4F0D26368400A10ED05D2BFF5E", "234A3463C1264AC6", "D851D5BAE03A59F238A23E39199DC9266626C40F80"),
+        ]
+        for vector in vectors {
+            let key = Data(hexString: vector.key)!, nonce = Data(hexString: vector.nonce)!, header = Data(hexString: vector.header)!
+            let message = Data(hexString: vector.message) ?? Data()
+            let sealed = try AESEAX.seal(message, key: key, nonce: nonce, header: header)
+            XCTAssertEqual((sealed.ciphertext + sealed.tag).hexString.uppercased(), vector.cipher)
+            XCTAssertEqual(try AESEAX.open(sealed.ciphertext, key: key, nonce: nonce, tag: sealed.tag, header: header), message)
+            for bit in [0, 7, 127] {
+                var tag = sealed.tag
+                tag[bit / 8] ^= UInt8(1 << (bit % 8))
+                XCTAssertThrowsError(try AESEAX.open(sealed.ciphertext, key: key, nonce: nonce, tag: tag, header: header))
+            }
+            XCTAssertThrowsError(try AESEAX.open(sealed.ciphertext, key: key, nonce: nonce, tag: sealed.tag.prefix(15), header: header))
+        }
+    }
+}

@@ -467,6 +467,54 @@ final class DescribedReadingTests: XCTestCase {
         }
     }
 
+    /// AES-EAX (PyCryptodome's MODE_EAX) in JSON fields, as PyCryptodome's own documentation writes
+    /// nonce, ciphertext and tag: both ways through the parties (WireCrypto's AESEAX is held to the
+    /// EAX paper's vectors in AESEAXTests), a changed tag refused as an authentication failure.
+    func testAESEAXInJSONFields_bothWays_andAChangedTagIsAnAuthenticationRefusal() throws {
+        let toml = """
+        name = "eax-json"
+        [transport]
+        kind = "http"
+        [secrets.k]
+        made_by = "preshared"
+        bytes = 16
+        [[conversation]]
+        name = "reading"
+        error_status = 400
+        [[conversation.step]]
+        from = "client"
+        request = "POST /reading"
+        body = { json = { ciphertext = { sealed = "k", cipher = "aes-eax", iv = "field:nonce", tag = "field:tag", carries = "message", encoding = "base64" }, nonce = { nonce_of = "ciphertext", encoding = "base64" }, tag = { tag_of = "ciphertext", encoding = "base64" } } }
+        [[conversation.step]]
+        from = "server"
+        body = { json = { message = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "same", encoding = "base64" } } }
+        """
+        let described = try ProtocolDescription(toml: toml)
+        let key = Data(0..<16)
+        let sent = Data("crosscheck eax été".utf8)
+        let client = try DescribedParty(description: described, conversation: "reading", role: .client, secrets: ["k": key], message: sent)
+        let request = try XCTUnwrap(try client.nextMessage())
+        guard case let .request(method, path, headers, body) = request, case let .object(fields)? = try? StrictJSON.parse(body),
+              let nonce = fields["nonce"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+              let tag = fields["tag"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+              let ciphertext = fields["ciphertext"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else { return XCTFail("not the JSON request: \(request)") }
+        XCTAssertEqual([nonce.count, tag.count, ciphertext.count], [16, 16, sent.count])
+        XCTAssertEqual(try AESEAX.open(ciphertext, key: key, nonce: nonce, tag: tag), sent)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+        try server.receive(request)
+        XCTAssertEqual(server.received["message"], sent)
+        try client.receive(try XCTUnwrap(try server.nextMessage()))
+        XCTAssertTrue(client.isDone)
+
+        var changed = tag
+        changed[0] ^= 1
+        let forged = String(decoding: body, as: UTF8.self).replacingOccurrences(of: tag.base64EncodedString(), with: changed.base64EncodedString())
+        let other = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+        XCTAssertThrowsError(try other.receive(.request(method: method, path: path, headers: headers, body: Data(forged.utf8)))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.kind, .authentication, "\(error)")
+        }
+    }
+
     /// Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, the client's nonce
     /// as a message of its own (`iv = "secret:nonce"`), then the ciphertext.
     static let nonceAlone = """

@@ -157,7 +157,7 @@ final class DescribedValidationTests: XCTestCase {
         [[conversation.step]]
         from = "client"
         send = { sealed = "s", cipher = "aes-cbc", tag = "appended" }
-        """, line: 11, key: "send.tag", words: ["aes-gcm and chacha20-poly1305 only"])
+        """, line: 11, key: "send.tag", words: ["aes-gcm, chacha20-poly1305 and aes-eax only"])
         expect(Self.tcp + "[secrets.s]\nmade_by = \"preshared\"\nbytes = 16\n" + """
         [[conversation]]
         name = "c"

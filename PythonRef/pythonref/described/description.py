@@ -54,17 +54,18 @@ PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 # aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
 # 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
-CIPHERS = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-gcm", "aes-ecb", "chacha20-poly1305", "fernet", "chacha20",
-           "salsa20")
+# aes-eax: PyCryptodome's AES.MODE_EAX with its defaults (a 16-byte nonce and tag, no header); eax.py.
+CIPHERS = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-gcm", "aes-ecb", "chacha20-poly1305", "aes-eax", "fernet",
+           "chacha20", "salsa20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space", "sequence")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
 ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
-IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-cfb": 16, "aes-cfb8": 16, "aes-gcm": 12, "chacha20-poly1305": 12,
+IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-cfb": 16, "aes-cfb8": 16, "aes-gcm": 12, "chacha20-poly1305": 12, "aes-eax": 16,
             "chacha20": 16,  # chacha20: OpenSSL's (and pyca's) 4-byte little-endian counter, then the 12-byte nonce
             "salsa20": 8}  # salsa20: PyCryptodome's Salsa20.new(key, nonce) nonce
-AEAD = ("aes-gcm", "chacha20-poly1305")
+AEAD = ("aes-gcm", "chacha20-poly1305", "aes-eax")
 # The lengths of an aes-gcm `fixed:` nonce, in bytes (pyca's GCM range); a fresh one is 12.
 GCM_FIXED_NONCE_BYTES = (8, 128)
 UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-ecb", "chacha20", "salsa20")  # no MAC: a changed ciphertext opens
@@ -523,7 +524,7 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
                                f"found {iv!r}")
     out["iv"] = iv
     if "tag" in raw and cipher not in AEAD:
-        raise DescriptionError(_join(path, "tag"), f"tag is for aes-gcm and chacha20-poly1305 only, not {cipher}")
+        raise DescriptionError(_join(path, "tag"), f"tag is for aes-gcm, chacha20-poly1305 and aes-eax only, not {cipher}")
     tag = _get(raw, "tag", str, path, "appended" if cipher in AEAD else "")
     if tag == "none" and cipher != "aes-gcm":
         raise DescriptionError(_join(path, "tag"), f'tag = "none" is for aes-gcm only (a server that drops '

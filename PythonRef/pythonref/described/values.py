@@ -37,7 +37,7 @@ except ImportError:  # pyca 38 (Debian 12), 43 (Debian 13)
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
-from .. import aead, aes_cbc, rsa_cipher, rsa_keys, rsa_socket, text_formats
+from .. import aead, aes_cbc, eax, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
@@ -528,6 +528,8 @@ def seal(v: Value, key: bytes, plaintext: bytes, iv: bytes) -> tuple[bytes, byte
         return Fernet(base64.urlsafe_b64encode(key)).encrypt(plaintext), b""
     if v.cipher == "aes-gcm" and (v.tag == "none" or len(iv) != IV_BYTES["aes-gcm"]):
         return _gcm_any_nonce(key, iv, plaintext, None)
+    if v.cipher == "aes-eax":
+        return eax.seal(key, iv, plaintext)
     if v.cipher in ("aes-gcm", "chacha20-poly1305"):
         return aead.seal_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, plaintext)
     if v.cipher == "aes-ctr":
@@ -560,6 +562,8 @@ def open_sealed(v: Value, key: bytes, ciphertext: bytes, iv: bytes, tag: bytes) 
             if len(tag) != TAG_BYTES:
                 raise Refused(f"aes-gcm: tag is {len(tag)} bytes; must be 16", kind="authentication")
             return _gcm_any_nonce(key, iv, ciphertext, tag)[0]
+        if v.cipher == "aes-eax":
+            return eax.open_(key, iv, ciphertext, tag)
         if v.cipher in ("aes-gcm", "chacha20-poly1305"):
             return aead.open_parts("aes-gcm" if v.cipher == "aes-gcm" else "chachapoly", key, iv, ciphertext, tag)
         if v.cipher == "aes-ctr":

@@ -727,7 +727,7 @@ extension DescribedRemoteRun {
             switch sealed.cipher {
             case .aesGCM where sealed.tag == .dropped:
                 return []  // no tag: any bytes decrypt, as CTR
-            case .aesGCM, .chacha20Poly1305:
+            case .aesGCM, .chacha20Poly1305, .aesEAX:
                 // The tag where it travels: appended (the sealed value's last byte), or its own field.
                 if case .field = sealed.tag {
                     let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }

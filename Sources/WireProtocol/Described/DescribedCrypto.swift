@@ -270,6 +270,10 @@ enum DescribedCipher {
             let nonce = iv ?? secureRandomBytes(12)
             let box = try ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: nonce))
             return Output(ciphertext: Data(box.ciphertext), iv: nonce, tag: Data(box.tag))
+        case .aesEAX:
+            let nonce = iv ?? secureRandomBytes(16)
+            let sealed = try AESEAX.seal(plaintext, key: key, nonce: nonce)
+            return Output(ciphertext: sealed.ciphertext, iv: nonce, tag: sealed.tag)
         case .fernet:
             return Output(ciphertext: try Fernet.token(plaintext, key: key), iv: Data(), tag: Data())
         case .chacha20:
@@ -333,6 +337,9 @@ enum DescribedCipher {
             case .chacha20Poly1305:
                 guard iv.count == 12, tag.count == 16 else { throw refusal }
                 return try ChaChaPoly.open(ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: iv), ciphertext: ciphertext, tag: tag), using: SymmetricKey(data: key))
+            case .aesEAX:
+                guard iv.count == 16, tag.count == 16 else { throw refusal }
+                return try AESEAX.open(ciphertext, key: key, nonce: iv, tag: tag)
             case .fernet:
                 return try Fernet.open(ciphertext, key: key)
             case .chacha20:

@@ -275,17 +275,20 @@ public enum SealedCipher: String, Sendable, CaseIterable {
     case aesGCM = "aes-gcm"
     case aesECB = "aes-ecb"
     case chacha20Poly1305 = "chacha20-poly1305"
+    /// AES-EAX (Bellare, Rogaway and Wagner 2004): PyCryptodome's `AES.MODE_EAX` with its defaults,
+    /// a 16-byte nonce and a 16-byte tag, no header. Neither pyca, OpenSSL nor CryptoKit has it.
+    case aesEAX = "aes-eax"
     case fernet
     /// ChaCha20 without Poly1305 (pyca `algorithms.ChaCha20`, `mode=None`): nothing authenticates it.
     case chacha20
     /// Salsa20/20 (PyCryptodome `Salsa20.new(key, nonce)`: 16- or 32-byte key, 8-byte nonce): no MAC.
     case salsa20
 
-    public var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 }
+    public var isAEAD: Bool { self == .aesGCM || self == .chacha20Poly1305 || self == .aesEAX }
     /// The IV or nonce length (0: none).
     public var ivBytes: Int {
         switch self {
-        case .aesCBC, .aesCTR, .aesCFB, .aesCFB8, .chacha20: return 16
+        case .aesCBC, .aesCTR, .aesCFB, .aesCFB8, .aesEAX, .chacha20: return 16
         case .salsa20: return Salsa20.nonceBytes
         case .aesGCM, .chacha20Poly1305: return 12
         case .aesECB, .fernet: return 0
@@ -499,7 +502,7 @@ extension DescribedValue {
             var tag = TagPlacement.appended
             if let text = try reader.string("tag") {
                 guard cipher.isAEAD else {
-                    throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag` is for aes-gcm and chacha20-poly1305 only; remove it")
+                    throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag` is for aes-gcm, chacha20-poly1305 and aes-eax only; remove it")
                 }
                 if text.hasPrefix("field:"), text.count > 6 { tag = .field(String(text.dropFirst(6))) } else if text == "none" {
                     guard cipher == .aesGCM else {

@@ -392,7 +392,7 @@ extension ProtocolDescription {
                 }
             case let .sealed(sealed):
                 if case .fixed = sealed.iv {
-                    let stream = [.aesCTR, .aesGCM, .chacha20, .chacha20Poly1305, .salsa20].contains(sealed.cipher)
+                    let stream = [.aesCTR, .aesGCM, .aesEAX, .chacha20, .chacha20Poly1305, .salsa20].contains(sealed.cipher)
                     let cfb = [.aesCFB, .aesCFB8].contains(sealed.cipher)
                     found.append("\(value.keyPath) (line \(value.line)): a fixed IV, the same for every message"
                                  + (stream ? " — for \(sealed.cipher.rawValue) the same keystream under the key: two ciphertexts XORed give their plaintexts XORed" : "")
