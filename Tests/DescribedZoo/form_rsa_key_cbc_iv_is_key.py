@@ -33,6 +33,10 @@ Plants (--plant, or DZOO_PLANT when imported):
   slices-padding   unpads as the tutorials do, data[:-data[-1]]: the last byte's count of bytes goes,
                    unchecked, so a padding whose last byte is right and whose other bytes are anything
                    is answered 200
+  zero-key-wrong-length  a padding that does not check gets a random key (RFC 3218's random filling), but a
+                   good padding around a key of the wrong length gets 16 zero bytes: a value sealed under the
+                   zero key is then answered 200, which tells a conforming PKCS#1 padding from another
+                   (Bleichenbacher 1998)
 """
 
 import base64
@@ -50,7 +54,7 @@ from cryptography.hazmat.primitives import padding as sympadding  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
-PLANTS = ("padding-oracle", "ignores-padding", "slices-padding")
+PLANTS = ("padding-oracle", "ignores-padding", "slices-padding", "zero-key-wrong-length")
 FORM_TYPE = "application/x-www-form-urlencoded"
 REFUSAL = json.dumps({"error": "bad request"}).encode()
 PADDING_ERROR = json.dumps({"error": "Invalid padding bytes."}).encode()
@@ -101,12 +105,16 @@ def unbase64(fields, name):
         raise Refused("%s is not base64" % name)
 
 
-def unwrap_key(block):
+def unwrap_key(block, plant=None):
     try:
         k = KEY.decrypt(block, padding.PKCS1v15())
     except ValueError:
+        if plant == "zero-key-wrong-length":
+            return os.urandom(16)
         raise Refused("the RSA block does not decrypt")
     if len(k) != 16:
+        if plant == "zero-key-wrong-length":
+            return bytes(16)
         raise Refused("an unwrapped key of %d bytes" % len(k))
     return k
 
@@ -156,7 +164,7 @@ def converse(body, content_type, plant):
     """(status, body) for one POST /."""
     try:
         fields = form_fields(body, content_type)
-        k = unwrap_key(unbase64(fields, "key"))
+        k = unwrap_key(unbase64(fields, "key"), plant)
         request = open_value(k, unbase64(fields, "value"), plant)
     except BadPadding as refused:
         dzoolib.log("refused: %r" % refused)

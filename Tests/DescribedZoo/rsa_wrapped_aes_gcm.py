@@ -14,11 +14,13 @@ Plants (--plant):
   nonce-echo      answers under the client's nonce: the same nonce twice under one key
   reduces-mod-n   takes the wrapped secret modulo n before unwrapping it (pow(c, d, n) with no range
                   check): c + n unwraps as c does (RFC 8017 §5.1.2 step 1 refuses it)
-  names-the-length  refuses a secret of the wrong length (a good OAEP padding around it) with "ERROR: secret
-                  length" and everything else with "ERROR": the refusal tells a good padding from a bad one
   manger-oracle   refuses at once when the RSA block's first byte is not 0, and otherwise goes on with
                   a random secret, so its refusal comes only after the sealed message: when the
                   "ERROR" arrives tells an attacker which ciphertexts begin with 0 (Manger 2001)
+  zero-key-silent  as zero-key-sentinel, but a message under the zero key is not answered: the server
+                  closes without a word, where under any other key it says "ERROR" (the close tells)
+  zero-key-manger  a block whose first byte is not 0 gets a random secret, any other bad one 32 zero bytes:
+                  a message under the zero key is answered after a block that begins with 0 only (Manger)
   zero-key-sentinel  goes on with 32 zero bytes as the secret when the wrapped key does not unwrap to 32
                   bytes (a constant sentinel, PyCryptodome's decrypt(ciphertext, sentinel) with fixed bytes): a message
                   sealed under the zero key is answered after a bad padding only (RFC 3218 §2.3.2 wants a
@@ -37,7 +39,7 @@ from cryptography.hazmat.primitives.asymmetric import padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle", "names-the-length", "zero-key-sentinel")
+PLANTS = ("ignores-tag", "nonce-echo", "reduces-mod-n", "manger-oracle", "zero-key-sentinel", "zero-key-silent", "zero-key-manger")
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
 
@@ -60,7 +62,10 @@ def main():
                 return key.decrypt(wrapped, OAEP_SHA256)
             except ValueError:
                 return os.urandom(32)
-        if args.plant == "zero-key-sentinel":  # any secret it cannot use, bad padding or wrong length
+        if args.plant == "zero-key-manger" and len(wrapped) == k and int.from_bytes(wrapped, "big") < n:
+            if pow(int.from_bytes(wrapped, "big"), d, n) >> (8 * (k - 1)) != 0:
+                return os.urandom(32)
+        if args.plant in ("zero-key-sentinel", "zero-key-silent", "zero-key-manger"):  # any secret it cannot use
             try:
                 secret = key.decrypt(wrapped, OAEP_SHA256)
             except ValueError:
@@ -74,9 +79,6 @@ def main():
         try:
             secret = unwrap(wire.recv())
             if len(secret) != 32:
-                if args.plant == "names-the-length":
-                    wire.send(b"ERROR: secret length")
-                    return
                 raise ValueError("secret of %d bytes" % len(secret))
             sealed = wire.recv()
             if len(sealed) < 28:
@@ -91,6 +93,8 @@ def main():
             dzoolib.log("refused: %r" % refused)
             wire.send(b"ERROR")
             return
+        if args.plant == "zero-key-silent" and secret == bytes(32):
+            return  # closes without a word
         out = nonce if args.plant == "nonce-echo" else os.urandom(12)
         wire.send(out + AESGCM(secret).encrypt(out, message, None))
 

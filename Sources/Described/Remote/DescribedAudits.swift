@@ -823,15 +823,14 @@ extension DescribedRemoteRun {
                 if !wentOn(signatures[0].2, conversation), let problem = refusalProblem(signatures[0].2, conversation, accepted: false, kind: .padding) {
                     throw CheckFailure("a bad \(padding.rawValue) padding (\(signatures[0].0)): the server \(problem)", details: show(signatures[0].2))
                 }
-                // A good padding around a plaintext the server cannot use (not UTF-8): it may be taken,
-                // or refused as a bad padding is — a third answer tells a good padding from a bad one.
-                // PKCS#1 v1.5: the block built here; OAEP: the key's own encryption of those bytes (a good
-                // OAEP padding told from a bad one is as much an oracle: Manger 2001 needs less).
+                // PKCS#1 v1.5: a good padding around a plaintext the server cannot use (not UTF-8): it may
+                // be taken, or refused as a bad padding is — a third answer tells a conforming padding from a
+                // bad one, which Bleichenbacher's attack needs. Not OAEP: an attacker cannot make a good OAEP
+                // padding around a plaintext it does not know, so what a server does with one tells nothing;
+                // OAEP's oracle is in the bad classes told apart (Manger 2001; RFC 8017 §7.1.2's note is on
+                // the decoding errors, not on what the application does with a message that decoded).
                 let unusablePlaintext = Data(repeating: 0xff, count: 16)
-                let goodPadding: DescribedParty.Probe? = padding == .pkcs1
-                    ? Self.validBlock(padding: padding, k: k, message: unusablePlaintext, generator: &generator).map { .rsaBlock($0) }
-                    : (try? key.encrypt(unusablePlaintext, padding: DescribedBytes.rsaPadding(padding))).map { .rsaCiphertext($0) }
-                if let goodPadding {
+                if let goodPadding = Self.validBlock(padding: padding, k: k, message: unusablePlaintext, generator: &generator).map({ DescribedParty.Probe.rsaBlock($0) }) {
                     let unusable = try converse(conversation.name, stopAfter: index + 1, probe: (index, goodPadding), waitBeforeNext: patient)
                     let answer = AnswerSignature(unusable)
                     // A refusal is the description's, or text that begins as one ("ERROR: key length"
@@ -869,9 +868,12 @@ extension DescribedRemoteRun {
     /// constant sentinel: PyCryptodome's `decrypt(ciphertext, sentinel)` with bytes that never change,
     /// an all-zero key) takes what is sealed under that key, and so tells a bad padding from a good one
     /// as plainly as an error would (Bleichenbacher 1998). The stand-in must be random for each
-    /// ciphertext (RFC 3218 §2.3.2, "random filling"). The probe: a bad padding, and the rest of the
-    /// conversation sealed under the all-zero key of the secret's length — and, to tell a fixed key
-    /// from a server that takes anything, once more under a random key, which no server can know.
+    /// ciphertext (RFC 3218 §2.3.2, "random filling"). The probes: each class of bad padding, and for
+    /// PKCS#1 v1.5 a good padding around a secret of the wrong length (conforming, which Bleichenbacher's
+    /// attack needs to tell apart), each with the rest of the conversation sealed under the all-zero key
+    /// of the secret's length; the control: a bad padding with the rest under a random key, which no
+    /// server can know. A correct server answers them all alike; one whose answer under the zero key
+    /// differs from the control's (taken, or refused another way: a silent close) keeps a fixed key.
     func checkFixedKeyAfterBadPadding(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step) in judgedClientSteps(conversation) {
             guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
@@ -881,30 +883,52 @@ extension DescribedRemoteRun {
             self.step(name) {
                 var generator = SeededGenerator.forCheck(name, seed: options.seed)
                 let patient = min(options.timeout, max(2.0, options.quietGap * 6))  // as oracle.rsa waits, for a slow board
-                let badPadding = Self.invalidBlocks(padding: padding, k: key.modulusByteCount)[0]
-                func probe(_ stand: Data) throws -> LiveConversation {
+                let k = key.modulusByteCount
+                var blocks = Self.invalidBlocks(padding: padding, k: k)
+                if let conforming = Self.validBlock(padding: padding, k: k, message: Data(repeating: 0xff, count: secret.bytes + 4), generator: &generator) {
+                    blocks.append(("good-padding-wrong-length", { _ in conforming }))
+                }
+                func probe(_ block: Data, _ stand: Data) throws -> LiveConversation {
                     let live = try converse(conversation.name, stopAfter: index + 1,
-                                            probe: (index, .rsaBlockThenKey(badPadding.1(&generator), secret: secret.name, key: stand)), waitBeforeNext: patient)
-                    try failIfTakenDown(live, by: name, what: "a bad \(padding.rawValue) padding")
+                                            probe: (index, .rsaBlockThenKey(block, secret: secret.name, key: stand)), waitBeforeNext: patient)
+                    try failIfTakenDown(live, by: name, what: "a wrapped key that does not unwrap to \(secret.bytes) bytes")
                     return live
                 }
-                let zeros = Data(count: secret.bytes)
-                let fixed = try probe(zeros)
-                guard acknowledged(fixed, conversation) else { return .passed }
-                let random = try probe(generator.bytes(secret.bytes))
-                if acknowledged(random, conversation) {
-                    return .skipped(reason: "after a bad padding the server acknowledged what was sealed under a key of the client's choosing, and under another random one: it takes any key, so a fixed one cannot be told (\(AnswerSignature(random)))")
+                // What the answers are compared by: taken, answered but not taken (a sealed answer under
+                // another key, whose bytes differ every time), or the refusal itself (its text, a close).
+                let outcome = { (live: LiveConversation) -> String in
+                    if self.acknowledged(live, conversation) { return "taken" }
+                    return self.wentOn(live, conversation) ? "answered, not taken" : AnswerSignature(live).shape
                 }
-                throw CheckFailure("padding oracle: after a bad \(padding.rawValue) padding (\(badPadding.0)) the server goes on with a fixed key — it acknowledged what was sealed under \(secret.bytes) zero bytes (\(AnswerSignature(fixed))), and not the same under a random key. A bad padding is told from a good one by whether that key works; the stand-in key must be random for each ciphertext (RFC 3218 §2.3.2)",
-                                   details: "sealed under the all-zero key:\n\(show(fixed))\n\nunder a random key:\n\(show(random))")
+                let zeros = Data(count: secret.bytes)
+                let control = try probe(blocks[0].1(&generator), generator.bytes(secret.bytes))
+                if acknowledged(control, conversation) {
+                    return .skipped(reason: "after a bad padding the server acknowledged what was sealed under a random key: it takes any key, so a fixed one cannot be told (\(AnswerSignature(control)))")
+                }
+                for (className, make) in blocks {
+                    let fixed = try probe(make(&generator), zeros)
+                    let taken = acknowledged(fixed, conversation)
+                    guard outcome(fixed) != outcome(control) else { continue }
+                    // An answer that differs only once (a stalled link) is no verdict: both again.
+                    let again = try probe(make(&generator), zeros)
+                    let controlAgain = try probe(blocks[0].1(&generator), generator.bytes(secret.bytes))
+                    guard outcome(again) == outcome(fixed), outcome(controlAgain) == outcome(control) else {
+                        return .skipped(reason: "inconclusive: under the all-zero key after \(className) the server answered \(AnswerSignature(fixed)), then \(AnswerSignature(again)); under a random key \(AnswerSignature(control)), then \(AnswerSignature(controlAgain)) — run it again on a quieter link")
+                    }
+                    let what = className == "good-padding-wrong-length" ? "a good \(padding.rawValue) padding around \(secret.bytes + 4) bytes (the secret is \(secret.bytes))" : "a bad \(padding.rawValue) padding (\(className))"
+                    throw CheckFailure("padding oracle: after \(what) the server goes on with a fixed key — what was sealed under \(secret.bytes) zero bytes gets \(AnswerSignature(fixed))\(taken ? " (taken)" : ""), the same under a random key gets \(AnswerSignature(control)). Whether that key works tells which wrapped keys unwrap; the stand-in key must be random for each ciphertext (RFC 3218 §2.3.2)",
+                                       details: "sealed under the all-zero key:\n\(show(fixed))\n\nunder a random key:\n\(show(control))")
+                }
+                return .passed
             }
         }
     }
 
-    /// The secret an `rsa` value carries as its own bytes (not written as text), with its length.
+    /// The secret an `rsa` value carries (as its bytes, or written as text: the probe replaces the
+    /// whole RSA block, and a server's stand-in is a key either way), with its length.
     func wrappedSecret(_ value: DescribedValue) -> (name: String, bytes: Int)? {
         for part in value.values {
-            guard case let .rsa(_, _, .secret(name, written), _) = part.kind, written == .raw,
+            guard case let .rsa(_, _, .secret(name, _), _) = part.kind,
                   let secret = description.secrets[name], !secret.derive.isPassphrase, secret.derive != .utf8ZeroPad16 else { continue }
             return (name, secret.bytes)
         }
