@@ -1046,3 +1046,32 @@ def test_eax_in_json_fields_both_ways_and_a_changed_tag_is_refused_as_authentica
     with pytest.raises(Refused) as refused:
         other.receive({**request, "body": json.dumps(doc).encode()})
     assert refused.value.kind == "authentication"
+
+
+def test_a_tag_before_the_ciphertext_is_nonce_tag_ciphertext_both_ways() -> None:
+    """tag = "before": nonce || tag || ciphertext, the order PyCryptodome's documentation writes them in."""
+    desc = loads(EAX_JSON.replace('iv = "prefix", carries = "same"', 'iv = "prefix", tag = "before", carries = "same"'))
+    key = bytes(range(16))
+    sent = b"crosscheck tag before"
+    client = Party(desc, "reading", "client", secrets={"k": key}, message=sent)
+    server = Party(desc, None, "server", secrets={"k": key})
+    server.receive(client.next_message())
+    response = server.next_message()
+    assert isinstance(response, dict)
+    raw = base64.b64decode(json.loads(response["body"])["message"])
+    from pythonref import eax
+    assert eax.open_(key, raw[:16], raw[32:], raw[16:32]) == sent
+    client.receive(response)
+    assert client.done
+    for cipher in ("aes-gcm", "chacha20-poly1305"):
+        size = 32 if cipher.startswith("chacha") else 16
+        text = EAX_JSON.replace('"aes-eax", iv = "prefix", carries = "same"', f'"{cipher}", iv = "prefix", tag = "before", carries = "same"')
+        text = text.replace("bytes = 16", f"bytes = {size}")
+        desc = loads(text)
+        client = Party(desc, "reading", "client", secrets={"k": bytes(size)}, message=sent)
+        server = Party(desc, None, "server", secrets={"k": bytes(size)})
+        server.receive(client.next_message())
+        client.receive(server.next_message())
+        assert client.done
+    with pytest.raises(DescriptionError, match='"appended", "before", "field:NAME" or "none"'):
+        loads(EAX_JSON.replace('iv = "prefix", carries = "same"', 'iv = "prefix", tag = "after", carries = "same"'))

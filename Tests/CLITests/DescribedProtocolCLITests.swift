@@ -383,7 +383,7 @@ final class DescribedProtocolCLITests: XCTestCase {
 
     /// AES-EAX on the wire against PyCryptodome's own MODE_EAX (Debian's python3-pycryptodome, `make
     /// deps`): the server a PyCryptodome user writes from its documentation (`encrypt_and_digest`,
-    /// `decrypt_and_verify`) passes; the same server with `decrypt` alone, the tag never checked,
+    /// `decrypt_and_verify`, nonce ‖ tag ‖ ciphertext: `tag = "before"`) passes; the same server with `decrypt` alone, the tag never checked,
     /// fails the tag probe. The description is written here from docs/PROTOCOL-DESCRIPTIONS.md.
     func testRemote_aesEAX_againstPyCryptodome_passes_aServerThatSkipsVerifyFails() throws {
         let folder = try scratch()
@@ -401,10 +401,10 @@ final class DescribedProtocolCLITests: XCTestCase {
         error = { text = "ERR" }
         [[conversation.step]]
         from = "client"
-        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "message" }
+        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", tag = "before", carries = "message" }
         [[conversation.step]]
         from = "server"
-        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", carries = "same" }
+        send = { sealed = "k", cipher = "aes-eax", iv = "prefix", tag = "before", carries = "same" }
         then = "close"
         """.write(to: description, atomically: true, encoding: .utf8)
         let server = folder.appendingPathComponent("eax_echo.py")
@@ -425,7 +425,7 @@ final class DescribedProtocolCLITests: XCTestCase {
             conn.settimeout(10)
             try:
                 box = exactly(conn, struct.unpack(">I", exactly(conn, 4))[0])
-                nonce, ciphertext, tag = box[:16], box[16:-16], box[-16:]
+                nonce, tag, ciphertext = box[:16], box[16:32], box[32:]  # the order PyCryptodome's docs write
                 try:
                     if len(box) < 32: raise ValueError("short")
                     cipher = AES.new(KEY, AES.MODE_EAX, nonce=nonce)
@@ -435,7 +435,7 @@ final class DescribedProtocolCLITests: XCTestCase {
                     return
                 cipher = AES.new(KEY, AES.MODE_EAX)
                 sealed, tag = cipher.encrypt_and_digest(message)
-                send(conn, cipher.nonce + sealed + tag)
+                send(conn, cipher.nonce + tag + sealed)
             except (EOFError, OSError):
                 pass
             finally:

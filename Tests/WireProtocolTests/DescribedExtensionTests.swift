@@ -515,6 +515,47 @@ final class DescribedReadingTests: XCTestCase {
         }
     }
 
+    /// `tag = "before"`: nonce ‖ tag ‖ ciphertext, the order PyCryptodome's documentation writes them
+    /// in, for each AEAD, both ways; a value cut short of its tag is refused.
+    func testATagBeforeTheCiphertext_isNonceTagCiphertext_bothWays() throws {
+        for (cipher, size) in [("aes-eax", 16), ("aes-gcm", 16), ("chacha20-poly1305", 32)] {
+            let toml = """
+            name = "tag-before"
+            [transport]
+            kind = "tcp"
+            framing = "length-prefix"
+            [secrets.k]
+            made_by = "preshared"
+            bytes = \(size)
+            [[conversation]]
+            name = "echo"
+            [[conversation.step]]
+            from = "client"
+            send = { sealed = "k", cipher = "\(cipher)", iv = "prefix", tag = "before", carries = "message" }
+            [[conversation.step]]
+            from = "server"
+            send = { sealed = "k", cipher = "\(cipher)", iv = "prefix", tag = "before", carries = "same" }
+            """
+            let described = try ProtocolDescription(toml: toml)
+            let key = Data(repeating: 7, count: size), sent = Data("crosscheck tag before".utf8)
+            let client = try DescribedParty(description: described, conversation: "echo", role: .client, secrets: ["k": key], message: sent)
+            let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+            let message = try XCTUnwrap(try client.nextMessage())
+            guard case let .bytes(raw) = message else { return XCTFail("\(message)") }
+            let nonceBytes = cipher == "aes-eax" ? 16 : 12
+            XCTAssertEqual(raw.count, nonceBytes + 16 + sent.count, cipher)
+            if cipher == "aes-eax" {
+                XCTAssertEqual(try AESEAX.open(raw.dropFirst(32), key: key, nonce: raw.prefix(16), tag: raw.dropFirst(16).prefix(16)), sent)
+            }
+            try server.receive(message)
+            XCTAssertEqual(server.received["message"], sent, cipher)
+            try client.receive(try XCTUnwrap(try server.nextMessage()))
+            XCTAssertTrue(client.isDone, cipher)
+            let short = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
+            XCTAssertThrowsError(try short.receive(.bytes(raw.prefix(nonceBytes + 15))), cipher)
+        }
+    }
+
     /// Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, the client's nonce
     /// as a message of its own (`iv = "secret:nonce"`), then the ciphertext.
     static let nonceAlone = """

@@ -529,8 +529,10 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
     if tag == "none" and cipher != "aes-gcm":
         raise DescriptionError(_join(path, "tag"), f'tag = "none" is for aes-gcm only (a server that drops '
                                f'the tag of encrypt_and_digest), not {cipher}')
-    if cipher in AEAD and not (tag in ("appended", "none") or (tag.startswith("field:") and len(tag) > 6)):
-        raise DescriptionError(_join(path, "tag"), f'tag must be "appended", "field:NAME" or "none"; found {tag!r}')
+    # "before": nonce || tag || ciphertext, the order PyCryptodome's documentation writes them in.
+    if cipher in AEAD and not (tag in ("appended", "before", "none") or (tag.startswith("field:") and len(tag) > 6)):
+        raise DescriptionError(_join(path, "tag"),
+                               f'tag must be "appended", "before", "field:NAME" or "none"; found {tag!r}')
     out["tag"] = tag
     return out
 

@@ -824,7 +824,7 @@ def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) 
     ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as, v.fields), iv)
     if v.cipher == "fernet":
         return ct  # the token is already base64url with padding
-    body = (iv if v.iv == "prefix" else b"") + ct + (tag if v.tag == "appended" else b"")
+    body = (iv if v.iv == "prefix" else b"") + (tag if v.tag == "before" else b"") + ct + (tag if v.tag == "appended" else b"")
     if v.iv.startswith("field:"):
         scratch.setdefault(v.iv[6:], {})["iv"] = iv
     if v.tag.startswith("field:"):
@@ -1071,6 +1071,10 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         if len(body) < TAG_BYTES:
             raise Refused("sealed value shorter than its tag")
         body, tag = body[:-TAG_BYTES], body[-TAG_BYTES:]
+    elif v.tag == "before":
+        if len(body) < TAG_BYTES:
+            raise Refused("sealed value shorter than its tag")
+        tag, body = body[:TAG_BYTES], body[TAG_BYTES:]
     elif v.tag.startswith("field:"):
         tag = scratch.get(v.tag[6:], {}).get("tag", b"")
     accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as, v.fields)

@@ -9,7 +9,7 @@ import WireProtocol
 /// how to put changed bytes back (the rest of the message stays as built).
 struct CryptoPart {
     let value: DescribedValue
-    /// Its bytes before their encoding (for `sealed`: IV prefix, ciphertext and appended tag).
+    /// Its bytes before their encoding (for `sealed`: IV prefix, ciphertext and tag, before or after it).
     let raw: Data
     let rebuild: (Data) -> DescribedMessage
 
@@ -732,6 +732,14 @@ extension DescribedRemoteRun {
                 if case .field = sealed.tag {
                     let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }
                     return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isTag, flipLast)]
+                }
+                if sealed.tag == .before {  // nonce ‖ tag ‖ ciphertext: the tag's last bit
+                    let tagEnd = (sealed.iv == .prefix ? sealed.cipher.ivBytes : 0) + 16
+                    return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isSealed, { part in
+                        var raw = part.raw
+                        if raw.count >= tagEnd { raw[raw.startIndex + tagEnd - 1] ^= 0x01 }
+                        return raw
+                    })]
                 }
                 return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isSealed, flipLast)]
             case .fernet:

@@ -619,6 +619,7 @@ private struct Context {
             if !output.iv.isEmpty { state.sentIVs.append(output.iv) }
             var bytes = output.ciphertext
             if sealed.tag == .appended { bytes += output.tag }
+            if sealed.tag == .before { bytes = output.tag + bytes }
             if sealed.iv == .prefix { bytes = output.iv + bytes }
             return BuiltValue(bytes: DescribedBytes.encode(bytes, sealed.encoding), iv: output.iv, tag: output.tag)
         case let .secret(name, encoding):
@@ -767,6 +768,9 @@ private struct Context {
                 case .appended:
                     guard body.count >= 16 else { throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) value is shorter than its tag") }
                     tag = Data(body.suffix(16)); body = Data(body.dropLast(16))
+                case .before:
+                    guard body.count >= 16 else { throw DescribedRefusal(reason: "the \(sealed.cipher.rawValue) value is shorter than its tag") }
+                    tag = Data(body.prefix(16)); body = Data(body.dropFirst(16))
                 case .field: tag = siblings["tag"] ?? Data()
                 case .dropped: break
                 }

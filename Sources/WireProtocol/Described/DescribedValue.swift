@@ -324,6 +324,9 @@ public enum IVPlacement: Sendable, Equatable {
 
 public enum TagPlacement: Sendable, Equatable {
     case appended
+    /// Before the ciphertext, after a prefix IV: nonce ‖ tag ‖ ciphertext, the order PyCryptodome's
+    /// documentation writes `cipher.nonce`, `tag` and `ciphertext` in. Written `tag = "before"`.
+    case before
     case field(String)
     /// aes-gcm only: the tag is not sent (a server that keeps only the ciphertext of
     /// `encrypt_and_digest`), so nothing authenticates the value: GCM read as its counter mode.
@@ -509,8 +512,10 @@ extension DescribedValue {
                         throw DescriptionError.impossible(key: reader.keyPath("tag"), line: reader.line(of: "tag"), reason: "`tag = \"none\"` is for aes-gcm only (a server that drops the tag of encrypt_and_digest), not \(cipher.rawValue)")
                     }
                     tag = .dropped
+                } else if text == "before" {
+                    tag = .before
                 } else if text != "appended" {
-                    throw DescriptionError.notAllowed(key: reader.keyPath("tag"), line: reader.line(of: "tag"), allowed: "\"appended\", \"field:NAME\", \"none\" (aes-gcm)", found: "\"\(text)\"")
+                    throw DescriptionError.notAllowed(key: reader.keyPath("tag"), line: reader.line(of: "tag"), allowed: "\"appended\", \"before\", \"field:NAME\", \"none\" (aes-gcm)", found: "\"\(text)\"")
                 }
             }
             if cipher == .fernet, encodingText != nil {
