@@ -924,7 +924,10 @@ extension DescribedRemoteRun {
                         return .skipped(reason: "inconclusive: under the all-zero key after \(className) the server answered \(AnswerSignature(fixed)), then \(AnswerSignature(again)); under a random key \(AnswerSignature(control)), then \(AnswerSignature(controlAgain)) — run it again on a quieter link")
                     }
                     let what = className == "good-padding-wrong-length" ? "a good \(padding.rawValue) padding around \(secret.bytes + 4) bytes (the secret is \(secret.bytes))" : "a bad \(padding.rawValue) padding (\(className))"
-                    throw CheckFailure("padding oracle: after \(what) the server goes on with a fixed key — what was sealed under \(secret.bytes) zero bytes gets \(AnswerSignature(fixed))\(taken ? " (taken)" : ""), the same under a random key gets \(AnswerSignature(control)). Whether that key works tells which wrapped keys unwrap; the stand-in key must be random for each ciphertext (RFC 3218 §2.3.2)",
+                    let finding = taken
+                        ? "the server goes on with a fixed key — it took what was sealed under \(secret.bytes) zero bytes (\(AnswerSignature(fixed))), and not the same after a bad padding under a random key (\(AnswerSignature(control))). Whether that key works tells which wrapped keys unwrap; the stand-in key must be random for each ciphertext (RFC 3218 §2.3.2)"
+                        : "what was sealed under \(secret.bytes) zero bytes gets \(AnswerSignature(fixed)), the same after a bad padding under a random key gets \(AnswerSignature(control)): the answers tell the wrapped keys apart (a fixed stand-in key, or no stand-in where RFC 3218 §2.3.2 wants a random one)"
+                    throw CheckFailure("padding oracle: after \(what) " + finding,
                                        details: "sealed under the all-zero key:\n\(show(fixed))\n\nunder a random key:\n\(show(control))")
                 }
                 return .passed
