@@ -270,6 +270,10 @@ final class DescribedRemoteRun {
 
     func judgeCompleted(_ live: LiveConversation, _ conversation: ProtocolDescription.Conversation) throws -> CheckOutcome {
         if let refusal = live.party.refusal {
+            // The description's own refusal to a correct client: say so first, what the client made of it after.
+            if case let .bytes(data)? = live.answers.last, conversation.isRefusal(data) {
+                throw CheckFailure("the server refused the correct client's message with the description's error \(DescribedMessage.bytes(data).summary) — the two sides do not speak the same protocol (the client read: \(refusal.reason))", details: show(live))
+            }
             let answer = live.answers.last.map { " (it answered \($0.summary))" } ?? ""
             throw CheckFailure("the server's answer is not what the description says: \(refusal.reason)\(answer)", details: show(live))
         }
