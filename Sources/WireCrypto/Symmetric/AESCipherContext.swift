@@ -58,6 +58,18 @@ public final class AESCipherContext: @unchecked Sendable {
         return Int(written)
     }
 
+    /// `input` through a fresh context in one call: a stream mode (CTR, CFB, CFB8, OFB) takes any
+    /// length, ECB and CBC whole blocks. For code that has the whole message at once.
+    public static func process(_ input: Data, mode: Mode, encrypt: Bool, key: Data, iv: Data?) throws -> Data {
+        let context = try key.withUnsafeBytes { try AESCipherContext(mode: mode, encrypt: encrypt, key: $0, iv: iv.map { [UInt8]($0) }) }
+        var output = Data(count: input.count)
+        if input.isEmpty { return output }
+        try input.withUnsafeBytes { source in
+            try output.withUnsafeMutableBytes { _ = try context.update(source, into: $0.baseAddress!) }
+        }
+        return output
+    }
+
     /// Starts again from `iv` (nil: zeros) under the same key: the chaining value, the counter and
     /// any position inside a stream-mode block are reset.
     public func reset(iv: [UInt8]?) throws {

@@ -34,13 +34,7 @@ public enum AESEAX {
 
     /// CTR from the 128-bit counter block N′, incremented whole (the paper's CTR; OpenSSL's too).
     static func counterMode(_ input: Data, key: Data, counter: Data) throws -> Data {
-        if input.isEmpty { return Data() }
-        let context = try key.withUnsafeBytes { try AESCipherContext(mode: .ctr, encrypt: true, key: $0, iv: [UInt8](counter)) }
-        var output = Data(count: input.count)
-        try input.withUnsafeBytes { source in
-            try output.withUnsafeMutableBytes { _ = try context.update(source, into: $0.baseAddress!) }
-        }
-        return output
+        try AESCipherContext.process(input, mode: .ctr, encrypt: true, key: key, iv: counter)
     }
 
     static func zip3(_ a: Data, _ b: Data, _ c: Data) -> Data {

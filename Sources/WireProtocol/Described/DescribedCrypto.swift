@@ -353,23 +353,12 @@ enum DescribedCipher {
     }
 
     static func ctr(_ input: Data, key: Data, iv: Data) throws -> Data {
-        try stream(input, mode: .ctr, encrypt: true, key: key, iv: iv)
+        try AESCipherContext.process(input, mode: .ctr, encrypt: true, key: key, iv: iv)
     }
 
     /// CFB's feedback is the ciphertext, so its two directions differ (SP 800-38A §6.3).
     static func cfb(_ input: Data, segments cipher: SealedCipher, encrypt: Bool, key: Data, iv: Data) throws -> Data {
-        try stream(input, mode: cipher == .aesCFB8 ? .cfb8 : .cfb, encrypt: encrypt, key: key, iv: iv)
-    }
-
-    /// An AES mode that takes any length (CTR, CFB): one update over the whole input.
-    static func stream(_ input: Data, mode: AESCipherContext.Mode, encrypt: Bool, key: Data, iv: Data) throws -> Data {
-        let context = try key.withUnsafeBytes { try AESCipherContext(mode: mode, encrypt: encrypt, key: $0, iv: [UInt8](iv)) }
-        var output = Data(count: input.count)
-        if input.isEmpty { return output }
-        try input.withUnsafeBytes { source in
-            try output.withUnsafeMutableBytes { _ = try context.update(source, into: $0.baseAddress!) }
-        }
-        return output
+        try AESCipherContext.process(input, mode: cipher == .aesCFB8 ? .cfb8 : .cfb, encrypt: encrypt, key: key, iv: iv)
     }
 
     /// Zero and space padding are stripped by their byte, so a plaintext that ends in it cannot be
