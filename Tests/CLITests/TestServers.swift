@@ -2,9 +2,11 @@ import Foundation
 import XCTest
 
 /// Server processes a CLI test starts on 127.0.0.1 (PythonRef's `serve`, the zoo's servers,
-/// `crosscheck serve`), each found ready by the first line it prints, and stopped at tearDown.
+/// `crosscheck serve`, a test's own script on cli_test_server.py), each found ready by the first
+/// line it prints, and stopped at tearDown.
 final class TestServers {
     private var processes: [Process] = []
+    static let plumbing = CrosscheckBinary.root.appendingPathComponent("Tests/CLITests")
 
     struct DidNotStart: Error, CustomStringConvertible {
         let output: String
@@ -19,6 +21,10 @@ final class TestServers {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        // A test's own Python server imports its plumbing from cli_test_server.py, beside this file.
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = ([Self.plumbing.path] + [environment["PYTHONPATH"]].compactMap { $0 }).joined(separator: ":")
+        process.environment = environment
         let out = Pipe()
         process.standardOutput = out
         if let errorLog {
