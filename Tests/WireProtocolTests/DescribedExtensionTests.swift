@@ -4,6 +4,25 @@ import XCTest
 import WireCrypto
 import StrictFormats
 
+/// The shape most of this file's tests share.
+private extension XCTestCase {
+    /// One conversation both ways through a client and a server party of `described`, both holding
+    /// `secrets`: the server must open `sent` from the client's first message, and the client must
+    /// take the server's answer and be done. Returns that first message, for the caller to look into.
+    @discardableResult
+    func bothWays(_ described: ProtocolDescription, _ conversation: String, secrets: [String: Data], sent: Data,
+                  _ label: String = "", file: StaticString = #filePath, line: UInt = #line) throws -> DescribedMessage {
+        let client = try DescribedParty(description: described, conversation: conversation, role: .client, secrets: secrets, message: sent)
+        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: secrets)
+        let message = try XCTUnwrap(try client.nextMessage(), label, file: file, line: line)
+        try server.receive(message)
+        XCTAssertEqual(server.received["message"], sent, label, file: file, line: line)
+        try client.receive(try XCTUnwrap(try server.nextMessage(), label, file: file, line: line))
+        XCTAssertTrue(client.isDone, label, file: file, line: line)
+        return message
+    }
+}
+
 /// The format's reach into public servers' protocols (issue 31's corpus): a message in the clear
 /// (`plain`), a passphrase hashed to the key, PKCS#7 to 32-byte blocks, and a carried secret
 /// written as text. Each both ways in memory, and what must be refused.
@@ -385,18 +404,12 @@ final class DescribedReadingTests: XCTestCase {
         let described = try ProtocolDescription(toml: Self.salsa)
         let key = Data("0123456789012345".utf8)
         let sent = Data("crosscheck salsa20 été".utf8)
-        let client = try DescribedParty(description: described, conversation: "message", role: .client, secrets: ["k": key], message: sent)
-        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
-        let request = try XCTUnwrap(try client.nextMessage())
+        let request = try bothWays(described, "message", secrets: ["k": key], sent: sent)
         guard case let .request(_, _, _, body) = request, case let .object(fields)? = try? StrictJSON.parse(body),
               let nonce = fields["nonce"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
               let ciphertext = fields["message"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else { return XCTFail("not the JSON request: \(request)") }
         XCTAssertEqual(nonce.count, 8)
         XCTAssertEqual(try Salsa20.apply(ciphertext, key: key, nonce: nonce), sent)  // Salsa20Tests hold it to eSTREAM's vectors
-        try server.receive(request)
-        XCTAssertEqual(server.received["message"], sent)
-        try client.receive(try XCTUnwrap(try server.nextMessage()))
-        XCTAssertTrue(client.isDone)
         let wide = Self.salsa.replacingOccurrences(of: "bytes = 16", with: "bytes = 24")
         XCTAssertThrowsError(try ProtocolDescription(toml: wide)) { error in
             XCTAssertTrue("\(error)".contains("16- or 32-byte key"), "\(error)")
@@ -448,15 +461,9 @@ final class DescribedReadingTests: XCTestCase {
         let sent = Data("21.5 C, 40 % RH".utf8)
         for cipher in ["aes-cfb8", "aes-cfb"] {
             let described = try ProtocolDescription(toml: toml.replacingOccurrences(of: "aes-cfb8", with: cipher))
-            let client = try DescribedParty(description: described, conversation: "reading", role: .client, secrets: ["k": key], message: sent)
-            let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
-            let message = try XCTUnwrap(try client.nextMessage())
+            let message = try bothWays(described, "reading", secrets: ["k": key], sent: sent, cipher)
             guard case let .bytes(line) = message, let raw = Data(base64Encoded: line) else { return XCTFail("not base64: \(message)") }
             XCTAssertEqual(raw.count, 16 + sent.count, "\(cipher): IV, then as many bytes as the message")
-            try server.receive(message)
-            XCTAssertEqual(server.received["message"], sent)
-            try client.receive(try XCTUnwrap(try server.nextMessage()))
-            XCTAssertTrue(client.isDone)
             let fixedIV = try ProtocolDescription(toml: toml.replacingOccurrences(of: "aes-cfb8", with: cipher)
                 .replacingOccurrences(of: #"iv = "prefix""#, with: #"iv = "fixed:000102030405060708090a0b0c0d0e0f""#))
             XCTAssertTrue(fixedIV.weaknesses.contains { $0.contains("for \(cipher) the same first keystream segment") }, "\(fixedIV.weaknesses)")
@@ -492,19 +499,13 @@ final class DescribedReadingTests: XCTestCase {
         let described = try ProtocolDescription(toml: toml)
         let key = Data(0..<16)
         let sent = Data("crosscheck eax été".utf8)
-        let client = try DescribedParty(description: described, conversation: "reading", role: .client, secrets: ["k": key], message: sent)
-        let request = try XCTUnwrap(try client.nextMessage())
+        let request = try bothWays(described, "reading", secrets: ["k": key], sent: sent)
         guard case let .request(method, path, headers, body) = request, case let .object(fields)? = try? StrictJSON.parse(body),
               let nonce = fields["nonce"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
               let tag = fields["tag"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
               let ciphertext = fields["ciphertext"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else { return XCTFail("not the JSON request: \(request)") }
         XCTAssertEqual([nonce.count, tag.count, ciphertext.count], [16, 16, sent.count])
         XCTAssertEqual(try AESEAX.open(ciphertext, key: key, nonce: nonce, tag: tag), sent)
-        let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
-        try server.receive(request)
-        XCTAssertEqual(server.received["message"], sent)
-        try client.receive(try XCTUnwrap(try server.nextMessage()))
-        XCTAssertTrue(client.isDone)
 
         var changed = tag
         changed[0] ^= 1
@@ -538,19 +539,13 @@ final class DescribedReadingTests: XCTestCase {
             """
             let described = try ProtocolDescription(toml: toml)
             let key = Data(repeating: 7, count: size), sent = Data("crosscheck tag before".utf8)
-            let client = try DescribedParty(description: described, conversation: "echo", role: .client, secrets: ["k": key], message: sent)
-            let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
-            let message = try XCTUnwrap(try client.nextMessage())
+            let message = try bothWays(described, "echo", secrets: ["k": key], sent: sent, cipher)
             guard case let .bytes(raw) = message else { return XCTFail("\(message)") }
             let nonceBytes = cipher == "aes-eax" ? 16 : 12
             XCTAssertEqual(raw.count, nonceBytes + 16 + sent.count, cipher)
             if cipher == "aes-eax" {
                 XCTAssertEqual(try AESEAX.open(raw.dropFirst(32), key: key, nonce: raw.prefix(16), tag: raw.dropFirst(16).prefix(16)), sent)
             }
-            try server.receive(message)
-            XCTAssertEqual(server.received["message"], sent, cipher)
-            try client.receive(try XCTUnwrap(try server.nextMessage()))
-            XCTAssertTrue(client.isDone, cipher)
             let short = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": key])
             XCTAssertThrowsError(try short.receive(.bytes(raw.prefix(nonceBytes + 15))), cipher)
         }
