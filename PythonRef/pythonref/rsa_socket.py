@@ -414,34 +414,27 @@ def _reason(exc: BaseException) -> str:
 # ---- the server ----------------------------------------------------------------------------------
 
 
-class RsaSocketServer:
-    """The Raspberry Pi side. States: first -> (phone-to-pi) encrypted -> quit, or
-    (pi-to-phone) quit; any failure: `Server: ERROR`, close. Reads nothing after closing."""
+class _Party:
+    """What the Pi's machine and the phone's share: a reader that cuts the incoming bytes into
+    messages, and the rule that a machine never raises (any failure becomes its `_fail` actions)
+    and reads nothing after closing. Each side says what it expects next (`_expect`), what a
+    message does (`_on_message`), and how it fails (`_fail`)."""
 
-    def __init__(self, config: ServerConfig) -> None:
-        self._config = config
-        self._key = rsa_keys.load_private(config.private_key)
-        self._k = rsa_cipher.modulus_bytes(self._key.key_size)
-        self._key_message = KEY_PREFIX + rsa_keys.export_public(self._key.public_key(), "spki-pem") + b"\n"
-        self._reader = _Reader(config.framing, config.max_message)
-        self._state = "first"
+    def __init__(self, framing: str, max_message: int) -> None:
+        self._framing = framing
+        self._reader = _Reader(framing, max_message)
+        self._state = ""
         self._closed = False
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def start(self) -> list[Action]:
-        return []  # the client speaks first
-
     def receive(self, data: bytes) -> list[Action]:
         if self._closed:
             return []
         try:
-            data = bytes(data)
-            if self._config.quirk == "tutorial-strip-crlf":
-                data = data.replace(b"\r\n", b"")  # the tutorial's per-read data.replace("\r\n", "")
-            self._reader.feed(data)
+            self._reader.feed(self._as_read(bytes(data)))
             return self._pump(final=False)
         except Exception as exc:  # noqa: BLE001 -- the machine never raises
             return self._fail(_reason(exc))
@@ -454,8 +447,59 @@ class RsaSocketServer:
         except Exception as exc:  # noqa: BLE001
             return self._fail(_reason(exc))
 
+    def _as_read(self, data: bytes) -> bytes:
+        """The bytes as this side's reader takes them (the server's tutorial quirk changes them)."""
+        return data
+
     def _send(self, payload: bytes) -> Send:
-        return Send(frame(payload, self._config.framing))
+        return Send(frame(payload, self._framing))
+
+    def _pump(self, final: bool) -> list[Action]:
+        out: list[Action] = []
+        while not self._closed:
+            matchers, text = self._expect()
+            result = self._reader.next(matchers, text, final)
+            if isinstance(result, _Need):
+                break
+            if isinstance(result, _Bad):
+                out += self._fail(self._unreadable(result.reason))
+                break
+            out += self._on_message(result)
+        return out
+
+    def _unreadable(self, reason: str) -> str:
+        """The failure's reason for a message the reader refused."""
+        return reason
+
+    def _expect(self) -> tuple[tuple[_Matcher, ...], bool]:
+        raise NotImplementedError
+
+    def _on_message(self, msg: _Done) -> list[Action]:
+        raise NotImplementedError
+
+    def _fail(self, reason: str) -> list[Action]:
+        raise NotImplementedError
+
+
+class RsaSocketServer(_Party):
+    """The Raspberry Pi side. States: first -> (phone-to-pi) encrypted -> quit, or
+    (pi-to-phone) quit; any failure: `Server: ERROR`, close. Reads nothing after closing."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self._config = config
+        self._key = rsa_keys.load_private(config.private_key)
+        self._k = rsa_cipher.modulus_bytes(self._key.key_size)
+        self._key_message = KEY_PREFIX + rsa_keys.export_public(self._key.public_key(), "spki-pem") + b"\n"
+        super().__init__(config.framing, config.max_message)
+        self._state = "first"
+
+    def start(self) -> list[Action]:
+        return []  # the client speaks first
+
+    def _as_read(self, data: bytes) -> bytes:
+        if self._config.quirk == "tutorial-strip-crlf":
+            return data.replace(b"\r\n", b"")  # the tutorial's per-read data.replace("\r\n", "")
+        return data
 
     def _fail(self, reason: str) -> list[Action]:
         if self._closed:
@@ -470,19 +514,6 @@ class RsaSocketServer:
         if self._state == "encrypted":
             return (_fixed_after("encrypted", ENCRYPTED_PREFIX, self._k),), True
         return (_literal("quit", QUIT),), True
-
-    def _pump(self, final: bool) -> list[Action]:
-        out: list[Action] = []
-        while not self._closed:
-            matchers, text = self._expect()
-            result = self._reader.next(matchers, text, final)
-            if isinstance(result, _Need):
-                break
-            if isinstance(result, _Bad):
-                out += self._fail(result.reason)
-                break
-            out += self._on_message(result)
-        return out
 
     def _on_message(self, msg: _Done) -> list[Action]:
         if msg.kind == "hello":
@@ -514,11 +545,12 @@ class RsaSocketServer:
 # ---- the client ----------------------------------------------------------------------------------
 
 
-class RsaSocketClient:
+class RsaSocketClient(_Party):
     """The phone side. phone-to-pi: hello, server key, encrypted, ok|error, quit, stopped.
     pi-to-phone: client key, ciphertext, quit, stopped. Failures: a `failed` event and close."""
 
     def __init__(self, config: ClientConfig) -> None:
+        super().__init__(config.framing, config.max_message)
         self._config = config
         self._key: Optional[rsa_keys.PrivateKey] = None
         if config.direction == "pi-to-phone" and config.private_key is not None:
@@ -526,13 +558,7 @@ class RsaSocketClient:
             self._state = "ciphertext"
         else:
             self._state = "server key"
-        self._reader = _Reader(config.framing, config.max_message)
         self._started = False
-        self._closed = False
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     def start(self) -> list[Action]:
         if self._started or self._closed:
@@ -547,26 +573,6 @@ class RsaSocketClient:
             return [self._send(KEY_PREFIX + pem)]
         except Exception as exc:  # noqa: BLE001
             return self._fail(_reason(exc))
-
-    def receive(self, data: bytes) -> list[Action]:
-        if self._closed:
-            return []
-        try:
-            self._reader.feed(bytes(data))
-            return self._pump(final=False)
-        except Exception as exc:  # noqa: BLE001 -- the machine never raises
-            return self._fail(_reason(exc))
-
-    def idle(self) -> list[Action]:
-        if self._closed:
-            return []
-        try:
-            return self._pump(final=True)
-        except Exception as exc:  # noqa: BLE001
-            return self._fail(_reason(exc))
-
-    def _send(self, payload: bytes) -> Send:
-        return Send(frame(payload, self._config.framing))
 
     def _finish(self, *events: Event) -> list[Action]:
         self._closed = True
@@ -589,18 +595,8 @@ class RsaSocketClient:
             return (_error_at_gap(), _raw("ciphertext", rsa_cipher.modulus_bytes(self._key.key_size))), False
         return (_literal("stopped", STOPPED[:-1], b"\n"), error), True
 
-    def _pump(self, final: bool) -> list[Action]:
-        out: list[Action] = []
-        while not self._closed:
-            matchers, text = self._expect()
-            result = self._reader.next(matchers, text, final)
-            if isinstance(result, _Need):
-                break
-            if isinstance(result, _Bad):
-                out += self._fail(f"{self._state}: {result.reason}")
-                break
-            out += self._on_message(result)
-        return out
+    def _unreadable(self, reason: str) -> str:
+        return f"{self._state}: {reason}"
 
     def _on_message(self, msg: _Done) -> list[Action]:
         if msg.kind == "error":
