@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import tomllib
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
@@ -26,6 +27,14 @@ from pythonref.described import DescriptionError, Party, Refused, loads
 from pythonref.described import values as v
 
 from test_described import _DELETE, _set, assert_refused_at, converse
+
+# Descriptions the Swift engine's tests read too (Tests/Descriptions/NAME.toml): one text for both.
+DESCRIPTIONS = Path(__file__).resolve().parents[2] / "Tests" / "Descriptions"
+
+
+def fixture(name: str) -> str:
+    return (DESCRIPTIONS / f"{name}.toml").read_text(encoding="utf-8")
+
 
 PSK = bytes(range(32))
 FERNET_KEY = base64.urlsafe_b64encode(PSK)
@@ -53,22 +62,7 @@ then = "close"
 
 # A Flask view that answers GET /encriptado with a reading under ChaCha20 (no Poly1305) and a fixed
 # counter||nonce, the ciphertext returned as ct.decode('latin-1').
-CHACHA = """
-name = "chacha-latin1"
-[transport]
-kind = "http"
-[secrets.k]
-made_by = "preshared"
-bytes = 32
-[[conversation]]
-name = "encrypted"
-[[conversation.step]]
-from = "client"
-request = "GET /encriptado"
-[[conversation.step]]
-from = "server"
-body = { sealed = "k", cipher = "chacha20", iv = "fixed:00000000000000006f110e6600f9d90a", carries = "any-text", encoding = "latin1" }
-"""
+CHACHA = fixture("chacha20-latin1")  # Tests/Descriptions/chacha20-latin1.toml
 CHACHA_IV = bytes.fromhex("00000000000000006f110e6600f9d90a")
 
 # RFC 8439 §2.4.2: key 00..1f, counter 1, nonce 000000000000004a00000000, the sunscreen text.
@@ -373,24 +367,7 @@ def test_gcm_fixed_long_nonce_with_its_tag_verifies() -> None:
 
 # arthuravianna/uff-web3-course's cipher server: Salsa20 under a preshared 16-byte key, the nonce in
 # its own JSON field; the answer a JSON object with a constant message.
-SALSA = """
-name = "salsa20-json"
-[transport]
-kind = "http"
-[secrets.k]
-made_by = "preshared"
-bytes = 16
-[[conversation]]
-name = "message"
-error_status = 500
-[[conversation.step]]
-from = "client"
-request = "POST /message"
-body = { json = { message = { sealed = "k", cipher = "salsa20", iv = "field:nonce", encoding = "base64" }, nonce = { nonce_of = "message", encoding = "base64" } } }
-[[conversation.step]]
-from = "server"
-body = { json = { message = { text = "Message decrypted on server!" } } }
-"""
+SALSA = fixture("salsa20-json-nonce")  # Tests/Descriptions/salsa20-json-nonce.toml
 SALSA_KEY = b"0123456789012345"
 
 
@@ -486,30 +463,7 @@ def test_aes_cfb8_and_cfb_agree_on_the_first_byte_only() -> None:
 
 # Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, then the client's nonce
 # as a message of its own (iv = "secret:nonce"), then the ciphertext.
-NONCE_ALONE = """
-name = "nonce-alone"
-[transport]
-kind = "tcp"
-framing = "legacy"
-[secrets.k]
-made_by = "server"
-bytes = 32
-[secrets.nonce]
-made_by = "client"
-bytes = 8
-[[conversation]]
-name = "text"
-[[conversation.step]]
-from = "server"
-send = { secret = "k" }
-[[conversation.step]]
-from = "client"
-send = { secret = "nonce" }
-[[conversation.step]]
-from = "client"
-send = { sealed = "k", cipher = "salsa20", iv = "secret:nonce", carries = "message" }
-then = "close"
-"""
+NONCE_ALONE = fixture("salsa20-nonce-alone")  # Tests/Descriptions/salsa20-nonce-alone.toml
 
 
 def test_a_nonce_sent_alone_is_the_next_ciphertexts_iv() -> None:
@@ -551,30 +505,7 @@ def test_the_iv_as_the_key_and_a_preshared_iv_are_weaknesses() -> None:
 
 # Lock92/Cybersecurity-Sctipts: an IV alone, the message's length as one byte, then AES-CBC padded
 # with 1 to 16 spaces.
-SPACE_PADDED = """
-name = "space-padded"
-[transport]
-kind = "tcp"
-framing = "legacy"
-[secrets.k]
-made_by = "preshared"
-bytes = 16
-[secrets.iv]
-made_by = "client"
-bytes = 16
-[[conversation]]
-name = "text"
-[[conversation.step]]
-from = "client"
-send = { secret = "iv" }
-[[conversation.step]]
-from = "client"
-send = { length_of = "message", bytes = 1 }
-[[conversation.step]]
-from = "client"
-send = { sealed = "k", cipher = "aes-cbc", padding = "space", iv = "secret:iv", carries = "message" }
-then = "close"
-"""
+SPACE_PADDED = fixture("cbc-space-padded-length-byte")  # Tests/Descriptions/cbc-space-padded-length-byte.toml
 
 
 @pytest.mark.parametrize("size", [15, 16, 17])
@@ -628,27 +559,7 @@ def test_a_wrong_length_byte_and_a_last_byte_that_is_no_space_are_refused() -> N
 
 # vitokhangnguyen/CBC-AES-MAC-Demo: a GET whose query string carries a base64 IV, a base64 AES-CBC
 # ciphertext padded 01 02 ... n, and an AES-CMAC (hex) over the ciphertext's text.
-QUERY_CMAC = """
-name = "query-cmac"
-[transport]
-kind = "http"
-[secrets.enc]
-made_by = "preshared"
-bytes = 16
-[secrets.mac]
-made_by = "preshared"
-bytes = 16
-[[conversation]]
-name = "mac-decrypt"
-error_status = 500
-[[conversation.step]]
-from = "client"
-request = "GET /cbc-aes/mac-decrypt"
-query = { form = { iv = { nonce_of = "encryptedMessage", encoding = "base64" }, encryptedMessage = { sealed = "enc", cipher = "aes-cbc", padding = "sequence", iv = "field:iv", encoding = "base64" }, macTag = { mac = "mac", algorithm = "cmac-aes", of = "encryptedMessage", encoding = "hex" } } }
-[[conversation.step]]
-from = "server"
-body = { text = "Message received, verified and decrypted successfully" }
-"""
+QUERY_CMAC = fixture("cbc-query-cmac")  # Tests/Descriptions/cbc-query-cmac.toml
 ENC, MAC = b"o9!zWW#anKpZJ(RT", b"thxneXutL34RKSbe"
 
 

@@ -263,22 +263,8 @@ final class DescribedReadingTests: XCTestCase {
         }
     }
 
-    static let chacha = """
-    name = "chacha-latin1"
-    [transport]
-    kind = "http"
-    [secrets.k]
-    made_by = "preshared"
-    bytes = 32
-    [[conversation]]
-    name = "encrypted"
-    [[conversation.step]]
-    from = "client"
-    request = "GET /encriptado"
-    [[conversation.step]]
-    from = "server"
-    body = { sealed = "k", cipher = "chacha20", iv = "fixed:00000000000000006f110e6600f9d90a", carries = "any-text", encoding = "latin1" }
-    """
+    /// Tests/Descriptions/chacha20-latin1.toml.
+    static let chacha = DescriptionFixture.text("chacha20-latin1")
 
     func testChaCha20WithoutATag_servedAsLatin1Text_matchesOpenSSLsStream() throws {
         let described = try ProtocolDescription(toml: Self.chacha)
@@ -381,24 +367,8 @@ final class DescribedReadingTests: XCTestCase {
 
     /// arthuravianna/uff-web3-course's cipher server: Salsa20 (no MAC) under a preshared 16-byte key,
     /// its 8-byte nonce in a JSON field.
-    static let salsa = """
-    name = "salsa20-json"
-    [transport]
-    kind = "http"
-    [secrets.k]
-    made_by = "preshared"
-    bytes = 16
-    [[conversation]]
-    name = "message"
-    error_status = 500
-    [[conversation.step]]
-    from = "client"
-    request = "POST /message"
-    body = { json = { message = { sealed = "k", cipher = "salsa20", iv = "field:nonce", encoding = "base64" }, nonce = { nonce_of = "message", encoding = "base64" } } }
-    [[conversation.step]]
-    from = "server"
-    body = { json = { message = { text = "Message decrypted on server!" } } }
-    """
+    /// Tests/Descriptions/salsa20-json-nonce.toml.
+    static let salsa = DescriptionFixture.text("salsa20-json-nonce")
 
     func testSalsa20InAJSONField_bothWays_theStreamIsSalsa20s_andAKeyOf24BytesIsRefused() throws {
         let described = try ProtocolDescription(toml: Self.salsa)
@@ -553,30 +523,8 @@ final class DescribedReadingTests: XCTestCase {
 
     /// Giridharaprasath/EncryptAndDecrypt's Salsa20 server: the key in the clear, the client's nonce
     /// as a message of its own (`iv = "secret:nonce"`), then the ciphertext.
-    static let nonceAlone = """
-    name = "nonce-alone"
-    [transport]
-    kind = "tcp"
-    framing = "legacy"
-    [secrets.k]
-    made_by = "server"
-    bytes = 32
-    [secrets.nonce]
-    made_by = "client"
-    bytes = 8
-    [[conversation]]
-    name = "text"
-    [[conversation.step]]
-    from = "server"
-    send = { secret = "k" }
-    [[conversation.step]]
-    from = "client"
-    send = { secret = "nonce" }
-    [[conversation.step]]
-    from = "client"
-    send = { sealed = "k", cipher = "salsa20", iv = "secret:nonce", carries = "message" }
-    then = "close"
-    """
+    /// Tests/Descriptions/salsa20-nonce-alone.toml.
+    static let nonceAlone = DescriptionFixture.text("salsa20-nonce-alone")
 
     func testANonceSentAlone_isTheNextCiphertextsIV_andTheReaderHoldsItToTheIVLength() throws {
         let described = try ProtocolDescription(toml: Self.nonceAlone)
@@ -614,30 +562,8 @@ final class DescribedReadingTests: XCTestCase {
 
     /// Lock92/Cybersecurity-Sctipts: an IV alone, the message's length as one byte, then AES-CBC
     /// padded with 1 to 16 spaces (`data += " " * (16 - len(data) % 16)`).
-    static let spacePadded = """
-    name = "space-padded"
-    [transport]
-    kind = "tcp"
-    framing = "legacy"
-    [secrets.k]
-    made_by = "preshared"
-    bytes = 16
-    [secrets.iv]
-    made_by = "client"
-    bytes = 16
-    [[conversation]]
-    name = "text"
-    [[conversation.step]]
-    from = "client"
-    send = { secret = "iv" }
-    [[conversation.step]]
-    from = "client"
-    send = { length_of = "message", bytes = 1 }
-    [[conversation.step]]
-    from = "client"
-    send = { sealed = "k", cipher = "aes-cbc", padding = "space", iv = "secret:iv", carries = "message" }
-    then = "close"
-    """
+    /// Tests/Descriptions/cbc-space-padded-length-byte.toml.
+    static let spacePadded = DescriptionFixture.text("cbc-space-padded-length-byte")
 
     func testALengthByteAndSpacePadding_asTheSourceWritesThem_andAWrongLengthIsRefused() throws {
         let described = try ProtocolDescription(toml: Self.spacePadded)
@@ -679,27 +605,8 @@ final class DescribedReadingTests: XCTestCase {
 
     /// vitokhangnguyen/CBC-AES-MAC-Demo: a GET whose query carries a base64 IV, a base64 AES-CBC
     /// ciphertext padded 01 02 … n, and an AES-CMAC (hex) over the ciphertext's text.
-    static let queryCMAC = """
-    name = "query-cmac"
-    [transport]
-    kind = "http"
-    [secrets.enc]
-    made_by = "preshared"
-    bytes = 16
-    [secrets.mac]
-    made_by = "preshared"
-    bytes = 16
-    [[conversation]]
-    name = "mac-decrypt"
-    error_status = 500
-    [[conversation.step]]
-    from = "client"
-    request = "GET /cbc-aes/mac-decrypt"
-    query = { form = { iv = { nonce_of = "encryptedMessage", encoding = "base64" }, encryptedMessage = { sealed = "enc", cipher = "aes-cbc", padding = "sequence", iv = "field:iv", encoding = "base64" }, macTag = { mac = "mac", algorithm = "cmac-aes", of = "encryptedMessage", encoding = "hex" } } }
-    [[conversation.step]]
-    from = "server"
-    body = { text = "Message received, verified and decrypted successfully" }
-    """
+    /// Tests/Descriptions/cbc-query-cmac.toml.
+    static let queryCMAC = DescriptionFixture.text("cbc-query-cmac")
 
     func testAQueryStringWithACMACOverTheCiphertext_readByFoundation_andAChangedMACIsRefused() throws {
         let described = try ProtocolDescription(toml: Self.queryCMAC)
