@@ -22,7 +22,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    chromium python3-junitparser python3-venv testssl.sh python3-flask python3-pycryptodome
 
 .PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
-.PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants described-mutants described-seed-verdicts test-zoo
+.PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants described-mutants described-seed-verdicts test-zoo corpus
 
 help:
 	@echo "crosscheck make targets:"
@@ -388,6 +388,14 @@ DJOBS ?= 3
 described-mutants: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	$(PYTHON) scripts/described_mutants.py --crosscheck $(DEBUG_BIN) --jobs $(DJOBS) $(if $(ONLY),--only $(ONLY),) $(if $(DLINK),--link $(DLINK),)
+
+# Issue 31's corpus: public servers, fetched unchanged into $(CORPUS) (kept out of this repository),
+# each run in a network namespace of its own and checked; each verdict beside the one recorded when
+# it was checked by hand, and the figure (corpus/README.md). Needs root and the snapshots.
+CORPUS ?= /work/corpus
+corpus: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
+	CORPUS=$(CORPUS) CROSSCHECK=$(DEBUG_BIN) bash corpus/run/all.sh
 
 clean:
 	rm -rf .build .build-fuzz reports

@@ -1,0 +1,1 @@
+chave = b'PGodbqKPY6XNFYVqAVMnqAOnEPfoypVG_J6AtBEu6j0='
