@@ -339,7 +339,9 @@ final class DescribedProtocolCLITests: XCTestCase {
     /// AES-EAX on the wire against PyCryptodome's own MODE_EAX (Debian's python3-pycryptodome, `make
     /// deps`): the server a PyCryptodome user writes from its documentation (`encrypt_and_digest`,
     /// `decrypt_and_verify`, nonce ‖ tag ‖ ciphertext: `tag = "before"`) passes; the same server with `decrypt` alone, the tag never checked,
-    /// fails the tag probe. The description is written here from docs/PROTOCOL-DESCRIPTIONS.md.
+    /// fails the tag probe; the correct one sending its answer in two writes 0.6 s apart (a framed
+    /// message is whole when its length says, not at a quiet gap) still passes. The description is
+    /// written here from docs/PROTOCOL-DESCRIPTIONS.md.
     func testRemote_aesEAX_againstPyCryptodome_passes_aServerThatSkipsVerifyFails() throws {
         let folder = try scratch()
         let description = folder.appendingPathComponent("eax-tcp.toml")
@@ -364,11 +366,12 @@ final class DescribedProtocolCLITests: XCTestCase {
         """.write(to: description, atomically: true, encoding: .utf8)
         let server = folder.appendingPathComponent("eax_echo.py")
         try """
-        import sys
+        import struct, sys, time
         from cli_test_server import recv_framed as recv, send_framed as send, serve
         from Cryptodome.Cipher import AES
         KEY = bytes.fromhex(sys.argv[1])
         skips_verify = "--no-verify" in sys.argv
+        pauses = "--pause" in sys.argv  # a slow board: its framed answer in two writes, 0.6 s apart
         def handle(conn):
             box = recv(conn)
             nonce, tag, ciphertext = box[:16], box[16:32], box[32:]  # the order PyCryptodome's docs write
@@ -381,7 +384,11 @@ final class DescribedProtocolCLITests: XCTestCase {
                 return
             cipher = AES.new(KEY, AES.MODE_EAX)
             sealed, tag = cipher.encrypt_and_digest(message)
-            send(conn, cipher.nonce + tag + sealed)
+            if pauses:
+                framed = struct.pack(">I", 32 + len(sealed)) + cipher.nonce + tag + sealed
+                conn.sendall(framed[:6]); time.sleep(0.6); conn.sendall(framed[6:])
+            else:
+                send(conn, cipher.nonce + tag + sealed)
         serve(handle)
         """.write(to: server, atomically: true, encoding: .utf8)
         let key = String(repeating: "5a", count: 32)
@@ -390,6 +397,10 @@ final class DescribedProtocolCLITests: XCTestCase {
                    expect: ["conversation": "passed", "refuses.message-1.aes-eax-tag-bit-flipped": "passed", "fresh-per-conversation": "passed"])
         try remote(server, [key, "--no-verify"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
                    expect: ["conversation": "passed", "refuses.message-1.aes-eax-tag-bit-flipped": "failed"])
+        // The review of stop 47 (W2): a framed answer that pauses midway was cut at the legacy quiet
+        // gap (0.3 s) and failed as "the server sent nothing for 5 s"; the framing alone ends it.
+        try remote(server, [key, "--pause"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 0, prefix: prefix,
+                   expect: ["conversation": "passed", "refuses.message-1.aes-eax-tag-bit-flipped": "passed"])
     }
 
     /// Found by the fourth review: where a client's agreement key travels with its ciphertext, the

@@ -462,14 +462,19 @@ final class DescribedRemoteRun {
                 guard Date() < end else { live.transportError = "no answer within \(Int(options.timeout * 3)) s"; return }
                 // A probe's answer may be a refusal of another length: only a quiet gap or a close ends it.
                 if let whole = try? decoder.next(expectedLength: probing ? nil : live.party.expectedLength) { message = whole; break answer }
-                switch Self.readOrClose(connection, timeout: decoder.pending > 0 ? options.quietGap : options.timeout) {
+                // Only legacy framing ends a message at a quiet gap; a framed one may pause midway
+                // (a slow board, a Wi-Fi stall) and is waited for up to the deadline.
+                let gapEnds = decoder.pending > 0 && decoder.endsAtQuietGap
+                switch Self.readOrClose(connection, timeout: gapEnds ? options.quietGap : options.timeout) {
                 case let .bytes(chunk):
                     answerBegins()
                     decoder.append(chunk)
                 case let .quiet(awaitsInput):
-                    if decoder.pending > 0, let rest = decoder.quietGap() { message = rest; break answer }
-                    live.transportError = awaitsInput ? "the server waits for input the description does not send"
-                                                      : "the server sent nothing for \(Int(options.timeout)) s"
+                    if gapEnds, let rest = decoder.quietGap() { message = rest; break answer }
+                    live.transportError = decoder.pending > 0
+                        ? "the server sent \(decoder.pending) bytes of a message the framing does not end, then nothing for \(Int(options.timeout)) s"
+                        : awaitsInput ? "the server waits for input the description does not send"
+                                      : "the server sent nothing for \(Int(options.timeout)) s"
                     return
                 case .closed:
                     answerBegins()

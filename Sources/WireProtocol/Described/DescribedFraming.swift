@@ -55,6 +55,10 @@ public struct DescribedFraming: Sendable, Equatable {
         /// Bytes received and not yet handed out.
         public var pending: Int { buffer.count }
 
+        /// Whether a quiet gap can end a message (`legacy`). Under `length-prefix` and `line` the
+        /// framing alone does: a sender that pauses inside a message has not finished it.
+        public var endsAtQuietGap: Bool { framing.kind == .legacy }
+
         /// The next whole message, or nil when more bytes are needed. `legacy`: a message of
         /// `expectedLength` is taken exactly; with none known, nothing is taken until `quietGap()`.
         public mutating func next(expectedLength: Int? = nil) throws -> Data? {
