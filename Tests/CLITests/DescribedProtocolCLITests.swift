@@ -274,7 +274,8 @@ final class DescribedProtocolCLITests: XCTestCase {
     /// AES-CFB on the wire, both ways: a server written here from the docs that reads and answers
     /// CFB with 8-bit segments passes; the same server with 128-bit segments (pyca `modes.CFB`,
     /// CommonCrypto `kCCModeCFB`: what an iOS client has where a PyCryptodome server's `MODE_CFB` is
-    /// CFB-8) fails the conversation; one that answers under the client's own IV fails the IV check.
+    /// CFB-8) fails the conversation; one that answers under the client's own IV, or chains its IVs
+    /// from its last ciphertext bytes, fails the IV check.
     func testRemote_aesCFB8_passesACorrectServer_failsCFB128AndAnEchoedIV() throws {
         let folder = try scratch()
         let description = folder.appendingPathComponent("cfb8-line.toml")
@@ -288,6 +289,7 @@ final class DescribedProtocolCLITests: XCTestCase {
         bytes = 16
         [[conversation]]
         name = "reading"
+        message = "21.5 C, 40 % RH, 300 lux"
         error = { text = "ERR" }
         [[conversation.step]]
         from = "client"
@@ -305,6 +307,7 @@ final class DescribedProtocolCLITests: XCTestCase {
         KEY = bytes.fromhex(sys.argv[1])
         flaw = sys.argv[2] if len(sys.argv) > 2 else ""
         def mode(iv): return modes.CFB(iv) if flaw == "cfb128" else modes.CFB8(iv)
+        last = [os.urandom(16)]  # "chain": each answer's IV is the previous answer's last 16 ciphertext bytes
         def handle(conn):
             line = b""
             while not line.endswith(b"\\n"):
@@ -321,9 +324,11 @@ final class DescribedProtocolCLITests: XCTestCase {
             except (ValueError, binascii.Error):
                 conn.sendall(b"ERR\\n")
                 return
-            out = iv if flaw == "echo-iv" else os.urandom(16)
+            out = iv if flaw == "echo-iv" else last[0] if flaw == "chain" else os.urandom(16)
             worker = Cipher(algorithms.AES(KEY), mode(out)).encryptor()
-            conn.sendall(base64.b64encode(out + worker.update(text) + worker.finalize()) + b"\\n")
+            sealed = worker.update(text) + worker.finalize()
+            last[0] = sealed[-16:]
+            conn.sendall(base64.b64encode(out + sealed) + b"\\n")
         serve(handle)
         """.write(to: server, atomically: true, encoding: .utf8)
         let key = "000102030405060708090a0b0c0d0e0f"
@@ -333,6 +338,10 @@ final class DescribedProtocolCLITests: XCTestCase {
         try remote(server, [key, "cfb128"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
                    expect: ["conversation": "failed"])
         try remote(server, [key, "echo-iv"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
+                   expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
+        // The review of stop 47 (W1): IVs chained from the last ciphertext bytes passed under CFB,
+        // where SP 800-38A app. C asks unpredictable IVs of CFB as of CBC.
+        try remote(server, [key, "chain"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
                    expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
     }
 

@@ -1199,7 +1199,8 @@ extension DescribedRemoteRun {
                 throw CheckFailure("the server answers under the IV/nonce the client just used (\(echoed.map(\.hexString).sorted().joined(separator: ", "))): the same key and nonce twice — for CTR and GCM the same keystream, which reveals both plaintexts' XOR (SP 800-38D §8)")
             }
             // An IV that is the last ciphertext block the server sent before (chained, as TLS 1.0's
-            // CBC): known in advance, so chosen-plaintext attacks work (SP 800-38A app. C; BEAST).
+            // CBC): known in advance, so chosen-plaintext attacks work (SP 800-38A app. C, which asks
+            // CBC and CFB alike for unpredictable IVs; BEAST).
             // Two conversations back to back (other probes ran since `known`): the second's first IV
             // against the first's last block.
             let third = try converse(conversation.name)
@@ -1208,7 +1209,7 @@ extension DescribedRemoteRun {
             }
             let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
             if !repeated.isEmpty, !fixed {
-                throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")
+                throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC and CFB IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")
             }
             for name in serverSecrets {
                 // A weakness, as the aes-https profile reports a reused encryptionKey (Tests/Zoo key-reuse: pass + audit).

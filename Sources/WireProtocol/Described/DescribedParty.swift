@@ -786,7 +786,9 @@ private struct Context {
             }
             if !iv.isEmpty { state.receivedIVs.append(iv) }
             if !iv.isEmpty, sealed.iv == .prefix || sealed.iv.fieldName != nil { state.receivedChosenIVs.append(iv) }
-            if sealed.cipher == .aesCBC, body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
+            // CBC's and CFB's IVs must be unpredictable (SP 800-38A app. C): the last 16 ciphertext
+            // bytes, where a server that chains would take its next IV from.
+            if [.aesCBC, .aesCFB, .aesCFB8].contains(sealed.cipher), body.count >= 16 { state.receivedLastBlocks.append(Data(body.suffix(16))) }
             try accept(try DescribedCipher.open(body, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: iv, tag: tag, tagDropped: sealed.tag == .dropped), sealed.carries)
         case let .secret(name, encoding):
             let secretBytes = try DescribedBytes.decode(bytes, encoding, what: "secret \(name)")
