@@ -9,6 +9,7 @@ or is not such an object: 400, empty body. Other paths: 404.
 Plants (--plant):
   accepts-wrong-tag  never checks the tag (decrypts the GCM keystream as plain CTR): a forged body gets 200
   reuses-nonce       seals the answer under the request's nonce (a nonce used twice under one key)
+  short-tag          takes a tag of 4 to 16 bytes (pyca's GCM mode with min_tag_length=4): a tag cut short gets 200
 """
 
 import base64
@@ -23,7 +24,7 @@ from cryptography.exceptions import InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("accepts-wrong-tag", "reuses-nonce")
+PLANTS = ("accepts-wrong-tag", "reuses-nonce", "short-tag")
 
 
 def field(fields, name, size=None):
@@ -41,8 +42,12 @@ class Handler(dzoolib.HTTPHandler):
             return self.answer(404)
         try:
             fields = json.loads(body)
-            nonce, ciphertext, tag = field(fields, "nonce", 12), field(fields, "ciphertext"), field(fields, "tag", 16)
-            if args.plant == "accepts-wrong-tag":
+            tag_size = None if args.plant == "short-tag" else 16
+            nonce, ciphertext, tag = field(fields, "nonce", 12), field(fields, "ciphertext"), field(fields, "tag", tag_size)
+            if args.plant == "short-tag":
+                decryptor = Cipher(algorithms.AES(args.psk), modes.GCM(nonce, tag, min_tag_length=4)).decryptor()
+                plaintext = decryptor.update(ciphertext) + decryptor.finalize()
+            elif args.plant == "accepts-wrong-tag":
                 decryptor = Cipher(algorithms.AES(args.psk), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
                 plaintext = decryptor.update(ciphertext) + decryptor.finalize()
             else:

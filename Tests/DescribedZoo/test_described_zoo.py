@@ -570,11 +570,11 @@ def test_json_cbc_sha256_passphrase_plant_error_oracle(servers):
 
 # ---- gcm-json-tag-field -------------------------------------------------------------------------
 
-def gcm_decrypt(port, forge=False):
+def gcm_decrypt(port, forge=False, tag_bytes=16):
     text = message().decode()
     nonce = os.urandom(12)
     sealed = AESGCM(PSK32).encrypt(nonce, json.dumps({"message": text}).encode(), None)
-    tag = sealed[-16:]
+    tag = sealed[-16:][:tag_bytes]
     if forge:
         tag = bytes([tag[0] ^ 1]) + tag[1:]
     body = json.dumps({"nonce": base64.b64encode(nonce).decode(), "ciphertext": base64.b64encode(sealed[:-16]).decode(),
@@ -596,6 +596,12 @@ def test_gcm_json_tag_field_correct(servers):
 def test_gcm_json_tag_field_plant_accepts_wrong_tag(servers):
     assert gcm_decrypt(servers.port("gcm-json-tag-field"), forge=True)[0] == 400
     assert gcm_decrypt(servers.port("gcm-json-tag-field", "accepts-wrong-tag"), forge=True)[0] == 200
+
+
+def test_gcm_json_tag_field_plant_short_tag(servers):
+    assert gcm_decrypt(servers.port("gcm-json-tag-field"), tag_bytes=15)[0] == 400
+    assert gcm_decrypt(servers.port("gcm-json-tag-field", "short-tag"), tag_bytes=15)[0] == 200
+    assert gcm_decrypt(servers.port("gcm-json-tag-field", "short-tag"), tag_bytes=15, forge=True)[0] == 400
 
 
 def test_gcm_json_tag_field_plant_reuses_nonce(servers):

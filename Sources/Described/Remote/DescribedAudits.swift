@@ -731,8 +731,14 @@ extension DescribedRemoteRun {
             case .aesGCM, .chacha20Poly1305, .aesEAX:
                 // The tag where it travels: appended (the sealed value's last byte), or its own field.
                 if case .field = sealed.tag {
+                    // A tag of its own can also come cut short or empty: a reader that lets the sender
+                    // choose the tag's length (pyca's min_tag_length, a compare over the bytes sent)
+                    // takes a 1-byte tag, forged in 256 tries. All three tags are 16 bytes here.
                     let isTag: (DescribedValue) -> Bool = { if case .tagOf = $0.kind { return true }; return false }
-                    return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isTag, flipLast)]
+                    let name = sealed.cipher.rawValue
+                    return [("\(name)-tag-bit-flipped", .authentication, isTag, flipLast),
+                            ("\(name)-tag-truncated", .authentication, isTag, { part in Data(part.raw.dropLast()) }),
+                            ("\(name)-tag-empty", .authentication, isTag, { _ in Data() })]
                 }
                 if sealed.tag == .before {  // nonce ‖ tag ‖ ciphertext: the tag's last bit
                     let tagEnd = (sealed.iv == .prefix ? sealed.cipher.ivBytes : 0) + 16
