@@ -274,8 +274,8 @@ final class DescribedProtocolCLITests: XCTestCase {
     /// AES-CFB on the wire, both ways: a server written here from the docs that reads and answers
     /// CFB with 8-bit segments passes; the same server with 128-bit segments (pyca `modes.CFB`,
     /// CommonCrypto `kCCModeCFB`: what an iOS client has where a PyCryptodome server's `MODE_CFB` is
-    /// CFB-8) fails the conversation; one that answers under the client's own IV, or chains its IVs
-    /// from its last ciphertext bytes, fails the IV check.
+    /// CFB-8) fails the conversation; one that answers under the client's own IV, chains its IVs
+    /// from its last ciphertext bytes, or counts them up, fails the IV check.
     func testRemote_aesCFB8_passesACorrectServer_failsCFB128AndAnEchoedIV() throws {
         let folder = try scratch()
         let description = folder.appendingPathComponent("cfb8-line.toml")
@@ -308,6 +308,7 @@ final class DescribedProtocolCLITests: XCTestCase {
         flaw = sys.argv[2] if len(sys.argv) > 2 else ""
         def mode(iv): return modes.CFB(iv) if flaw == "cfb128" else modes.CFB8(iv)
         last = [os.urandom(16)]  # "chain": each answer's IV is the previous answer's last 16 ciphertext bytes
+        count = [int.from_bytes(os.urandom(8), "big")]  # "counter": each answer's IV is one more than the last
         def handle(conn):
             line = b""
             while not line.endswith(b"\\n"):
@@ -324,7 +325,8 @@ final class DescribedProtocolCLITests: XCTestCase {
             except (ValueError, binascii.Error):
                 conn.sendall(b"ERR\\n")
                 return
-            out = iv if flaw == "echo-iv" else last[0] if flaw == "chain" else os.urandom(16)
+            count[0] += 1
+            out = iv if flaw == "echo-iv" else last[0] if flaw == "chain" else count[0].to_bytes(16, "big") if flaw == "counter" else os.urandom(16)
             worker = Cipher(algorithms.AES(KEY), mode(out)).encryptor()
             sealed = worker.update(text) + worker.finalize()
             last[0] = sealed[-16:]
@@ -342,6 +344,9 @@ final class DescribedProtocolCLITests: XCTestCase {
         // The review of stop 47 (W1): IVs chained from the last ciphertext bytes passed under CFB,
         // where SP 800-38A app. C asks unpredictable IVs of CFB as of CBC.
         try remote(server, [key, "chain"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
+                   expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
+        // N4 of the same review: IVs from a message counter, as predictable.
+        try remote(server, [key, "counter"], protocol: description.path, options: ["--secret", "k=\(key)"], in: folder, status: 1, prefix: prefix,
                    expect: ["conversation": "passed", "fresh-per-conversation": "failed"])
     }
 
