@@ -796,7 +796,7 @@ final class DescribedProtocolCLITests: XCTestCase {
     func testRemote_describedZooServer_correctPassesAndThePlantFails() throws {
         let root = CrosscheckBinary.root
         let psk = String(repeating: "5a", count: 32)
-        for (plant, expected) in [(nil as String?, Int32(0)), ("reuses-nonce", 1), ("accepts-wrong-tag", 1)] {
+        for (plant, expected) in [(nil as String?, Int32(0)), ("reuses-nonce", 1), ("accepts-wrong-tag", 1), ("short-tag", 1), ("tag-optional", 1)] {
             let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/gcm_json_tag_field.py", "--host", "127.0.0.1", "--port", "0", "--psk", psk]
                                          + (plant.map { ["--plant", $0] } ?? []), in: root)
             let junit = try scratch().appendingPathComponent("remote.xml")
@@ -808,6 +808,11 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(results[prefix + "conversation"], "passed")
             XCTAssertEqual(results[prefix + "refuses.message-1.aes-gcm-tag-bit-flipped"], plant == "accepts-wrong-tag" ? "failed" : "passed", "\(results)")
             XCTAssertEqual(results[prefix + "fresh-per-conversation"], plant == "reuses-nonce" ? "failed" : "passed", "\(results)")
+            // Stop 47's review (N1): a tag cut short, empty, or left out.
+            // (accepts-wrong-tag still wants 16 bytes of tag; short-tag, at least 4.)
+            XCTAssertEqual(results[prefix + "refuses.message-1.aes-gcm-tag-truncated"], plant == "short-tag" ? "failed" : "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "refuses.message-1.aes-gcm-tag-empty"], "passed", "\(results)")
+            XCTAssertEqual(results[prefix + "refuses.message-1.aes-gcm-tag-left-out"], plant == "tag-optional" ? "failed" : "passed", "\(results)")
         }
     }
 

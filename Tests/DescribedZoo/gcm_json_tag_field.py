@@ -10,6 +10,7 @@ Plants (--plant):
   accepts-wrong-tag  never checks the tag (decrypts the GCM keystream as plain CTR): a forged body gets 200
   reuses-nonce       seals the answer under the request's nonce (a nonce used twice under one key)
   short-tag          takes a tag of 4 to 16 bytes (pyca's GCM mode with min_tag_length=4): a tag cut short gets 200
+  tag-optional       verifies the tag only when the body has one: a body without "tag" is decrypted as plain CTR
 """
 
 import base64
@@ -24,7 +25,7 @@ from cryptography.exceptions import InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 
-PLANTS = ("accepts-wrong-tag", "reuses-nonce", "short-tag")
+PLANTS = ("accepts-wrong-tag", "reuses-nonce", "short-tag", "tag-optional")
 
 
 def field(fields, name, size=None):
@@ -43,11 +44,13 @@ class Handler(dzoolib.HTTPHandler):
         try:
             fields = json.loads(body)
             tag_size = None if args.plant == "short-tag" else 16
-            nonce, ciphertext, tag = field(fields, "nonce", 12), field(fields, "ciphertext"), field(fields, "tag", tag_size)
+            untagged = args.plant == "tag-optional" and "tag" not in fields
+            nonce, ciphertext = field(fields, "nonce", 12), field(fields, "ciphertext")
+            tag = b"" if untagged else field(fields, "tag", tag_size)
             if args.plant == "short-tag":
                 decryptor = Cipher(algorithms.AES(args.psk), modes.GCM(nonce, tag, min_tag_length=4)).decryptor()
                 plaintext = decryptor.update(ciphertext) + decryptor.finalize()
-            elif args.plant == "accepts-wrong-tag":
+            elif args.plant == "accepts-wrong-tag" or untagged:
                 decryptor = Cipher(algorithms.AES(args.psk), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
                 plaintext = decryptor.update(ciphertext) + decryptor.finalize()
             else:

@@ -570,15 +570,18 @@ def test_json_cbc_sha256_passphrase_plant_error_oracle(servers):
 
 # ---- gcm-json-tag-field -------------------------------------------------------------------------
 
-def gcm_decrypt(port, forge=False, tag_bytes=16):
+def gcm_decrypt(port, forge=False, tag_bytes=16, without_tag=False):
     text = message().decode()
     nonce = os.urandom(12)
     sealed = AESGCM(PSK32).encrypt(nonce, json.dumps({"message": text}).encode(), None)
     tag = sealed[-16:][:tag_bytes]
     if forge:
         tag = bytes([tag[0] ^ 1]) + tag[1:]
-    body = json.dumps({"nonce": base64.b64encode(nonce).decode(), "ciphertext": base64.b64encode(sealed[:-16]).decode(),
-                       "tag": base64.b64encode(tag).decode()}).encode()
+    fields = {"nonce": base64.b64encode(nonce).decode(), "ciphertext": base64.b64encode(sealed[:-16]).decode(),
+              "tag": base64.b64encode(tag).decode()}
+    if without_tag:
+        del fields["tag"]
+    body = json.dumps(fields).encode()
     status, answer = http_request(port, "POST", "/decrypt", body, {"Content-Type": "application/json"})
     if status != 200:
         return status, None, None
@@ -602,6 +605,12 @@ def test_gcm_json_tag_field_plant_short_tag(servers):
     assert gcm_decrypt(servers.port("gcm-json-tag-field"), tag_bytes=15)[0] == 400
     assert gcm_decrypt(servers.port("gcm-json-tag-field", "short-tag"), tag_bytes=15)[0] == 200
     assert gcm_decrypt(servers.port("gcm-json-tag-field", "short-tag"), tag_bytes=15, forge=True)[0] == 400
+
+
+def test_gcm_json_tag_field_plant_tag_optional(servers):
+    assert gcm_decrypt(servers.port("gcm-json-tag-field"), without_tag=True)[0] == 400
+    assert gcm_decrypt(servers.port("gcm-json-tag-field", "tag-optional"), without_tag=True)[0] == 200
+    assert gcm_decrypt(servers.port("gcm-json-tag-field", "tag-optional"), forge=True)[0] == 400
 
 
 def test_gcm_json_tag_field_plant_reuses_nonce(servers):

@@ -318,6 +318,56 @@ extension DescribedRemoteRun {
                 }
             }
             checkModulusAdded(conversation, known, index: index, step: step)
+            checkTagLeftOut(conversation, index: index, step: step)
+        }
+    }
+
+    /// An AEAD tag in a JSON field of its own, left out altogether: a reader that verifies a tag only
+    /// when one is sent (`if "tag" in body: cipher.verify(body["tag"])`) takes a forged message.
+    /// Judged as any refusal (the description's `error`, any 4xx), not as an authentication failure:
+    /// a missing field is malformed input too.
+    func checkTagLeftOut(_ conversation: ProtocolDescription.Conversation, index: Int, step: ProtocolDescription.Step) {
+        guard let value = step.send ?? step.body else { return }
+        let tagged = value.values.lazy.compactMap { part -> (SealedCipher, String)? in
+            guard case let .sealed(sealed) = part.kind, case let .field(field) = sealed.tag else { return nil }
+            return (sealed.cipher, field)
+        }.first
+        guard let (cipher, field) = tagged else { return }
+        let name = "\(conversation.name).refuses.message-\(index + 1).\(cipher.rawValue)-tag-left-out"
+        self.step(name) {
+            func without(_ body: Data) -> Data? {
+                guard case var .object(members)? = try? StrictJSON.parse(body), members[field] != nil else { return nil }
+                members[field] = nil
+                return Data(JSONValue.object(members).canonicalText.utf8)
+            }
+            var changed = false
+            let live = try converse(conversation.name, stopAfter: index + 1) { position, _, message in
+                guard position == index else { return message }
+                switch message {
+                case let .request(method, path, headers, body):
+                    guard let rest = without(body) else { return message }
+                    changed = true
+                    return .request(method: method, path: path, headers: headers, body: rest)
+                case let .bytes(data):
+                    guard let rest = without(data) else { return message }
+                    changed = true
+                    return .bytes(rest)
+                case .response:
+                    return message
+                }
+            }
+            guard changed else { return .skipped(reason: "the tag field \"\(field)\" is not a member of the message's JSON object") }
+            try failIfTakenDown(live, by: name, what: "a message without its tag")
+            let accepted = acknowledged(live, conversation)
+            if let problem = refusalProblem(live, conversation, accepted: accepted) {
+                throw CheckFailure("a message without its tag field \"\(field)\": the server \(problem)" + (accepted ? " — it verifies a tag only when one is sent" : ""),
+                                   details: show(live))
+            }
+            let after = try converse(conversation.name)
+            guard after.completed else {
+                throw CheckFailure("after refusing a message without its tag, the server no longer completes a conversation", details: show(after))
+            }
+            return .passed
         }
     }
 
