@@ -402,6 +402,21 @@ public enum ProcessGroup {
     }
 
     public static func listeningPorts(group: pid_t) -> [UInt16] {
+        listeners(group: group).map(\.port).reduce(into: Set<UInt16>()) { $0.insert($1) }.sorted()
+    }
+
+    /// Where to connect to the group's listener on `port`: its own address, loopback for an
+    /// unspecified one (0.0.0.0 → 127.0.0.1, :: → ::1); nil when it is not found. Only the group's
+    /// own sockets count: another process may listen on the same port number at another address.
+    public static func listeningHost(group: pid_t, port: UInt16) -> String? {
+        let found = listeners(group: group).filter { $0.port == port }.map(\.host)
+        // Loopback first (a server listening on 127.0.0.1 and on a LAN address is reached on loopback).
+        return found.first { $0 == "127.0.0.1" || $0 == "::1" } ?? found.first
+    }
+
+    /// The group's listening TCP sockets (its members' socket inodes, found in /proc/PID/net/tcp{,6}):
+    /// address to connect to, and port.
+    static func listeners(group: pid_t) -> [(host: String, port: UInt16)] {
         let pids = members(group: group)
         var inodes = Set<String>()
         for pid in pids {
@@ -413,7 +428,7 @@ public enum ProcessGroup {
             }
         }
         guard !inodes.isEmpty, let pid = pids.first else { return [] }
-        var ports = Set<UInt16>()
+        var found: [(host: String, port: UInt16)] = []
         for table in ["tcp", "tcp6"] {
             guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
             for line in text.split(separator: "\n").dropFirst() {
@@ -421,28 +436,10 @@ public enum ProcessGroup {
                 // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
                 guard fields.count > 9, fields[3] == "0A", inodes.contains(String(fields[9])),
                       let colon = fields[1].lastIndex(of: ":"), let port = UInt16(fields[1][fields[1].index(after: colon)...], radix: 16) else { continue }
-                ports.insert(port)
+                found.append((address(hex: String(fields[1][..<colon])), port))
             }
         }
-        return ports.sorted()
-    }
-
-    /// Where to connect to the group's listener on `port`: its own address, loopback for an
-    /// unspecified one (0.0.0.0 → 127.0.0.1, :: → ::1); nil when it is not found.
-    public static func listeningHost(group: pid_t, port: UInt16) -> String? {
-        guard let pid = members(group: group).first else { return nil }
-        var found: [String] = []
-        for table in ["tcp", "tcp6"] {
-            guard let text = procText("/proc/\(pid)/net/\(table)") else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 3, fields[3] == "0A", let colon = fields[1].lastIndex(of: ":"),
-                      UInt16(fields[1][fields[1].index(after: colon)...], radix: 16) == port else { continue }
-                found.append(address(hex: String(fields[1][..<colon])))
-            }
-        }
-        // Loopback first (a server listening on 127.0.0.1 and on a LAN address is reached on loopback).
-        return found.first { $0 == "127.0.0.1" || $0 == "::1" } ?? found.first
+        return found
     }
 
     /// /proc/net/tcp's address (IPv4: one 32-bit word; IPv6: four; each in the host's byte order,

@@ -90,6 +90,25 @@ final class TeamServerOwnProcessCLITests: XCTestCase {
         try assertNothingLeft(checked)
     }
 
+    /// Another process listening on 127.0.0.1 at the same port number: crosscheck still reaches the
+    /// server at its own address. It looked the port up in the whole machine's table and preferred
+    /// loopback, so it reached the other process (seen once in make test's five lanes at fce9594).
+    func testServerBoundToItsOwnAddress_anotherListenerOnThatPortElsewhere_isNotTakenForIt() throws {
+        let port = try TCPProbe.freePort()
+        let decoys = TestServers()
+        defer { decoys.stopAll() }
+        _ = try decoys.start("/usr/bin/python3", ["-c", """
+            import socket, time
+            s = socket.socket(); s.bind(("127.0.0.1", \(port))); s.listen(5)
+            print("LISTENING", \(port), flush=True)
+            time.sleep(600)
+            """], in: CrosscheckBinary.root)
+        let checked = try check("other_address.py", ["--server-arg", String(port)])
+        XCTAssertEqual(checked.property("crosscheck.server.host"), "127.0.0.7", checked.output)
+        assertReached(checked)
+        try assertNothingLeft(checked)
+    }
+
     func testMainUnderTheGuard_getsItsArgumentsAndIsChecked() throws {
         let port = try TCPProbe.freePort()
         let checked = try check("main_guard.py", ["--server-arg", "--port", "--server-arg", String(port), "--port", String(port)])
