@@ -400,23 +400,8 @@ def test_salsa20_in_a_json_field_both_ways_and_the_stream_is_salsa20s() -> None:
     assert any("salsa20 is not authenticated" in w for w in desc.weaknesses())
 
 
-CFB_LINE = """
-name = "cfb"
-[transport]
-kind = "tcp"
-framing = "line"
-[secrets.k]
-made_by = "preshared"
-bytes = 16
-[[conversation]]
-name = "reading"
-[[conversation.step]]
-from = "client"
-send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "message", encoding = "base64" }
-[[conversation.step]]
-from = "server"
-send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "same", encoding = "base64" }
-"""
+CFB_LINE = fixture("cfb8-line")  # Tests/Descriptions/cfb8-line.toml
+
 # SP 800-38A F.3.13 (CFB128-AES128.Encrypt) and F.3.7 (CFB8-AES128.Encrypt).
 SP800_38A_KEY = bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c")
 SP800_38A_IV = bytes.fromhex("000102030405060708090a0b0c0d0e0f")

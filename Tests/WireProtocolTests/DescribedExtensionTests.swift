@@ -411,23 +411,7 @@ final class DescribedReadingTests: XCTestCase {
         XCTAssertEqual(mixed.first, plaintext.first, "the first byte agrees")
         XCTAssertNotEqual(mixed.dropFirst(), plaintext.dropFirst(), "the rest does not")
 
-        let toml = """
-        name = "cfb"
-        [transport]
-        kind = "tcp"
-        framing = "line"
-        [secrets.k]
-        made_by = "preshared"
-        bytes = 16
-        [[conversation]]
-        name = "reading"
-        [[conversation.step]]
-        from = "client"
-        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "message", encoding = "base64" }
-        [[conversation.step]]
-        from = "server"
-        send = { sealed = "k", cipher = "aes-cfb8", iv = "prefix", carries = "same", encoding = "base64" }
-        """
+        let toml = DescriptionFixture.text("cfb8-line")
         let sent = Data("21.5 C, 40 % RH".utf8)
         for cipher in ["aes-cfb8", "aes-cfb"] {
             let described = try ProtocolDescription(toml: toml.replacingOccurrences(of: "aes-cfb8", with: cipher))
