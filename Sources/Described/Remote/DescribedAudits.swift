@@ -1226,21 +1226,6 @@ extension DescribedRemoteRun {
         }
     }
 
-    /// `next` as `previous` plus 1 to 16, both read as integers of the same length, big-endian (a
-    /// counter in the last bytes) or little-endian (in the first): the step, or nil.
-    static func countsUp(from previous: Data, to next: Data) -> Int? {
-        guard previous.count == next.count, !previous.isEmpty else { return nil }
-        for (start, end) in [(Array(previous), Array(next)), (Array(previous.reversed()), Array(next.reversed()))] {
-            var value = start
-            for step in 1...16 {
-                var index = value.count - 1  // value += 1, big-endian, wrapping
-                while index >= 0 { value[index] &+= 1; if value[index] != 0 { break }; index -= 1 }
-                if value == end { return step }
-            }
-        }
-        return nil
-    }
-
     func cbcTarget(_ value: DescribedValue) -> Sealed? {
         value.values.lazy.compactMap { part -> Sealed? in
             if case let .sealed(sealed) = part.kind, [.aesCBC, .aesECB].contains(sealed.cipher), [.pkcs7, .pkcs7To32, .sequence].contains(sealed.padding) { return sealed }
@@ -1278,9 +1263,10 @@ extension DescribedRemoteRun {
             if let previous = second.party.receivedLastBlocks.last, let next = third.party.receivedIVs.first, previous == next, !fixed {
                 throw CheckFailure("the server's IV is the last ciphertext block it sent before (\(next.hexString)): predictable, so an attacker who sees one answer knows the next IV (SP 800-38A app. C)")
             }
-            // An IV that counts up from the last one (a message counter as the IV): as predictable as a
-            // chained one. Only where the server's IVs must be unpredictable, CBC and CFB (SP 800-38A
-            // app. C); a GCM or ChaCha nonce need only be unique (SP 800-38D §8.2.1 builds it from a counter).
+            // An IV a counter's step from the last one (a message counter as the IV): as predictable as
+            // a chained one, by the reuse audit's rule (PredictableIV). Only where the server's IVs must
+            // be unpredictable, CBC and CFB (SP 800-38A app. C); a GCM or ChaCha nonce need only be
+            // unique (SP 800-38D §8.2.1 builds it from a counter).
             let serverCiphers = Set(conversation.steps.filter { $0.from == .server }.flatMap(\.values).compactMap { value -> SealedCipher? in
                 if case let .sealed(sealed) = value.kind {
                     switch sealed.iv { case .prefix, .field: return sealed.cipher; default: return nil }
@@ -1289,8 +1275,8 @@ extension DescribedRemoteRun {
             })
             if !fixed, !serverCiphers.isEmpty, serverCiphers.isSubset(of: [.aesCBC, .aesCFB, .aesCFB8]),
                let previous = second.party.receivedChosenIVs.last, let next = third.party.receivedChosenIVs.first,
-               let step = Self.countsUp(from: previous, to: next) {
-                throw CheckFailure("the server's IV counts up (\(previous.hexString), then \(next.hexString): +\(step)): predictable, so an attacker who sees one answer knows the next IV (SP 800-38A app. C: CBC and CFB IVs must be unpredictable)")
+               let bigEndian = [true, false].first(where: { PredictableIV.isCounterStep(previous, next, bigEndian: $0) }) {
+                throw CheckFailure("the server's IV is a counter's next value (\(previous.hexString), then \(next.hexString), \(bigEndian ? "big" : "little")-endian): predictable, so an attacker who sees one answer knows the next IV (SP 800-38A app. C: CBC and CFB IVs must be unpredictable)")
             }
             let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
             if !repeated.isEmpty, !fixed {

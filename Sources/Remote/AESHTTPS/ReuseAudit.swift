@@ -76,10 +76,9 @@ final class ReuseLedger {
         // A counter: consecutive IVs as 128-bit integers (either byte order) a small step apart.
         if ivs.count >= 3 {
             for bigEndian in [true, false] {
-                let values = ivs.map { iv in (bigEndian ? Array(iv) : Array(iv.reversed())) }
-                let steps = zip(values, values.dropFirst()).filter { Self.smallStep($0, $1) }.count
-                if steps * 2 >= values.count - 1 {
-                    problems.append("IV predictable: \(steps) of \(values.count - 1) consecutive response IVs are a counter's next value (\(bigEndian ? "big" : "little")-endian: \(ivs[0].hexString), \(ivs[1].hexString), …)")
+                let steps = zip(ivs, ivs.dropFirst()).filter { PredictableIV.isCounterStep($0, $1, bigEndian: bigEndian) }.count
+                if steps * 2 >= ivs.count - 1 {
+                    problems.append("IV predictable: \(steps) of \(ivs.count - 1) consecutive response IVs are a counter's next value (\(bigEndian ? "big" : "little")-endian: \(ivs[0].hexString), \(ivs[1].hexString), …)")
                     break
                 }
             }
@@ -102,22 +101,6 @@ final class ReuseLedger {
             }
         }
         return problems
-    }
-
-    /// `b − a` (or `a − b`) as 128-bit big-endian integers is positive and below 2³².
-    static func smallStep(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        func difference(_ x: [UInt8], _ y: [UInt8]) -> [UInt8]? {  // x − y when x > y
-            var result = [UInt8](repeating: 0, count: 16), borrow = 0
-            for index in stride(from: 15, through: 0, by: -1) {
-                var value = Int(x[index]) - Int(y[index]) - borrow
-                borrow = value < 0 ? 1 : 0
-                if value < 0 { value += 256 }
-                result[index] = UInt8(value)
-            }
-            return borrow == 0 && result.contains(where: { $0 != 0 }) ? result : nil
-        }
-        guard a.count == 16, b.count == 16, let step = difference(b, a) ?? difference(a, b) else { return false }
-        return step.prefix(12).allSatisfy { $0 == 0 }
     }
 
     /// "4–7 (big-endian seconds)" when that field of every IV is a time within a day of now
