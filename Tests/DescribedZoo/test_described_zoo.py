@@ -2049,6 +2049,159 @@ def test_ecdh_p384_hkdf_fernet_plant_wrong_derivation(servers, plant, derive):
     assert ecdh_conversation(servers.port("ecdh-p384-hkdf-fernet"), derive=derive)[0] == "closed"
 
 
+# ---- zoo_eax: the EAX server's and client's own -------------------------------------------------
+
+import zoo_eax  # noqa: E402  (AES-EAX over pyca's CTR and CMAC: neither OpenSSL nor pyca has it)
+
+# M. Bellare, P. Rogaway, D. Wagner, "The EAX Mode of Operation" (FSE 2004; the full version,
+# https://web.cs.ucdavis.edu/~rogaway/papers/eax.pdf, appendix "Test vectors": AES-128, a 16-byte
+# tag): (MSG, KEY, NONCE, HEADER, CIPHER = ciphertext || tag), as the paper prints them. The first
+# has no message (the tag alone), the fourth two CTR blocks (the counter steps from N').
+EAX_PAPER = [
+    ("", "233952DEE4D5ED5F9B9C6D6FF80FF478", "62EC67F9C3A4A407FCB2A8C49031A8B3", "6BFB914FD07EAE6B",
+     "E037830E8389F27B025A2D6527E79D01"),
+    ("F7FB", "91945D3F4DCBEE0BF45EF52255F095A4", "BECAF043B0A23D843194BA972C66DEBD", "FA3BFD4806EB53FA",
+     "19DD5C4C9331049D0BDAB0277408F67967E5"),
+    ("1A47CB4933", "01F74AD64077F2E704C0F60ADA3DD523", "70C3DB4F0D26368400A10ED05D2BFF5E", "234A3463C1264AC6",
+     "D851D5BAE03A59F238A23E39199DC9266626C40F80"),
+    ("8B0A79306C9CE7ED99DAE4F87F8DD61636", "7C77D6E813BED5AC98BAA417477A2E7D", "1A8C98DCD73D38393B2BF1569DEEFC19",
+     "65D2017990D62528", "02083E3979DA014812F59F11D52630DA30137327D10649B0AA6E1C181DB617D7F2"),
+]
+
+
+@pytest.mark.parametrize("msg,key,nonce,header,cipher", EAX_PAPER)
+def test_zoo_eax_paper_vectors(msg, key, nonce, header, cipher):
+    key, nonce, header, msg = (bytes.fromhex(value) for value in (key, nonce, header, msg))
+    ciphertext, tag = zoo_eax.encrypt(key, nonce, msg, header)
+    assert (ciphertext + tag).hex().upper() == cipher
+    assert zoo_eax.decrypt(key, nonce, ciphertext, tag, header) == msg
+    with pytest.raises(zoo_eax.InvalidTag):
+        zoo_eax.decrypt(key, nonce, ciphertext, tag[:-1] + bytes([tag[-1] ^ 1]), header)
+
+
+def test_zoo_eax_separated():
+    key, text = os.urandom(32), message()
+    sealed = zoo_eax.seal_separated(key, text)
+    nonce, tag, ciphertext = sealed.split(b"::")
+    assert (len(nonce), len(tag), len(ciphertext)) == (16, 16, len(text))
+    assert zoo_eax.open_separated(key, sealed) == text
+    for bad in (nonce + b"::" + tag, sealed + b"::", nonce[1:] + b"::" + tag + b"::" + ciphertext):
+        with pytest.raises(ValueError):
+            zoo_eax.open_separated(key, bad)
+    # A nonce that ends in ":" holds no "::", yet nonce::tag reads ":::" and split(b"::") cuts one byte
+    # early: the sender must seal again (a nonce of its own, one try: refused), as it does for one that holds it.
+    colon = os.urandom(15) + b":"
+    ciphertext, tag = zoo_eax.encrypt(key, colon, text)
+    assert b"::" not in colon and b"::".join([colon, tag, ciphertext]).split(b"::")[0] == colon[:15]
+    with pytest.raises(ValueError):
+        zoo_eax.seal_separated(key, text, nonce=colon)
+
+
+# ---- eax-separated-key-handout ------------------------------------------------------------------
+# POST /generate_key {"id": "client"} -> base64(nonce::tag::ciphertext), AES-EAX under the preshared
+# 16-byte device key ({psk16}) of {"key": base64(32-byte session key), "idB": …, "randomA": …};
+# POST /aes/client with the raw nonce::tag::ciphertext of the message under the session key ->
+# {"message": <the message>} in the clear. A refusal: 400 {"error": "bad request"} (the default).
+
+def eax_parts(data):
+    nonce, tag, ciphertext = data.split(b"::")
+    assert (len(nonce), len(tag)) == (16, 16)
+    return nonce, tag, ciphertext
+
+
+def eax_handout(port, body=None):
+    """(status, the handout's JSON object | the refusal's body, the handout's nonce)."""
+    body = json.dumps({"id": "client"}).encode() if body is None else body
+    status, answer = http_request(port, "POST", "/generate_key", body, {"Content-Type": "application/json"})
+    if status != 200:
+        return status, answer, None
+    nonce, tag, ciphertext = eax_parts(base64.b64decode(answer, validate=True))
+    fields = json.loads(zoo_eax.decrypt(PSK16, nonce, ciphertext, tag))
+    assert isinstance(fields["idB"], str) and type(fields["randomA"]) is int
+    return status, fields, nonce
+
+
+def session_key(fields):
+    key = base64.b64decode(fields["key"], validate=True)
+    assert len(key) == 32
+    return key
+
+
+def eax_message(port, key, text=None, flip_tag=False, body=None):
+    """POST /aes/client: (status, "echo" when the answer is {"message": text} | the answer's body)."""
+    text = message() if text is None else text
+    if body is None:
+        nonce, tag, ciphertext = eax_parts(zoo_eax.seal_separated(key, text))
+        if flip_tag:
+            tag = tag[:-1] + bytes([tag[-1] ^ 1])
+        body = b"::".join([nonce, tag, ciphertext])
+    status, answer = http_request(port, "POST", "/aes/client", body, {"Content-Type": "application/octet-stream"})
+    if status == 200 and json.loads(answer) == {"message": text.decode()}:
+        return status, "echo"
+    return status, answer
+
+
+def test_eax_separated_key_handout_correct(servers):
+    port = servers.port("eax-separated-key-handout")
+    refusal = (400, json.dumps({"error": "bad request"}).encode())
+    assert eax_message(port, os.urandom(32)) == refusal                # no key handed out yet
+    status, fields, first_nonce = eax_handout(port)
+    assert status == 200 and fields["idB"] == "client"
+    key = session_key(fields)
+    assert eax_message(port, key) == (200, "echo")
+    assert eax_message(port, key, flip_tag=True) == refusal
+    assert eax_message(port, key, body=b"{}") == refusal             # garbage: not three parts
+    assert eax_message(port, key, body=os.urandom(15) + b"::" + os.urandom(16) + b"::" + b"x") == refusal
+    assert eax_handout(port, body=b"{}")[:2] == refusal
+    assert eax_handout(port, body=json.dumps({"id": "another"}).encode())[:2] == refusal
+    status, again, second_nonce = eax_handout(port)
+    assert status == 200 and session_key(again) != key and second_nonce != first_nonce
+    assert eax_message(port, key) == refusal                           # the server keeps the last key it handed out
+    assert eax_message(port, session_key(again)) == (200, "echo")
+
+
+def test_eax_separated_key_handout_plant_tag_unchecked(servers):
+    for plant, answer in ((None, 400), ("tag-unchecked", 200)):
+        port = servers.port("eax-separated-key-handout", plant)
+        key = session_key(eax_handout(port)[1])
+        assert eax_message(port, key) == (200, "echo")
+        assert eax_message(port, key, flip_tag=True)[0] == answer
+    assert eax_message(port, key, flip_tag=True) == (200, "echo")      # the forged message's plaintext, answered
+
+
+def test_eax_separated_key_handout_plant_same_session_key(servers):
+    for plant, same in ((None, False), ("same-session-key", True)):
+        port = servers.port("eax-separated-key-handout", plant)
+        (_, first, one), (_, second, two) = eax_handout(port), eax_handout(port)
+        assert (session_key(first) == session_key(second)) == same and one != two
+        assert eax_message(port, session_key(second)) == (200, "echo")
+
+
+def test_eax_separated_key_handout_plant_answers_500(servers):
+    port = servers.port("eax-separated-key-handout", "answers-500")
+    key = session_key(eax_handout(port)[1])
+    assert eax_message(port, key) == (200, "echo")
+    assert eax_message(port, key, flip_tag=True)[0] == 500
+    assert eax_message(port, key, body=b"{}")[0] == 500
+    assert eax_handout(port, body=b"{}")[0] == 500
+
+
+def test_eax_separated_key_handout_plant_nonce_fixed(servers):
+    for plant, same in ((None, False), ("nonce-fixed", True)):
+        port = servers.port("eax-separated-key-handout", plant)
+        (_, first, one), (_, second, two) = eax_handout(port), eax_handout(port)
+        assert (one == two) == same and session_key(first) != session_key(second)
+        assert eax_message(port, session_key(second)) == (200, "echo")
+
+
+def test_eax_separated_key_handout_plant_key_hex(servers):
+    port = servers.port("eax-separated-key-handout", "key-hex")
+    status, fields, _ = eax_handout(port)
+    assert status == 200 and len(fields["key"]) == 64
+    assert len(base64.b64decode(fields["key"])) == 48                  # as the description reads it: no 32-byte key
+    assert eax_message(port, bytes.fromhex(fields["key"])) == (200, "echo")   # the key it meant
+
+
 # ---- the registry -------------------------------------------------------------------------------
 
 def test_registry_descriptions_parse_and_every_plant_is_tested():

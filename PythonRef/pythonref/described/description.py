@@ -10,6 +10,7 @@ who knows which key and secret).
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -71,6 +72,10 @@ GCM_FIXED_NONCE_BYTES = (8, 128)
 UNAUTHENTICATED = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-ecb", "chacha20", "salsa20")  # no MAC: a changed ciphertext opens
 CARRIES = ("message", "json-message", "json-fields", "any-text", "echo", "same")  # and "text:TEXT", "secret:NAME"
 FIELD_TYPES = ("number", "integer", "string")  # the JSON types a json-fields plaintext's fields have
+# A json-fields field { secret = "S", encoding = ... }: a JSON string of secret S's bytes so written (base64 with
+# padding, base64url without, base64url-padded, hex lowercase). Held in Value.fields as "secret:ENCODING:S".
+FIELD_SECRET_ENCODINGS = ("base64", "base64url", "base64url-padded", "hex")
+SEPARATOR_MAX_BYTES = 16  # a sealed value's `separator`: 1 to this many UTF-8 bytes between its wire parts
 REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `errors` keys: Refused.kind
 MAX_MESSAGE = 16777216
 
@@ -78,7 +83,7 @@ _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "text": (), "concat": (), "json": (), "config": (), "starts_with": (),
     "public_key": ("format", "encoding"),
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
-    "sealed": ("cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"),
+    "sealed": ("cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
     "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",), "form": (),
     "mac": ("algorithm", "of", "encoding"),
@@ -114,13 +119,31 @@ class Value:
     padding: str = ""
     carries: str = ""
     carries_as: str = "raw"  # a carried secret's bytes written as text (raw, base64url with padding, base64, hex)
-    fields: tuple[tuple[str, str], ...] = ()  # carries = "json-fields": (name, its JSON type), in order
+    fields: tuple[tuple[str, str], ...] = ()  # carries = "json-fields": (name, its JSON type or "secret:ENC:S"), in order
     cipher: str = ""
     iv: str = ""
     tag: str = ""
+    separator: str = ""  # sealed: the text between its wire parts (IV, tag, ciphertext), "" for none
     length_bytes: int = 4  # length_of: the field's width
     algorithm: str = ""  # mac, signature
     of: str = ""  # mac, signature: the sibling field whose text it covers
+
+
+def wire_parts(cipher: str, iv: str, tag: str) -> tuple[str, ...]:
+    """A sealed value's parts on the wire in their order: "iv" (a prefix IV), "tag" (an AEAD's, before
+    or appended) and "ciphertext". A `separator` goes between them."""
+    before = ("iv",) if iv == "prefix" else ()
+    if cipher in AEAD and tag == "before":
+        before += ("tag",)
+    return before + ("ciphertext",) + (("tag",) if cipher in AEAD and tag == "appended" else ())
+
+
+def field_secret(kind: str) -> Optional[tuple[str, str]]:
+    """A json-fields field's kind "secret:ENCODING:S" as (S, ENCODING); None for a JSON type."""
+    if not kind.startswith("secret:"):
+        return None
+    encoding, _, name = kind[7:].partition(":")
+    return name, encoding
 
 
 @dataclass(frozen=True)
@@ -247,6 +270,12 @@ class Description:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
                 seen.add(f"{v.path}: {v.cipher} without its tag is not authenticated")
+            if v.kind == "sealed" and v.separator:
+                said = json.dumps(v.separator, ensure_ascii=False)
+                seen.add(f"{v.path}: the IV, tag and ciphertext are random bytes joined by {said}: parts that hold it, "
+                         "or end so that they meet it, do not split back, so a sender that does not seal again "
+                         'loses correct messages (with "::", about one in 120: a part that ends with ":"); '
+                         "lengths known in advance cannot fail so")
         # Two sealed values under one key with one IV taken from a secret: the same key and IV twice.
         for conv in self.conversations:
             first: dict[tuple[str, str], str] = {}
@@ -464,8 +493,13 @@ def _carries(raw: dict[str, Any], path: str) -> str:
                            f"echo, same, text:TEXT or secret:NAME; found {carries!r}")
 
 
+_SECRET_FIELD = ('{ secret = "NAME", encoding = "base64" | "base64url" | "base64url-padded" | "hex" } (secret NAME\'s '
+                 "bytes written so, in a JSON string)")
+
+
 def _json_fields(raw: dict[str, Any], path: str, carries: str) -> tuple[tuple[str, str], ...]:
-    """carries = "json-fields"'s `fields`: { name = "number" | "integer" | "string", ... }, in the order written."""
+    """carries = "json-fields"'s `fields`: { name = "number" | "integer" | "string" | { secret = "S", encoding =
+    ... }, ... }, in the order written; a secret field's kind is "secret:ENCODING:S" (field_secret)."""
     if carries != "json-fields":
         return ()  # (`fields` without json-fields: refused by _carries)
     fpath = _join(path, "fields")
@@ -473,12 +507,32 @@ def _json_fields(raw: dict[str, Any], path: str, carries: str) -> tuple[tuple[st
     if not isinstance(table, dict) or not table:
         found = "" if "fields" not in raw else f"; found {_type_name(table)} {table!r}"
         raise DescriptionError(fpath, 'carries = "json-fields" needs fields, the fields the JSON plaintext has: '
-                               f'{{ name = "number" | "integer" | "string", ... }}{found}')
+                               f'{{ name = "number" | "integer" | "string" | {{ secret = "S", encoding = ... }}, ... }}'
+                               f"{found}")
+    out: list[tuple[str, str]] = []
+    carried_in: dict[str, str] = {}  # secret -> the field that carries it
     for name, kind in table.items():
-        if not isinstance(kind, str) or kind not in FIELD_TYPES:
-            raise DescriptionError(_join(fpath, name), f'a field\'s type must be one of "number", "integer", "string"; '
-                                   f"found {_type_name(kind)} {kind!r}")
-    return tuple(table.items())
+        npath = _join(fpath, name)
+        if isinstance(kind, dict):
+            _unknown_keys(kind, ("secret", "encoding"), npath)
+            for key in ("secret", "encoding"):
+                if key not in kind:
+                    raise DescriptionError(_join(npath, key), f"a secret field is {_SECRET_FIELD}: add {key}")
+            secret = _get(kind, "secret", str, npath)
+            if not secret:
+                raise DescriptionError(_join(npath, "secret"), "secret names one of [secrets]; found an empty name")
+            encoding = _choice(kind, "encoding", FIELD_SECRET_ENCODINGS, npath)
+            if secret in carried_in:
+                raise DescriptionError(_join(npath, "secret"), f"secret {secret!r} is already carried in field "
+                                       f"{carried_in[secret]!r}: a plaintext carries a secret once")
+            carried_in[secret] = name
+            out.append((name, f"secret:{encoding}:{secret}"))
+        elif not isinstance(kind, str) or kind not in FIELD_TYPES:
+            raise DescriptionError(npath, f'a field\'s type must be one of "number", "integer", "string", or a secret '
+                                   f"field {_SECRET_FIELD}; found {_type_name(kind)} {kind!r}")
+        else:
+            out.append((name, kind))
+    return tuple(out)
 
 
 def _carries_as(raw: dict[str, Any], path: str, carries: str) -> str:
@@ -534,7 +588,29 @@ def _sealed(raw: dict[str, Any], path: str) -> dict[str, Any]:
         raise DescriptionError(_join(path, "tag"),
                                f'tag must be "appended", "before", "field:NAME" or "none"; found {tag!r}')
     out["tag"] = tag
+    out["separator"] = _separator(raw, path, cipher, iv, tag)
     return out
+
+
+def _separator(raw: dict[str, Any], path: str, cipher: str, iv: str, tag: str) -> str:
+    """`separator`: 1 to 16 UTF-8 bytes put between the sealed value's wire parts (b"::".join([nonce,
+    tag, ciphertext])), the `encoding` then applied to the whole; "" when absent."""
+    if "separator" not in raw:
+        return ""
+    where = _join(path, "separator")
+    separator = _get(raw, "separator", str, path)
+    size = len(separator.encode("utf-8"))
+    if not 1 <= size <= SEPARATOR_MAX_BYTES:
+        raise DescriptionError(where, f"separator is text of 1 to {SEPARATOR_MAX_BYTES} UTF-8 bytes; found {size} "
+                               f"bytes {separator!r}")
+    if cipher == "fernet":
+        raise DescriptionError(where, "a fernet token is one base64url text with nothing to separate: remove separator")
+    parts = wire_parts(cipher, iv, tag)
+    if len(parts) < 2:
+        raise DescriptionError(where, "`separator` joins the IV, the tag and the ciphertext; this value has only "
+                               f'the ciphertext on the wire (iv = "{iv}"' + (f', tag = "{tag}"' if tag else "")
+                               + "): remove separator")
+    return separator
 
 
 def _macs(v: Value) -> list[tuple[Value, Value]]:
@@ -1028,6 +1104,20 @@ def _check_iv_secret(v: Value, secrets: dict[str, SecretSpec], me_knows: set[str
                                    f'send it first ({{ secret = "{name}" }})')
 
 
+def _check_carried(s: str, where: str, secrets: dict[str, SecretSpec], me: str) -> str:
+    """A secret a plaintext carries (carries = "secret:S", a json-fields secret field): it exists and its
+    maker sends it. Returns S, which the receiver knows from this message on."""
+    if s not in secrets:
+        raise DescriptionError(where, f"no secret {s!r}: add [secrets.{s}]")
+    if secrets[s].made_by == "agreement":
+        raise DescriptionError(where, f'secret {s!r} is agreed (made_by = "agreement"): each side computes it and '
+                               "nobody sends it")
+    if secrets[s].made_by != me:
+        raise DescriptionError(where, f"the {me} carries secret {s!r} but it is made by {secrets[s].made_by}: only "
+                               "its maker sends it")
+    return s
+
+
 def _agreed(secrets: tuple[SecretSpec, ...], known_keys: set[str]) -> set[str]:
     """The agreement secrets a side knows when it knows these keys' public halves: it holds one key of
     each pair, so knowing the other's public half is all it needs (SEC 1 v2 §3.3.1; RFC 7748 §6.1)."""
@@ -1166,16 +1256,12 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                 if v.kind == "sealed" and v.iv.startswith("secret:"):
                     _check_iv_secret(v, secrets, knows_secret[me], knows_secret[peer], me, peer)
                 if v.carries.startswith("secret:"):
-                    s = v.carries[7:]
-                    if s not in secrets:
-                        raise DescriptionError(_join(v.path, "carries"), f"no secret {s!r}: add [secrets.{s}]")
-                    if secrets[s].made_by == "agreement":
-                        raise DescriptionError(_join(v.path, "carries"), f"secret {s!r} is agreed (made_by = "
-                                               '"agreement"): each side computes it and nobody sends it')
-                    if secrets[s].made_by != me:
-                        raise DescriptionError(_join(v.path, "carries"), f"the {me} carries secret {s!r} but it is "
-                                               f"made by {secrets[s].made_by}: only its maker sends it")
-                    learned_secrets.add(s)
+                    learned_secrets.add(_check_carried(v.carries[7:], _join(v.path, "carries"), secrets, me))
+                for fname, fkind in v.fields:  # json-fields: { secret = "S", encoding = ... } teaches S too
+                    carried_secret = field_secret(fkind)
+                    if carried_secret is not None:
+                        where = _join(_join(_join(v.path, "fields"), fname), "secret")
+                        learned_secrets.add(_check_carried(carried_secret[0], where, secrets, me))
                 if v.carries in ("echo", "same") and me != "server":
                     raise DescriptionError(_join(v.path, "carries"), f"carries = {v.carries!r} is a server's answer")
                 if v.kind == "token":

@@ -41,7 +41,7 @@ from .. import aead, aes_cbc, eax, rsa_cipher, rsa_keys, rsa_socket, text_format
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
-                          Conversation, Description, SecretSpec, Value, public_key_length)
+                          Conversation, Description, SecretSpec, Value, field_secret, public_key_length, wire_parts)
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -50,6 +50,7 @@ _ALNUM = string.ascii_letters + string.digits
 TAG_BYTES = 16
 DIGEST_BYTES = 32
 MAX_PASSPHRASE = 1024  # a given or received passphrase: 1 to this many bytes
+SEPARATED_TRIES = 100  # a sender seals a separated value at most this often for parts the receiver can split
 
 
 class Refused(Exception):
@@ -623,15 +624,41 @@ def _random_text(n: int) -> str:
     return "".join(pysecrets.choice(_ALNUM) for _ in range(n))
 
 
-def _json_reading(fields: tuple[tuple[str, str], ...]) -> bytes:
+def _json_reading(fields: tuple[tuple[str, str], ...], secrets: Mapping[str, bytes]) -> bytes:
     """A json-fields plaintext: the fields in order, values of their types drawn fresh (a reading the
     receiver cannot have guessed): an integer 0..255, that integer and a half, "crosscheck " and six
-    letters and digits."""
+    letters and digits; a secret field, the secret's bytes as its encoding writes them."""
     number = pysecrets.randbelow(256)
     text = json.dumps(f"crosscheck {_random_text(6)}", ensure_ascii=False)
     values = {"integer": str(number), "number": f"{number}.5", "string": text}
-    members = (f"{json.dumps(name, ensure_ascii=False)}:{values[kind]}" for name, kind in fields)
+
+    def written(kind: str) -> str:
+        carried_secret = field_secret(kind)
+        if carried_secret is None:
+            return values[kind]
+        name, encoding = carried_secret
+        return json.dumps(carried_text(secrets[name], encoding).decode("ascii"))
+
+    members = (f"{json.dumps(name, ensure_ascii=False)}:{written(kind)}" for name, kind in fields)
     return ("{" + ",".join(members) + "}").encode("utf-8")
+
+
+def _hands_out_secret(fields: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a json-fields plaintext carries a secret in a field: then it is not the conversation's message."""
+    return any(field_secret(kind) is not None for _, kind in fields)
+
+
+def _field_secret_bytes(value: Any, field_name: str, secret: str, encoding: str) -> bytes:
+    """A json-fields secret field's bytes, read strictly: a JSON string, base64 and base64url(-padded)
+    canonical as carries_as reads them, hex in either case (as an `encoding`)."""
+    shown = f"{_quoted(field_name)} (secret {secret!r} as {encoding})"
+    if not isinstance(value, str):
+        raise Refused(f"the JSON plaintext has no string field {shown}")
+    text = value.encode("utf-8", "surrogateescape")
+    try:
+        return decode(text, "hex", "") if encoding == "hex" else uncarried_text(text, encoding)
+    except Refused:
+        raise Refused(f"the JSON field {shown} is not valid {encoding}") from None
 
 
 def _quoted(text: str) -> str:
@@ -658,9 +685,10 @@ def carried(carries: str, ctx: Context, carries_as: str = "raw",
             raise Refused("nothing received yet to answer with the same plaintext")
         out = ctx.last_received
     elif carries == "json-fields":
-        out = _json_reading(fields)
+        out = _json_reading(fields, ctx.secrets)
         ctx.last_json = loads_json(out)
-        ctx.message = out
+        if not _hands_out_secret(fields):  # a reading stands for the conversation's message; a key handed out does not
+            ctx.message = out
     elif carries == "any-text":
         out = f"crosscheck reading {_random_text(12)}".encode("ascii")
     elif carries.startswith("text:"):
@@ -725,11 +753,17 @@ def accept(carries: str, plaintext: bytes, ctx: Context, carries_as: str = "raw"
         if not isinstance(doc, dict):
             raise Refused("the plaintext is not a JSON object")
         for name, kind in fields:
-            if name not in doc or not _of_type(doc[name], kind):
+            carried_secret = field_secret(kind)
+            if carried_secret is not None:
+                secret, encoding = carried_secret
+                _check_secret(ctx, secret, _field_secret_bytes(doc.get(name), name, secret, encoding))
+                ctx.received[f"secret:{secret}"] = ctx.secrets[secret]
+            elif name not in doc or not _of_type(doc[name], kind):
                 raise Refused(f"the JSON plaintext has no {kind} field {_quoted(name)}")
         ctx.last_json = doc
-        ctx.message = plaintext
-        ctx.received["message"] = plaintext
+        if not _hands_out_secret(fields):
+            ctx.message = plaintext
+            ctx.received["message"] = plaintext
     elif carries == "any-text":
         try:
             plaintext.decode("utf-8")
@@ -820,16 +854,41 @@ def _iv_for(v: Value, ctx: Context) -> bytes:
 
 
 def _build_sealed(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
+    key, plaintext = cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as, v.fields)
     iv = _iv_for(v, ctx)
-    ct, tag = seal(v, cipher_key(ctx, v.arg), carried(v.carries, ctx, v.carries_as, v.fields), iv)
+    ct, tag = seal(v, key, plaintext, iv)
     if v.cipher == "fernet":
         return ct  # the token is already base64url with padding
-    body = (iv if v.iv == "prefix" else b"") + (tag if v.tag == "before" else b"") + ct + (tag if v.tag == "appended" else b"")
+    if v.separator:
+        sep = v.separator.encode("utf-8")
+        # A part that holds the separator (or makes it with its neighbour) would not split back: seal again
+        # under a fresh IV/nonce. A fixed or secret IV gives the same parts each time, so one try.
+        fresh = v.iv == "prefix" or v.iv.startswith("field:")
+        tries = 1
+        while not _splits_back(_parts(v, iv, tag, ct), sep) and fresh and tries < SEPARATED_TRIES:
+            iv = _iv_for(v, ctx)
+            ct, tag = seal(v, key, plaintext, iv)
+            tries += 1
+        body = sep.join(_parts(v, iv, tag, ct))
+    else:
+        body = b"".join(_parts(v, iv, tag, ct))
     if v.iv.startswith("field:"):
         scratch.setdefault(v.iv[6:], {})["iv"] = iv
     if v.tag.startswith("field:"):
         scratch.setdefault(v.tag[6:], {})["tag"] = tag
     return encode(body, v.encoding)
+
+
+def _parts(v: Value, iv: bytes, tag: bytes, ct: bytes) -> list[bytes]:
+    """A sealed value's wire parts in their order (description.wire_parts)."""
+    named = {"iv": iv, "tag": tag, "ciphertext": ct}
+    return [named[part] for part in wire_parts(v.cipher, v.iv, v.tag)]
+
+
+def _splits_back(parts: list[bytes], sep: bytes) -> bool:
+    """Whether parts joined by `sep` split on it into the same parts (none holds it, and none makes it
+    with its neighbour: b"x:" and b"y" joined by b"::" read back as b"x" and b":y")."""
+    return sep.join(parts).split(sep) == parts
 
 
 def _build_json(v: Value, ctx: Context) -> JsonObj:
@@ -1048,6 +1107,8 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
         return
     body = decode(data, v.encoding, "the sealed value")
     iv_len = IV_BYTES.get(v.cipher, 0)
+    if v.separator:
+        body = _unseparated(v, body)  # the IV and tag parts now of their lengths: the slicing below is exact
     if v.iv == "prefix":
         if len(body) < iv_len:
             raise Refused(f"sealed value of {len(body)} bytes is shorter than its IV")
@@ -1078,6 +1139,24 @@ def _parse_sealed(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[s
     elif v.tag.startswith("field:"):
         tag = scratch.get(v.tag[6:], {}).get("tag", b"")
     accept(v.carries, open_sealed(v, key, body, iv, tag), ctx, v.carries_as, v.fields)
+
+
+def _unseparated(v: Value, body: bytes) -> bytes:
+    """A separated sealed value's parts joined as an unseparated one's (the reading below takes them
+    apart by length): split on the separator, the count and each IV and tag part's length checked."""
+    sep = v.separator.encode("utf-8")
+    names = wire_parts(v.cipher, v.iv, v.tag)
+    pieces = body.split(sep)
+    if len(pieces) != len(names):
+        raise Refused(f"the {v.cipher} value splits into {len(pieces)} parts on {_quoted(v.separator)}; the "
+                      f"description has {len(names)} (a part that contains the separator cannot be read)", kind="length")
+    for name, piece in zip(names, pieces):
+        if name == "iv" and len(piece) != IV_BYTES[v.cipher]:
+            raise Refused(f"the {v.cipher} IV/nonce part is {len(piece)} bytes; must be {IV_BYTES[v.cipher]}",
+                          kind="length")
+        if name == "tag" and len(piece) != TAG_BYTES:
+            raise Refused(f"the {v.cipher} tag part is {len(piece)} bytes; must be {TAG_BYTES}", kind="length")
+    return b"".join(pieces)
 
 
 def check_stated_length(ctx: Context) -> None:

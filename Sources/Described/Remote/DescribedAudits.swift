@@ -790,8 +790,8 @@ extension DescribedRemoteRun {
                             ("\(name)-tag-truncated", .authentication, isTag, { part in Data(part.raw.dropLast()) }),
                             ("\(name)-tag-empty", .authentication, isTag, { _ in Data() })]
                 }
-                if sealed.tag == .before {  // nonce ‖ tag ‖ ciphertext: the tag's last bit
-                    let tagEnd = (sealed.iv == .prefix ? sealed.cipher.ivBytes : 0) + 16
+                if sealed.tag == .before {  // nonce ‖ tag ‖ ciphertext (each after a separator if any): the tag's last bit
+                    let tagEnd = (sealed.iv == .prefix ? sealed.cipher.ivBytes + (sealed.separator?.count ?? 0) : 0) + 16
                     return [("\(sealed.cipher.rawValue)-tag-bit-flipped", .authentication, isSealed, { part in
                         var raw = part.raw
                         if raw.count >= tagEnd { raw[raw.startIndex + tagEnd - 1] ^= 0x01 }

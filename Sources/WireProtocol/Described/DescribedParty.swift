@@ -442,7 +442,11 @@ private struct Context {
             // Values of each field's type, drawn fresh: a reading the receiver cannot have guessed.
             let random = DescribedParty.randomText(6)
             let number = Int(secureRandomBytes(1)[0])
-            let members = fields.map { field -> String in
+            let members = try fields.map { field -> String in
+                if let carried = field.secret {
+                    guard let bytes = state.secrets[carried.name] else { throw DescriptionError.partySetup(reason: "secret \(carried.name) is not known to the \(party.role.rawValue)") }
+                    return JSONText.string(field.name) + ":" + JSONText.string(String(decoding: carried.written.encode(bytes), as: UTF8.self))
+                }
                 switch field.type {
                 case .integer: return JSONText.string(field.name) + ":\(number)"
                 case .number: return JSONText.string(field.name) + ":\(number).5"
@@ -452,7 +456,8 @@ private struct Context {
             let bytes = Data(("{" + members.joined(separator: ",") + "}").utf8)
             state.lastSentJSON = try? StrictJSON.parse(bytes)
             state.lastSentPlaintext = bytes
-            state.sentMessage = true
+            // A reading stands for the conversation's message; a key handed out does not.
+            if !fields.contains(where: { $0.secret != nil }) { state.sentMessage = true }
             return bytes
         }
     }
@@ -503,15 +508,22 @@ private struct Context {
                 default: fits = false
                 }
                 guard fits else { throw DescribedRefusal(reason: "the JSON plaintext has no \(field.type.rawValue) field \(JSONText.string(field.name))") }
+                if let carried = field.secret, case let .string(text)? = object[field.name] {
+                    try learn(carried.name, try carried.written.decode(Data(text.utf8), what: "the secret \(carried.name) in field \(JSONText.string(field.name))"))
+                }
             }
             state.lastReceivedJSON = object
-            state.received["message"] = plaintext
+            if !fields.contains(where: { $0.secret != nil }) { state.received["message"] = plaintext }
         case let .secret(name, written):
-            guard let secret = description.secrets[name] else { throw DescribedRefusal(reason: "no secret \(name)") }
-            let plaintext = try written.decode(plaintext, what: "the carried secret \(name)")
-            guard secret.fits(plaintext.count) else { throw DescribedRefusal(reason: "secret \(name) arrived as \(plaintext.count) bytes; the description says \(secret.allowedLength)") }
-            state.secrets[name] = plaintext
+            try learn(name, try written.decode(plaintext, what: "the carried secret \(name)"))
         }
+    }
+
+    /// A secret that arrived inside a plaintext, once its length is the description's.
+    mutating func learn(_ name: String, _ bytes: Data) throws {
+        guard let secret = description.secrets[name] else { throw DescribedRefusal(reason: "no secret \(name)") }
+        guard secret.fits(bytes.count) else { throw DescribedRefusal(reason: "secret \(name) arrived as \(bytes.count) bytes; the description says \(secret.allowedLength)") }
+        state.secrets[name] = bytes
     }
 
     /// The message as this side knows it for a `plain` value it receives: received, its own once
@@ -593,7 +605,7 @@ private struct Context {
                 fixedIV = bytes
             }
             let tagDropped = sealed.tag == .dropped
-            let output: DescribedCipher.Output
+            var output: DescribedCipher.Output
             switch party.probe {
             case let .sealedBlocks(blocks)?:
                 party.probe = nil
@@ -614,13 +626,17 @@ private struct Context {
                 // Whole blocks of 16 for the cipher: a 32-byte pkcs7-32 block is two.
                 output = try DescribedCipher.sealUnpadded(padded, cipher: sealed.cipher, key: key, iv: fixedIV, tagDropped: tagDropped)
             default:
-                output = try DescribedCipher.seal(try plaintext(sealed.carries), cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
+                let own = try plaintext(sealed.carries)
+                output = try DescribedCipher.seal(own, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
+                // A part that holds the separator could not be split off: seal again under a fresh IV.
+                var tries = 1
+                while tries < 100, sealed.holdsSeparator(iv: output.iv, tag: output.tag, ciphertext: output.ciphertext) {
+                    output = try DescribedCipher.seal(own, cipher: sealed.cipher, padding: sealed.padding, key: key, iv: fixedIV, tagDropped: tagDropped)
+                    tries += 1
+                }
             }
             if !output.iv.isEmpty { state.sentIVs.append(output.iv) }
-            var bytes = output.ciphertext
-            if sealed.tag == .appended { bytes += output.tag }
-            if sealed.tag == .before { bytes = output.tag + bytes }
-            if sealed.iv == .prefix { bytes = output.iv + bytes }
+            let bytes = sealed.wire(iv: output.iv, tag: output.tag, ciphertext: output.ciphertext)
             return BuiltValue(bytes: DescribedBytes.encode(bytes, sealed.encoding), iv: output.iv, tag: output.tag)
         case let .secret(name, encoding):
             guard let bytes = state.secrets[name] else { throw DescriptionError.partySetup(reason: "secret \(name) is not known to the \(party.role.rawValue)") }
@@ -751,6 +767,7 @@ private struct Context {
         case let .sealed(sealed):
             let key = try secretKey(sealed.secret)
             var body = sealed.cipher == .fernet ? bytes : try DescribedBytes.decode(bytes, sealed.encoding, what: "the \(sealed.cipher.rawValue) value")
+            if sealed.separator != nil { body = try sealed.joinedParts(body) }
             var iv = Data(), tag = Data()
             switch sealed.iv {
             case .prefix:
@@ -912,5 +929,64 @@ enum JSONText {
         case let .bool(flag): return flag ? "true" : "false"
         case .null: return "null"
         }
+    }
+}
+
+extension Sealed {
+    /// The value's bytes on the wire before their encoding: its parts in order, joined by the separator if any.
+    public func wire(iv: Data, tag: Data, ciphertext: Data) -> Data {
+        let parts = wireParts.map { part -> Data in
+            switch part {
+            case .iv: return iv
+            case .tag: return tag
+            case .ciphertext: return ciphertext
+            }
+        }
+        guard let separator else { return parts.reduce(Data(), +) }
+        return Data(parts.joined(separator: separator))
+    }
+
+    /// Whether a reader splitting the wire on the separator would not get these parts back: a part
+    /// holds it, or ends so that it meets it (`b"x:" + b"::" + b"y"` is `x:::y`, which splits into
+    /// `x` and `:y`): with "::", about one message in 120.
+    func holdsSeparator(iv: Data, tag: Data, ciphertext: Data) -> Bool {
+        guard let separator else { return false }
+        let parts = wireParts.map { part -> Data in
+            switch part {
+            case .iv: return iv
+            case .tag: return tag
+            case .ciphertext: return ciphertext
+            }
+        }
+        return Self.split(wire(iv: iv, tag: tag, ciphertext: ciphertext), on: separator) != parts
+    }
+
+    /// Python's `bytes.split(separator)`: left to right, never overlapping.
+    static func split(_ bytes: Data, on separator: Data) -> [Data] {
+        var pieces: [Data] = [], rest = bytes[...]
+        while let found = rest.range(of: separator) {
+            pieces.append(Data(rest[..<found.lowerBound])); rest = rest[found.upperBound...]
+        }
+        return pieces + [Data(rest)]
+    }
+
+    /// A separated value's parts, checked and put end to end as an unseparated value has them
+    /// (`nonce, tag, ciphertext = data.split(b"::")`: parts that do not split back cannot be read).
+    func joinedParts(_ bytes: Data) throws -> Data {
+        guard let separator else { return bytes }
+        let pieces = Self.split(bytes, on: separator)
+        let said = JSONText.string(String(decoding: separator, as: UTF8.self))
+        guard pieces.count == wireParts.count else {
+            throw DescribedRefusal(reason: "the \(cipher.rawValue) value splits into \(pieces.count) parts on \(said); the description has \(wireParts.count) (a part that contains the separator cannot be read)", kind: .length)
+        }
+        for (part, piece) in zip(wireParts, pieces) {
+            if part == .iv, piece.count != cipher.ivBytes {
+                throw DescribedRefusal(reason: "the \(cipher.rawValue) IV/nonce before \(said) is \(piece.count) bytes; must be \(cipher.ivBytes)", kind: .length)
+            }
+            if part == .tag, piece.count != 16 {
+                throw DescribedRefusal(reason: "the \(cipher.rawValue) tag between \(said) is \(piece.count) bytes; must be 16", kind: .length)
+            }
+        }
+        return pieces.reduce(Data(), +)
     }
 }

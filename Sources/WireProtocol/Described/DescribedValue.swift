@@ -205,6 +205,15 @@ public struct JSONFieldSpec: Sendable, Equatable {
     public enum FieldType: String, Sendable, CaseIterable { case number, integer, string }
     public var name: String
     public var type: FieldType
+    /// A string field that holds a secret's bytes, so written (`{ secret = "S", encoding = "base64" }`):
+    /// a session key the server hands out inside a sealed JSON answer. The receiver learns the secret.
+    public var secret: CarriedSecret? = nil
+}
+
+/// A secret carried in a plaintext, and how its bytes are written there.
+public struct CarriedSecret: Sendable, Equatable {
+    public var name: String
+    public var written: CarriedEncoding
 }
 
 extension DescribedValue {
@@ -342,6 +351,17 @@ public struct Sealed: Sendable, Equatable {
     public var tag: TagPlacement
     public var carries: Carries
     public var encoding: ValueEncoding
+    /// Bytes between the wire parts (`separator = "::"`): `b"::".join([cipher.nonce, tag, ciphertext])`.
+    /// The receiver splits on them, so a part that contains them cannot be read; a sender seals again
+    /// with a fresh IV until no part does.
+    public var separator: Data? = nil
+
+    /// What is on the wire, in order (before `separator` and `encoding`).
+    public enum WirePart: Sendable, Equatable { case iv, tag, ciphertext }
+    public var wireParts: [WirePart] {
+        let hasTag = cipher.isAEAD && (tag == .appended || tag == .before)
+        return (iv == .prefix ? [.iv] : []) + (hasTag && tag == .before ? [.tag] : []) + [.ciphertext] + (hasTag && tag == .appended ? [.tag] : [])
+    }
 }
 
 // MARK: - Reading a value from its inline table
@@ -354,7 +374,7 @@ extension DescribedValue {
         "signature": ["algorithm", "of", "format", "encoding"],
         "public_key": ["format", "encoding"],
         "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
-        "sealed": ["cipher", "padding", "iv", "tag", "carries", "carries_as", "fields", "encoding"],
+        "sealed": ["cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"],
         "secret": ["encoding"],
         "digest": ["of", "encoding"],
         "nonce_of": ["encoding"], "tag_of": ["encoding"], "plain": ["encoding"], "length_of": ["bytes"],
@@ -392,9 +412,22 @@ extension DescribedValue {
                 }
                 return .jsonFields(try items.keys.map { field in
                     let value = items[field]!
+                    let fieldPath = reader.keyPath("fields") + "." + field
+                    if case let .table(spec) = value.kind {
+                        let specReader = TableReader(spec, path: fieldPath)
+                        try specReader.allow(["secret", "encoding"])
+                        let encodings = CarriedEncoding.allCases.filter { $0 != .raw }.map(\.rawValue)
+                        guard let secret = try specReader.string("secret") else {
+                            throw DescriptionError.missingKey(key: specReader.keyPath("secret"), line: value.line, meaning: "the secret this field holds")
+                        }
+                        guard let written = try specReader.choice("encoding", encodings).flatMap(CarriedEncoding.init) else {
+                            throw DescriptionError.missingKey(key: specReader.keyPath("encoding"), line: value.line, meaning: "how the secret is written in the JSON string: " + encodings.joined(separator: ", "))
+                        }
+                        return JSONFieldSpec(name: field, type: .string, secret: CarriedSecret(name: secret, written: written))
+                    }
                     guard case let .string(typeName) = value.kind, let type = JSONFieldSpec.FieldType(rawValue: typeName) else {
-                        throw DescriptionError.notAllowed(key: reader.keyPath("fields") + "." + field, line: value.line,
-                                                          allowed: "\"number\", \"integer\", \"string\"", found: describe(value))
+                        throw DescriptionError.notAllowed(key: fieldPath, line: value.line,
+                                                          allowed: "\"number\", \"integer\", \"string\", { secret = \"NAME\", encoding = \"base64\" }", found: describe(value))
                     }
                     return JSONFieldSpec(name: field, type: type)
                 })
@@ -521,8 +554,22 @@ extension DescribedValue {
             if cipher == .fernet, encodingText != nil {
                 throw DescriptionError.impossible(key: reader.keyPath("encoding"), line: reader.line(of: "encoding"), reason: "a Fernet token is always base64url with padding; remove `encoding`")
             }
-            kind = .sealed(Sealed(secret: try name(), cipher: cipher, padding: paddingText.flatMap(BlockPadding.init) ?? .pkcs7,
-                                  iv: iv, tag: tag, carries: try carries(), encoding: encoding))
+            var sealed = Sealed(secret: try name(), cipher: cipher, padding: paddingText.flatMap(BlockPadding.init) ?? .pkcs7,
+                                iv: iv, tag: tag, carries: try carries(), encoding: encoding)
+            if table["separator"] != nil {
+                let separatorLine = reader.line(of: "separator")
+                guard let text = try reader.string("separator"), (1...16).contains(text.utf8.count) else {
+                    throw DescriptionError.notAllowed(key: reader.keyPath("separator"), line: separatorLine, allowed: "text of 1 to 16 bytes, e.g. \"::\"", found: describe(table["separator"]!))
+                }
+                if cipher == .fernet {
+                    throw DescriptionError.impossible(key: reader.keyPath("separator"), line: separatorLine, reason: "a Fernet token is one piece; remove `separator`")
+                }
+                guard sealed.wireParts.count >= 2 else {
+                    throw DescriptionError.impossible(key: reader.keyPath("separator"), line: separatorLine, reason: "`separator` joins the IV, the tag and the ciphertext; this value has only the ciphertext on the wire")
+                }
+                sealed.separator = Data(text.utf8)
+            }
+            kind = .sealed(sealed)
         }
         return DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
     }

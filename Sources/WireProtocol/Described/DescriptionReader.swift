@@ -539,19 +539,27 @@ struct DescriptionValidator {
 
     mutating func checkCarries(_ value: DescribedValue, _ carries: Carries, from sender: ProtocolDescription.Role) throws {
         switch carries {
-        case .message, .jsonMessage, .constant, .jsonFields, .anyText: break
+        case .message, .jsonMessage, .constant, .anyText: break
+        case let .jsonFields(fields):
+            for case let secret? in fields.map(\.secret) { try carry(secret: secret.name, in: value, from: sender) }
         case .echo, .same:
             guard sender == .server else { throw impossible(value, "`carries = \"echo\"` and `\"same\"` are a server's answer; the client sends \"message\" or \"json-message\"") }
         case let .secret(name, _):
-            guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
-            guard secret.madeBy != .agreement else {
-                throw impossible(value, "secret \(name) is agreed (made_by = \"agreement\"): each side computes it; nobody carries it")
-            }
-            guard secret.madeBy.rawValue == sender.rawValue else {
-                throw impossible(value, "the \(sender.rawValue) carries secret \(name), but \(secret.madeBy == .preshared ? "it is preshared" : "the \(secret.madeBy.rawValue) makes it"); write `made_by = \"\(sender.rawValue)\"` in [secrets.\(name)]")
-            }
-            knownSecrets[sender.peer]!.insert(name)
+            try carry(secret: name, in: value, from: sender)
         }
+    }
+
+    /// A secret in a plaintext (`carries = "secret:S"`, or a `json-fields` field): only the side that
+    /// makes it can send it, and the other side knows it from then on.
+    mutating func carry(secret name: String, in value: DescribedValue, from sender: ProtocolDescription.Role) throws {
+        guard let secret = description.secrets[name] else { throw unknownName(value, name, "secret", Array(description.secrets.keys)) }
+        guard secret.madeBy != .agreement else {
+            throw impossible(value, "secret \(name) is agreed (made_by = \"agreement\"): each side computes it; nobody carries it")
+        }
+        guard secret.madeBy.rawValue == sender.rawValue else {
+            throw impossible(value, "the \(sender.rawValue) carries secret \(name), but \(secret.madeBy == .preshared ? "it is preshared" : "the \(secret.madeBy.rawValue) makes it"); write `made_by = \"\(sender.rawValue)\"` in [secrets.\(name)]")
+        }
+        knownSecrets[sender.peer]!.insert(name)
     }
 
     func unknownName(_ value: DescribedValue, _ name: String, _ what: String, _ names: [String]) -> DescriptionError {

@@ -406,6 +406,10 @@ extension ProtocolDescription {
                     }
                 }
                 if sealed.cipher == .aesECB { found.append("\(value.keyPath) (line \(value.line)): AES-ECB shows equal blocks as equal") }
+                if let separator = sealed.separator {
+                    let said = JSONText.string(String(decoding: separator, as: UTF8.self))
+                    found.append("\(value.keyPath) (line \(value.line)): the IV, tag and ciphertext are random bytes joined by \(said): parts that hold it, or end so that they meet it, do not split back, so a sender that does not seal again loses correct messages (with \"::\", about one in 120: a part that ends with \":\"); lengths known in advance cannot fail so")
+                }
             default: break
             }
         }
