@@ -541,6 +541,16 @@ def test_cbc_prefix_kthx_plant_stays_open_after_error(servers):
     assert kthx(servers.port("cbc-prefix-kthx", "stays-open-after-error"), os.urandom(15)) == (b"bad\n", False)
 
 
+def test_cbc_prefix_kthx_plant_unchecked_iv_length(servers):
+    # Shorter than the IV: the correct server says bad; the plant's cipher raises and it closes without a word.
+    assert kthx(servers.port("cbc-prefix-kthx"), os.urandom(8)) == (b"bad\n", True)
+    assert kthx(servers.port("cbc-prefix-kthx", "unchecked-iv-length"), os.urandom(8)) == (b"", True)
+    # Otherwise it is the correct server: a right message is taken, a bad padding refused.
+    iv = os.urandom(16)
+    assert kthx(servers.port("cbc-prefix-kthx", "unchecked-iv-length"), iv + cbc(PSK16, iv, pkcs7(message()))) == (b"kthx\n", True)
+    assert kthx(servers.port("cbc-prefix-kthx", "unchecked-iv-length"), iv + bad_padding_blocks(PSK16, iv))[0] == b"bad\n"
+
+
 # ---- json-cbc-sha256-passphrase -----------------------------------------------------------------
 
 def report(port, body=None, text=None, bad_padding=False):

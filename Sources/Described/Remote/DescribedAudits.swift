@@ -248,7 +248,9 @@ extension DescribedRemoteRun {
             return nil
         case let .bytes(data)?:
             if accepted { return "answered \(DescribedMessage.bytes(data).summary), as if the message were correct" }
-            if let error = errorText(conversation, kind: kind), !error.matches(data) {
+            // Any refusal (no kind): the description's `error` or any of its per-kind `errors`.
+            let declaredAny = kind == nil && conversation.errors.values.contains { RefusalText($0)?.matches(data) ?? false }
+            if let error = errorText(conversation, kind: kind), !error.matches(data), !declaredAny {
                 return "answered \(DescribedMessage.bytes(data).summary), not the description's error \(error.said)"
             }
             // A refusing server sends the error and closes (docs/PROTOCOL-DESCRIPTIONS.md, "Engines"),
@@ -769,6 +771,25 @@ extension DescribedRemoteRun {
     }
 
     func refusalClasses(of crypto: DescribedValue, in value: DescribedValue) -> [RefusalClass] {
+        refusalClassesOfItsBytes(crypto, in: value) + shorterThanItsOverhead(crypto)
+    }
+
+    /// A sealed value shorter than the IV it starts with (half of it), or than its tag where only a
+    /// tag is in band: no reader can open it, and one that slices `data[:16]` unchecked hands a short
+    /// IV or nonce to its library, which raises (pyca: ValueError, "Invalid IV size", a GCM nonce
+    /// under 8 bytes) — a server that catches only the padding or tag error dies on it. Judged as any
+    /// refusal: the libraries differ in which kind they say. The review of stop 47 (N2).
+    func shorterThanItsOverhead(_ crypto: DescribedValue) -> [RefusalClass] {
+        guard case let .sealed(sealed) = crypto.kind, sealed.cipher != .fernet else { return [] }
+        let parts = sealed.wireParts
+        if parts.contains(.iv) {
+            return [("\(sealed.cipher.rawValue)-shorter-than-its-iv", nil, \.isSealed, { part in Data(part.raw.prefix(sealed.cipher.ivBytes / 2)) })]
+        }
+        guard parts.contains(.tag) else { return [] }
+        return [("\(sealed.cipher.rawValue)-shorter-than-its-tag", nil, \.isSealed, { part in Data(part.raw.prefix(15)) })]
+    }
+
+    func refusalClassesOfItsBytes(_ crypto: DescribedValue, in value: DescribedValue) -> [RefusalClass] {
         let flipLast = CryptoPart.lastBitFlipped
         switch crypto.kind {
         case .rsa:
