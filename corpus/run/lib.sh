@@ -7,6 +7,8 @@
 #   CORPUS       the folder of fetched snapshots, one OWNER+NAME each (default /work/corpus)
 #   CROSSCHECK   the binary (default: this repository's .build/debug/crosscheck)
 #   CORPUS_VENV  the servers' Python (default $CORPUS/venv; corpus/setup.sh makes it)
+#   PY2          Python 2.7 for the servers written for it (default $CORPUS/py2/bin/python2.7: Debian
+#                11's python2.7 with PyCrypto 2.6.1 in $CORPUS/site-py2; corpus/setup.sh makes it)
 #   CORPUS_RUNS  where JUnit, crosscheck's and each server's logs go (default reports/corpus)
 #   TAG          a prefix for this run's files, to compare runs (default run)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,12 +16,13 @@ CORPUS=${CORPUS:-/work/corpus}
 CC=${CROSSCHECK:-$ROOT/.build/debug/crosscheck}
 CORPUS_VENV=${CORPUS_VENV:-$CORPUS/venv}
 PY=$CORPUS_VENV/bin/python
+PY2=${PY2:-$CORPUS/py2/bin/python2.7}
 RUNS=${CORPUS_RUNS:-$ROOT/reports/corpus}
 TAG=${TAG:-run}
 STANDINS=$ROOT/corpus/run/standins
 DESCRIPTIONS=$ROOT/corpus/descriptions
 CCSRC=$ROOT
-export CORPUS CROSSCHECK="$CC" CORPUS_VENV CORPUS_RUNS="$RUNS" TAG
+export CORPUS CROSSCHECK="$CC" CORPUS_VENV CORPUS_RUNS="$RUNS" TAG PY2
 mkdir -p "$RUNS"
 
 in_netns() {   # usage: in_netns "$0" "$@"

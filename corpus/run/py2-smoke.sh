@@ -1,0 +1,44 @@
+#!/bin/bash
+# The three corpus servers written for Python 2 that the description format cannot state yet
+# (corpus/servers.json: needs-feature), each run unchanged under Python 2.7 ($PY2: Debian 11's
+# python2.7 with PyCrypto 2.6.1, corpus/setup.sh) in this script's private network namespace, and
+# driven through one exchange by a hand client (corpus/run/standins/py2-smoke/, written here; for
+# kenken28 its own client.py), to show that they run and answer. No verdict: nothing here is
+# crosscheck's. Logs: $RUNS/$TAG-py2-smoke.*.log. Exit 0 when all three completed their exchange.
+#   pritish0803/ECC_ALGO server.py @159e0c63: binds gethostbyname(getfqdn()):7777
+#   ProPorygon/TheOgreProtocol directory_authority.py @f683b01c: 127.0.0.1:9000 (its argument)
+#   kenken28/vpn server.py @9ddf6d08: gethostname():50007; passphrase, port and "@r" on stdin
+. "$(dirname "$0")/lib.sh"
+in_netns "$0" "$@"
+C=$ROOT/corpus/run/standins/py2-smoke
+L=$RUNS/$TAG-py2-smoke
+fail=0
+# a server that binds its host name's address: put that address on this namespace's lo
+for name in "$(hostname)" "$(hostname -f 2>/dev/null)"; do
+  a=$(getent hosts "$name" | awk '{print $1; exit}')
+  case "$a" in ''|127.*|::1) ;; *) ip addr add "$a/32" dev lo 2>/dev/null ;; esac
+done
+HOSTADDR=$(getent hosts "$(hostname -f 2>/dev/null || hostname)" | awk '{print $1; exit}')
+
+echo "== pritish0803/ECC_ALGO server.py"
+start_server $CORPUS/pritish0803+ECC_ALGO $L.pritish0803.server.log $PY2 -u server.py
+wait_listen 7777 30 && $PY2 $C/pritish0803_client.py "${HOSTADDR:-127.0.0.1}" | tee $L.pritish0803.client.log
+grep -q "Server stopped" $L.pritish0803.client.log 2>/dev/null || fail=1
+sleep 0.3; stop_server; cat $L.pritish0803.server.log
+
+echo "== ProPorygon/TheOgreProtocol directory_authority.py"
+start_server $CORPUS/ProPorygon+TheOgreProtocol $L.proporygon.server.log $PY2 -u directory_authority.py 9000
+wait_listen 9000 30 && $PY2 $C/proporygon_client.py 9000 $CORPUS/ProPorygon+TheOgreProtocol/dir_auth_pub_key.pem | tee $L.proporygon.client.log
+grep -q "^route" $L.proporygon.client.log 2>/dev/null || fail=1
+sleep 0.3; stop_server; cat $L.proporygon.server.log
+
+echo "== kenken28/vpn server.py (client: its own client.py)"
+printf 'correct horse battery\n\n@r\n' > $L.kenken28.stdin
+start_server $CORPUS/kenken28+vpn $L.kenken28.server.log sh -c "exec $PY2 -u server.py <$L.kenken28.stdin"
+if wait_listen 50007 30; then
+  ( cd $CORPUS/kenken28+vpn && ( printf 'correct horse battery\n\n\nhello pi@s\n'; sleep 1; printf '@e\n' ) | setsid $PY2 -u client.py ) > $L.kenken28.client.log 2>&1
+fi
+sleep 0.5; stop_server; cat $L.kenken28.server.log
+grep -q "^hello pi" $L.kenken28.server.log || fail=1
+echo "py2-smoke: exit=$fail"
+exit $fail
