@@ -22,6 +22,8 @@ Plants (--plant):
                     one nonce, many plaintexts under the device key
   key-hex           writes the session key in the sealed JSON as hex (`key.hex()`) where the description says base64:
                     64 characters that base64-decode to 48 bytes, no 32-byte key
+  tag-prefix-compare  checks /aes/client's tag as `expected[:len(tag)] == tag`, over the bytes sent: a tag cut
+                    short, or an empty one, is taken (a 1-byte tag is forged in 256 tries)
 """
 
 import base64
@@ -36,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dzoolib  # noqa: E402
 import zoo_eax  # noqa: E402
 
-PLANTS = ("tag-unchecked", "same-session-key", "answers-500", "nonce-fixed", "key-hex")
+PLANTS = ("tag-unchecked", "same-session-key", "answers-500", "nonce-fixed", "key-hex", "tag-prefix-compare")
 DEVICE = "client"                  # the one device id whose preshared key this server holds
 SEPARATOR = b"::"
 FIXED_NONCE = b"seguridad-nonce!"  # the nonce-fixed plant's constant (16 bytes, no "::")
@@ -103,6 +105,14 @@ class Handler(dzoolib.HTTPHandler):
                 if len(parts) != 3 or len(parts[0]) != zoo_eax.NONCE:
                     raise Refused("not nonce::tag::ciphertext")
                 plaintext = zoo_eax.decrypt_unverified(key, parts[0], parts[2])
+            elif args.plant == "tag-prefix-compare":
+                parts = body.split(SEPARATOR)
+                if len(parts) != 3 or len(parts[0]) != zoo_eax.NONCE:
+                    raise Refused("not nonce::tag::ciphertext")
+                nonce, tag, ciphertext = parts
+                plaintext = zoo_eax.decrypt_unverified(key, nonce, ciphertext)
+                if zoo_eax.encrypt(key, nonce, plaintext)[1][:len(tag)] != tag:
+                    raise Refused("the tag does not match")
             else:
                 plaintext = zoo_eax.open_separated(key, body, SEPARATOR)
             text = plaintext.decode("utf-8")

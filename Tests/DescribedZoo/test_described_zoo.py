@@ -2179,6 +2179,16 @@ def test_eax_separated_key_handout_plant_tag_unchecked(servers):
     assert eax_message(port, key, flip_tag=True) == (200, "echo")      # the forged message's plaintext, answered
 
 
+def test_eax_separated_key_handout_plant_tag_prefix_compare(servers):
+    for plant, answer in ((None, 400), ("tag-prefix-compare", 200)):
+        port = servers.port("eax-separated-key-handout", plant)
+        key = session_key(eax_handout(port)[1])
+        nonce, tag, ciphertext = eax_parts(zoo_eax.seal_separated(key, b"cut short"))
+        for short in (tag[:-1], b""):
+            assert eax_message(port, key, body=b"::".join([nonce, short, ciphertext]))[0] == answer
+        assert eax_message(port, key, flip_tag=True)[0] == 400     # a wrong tag of full length: refused by both
+
+
 def test_eax_separated_key_handout_plant_same_session_key(servers):
     for plant, same in ((None, False), ("same-session-key", True)):
         port = servers.port("eax-separated-key-handout", plant)

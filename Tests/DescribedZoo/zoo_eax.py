@@ -73,10 +73,10 @@ def seal_separated(key, plaintext, separator=b"::", nonce=None, tries=100):
     """nonce ‖ sep ‖ tag ‖ sep ‖ ciphertext (PyCryptodome code's `b"::".join([cipher.nonce, tag, ciphertext])`),
     sealed again under a fresh nonce until the joined bytes split back into those very parts.
 
-    That no part holds the separator (the description's rule for a sender) is not enough: with "::",
-    a part that ends in ":" or one that begins with ":" meets the separator in ":::", and
-    `data.split(b"::")` cuts one byte early — a nonce of 15 bytes and a tag of 17 — about once in 64
-    messages (four part ends, each ":" with probability 1/256). A given `nonce` is used as it is (one try)."""
+    That no part holds the separator is not enough: with "::", a part that ends in ":" meets the
+    separator in ":::", and `data.split(b"::")` cuts one byte early — a nonce of 15 bytes and a tag of
+    17 — about once in 120 messages (two part ends, each ":" with probability 1/256, and "::" inside a
+    part). A given `nonce` is used as it is (one try)."""
     for _ in range(1 if nonce is not None else tries):
         use = nonce if nonce is not None else os.urandom(NONCE)
         ciphertext, tag = encrypt(key, use, plaintext)

@@ -264,6 +264,8 @@ extension DescribedRemoteRun {
             return nil
         default:
             if let error = live.transportError, error.hasPrefix("cannot connect") { return "could not be reached (\(error)): an earlier probe took it down" }
+            // A connection dropped mid-answer (an HTTP handler that raised) is no open connection.
+            if description.transport.isHTTP, !live.closedByServer, let error = live.transportError { return "gave no answer (\(error))" }
             guard live.closedByServer else { return "gave no answer and kept the connection open" }
             // A close is the refusal only where the description states none: one that says what the
             // server sends (`error`) or that it reads on (keep-open) is not met by a silent close — the
@@ -281,9 +283,25 @@ extension DescribedRemoteRun {
     /// (as serves-again and survives do), so that nothing after is blamed for it.
     func failIfTakenDown(_ live: LiveConversation, by name: String, what: String) throws {
         let silent: Bool = { if case let .bytes(data)? = live.probeAnswer { return data.isEmpty }; return live.probeAnswer == nil }()
-        guard silent, live.closedByServer, (try? target.connect().close()) == nil else { return }
+        guard silent, live.closedByServer || live.transportError != nil, takesNoMoreConnections() else { return }
         downSince = name
         throw CheckFailure("after \(what) the server closed the connection and takes no more: bad input takes it down", details: show(live))
+    }
+
+    /// Whether the server takes no more connections: a connect is refused, or the connection ends at
+    /// once without a word — a process that is still exiting completes a handshake on its listening
+    /// socket, then resets it (the seventh review's F4: a crash seen as a mere close, and the next
+    /// probe blamed). A server that waits for the client's first message, or answers it, is there.
+    func takesNoMoreConnections() -> Bool {
+        guard let connection = try? target.connect() else { return true }
+        defer { connection.close() }
+        do {
+            return try connection.read(upTo: 1, timeout: 0.3).isEmpty
+        } catch TransportError.timedOut {
+            return false
+        } catch {
+            return true
+        }
     }
 
     // MARK: refusals
@@ -626,7 +644,7 @@ extension DescribedRemoteRun {
                 let alive = after.completed && (conversation.steps.last?.from == .server || (try? target.connect().close()) != nil)
                 guard alive else {
                     // Down for good (not a conversation gone wrong): the checks after this one are not run.
-                    if (try? target.connect().close()) == nil { downSince = "\(conversation.name).survives.message-\(index + 1).garbage" }
+                    if takesNoMoreConnections() { downSince = "\(conversation.name).survives.message-\(index + 1).garbage" }
                     throw CheckFailure("after message \(index + 1) was garbage (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
                                        details: show(after))
                 }
@@ -678,7 +696,7 @@ extension DescribedRemoteRun {
                 }
                 let after = try converse(conversation.name)
                 guard after.completed else {
-                    if (try? target.connect().close()) == nil { downSince = "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load" }
+                    if takesNoMoreConnections() { downSince = "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load" }
                     throw CheckFailure("after a key that does not load (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
                                        details: show(after))
                 }
@@ -782,11 +800,41 @@ extension DescribedRemoteRun {
     func shorterThanItsOverhead(_ crypto: DescribedValue) -> [RefusalClass] {
         guard case let .sealed(sealed) = crypto.kind, sealed.cipher != .fernet else { return [] }
         let parts = sealed.wireParts
+        if let separator = sealed.separator {
+            return separatedPartsCut(sealed, separator: separator)
+        }
         if parts.contains(.iv) {
             return [("\(sealed.cipher.rawValue)-shorter-than-its-iv", nil, \.isSealed, { part in Data(part.raw.prefix(sealed.cipher.ivBytes / 2)) })]
         }
         guard parts.contains(.tag) else { return [] }
         return [("\(sealed.cipher.rawValue)-shorter-than-its-tag", nil, \.isSealed, { part in Data(part.raw.prefix(15)) })]
+    }
+
+    /// A separated value's IV or tag cut short in its place, the separators kept: a reader that splits
+    /// then reaches its own length checks and its library, as with a short IV or tag it was sent (a
+    /// probe without its separators is refused by the split alone). A tag of its own can come short
+    /// as a field's can (`-tag-truncated`, `-tag-empty`): pyca's `min_tag_length=4` takes the right
+    /// 15 bytes. Any refusal will do: a receiver may say length or authentication. The seventh review (F1, F5).
+    func separatedPartsCut(_ sealed: Sealed, separator: Data) -> [RefusalClass] {
+        let parts = sealed.wireParts, name = sealed.cipher.rawValue
+        func cut(_ which: Sealed.WirePart, _ shorten: @escaping @Sendable (Data) -> Data) -> (CryptoPart) -> Data {
+            { part in
+                var pieces = Sealed.split(part.raw, on: separator)
+                guard pieces.count == parts.count, let at = parts.firstIndex(of: which) else { return Data(part.raw.prefix(1)) }
+                pieces[at] = shorten(pieces[at])
+                return Data(pieces.joined(separator: separator))
+            }
+        }
+        var classes: [RefusalClass] = []
+        if parts.contains(.iv) {
+            let half = sealed.cipher.ivBytes / 2
+            classes.append(("\(name)-shorter-than-its-iv", nil, \.isSealed, cut(.iv) { Data($0.prefix(half)) }))
+        }
+        if parts.contains(.tag) {
+            classes.append(("\(name)-tag-truncated", nil, \.isSealed, cut(.tag) { Data($0.dropLast()) }))
+            classes.append(("\(name)-tag-empty", nil, \.isSealed, cut(.tag) { _ in Data() }))
+        }
+        return classes
     }
 
     func refusalClassesOfItsBytes(_ crypto: DescribedValue, in value: DescribedValue) -> [RefusalClass] {

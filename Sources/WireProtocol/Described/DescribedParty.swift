@@ -962,7 +962,7 @@ extension Sealed {
     }
 
     /// Python's `bytes.split(separator)`: left to right, never overlapping.
-    static func split(_ bytes: Data, on separator: Data) -> [Data] {
+    public static func split(_ bytes: Data, on separator: Data) -> [Data] {
         var pieces: [Data] = [], rest = bytes[...]
         while let found = rest.range(of: separator) {
             pieces.append(Data(rest[..<found.lowerBound])); rest = rest[found.upperBound...]

@@ -559,7 +559,7 @@ extension DescribedValue {
             if table["separator"] != nil {
                 let separatorLine = reader.line(of: "separator")
                 guard let text = try reader.string("separator"), (1...16).contains(text.utf8.count) else {
-                    throw DescriptionError.notAllowed(key: reader.keyPath("separator"), line: separatorLine, allowed: "text of 1 to 16 bytes, e.g. \"::\"", found: describe(table["separator"]!))
+                    throw DescriptionError.impossible(key: reader.keyPath("separator"), line: separatorLine, reason: "`separator` is text of 1 to 16 bytes, e.g. \"::\"; found \(describe(table["separator"]!))")
                 }
                 if cipher == .fernet {
                     throw DescriptionError.impossible(key: reader.keyPath("separator"), line: separatorLine, reason: "a Fernet token is one piece; remove `separator`")

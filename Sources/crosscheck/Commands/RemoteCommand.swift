@@ -37,7 +37,7 @@ struct RemoteCommand: ParsableCommand {
         live chain): testcases app.<identifier>.… in remote.<host:port>, failures with the app's printed lines.
         """,
         exitCodes: [.success, .checksFailed, .usage, .noInput, .cannotCreate, .interrupted],
-        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets, --pin or --known-failures names a missing or unreadable file"])
+        exitNotes: [.success: "the server conforms (weaknesses only reported)", .noInput: "--targets, --pin or --known-failures names a missing or unreadable file, or the --protocol description is refused (the message names the key, its line and what is allowed)"])
 
     enum Direction: String, CaseIterable, ExpressibleByArgument { case piToPhone = "pi-to-phone", phoneToPi = "phone-to-pi", both }
 
