@@ -9,9 +9,12 @@ PEM, or no sound RSA key (e < 3, e even, under 1024 bits), is refused: "ERROR" a
 Plants (--plant):
   spki-key           sends its key as SPKI PEM ("BEGIN PUBLIC KEY") instead of PKCS#1 PEM
   reply-to-own-key   encrypts the answer to its own key instead of the client's
+  lf-only-pem        reads the client's key with a hand-written pattern: LF line ends only, nothing after
+                     the END line (a key with CRLF line ends, or a line end after it, is refused)
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -19,11 +22,16 @@ import dzoolib  # noqa: E402
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
 
-PLANTS = ("spki-key", "reply-to-own-key")
+PLANTS = ("spki-key", "reply-to-own-key", "lf-only-pem")
 ERROR = b"ERROR"
 
 
-def client_key(text):
+LF_ONLY = re.compile(rb"-----BEGIN RSA PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+\n-----END RSA PUBLIC KEY-----")
+
+
+def client_key(text, lf_only=False):
+    if lf_only and not LF_ONLY.fullmatch(text):
+        raise ValueError("not the PEM this server's pattern reads")
     if not text.strip().startswith(b"-----BEGIN RSA PUBLIC KEY-----"):
         raise ValueError("not a PKCS#1 PEM public key")
     key = serialization.load_pem_public_key(text.strip() + b"\n")
@@ -54,7 +62,7 @@ def main():
         if end >= 0 and len(data) - (end + 28) in (k, k + 1):
             data, block = data[:-k], data[-k:]
         try:
-            theirs = client_key(data)
+            theirs = client_key(data, lf_only=args.plant == "lf-only-pem")
         except ValueError as refused:
             dzoolib.log("refused the client's key: %s" % refused)
             wire.send(ERROR)

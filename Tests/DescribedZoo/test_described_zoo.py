@@ -394,14 +394,17 @@ def test_rsa_wrapped_aes_gcm_plant_zero_key_manger(servers):
 CLIENT_1024 = rsa.generate_private_key(public_exponent=65537, key_size=1024)
 
 
-def chat_conversation(port):
+CLIENT_1024_PEM = CLIENT_1024.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.PKCS1)
+
+
+def chat_conversation(port, client_pem=CLIENT_1024_PEM):
     text = message()
     with connect(port) as sock:
         wire = Legacy(sock)
         pem = wire.message()
         label = pem.split(b"\n", 1)[0]
         server_key = serialization.load_pem_public_key(pem)
-        sock.sendall(CLIENT_1024.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.PKCS1))
+        sock.sendall(client_pem)
         sock.sendall(server_key.encrypt(text, padding.PKCS1v15()))
         answer = wire.message()
     try:
@@ -422,6 +425,14 @@ def test_rsa_pkcs1_pem_chat_correct(servers):
 def test_rsa_pkcs1_pem_chat_plants(servers, plant, planted):
     assert chat_conversation(servers.port("rsa-pkcs1-pem-chat")) != planted
     assert chat_conversation(servers.port("rsa-pkcs1-pem-chat", plant)) == planted
+
+
+def test_rsa_pkcs1_pem_chat_plant_lf_only_pem(servers):
+    as_described = CLIENT_1024_PEM.rstrip(b"\n")         # pem-pkcs1: LF line ends, nothing after the END line
+    crlf = CLIENT_1024_PEM.replace(b"\n", b"\r\n").rstrip(b"\r\n")
+    for spelling, plant_takes in ((as_described, True), (CLIENT_1024_PEM, False), (crlf, False)):
+        assert chat_conversation(servers.port("rsa-pkcs1-pem-chat"), spelling)[1] == "echo"
+        assert (chat_conversation(servers.port("rsa-pkcs1-pem-chat", "lf-only-pem"), spelling)[1] == "echo") == plant_takes
 
 
 # ---- preshared-oaep-sha1-digest -----------------------------------------------------------------

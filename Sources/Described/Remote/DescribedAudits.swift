@@ -764,6 +764,46 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// The client's PEM key as other clients write it: with CRLF line ends (Windows tools, some iOS
+    /// string building), and with a line end after the END line where the description has none. A
+    /// receiver takes both: a line end is LF, CRLF or CR (RFC 7468 §3, `eol = CRLF / CR / LF`), and
+    /// one line end may follow the END line (docs/PROTOCOL.md, "PEM line ends", which the format's
+    /// `public_key` receiver follows). The seeds' rsa-socket profile has asked this of the Pi since
+    /// issue 5 (`client-key-format.*`); here for every described PEM key a client sends.
+    func checkPEMSpellings(_ conversation: ProtocolDescription.Conversation) {
+        let isPEM: (DescribedValue) -> Bool = { value in
+            guard case let .publicKey(name, format, _) = value.kind else { return false }
+            return self.description.keys[name]?.holder == .client && [.pemSPKI, .pemSPKINewline, .pemPKCS1].contains(format)
+        }
+        for (index, step, _) in clientSteps(conversation) {  // the whole conversation is run: answered alone or not
+            guard let value = step.send ?? step.body, let key = value.values.first(where: isPEM), case let .publicKey(_, format, _) = key.kind else { continue }
+            var spellings: [(name: String, said: String, respell: @Sendable (Data) -> Data)] = [
+                ("client-key-pem-crlf", "with CRLF line ends", { pem in
+                    Data(String(decoding: pem, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n").utf8)
+                }),
+            ]
+            if format != .pemSPKINewline {
+                spellings.append(("client-key-pem-line-end-after", "with a line end after its END line", { pem in pem.last == 0x0a ? pem : pem + Data([0x0a]) }))
+            }
+            for spelling in spellings {
+                self.step("\(conversation.name).takes.message-\(index + 1).\(spelling.name)") {
+                    var changed = false
+                    let live = try converse(conversation.name) { position, _, message in
+                        guard position == index, let part = CryptoPart.locate(description, in: message, step: step, matching: isPEM) else { return message }
+                        changed = true
+                        return part.rebuild(spelling.respell(part.raw))
+                    }
+                    guard changed else { return .skipped(reason: "the message's key could not be taken apart") }
+                    guard live.completed else {
+                        throw CheckFailure("the client's key \(spelling.said) did not get through (\(AnswerSignature(live))): a PEM reader takes LF, CRLF or CR line ends and one line end after the END line (RFC 7468 §3), as clients write them",
+                                           details: show(live) + "\n" + (live.party.refusal?.reason ?? ""))
+                    }
+                    return .passed
+                }
+            }
+        }
+    }
+
     /// `kind`: the refusal the class asks for, which a conversation's `errors` may answer its own way.
     typealias RefusalClass = (name: String, kind: RefusalKind?, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 

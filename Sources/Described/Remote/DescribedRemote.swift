@@ -222,6 +222,7 @@ final class DescribedRemoteRun {
             checkRefusals(conversation, known)
             checkCredentials(conversation)
             checkBinarySafety(conversation, known)
+            checkPEMSpellings(conversation)
             checkSurvivesGarbage(conversation)
             checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
