@@ -1389,7 +1389,7 @@ extension DescribedRemoteRun {
             }
             let repeated = Set(known.party.receivedIVs).intersection(second.party.receivedIVs)
             if !repeated.isEmpty, !fixed {
-                throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC and CFB IVs must be unpredictable (SP 800-38A app. C), a GCM/ChaCha nonce must never repeat under a key (SP 800-38D §8)")
+                throw CheckFailure("the server reuses an IV/nonce across conversations (\(repeated.map(\.hexString).sorted().joined(separator: ", "))): CBC and CFB IVs must be unpredictable (SP 800-38A app. C), a GCM, ChaCha20-Poly1305 or EAX nonce must never repeat under a key (SP 800-38D §8; EAX: Bellare, Rogaway and Wagner 2004, §3)")
             }
             for name in serverSecrets {
                 // A weakness, as the aes-https profile reports a reused encryptionKey (Tests/Zoo key-reuse: pass + audit).
