@@ -94,6 +94,27 @@ public final class AppSubject: @unchecked Sendable {
         return .log(log, offset: size)
     }
 
+    /// Where the app's implicit rejections (SecurityEventLog) are counted from: its container's log
+    /// when it runs in a process of its own, else this process's count.
+    enum SecurityMark {
+        case inProcess(Int)
+        case log(URL, offset: UInt64)
+    }
+
+    var securityMark: SecurityMark {
+        guard let log = read(KeyStorageInspection.self, { $0.container.securityEvents }) else { return .inProcess(SecurityEventLog.implicitRejectionCount) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber)?.uint64Value ?? 0
+        return .log(log, offset: size)
+    }
+
+    /// How many PKCS#1 v1.5 decryptions the app made since `mark` answered a synthetic message.
+    func implicitRejections(since mark: SecurityMark) -> Int {
+        switch mark {
+        case let .inProcess(count): return SecurityEventLog.implicitRejectionCount - count
+        case let .log(url, offset): return SecurityEventLog.implicitRejections(in: url, after: offset)
+        }
+    }
+
     /// The lines the app printed since `mark` (the last `AppConsole.capacity` of them).
     func lines(since mark: ConsoleMark) -> [String] {
         switch mark {

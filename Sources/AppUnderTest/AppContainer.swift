@@ -23,6 +23,8 @@ public struct AppContainer: Sendable, Equatable {
     public var tmp: URL { home.appendingPathComponent("tmp") }
     /// What the app's process printed (its stderr), kept outside its home.
     public var console: URL { folder.appendingPathComponent("console.log") }
+    /// What its Security calls did that their results hide (SecurityEventLog), kept outside its home.
+    public var securityEvents: URL { folder.appendingPathComponent("security-events.log") }
 
     public init(folder: URL) { self.folder = folder.standardizedFileURL }
 
@@ -34,8 +36,8 @@ public struct AppContainer: Sendable, Equatable {
         for directory in [container.documents, container.caches, container.preferences, container.applicationSupport, container.tmp] {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        guard manager.createFile(atPath: container.console.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: container.console.path])
+        for log in [container.console, container.securityEvents] where !manager.createFile(atPath: log.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
         }
         return container
     }
@@ -49,6 +51,7 @@ public struct AppContainer: Sendable, Equatable {
         environment["XDG_CACHE_HOME"] = caches.path
         environment["XDG_DATA_HOME"] = applicationSupport.path
         environment["TMPDIR"] = tmp.path + "/"
+        environment[SecurityEventLog.environmentVariable] = securityEvents.path
         return environment
     }
 

@@ -33,3 +33,38 @@ public struct KeychainItemRecord: Equatable, Sendable {
         self.keyClass = keyClass ?? (isPrivateKey ? "kSecAttrKeyClassPrivate" : nil)
     }
 }
+
+/// What an app's Security calls did that its own return values hide: today, a PKCS#1 v1.5
+/// `SecKeyCreateDecryptedData` whose padding did not check and which, as iOS does from 17.4, answered
+/// a synthetic message (implicit rejection) the app cannot tell from a real one. Security counts
+/// each in this process and, in an app's own process, appends a line to the file the container
+/// names (`environmentVariable`), where a check reads it after the app ran (AppChecks).
+public enum SecurityEventLog {
+    /// Set by AppContainer's environment for the app's process: the file the events go to.
+    public static let environmentVariable = "CROSSCHECK_SECURITY_EVENTS"
+    public static let implicitRejectionLine = "implicit-rejection"
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var implicitRejections = 0
+
+    /// How many implicit rejections this process has answered so far.
+    public static var implicitRejectionCount: Int { lock.lock(); defer { lock.unlock() }; return implicitRejections }
+
+    /// Records one (Security calls it).
+    public static func recordImplicitRejection(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        lock.lock(); defer { lock.unlock() }
+        implicitRejections += 1
+        guard let path = environment[environmentVariable], let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data((implicitRejectionLine + "\n").utf8))
+    }
+
+    /// The implicit rejections written to `file` after its first `offset` bytes.
+    public static func implicitRejections(in file: URL, after offset: UInt64) -> Int {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return 0 }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd() else { return 0 }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0 == implicitRejectionLine }.count
+    }
+}

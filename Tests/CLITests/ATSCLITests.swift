@@ -164,12 +164,13 @@ final class ATSCLITests: XCTestCase {
         let oaepServer = try servers.startPythonRef(["rsa-socket", "--padding", "oaep-sha256"])
         let (bad, badXML) = try remoteApp(oaepServer, ["--profile", "rsa-socket", "--app", "seed-000"])
         XCTAssertEqual(bad.status, 1)
-        XCTAssertTrue(badXML.contains("seed-000 failed to run its session over its own socket"), badXML)
+        XCTAssertTrue(badXML.contains("seed-000 failed to run its session over its own socket") || badXML.contains("seed-000's PKCS#1 v1.5 decryption of what"), badXML)
         XCTAssertTrue(badXML.contains("the app printed:"), badXML)
         // iOS before 17.4 refuses the OAEP ciphertext (the seed prints "Decryption Error!"); from 17.4
         // (the default, iOS 26) SecKeyDecrypt answers a synthetic message (implicit rejection,
-        // SecKeyAdaptors.m), which is not UTF-8 and which the seed force-unwraps.
-        XCTAssertTrue(badXML.contains("the plaintext is not UTF-8: the app force-unwraps"), badXML)
+        // SecKeyAdaptors.m). Mostly it is not UTF-8 and the seed force-unwraps it; when it is (about
+        // one run in a hundred: a short one), the app completes, and the implicit rejection fails it.
+        XCTAssertTrue(badXML.contains("the plaintext is not UTF-8: the app force-unwraps") || badXML.contains("answered a synthetic message that the app took as the server's"), badXML)
     }
 
     func testRemoteApp_seeds001And002OverLiveHTTPS_passWithAnATSCertificate_seed002RefusesThe30YearOne() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import StorageRecords
 import XCTest
 import Security
 import TestSupport
@@ -138,6 +139,30 @@ final class AppleFidelityTests: XCTestCase {
             XCTAssertEqual(status, errSecSuccess)
             XCTAssertEqual(Data(buffer.prefix(length)), first)
         }
+    }
+
+    /// The app is given the synthetic message, as iOS gives it; SecurityEventLog counts it (and, in an
+    /// app's own process, writes it to its container's log), so that `remote --app` can fail an app
+    /// that took one for the server's message (AppRemoteChecks). A padding that checks is not counted.
+    func testPKCS1Decrypt_implicitRejection_isRecordedForTheChecks_andARightPaddingIsNot() throws {
+        let (privateKey, publicKey) = try rsaKeyPair()
+        let (otherPrivate, _) = try rsaKeyPair()
+        let ciphertext = try XCTUnwrap(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionPKCS1, Data("attack at dawn".utf8) as CFData, nil))
+        try TargetIOS.with(TargetIOS.defaultVersion) {
+            let before = SecurityEventLog.implicitRejectionCount
+            XCTAssertEqual(SecKeyCreateDecryptedData(privateKey, .rsaEncryptionPKCS1, ciphertext, nil) as Data?, Data("attack at dawn".utf8))
+            XCTAssertEqual(SecurityEventLog.implicitRejectionCount, before)
+            _ = try XCTUnwrap(SecKeyCreateDecryptedData(otherPrivate, .rsaEncryptionPKCS1, ciphertext, nil) as Data?)
+            XCTAssertEqual(SecurityEventLog.implicitRejectionCount, before + 1)
+        }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("security-events-\(UUID().uuidString).log")
+        XCTAssertTrue(FileManager.default.createFile(atPath: log.path, contents: Data("earlier\n".utf8)))
+        defer { try? FileManager.default.removeItem(at: log) }
+        SecurityEventLog.recordImplicitRejection(environment: [SecurityEventLog.environmentVariable: log.path])
+        SecurityEventLog.recordImplicitRejection(environment: [SecurityEventLog.environmentVariable: log.path])
+        XCTAssertEqual(try String(contentsOf: log, encoding: .utf8), "earlier\nimplicit-rejection\nimplicit-rejection\n")
+        XCTAssertEqual(SecurityEventLog.implicitRejections(in: log, after: 8), 2)
+        XCTAssertEqual(SecurityEventLog.implicitRejections(in: log, after: 8 + 19), 1)
     }
 
     /// Before 17.4 the same adaptor called `ccrsa_eme_pkcs1v15_decode`: errSecParam, "RSAdecrypt wrong input".

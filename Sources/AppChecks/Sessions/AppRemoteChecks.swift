@@ -44,8 +44,16 @@ public enum AppRemoteChecks {
             guard app.has(RSASocketSession.self) else { return [skipped(suite, classname, app, "session", "it has no RSASocketSession (its own socket client)")] }
             add("session-over-its-own-socket") {
                 let address = try HostResolver.resolve(remote.target.host, timeout: remote.timeout)
+                let security = app.securityMark, console = app.consoleMark
                 let plaintext = try AppExpect.succeeds(app, "run its session over its own socket to \(remote.target)") {
                     try app.with(RSASocketSession.self) { try $0.runSession(host: address, port: Int(remote.target.port), timeout: remote.timeout) }
+                }
+                // From iOS 17.4 a PKCS#1 v1.5 SecKeyDecrypt whose padding does not check answers a
+                // synthetic message (SecKeyAdaptors.m): often text the app shows as the server's.
+                let synthetic = app.implicitRejections(since: security)
+                guard synthetic == 0 else {
+                    throw CheckFailure("\(app.identifier)'s PKCS#1 v1.5 decryption of what \(remote.target) sent did not check (\(synthetic) time\(synthetic == 1 ? "" : "s")), and, as iOS does from 17.4 (implicit rejection), answered a synthetic message that the app took as the server's: the server encrypts with another padding or to another key",
+                                       details: AppExpect.printed(app, since: console))
                 }
                 guard !plaintext.isEmpty else {
                     throw CheckFailure("\(app.identifier)'s session with \(remote.target) ended without a message decrypted")

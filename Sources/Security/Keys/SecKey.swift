@@ -1,4 +1,5 @@
 import Foundation
+import StorageRecords
 internal import WireCrypto
 
 /// A key, as Security's `SecKey`: an RSA or EC (P-256/384/521, SecKeyEC.swift) private key (with
@@ -351,6 +352,8 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
         // v1.5 with corecrypto's `ccrsa_eme_pkcs1v15_decode_safe` for software keys: a bad padding
         // (the wrong key, a tampered ciphertext) is a deterministic random message, not an error.
         if padding.isWeak, TargetIOS.current >= TargetIOS.implicitRejection {  // TargetIOS.swift
+            // Recorded, not returned: the app sees what iOS gives it; a check sees that it happened.
+            if (try? privateKey.decrypt(block, padding: padding)) == nil { SecurityEventLog.recordImplicitRejection() }
             return .success(try privateKey.decryptPKCS1v15ImplicitRejection(block))
         }
         return .success(try privateKey.decrypt(block, padding: padding))
