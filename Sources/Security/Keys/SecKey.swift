@@ -352,8 +352,9 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
         // v1.5 with corecrypto's `ccrsa_eme_pkcs1v15_decode_safe` for software keys: a bad padding
         // (the wrong key, a tampered ciphertext) is a deterministic random message, not an error.
         if padding.isWeak, TargetIOS.current >= TargetIOS.implicitRejection {  // TargetIOS.swift
+            if let plaintext = try? privateKey.decrypt(block, padding: padding) { return .success(plaintext) }
             // Recorded, not returned: the app sees what iOS gives it; a check sees that it happened.
-            if (try? privateKey.decrypt(block, padding: padding)) == nil { SecurityEventLog.recordImplicitRejection() }
+            SecurityEventLog.recordImplicitRejection()
             return .success(try privateKey.decryptPKCS1v15ImplicitRejection(block))
         }
         return .success(try privateKey.decrypt(block, padding: padding))
