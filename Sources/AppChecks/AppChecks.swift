@@ -81,34 +81,28 @@ public final class AppSubject: @unchecked Sendable {
         return app.capability(capability).map(property)
     }
 
-    /// Where the app's printed lines can be read from later: its container's console log when it
-    /// runs in a process of its own (every app a command hosts), else AppConsole in this process.
-    enum ConsoleMark {
+    /// Where one of the app's logs is read from later: a file in its container when it runs in a
+    /// process of its own (every app a command hosts), from its size now; else a count in this process.
+    enum LogMark {
         case inProcess(Int)
         case log(URL, offset: UInt64)
     }
 
-    var consoleMark: ConsoleMark {
-        guard let log = read(KeyStorageInspection.self, { $0.container.console }) else { return .inProcess(AppConsole.mark) }
+    /// `file` of the app's container from where it ends now, or `inProcess` without a container.
+    func mark(_ file: KeyPath<AppContainer, URL>, inProcess: @autoclosure () -> Int) -> LogMark {
+        guard let log = read(KeyStorageInspection.self, { $0.container[keyPath: file] }) else { return .inProcess(inProcess()) }
         let size = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber)?.uint64Value ?? 0
         return .log(log, offset: size)
     }
 
-    /// Where the app's implicit rejections (SecurityEventLog) are counted from: its container's log
-    /// when it runs in a process of its own, else this process's count.
-    enum SecurityMark {
-        case inProcess(Int)
-        case log(URL, offset: UInt64)
-    }
+    /// The app's printed lines (its container's console log, else AppConsole in this process).
+    var consoleMark: LogMark { mark(\.console, inProcess: AppConsole.mark) }
 
-    var securityMark: SecurityMark {
-        guard let log = read(KeyStorageInspection.self, { $0.container.securityEvents }) else { return .inProcess(SecurityEventLog.implicitRejectionCount) }
-        let size = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber)?.uint64Value ?? 0
-        return .log(log, offset: size)
-    }
+    /// The app's implicit rejections (SecurityEventLog: its container's log, else this process's count).
+    var securityMark: LogMark { mark(\.securityEvents, inProcess: SecurityEventLog.implicitRejectionCount) }
 
     /// How many PKCS#1 v1.5 decryptions the app made since `mark` answered a synthetic message.
-    func implicitRejections(since mark: SecurityMark) -> Int {
+    func implicitRejections(since mark: LogMark) -> Int {
         switch mark {
         case let .inProcess(count): return SecurityEventLog.implicitRejectionCount - count
         case let .log(url, offset): return SecurityEventLog.implicitRejections(in: url, after: offset)
@@ -116,7 +110,7 @@ public final class AppSubject: @unchecked Sendable {
     }
 
     /// The lines the app printed since `mark` (the last `AppConsole.capacity` of them).
-    func lines(since mark: ConsoleMark) -> [String] {
+    func lines(since mark: LogMark) -> [String] {
         switch mark {
         case .inProcess(let mark):
             return AppConsole.lines(since: mark)
@@ -159,7 +153,7 @@ enum AppExpect {
     }
 
     /// What the app printed since `mark` (its console, as a phone would show it), for a failure's body.
-    static func printed(_ app: AppSubject, since mark: AppSubject.ConsoleMark) -> String {
+    static func printed(_ app: AppSubject, since mark: AppSubject.LogMark) -> String {
         let lines = app.lines(since: mark)
         return lines.isEmpty ? "" : "the app printed:\n" + lines.map { "  \($0)" }.joined(separator: "\n")
     }

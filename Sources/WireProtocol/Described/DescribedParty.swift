@@ -935,13 +935,7 @@ enum JSONText {
 extension Sealed {
     /// The value's bytes on the wire before their encoding: its parts in order, joined by the separator if any.
     public func wire(iv: Data, tag: Data, ciphertext: Data) -> Data {
-        let parts = wireParts.map { part -> Data in
-            switch part {
-            case .iv: return iv
-            case .tag: return tag
-            case .ciphertext: return ciphertext
-            }
-        }
+        let parts = parts(iv: iv, tag: tag, ciphertext: ciphertext)
         guard let separator else { return parts.reduce(Data(), +) }
         return Data(parts.joined(separator: separator))
     }
@@ -951,14 +945,18 @@ extension Sealed {
     /// `x` and `:y`): with "::", about one message in 120.
     func holdsSeparator(iv: Data, tag: Data, ciphertext: Data) -> Bool {
         guard let separator else { return false }
-        let parts = wireParts.map { part -> Data in
+        return Self.split(wire(iv: iv, tag: tag, ciphertext: ciphertext), on: separator) != parts(iv: iv, tag: tag, ciphertext: ciphertext)
+    }
+
+    /// The parts on the wire, in `wireParts`' order.
+    func parts(iv: Data, tag: Data, ciphertext: Data) -> [Data] {
+        wireParts.map { part in
             switch part {
             case .iv: return iv
             case .tag: return tag
             case .ciphertext: return ciphertext
             }
         }
-        return Self.split(wire(iv: iv, tag: tag, ciphertext: ciphertext), on: separator) != parts
     }
 
     /// Python's `bytes.split(separator)`: left to right, never overlapping.
