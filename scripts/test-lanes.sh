@@ -13,6 +13,14 @@ logs="${TEST_LANES_LOGS:-$root/reports/test-logs}"
 mkdir -p "$logs"
 
 names=(); pids=(); starts=()
+# ", CPU 9m41s": user plus system time of the lane's processes, from the second line of `times`
+# ("0m1.5s 0m0.2s"), or nothing when the lane was stopped before it could write it.
+lane_cpu() {
+    local line
+    line=$(sed -n 2p "$1" 2>/dev/null) || return 0
+    [ -n "$line" ] || return 0
+    awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } ; printf ", CPU %dm%02ds", t / 60, t % 60 }' <<<"$line"
+}
 stop_all() {
     [ -n "${nap:-}" ] && kill "$nap" 2>/dev/null
     # The lane's group, and the lane itself in case it has not reached setsid yet.
@@ -28,7 +36,9 @@ for lane in "$@"; do
         echo "test-lanes: a lane is NAME=COMMAND, not '$lane'"; exit 64
     fi
     # setsid: the lane is its own process group, so stopping it stops everything it started.
-    setsid bash -c "$command" >"$logs/$name.log" 2>&1 </dev/null &
+    # `times` after the command: the CPU the lane's processes used, printed when it ends, because on
+    # 2 cores the lanes' total CPU, not the longest lane, is what bounds the wall time.
+    setsid bash -c "$command"'; rc=$?; times >"$0"; exit $rc' "$logs/$name.cpu" >"$logs/$name.log" 2>&1 </dev/null &
     names+=("$name"); pids+=($!); starts+=("$SECONDS")
     shown=$command; [ "${#shown}" -gt 120 ] && shown="${shown:0:117}..."
     echo "test-lanes: $name started: $shown (log: $logs/$name.log)"
@@ -51,10 +61,11 @@ while [ "${#running_pids[@]}" -gt 0 ]; do
     running_pids=("${remaining[@]}")
     for i in "${!pids[@]}"; do [ "${pids[$i]}" = "$ended" ] && break; done
     took=$((SECONDS - starts[i]))
+    cpu=$(lane_cpu "$logs/${names[$i]}.cpu")
     if [ "$rc" = 0 ]; then
-        echo "test-lanes: ${names[$i]} passed ($((took / 60))m$((took % 60))s)"
+        echo "test-lanes: ${names[$i]} passed ($((took / 60))m$((took % 60))s${cpu})"
     else
-        echo "test-lanes: ${names[$i]} FAILED with status $rc ($((took / 60))m$((took % 60))s); the end of its log:"
+        echo "test-lanes: ${names[$i]} FAILED with status $rc ($((took / 60))m$((took % 60))s${cpu}); the end of its log:"
         tail -n 80 "$logs/${names[$i]}.log" | sed "s/^/  ${names[$i]}| /"
         failed+=("${names[$i]}")
         [ "$status" = 0 ] && status=$rc
