@@ -140,6 +140,34 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.pi-to-phone.conversation"], "passed", "\(results)")
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"], expected == 0 ? "passed" : "failed", "\(results)")
             if expected == 1 { XCTAssertTrue(outcome.stdout.contains("padding oracle"), outcome.stdout) }
+            // The seed's description states no `max_message` (legacy framing has no limit): no such probe.
+            XCTAssertEqual(results.keys.filter { $0.hasSuffix("over-max-message") }, [], "\(results)")
+        }
+    }
+
+    /// `max_message` stated, length-prefix framing: a header announcing max_message + 1 must be
+    /// refused at once. The zoo's framed server (written from docs/PROTOCOL.md) refuses it; its
+    /// framed-no-limit mutant believes the length and waits for the bytes, and fails exactly that
+    /// probe, in both conversations — as `--profile rsa-socket --framing framed` fails it
+    /// (`message-over-the-limit`, make mutants). A description that leaves `max_message` out has no
+    /// such probe.
+    func testRemote_statedMaxMessage_aLengthOverItIsRefused_aServerThatBelievesItFails() throws {
+        let root = CrosscheckBinary.root
+        let file = "protocols/variants/rsa-socket-framed-oaep-sha256.toml"
+        let correct = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--framing", "framed", "--padding", "oaep-sha256",
+                                                             "--host", "127.0.0.1", "--port", "0"], in: root)
+        let believes = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/framed_no_limit.py", "--framing", "framed", "--padding", "oaep-sha256",
+                                                              "--host", "127.0.0.1", "--port", "0"], in: root)
+        let prefix = "crosscheck.described.rsa-socket-framed-oaep-sha256.remote."
+        let probes = [prefix + "phone-to-pi.refuses.message-1.over-max-message", prefix + "pi-to-phone.refuses.message-1.over-max-message"]
+        for (port, expected) in [(correct, Int32(0)), (believes, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", file, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(probes.map { results[$0] }, Array(repeating: expected == 0 ? "passed" : "failed", count: 2), "\(results)")
+            XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), expected == 0 ? [] : probes.sorted(), "\(results)")
+            if expected == 1 { XCTAssertTrue(outcome.stdout.contains("a length prefix of 65537 (max_message is 65536)"), outcome.stdout) }
         }
     }
 

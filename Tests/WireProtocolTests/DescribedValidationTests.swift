@@ -29,10 +29,24 @@ final class DescribedValidationTests: XCTestCase {
     static let session = "[secrets.s]\nmade_by = \"preshared\"\n"              // 2 lines
     static let serverKey = "[keys.server]\nholder = \"server\"\n"           // 2 lines
 
+    /// `max_message` written out is a claim `remote` probes; the default is only the engines' bound.
+    func testMaxMessage_statedOrDefault() throws {
+        let seed = try String(contentsOf: DescribedFixtures.root.appendingPathComponent("protocols/rsa-socket.toml"), encoding: .utf8)
+        let framed = seed.replacingOccurrences(of: "framing = \"legacy\"\n", with: "framing = \"length-prefix\"\n")
+        XCTAssertNotEqual(framed, seed)
+        let stated = try ProtocolDescription(toml: framed.replacingOccurrences(of: "framing = \"length-prefix\"\n", with: "framing = \"length-prefix\"\nmax_message = 4096\n"))
+        XCTAssertEqual(stated.transport.maxMessage, 4096)
+        XCTAssertTrue(stated.transport.statesMaxMessage)
+        let left = try ProtocolDescription(toml: framed)
+        XCTAssertEqual(left.transport.maxMessage, 65536)
+        XCTAssertFalse(left.transport.statesMaxMessage)
+    }
+
     func testSeedDescriptions_areAccepted() throws {
         let rsaSocket = try DescribedFixtures.seed("rsa-socket")
         XCTAssertEqual(rsaSocket.conversations.map(\.name), ["phone-to-pi", "pi-to-phone"])
         XCTAssertEqual(rsaSocket.transport, ProtocolDescription.Transport(kind: .tcp, framing: .legacy, lengthBytes: 4, lineEnd: "\n", maxMessage: 65536, port: 9876))
+        XCTAssertFalse(rsaSocket.transport.statesMaxMessage)
         XCTAssertEqual(rsaSocket.keys["server"]?.bits, 2048)
         XCTAssertEqual(rsaSocket.conversations[1].message, Data("Secret message from RPi server".utf8))
         XCTAssertEqual(rsaSocket.conversations[0].steps.last?.closes, true)

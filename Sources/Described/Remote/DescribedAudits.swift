@@ -626,6 +626,60 @@ extension DescribedRemoteRun {
     /// for a JSON body): whatever the server answers, it must still complete a conversation after
     /// it — a server that dies on bad input is down for every phone (the most common flaw in the
     /// public servers read for issue 31).
+    /// `refuses.message-N.over-max-message`, where the description states `max_message` (the
+    /// server is said to refuse longer messages) and frames by length or by line: the first client
+    /// message the server answers, as a length prefix of max_message + 1 and 64 bytes of it, or as
+    /// max_message + 1 bytes with no line end. The refusal may be the description's error or a bare
+    /// close, as the seed's framed limit is (docs/PROTOCOL.md, "Framing"); still waiting at our
+    /// deadline fails — a reader that believes the length, or buffers a line without bound, is one
+    /// any client can make hold memory. A 2-byte prefix that cannot say max_message + 1 has no probe.
+    func checkOverMaxMessage(_ conversation: ProtocolDescription.Conversation) {
+        let transport = description.transport
+        guard transport.statesMaxMessage, transport.framing == .lengthPrefix || transport.framing == .line,
+              let first = clientSteps(conversation).first(where: \.answered) else { return }
+        let over = transport.maxMessage + 1
+        let wire: Data
+        if transport.framing == .lengthPrefix {
+            guard over < 1 << (8 * transport.lengthBytes) else { return }
+            let prefix = stride(from: (transport.lengthBytes - 1) * 8, through: 0, by: -8).map { UInt8(truncatingIfNeeded: over >> $0) }
+            wire = Data(prefix) + Data(repeating: 0x41, count: min(64, over))
+        } else {
+            wire = Data(repeating: 0x41, count: over)
+        }
+        let name = "\(conversation.name).refuses.message-\(first.index + 1).over-max-message"
+        step(name) {
+            let live = try converse(conversation.name, stopAfter: first.index + 1, unframed: first.index) { position, _, message in
+                position == first.index ? .bytes(wire) : message
+            }
+            let said = transport.framing == .lengthPrefix
+                ? "a length prefix of \(over) (max_message is \(transport.maxMessage)) and 64 bytes"
+                : "\(over) bytes without a line end (max_message is \(transport.maxMessage))"
+            // The header (or the bytes past the limit) is all a reader needs to refuse: one that
+            // answers only when its own per-read deadline ends was waiting for the rest.
+            let atOnce = max(1, options.timeout / 2)
+            let waits = transport.framing == .lengthPrefix ? "waited for the rest of the message its length announced" : "waited for the rest of the line"
+            if live.probeAnswer == nil, !live.closedByServer {
+                throw CheckFailure("sent \(said), the server \(waits) (no refusal, no close, by our deadline of \(Int(options.timeout)) s): it does not hold to max_message, so any client can make it hold memory — refuse a longer message at once, as the description says",
+                                   details: show(live))
+            }
+            if let latency = live.probeLatency, latency > atOnce {
+                throw CheckFailure("sent \(said), the server \(waits) for \(String(format: "%.1f", latency)) s before it \(live.probeAnswer == nil ? "closed" : "answered"): it does not hold to max_message (a refusal needs nothing after the limit), so any client can make it hold memory — refuse a longer message at once, as the description says",
+                                   details: show(live))
+            }
+            try failIfTakenDown(live, by: name, what: "a message over max_message")
+            // A bare close is a refusal here whatever the description's error: the seed's own rule for
+            // its framed limit, and what a reader that stops reading does.
+            if live.probeAnswer != nil, let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
+                throw CheckFailure("sent \(said), the server \(problem)", details: show(live))
+            }
+            let after = try converse(conversation.name)
+            guard after.completed else {
+                throw CheckFailure("after refusing a message over max_message, the server no longer completes a conversation", details: show(after))
+            }
+            return .passed
+        }
+    }
+
     func checkSurvivesGarbage(_ conversation: ProtocolDescription.Conversation) {
         for (index, step, _) in clientSteps(conversation) {
             self.step("\(conversation.name).survives.message-\(index + 1).garbage") {

@@ -224,6 +224,7 @@ final class DescribedRemoteRun {
             checkBinarySafety(conversation, known)
             checkPEMSpellings(conversation)
             checkSurvivesGarbage(conversation)
+            checkOverMaxMessage(conversation)
             checkExponentOneKey(conversation, known)
             checkRSAOracle(conversation, known)
             checkFixedKeyAfterBadPadding(conversation, known)
@@ -334,8 +335,10 @@ final class DescribedRemoteRun {
     /// `probe` is set on the party just before it builds client message `probe.at`.
     /// `waitBeforeNext`: on a socket, how long to wait after the probed message for an answer before
     /// sending the client's next one, where the server answers only later (default: a quiet gap).
+    /// `unframed`: on a socket, the (replaced) client message at this index goes on the wire as it
+    /// is, not framed — a probe of the framing itself.
     func converse(_ conversation: String, stopAfter: Int? = nil, probe: (at: Int, probe: DescribedParty.Probe)? = nil,
-                  message: Data? = nil, config: [String: String]? = nil, waitBeforeNext: TimeInterval? = nil,
+                  message: Data? = nil, config: [String: String]? = nil, waitBeforeNext: TimeInterval? = nil, unframed: Int? = nil,
                   replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage = { _, _, message in message }) throws -> LiveConversation {
         if interrupted { throw Interrupted() }
         var live = LiveConversation(party: try client(conversation, message: message, config: config))
@@ -343,7 +346,7 @@ final class DescribedRemoteRun {
         if description.transport.isHTTP {
             try converseHTTP(&live, stopAfter: stopAfter, beforeBuilding: next, replace: replace)
         } else {
-            try converseTCP(&live, stopAfter: stopAfter, waitBeforeNext: waitBeforeNext, beforeBuilding: next, replace: replace)
+            try converseTCP(&live, stopAfter: stopAfter, waitBeforeNext: waitBeforeNext, unframed: unframed, beforeBuilding: next, replace: replace)
         }
         return live
     }
@@ -398,7 +401,7 @@ final class DescribedRemoteRun {
         }
     }
 
-    private func converseTCP(_ live: inout LiveConversation, stopAfter: Int?, waitBeforeNext: TimeInterval?, beforeBuilding: (Int, DescribedParty) -> Void,
+    private func converseTCP(_ live: inout LiveConversation, stopAfter: Int?, waitBeforeNext: TimeInterval?, unframed: Int?, beforeBuilding: (Int, DescribedParty) -> Void,
                              replace: (Int, DescribedParty, DescribedMessage) throws -> DescribedMessage) throws {
         let connection: TCPConnection
         do { connection = try target.connect() } catch {
@@ -424,10 +427,12 @@ final class DescribedRemoteRun {
                 if let conversation = live.party.conversation { previousNeedsPause = description.pauseAfter(in: conversation).contains(position) }
                 sent += 1
                 guard case let .bytes(bytes) = message else { break }
-                do { try connection.write(try framing.encode(bytes), timeout: options.timeout) } catch {
+                do { try connection.write(unframed == sent - 1 ? bytes : try framing.encode(bytes), timeout: options.timeout) } catch {
                     // Past a probe, a server that refused it may have closed before reading on: its
-                    // answer to the probe is still there to read.
+                    // answer to the probe is still there to read. So too for a probe of the framing
+                    // that the server refused before taking all of it (a reset mid-write).
                     if let stopAfter, sent > stopAfter { break }
+                    if unframed == sent - 1, !(error is DescribedRefusal), !Self.isTimeout(error) { break }
                     live.transportError = "writing message \(sent): \(error)"
                     return
                 }
@@ -537,6 +542,11 @@ final class DescribedRemoteRun {
         /// The server closed, or reset: a server that closes with our later message unread (it refused
         /// an earlier one) makes its kernel answer RST, not FIN, and that is a close too (RFC 1122 §4.2.2.13).
         case closed
+    }
+
+    static func isTimeout(_ error: any Error) -> Bool {
+        if case TransportError.timedOut? = error as? TransportError { return true }
+        return false
     }
 
     static func readOrClose(_ connection: TCPConnection, upTo limit: Int = 65536, timeout: TimeInterval) -> ReadOutcome {

@@ -155,7 +155,7 @@ struct DescriptionReader {
         return ProtocolDescription.Transport(kind: kind, framing: framing, lengthBytes: try reader.number("length_bytes", oneOf: [2, 4]) ?? 4,
                                              lineEnd: try reader.choice("line_end", ["\n", "\r\n"]) ?? "\n",
                                              maxMessage: try reader.number("max_message", in: 1...16_777_216) ?? 65536,
-                                             port: try reader.number("port", in: 1...65535))
+                                             port: try reader.number("port", in: 1...65535), statesMaxMessage: reader.table["max_message"] != nil)
     }
 
     func readConversation(_ reader: TableReader, transport: ProtocolDescription.Transport) throws -> ProtocolDescription.Conversation {

@@ -26,6 +26,9 @@ public struct ProtocolDescription: Sendable {
         public var lineEnd: String
         public var maxMessage: Int
         public var port: Int?
+        /// The description says `max_message` itself: the server is known to refuse longer messages
+        /// (`remote` probes it), where the default is only the engines' own bound.
+        public var statesMaxMessage = false
         public var isHTTP: Bool { kind != .tcp }
     }
 
