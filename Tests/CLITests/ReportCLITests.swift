@@ -8,15 +8,31 @@ final class ReportCLITests: XCTestCase {
     static let plantedCase = #"<testcase name="kdf.base64-raw.aes128.envelope" classname="crosscheck.aes-https.swift_to_python""#
     static let plantedDiff = PlantedFailure.byteDiffBody
 
-    /// A real report of 22 checks (seed 3), written by `crosscheck run`.
-    static func realReport(in directory: URL, name: String = "run.xml") throws -> URL {
+    /// A real report of 22 checks (seed 3), written by `crosscheck run`. `run` 1 or 2: two separate
+    /// runs (a diff of a run against a rerun), each made once per test process and copied to
+    /// `directory` (the reports are only read or changed in their copies; each run costs a start of
+    /// the embedded Python).
+    static func realReport(in directory: URL, name: String = "run.xml", run: Int = 1) throws -> URL {
         let report = directory.appendingPathComponent(name)
-        let outcome = try CrosscheckBinary.run(["run", "--filter", "kdf.", "--seed", "3", "--quiet", "--junit", report.path])
-        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        try reportRuns.withLock { runs in
+            if let bytes = runs[run] { return try bytes.write(to: report) }
+            let outcome = try CrosscheckBinary.run(["run", "--filter", "kdf.", "--seed", "3", "--quiet", "--junit", report.path])
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            runs[run] = try Data(contentsOf: report)
+        }
         return report
     }
+    private static let reportRuns = ReportRuns()
+    private final class ReportRuns: @unchecked Sendable {
+        private let lock = NSLock()
+        private var runs: [Int: Data] = [:]
+        func withLock<T>(_ body: (inout [Int: Data]) throws -> T) rethrows -> T {
+            lock.lock(); defer { lock.unlock() }
+            return try body(&runs)
+        }
+    }
 
-    func realReport(in directory: URL, name: String = "run.xml") throws -> URL { try Self.realReport(in: directory, name: name) }
+    func realReport(in directory: URL, name: String = "run.xml", run: Int = 1) throws -> URL { try Self.realReport(in: directory, name: name, run: run) }
     func plantRegression(_ source: URL, into target: URL) throws { try Self.plantRegression(source, into: target) }
 
     /// `source` with one passing testcase turned into a failure whose body holds a byte diff.
@@ -111,7 +127,7 @@ final class ReportCLITests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         let old = try realReport(in: directory, name: "old.xml")
         let new = directory.appendingPathComponent("new.xml")
-        try plantRegression(try realReport(in: directory, name: "rerun.xml"), into: new)
+        try plantRegression(try realReport(in: directory, name: "rerun.xml", run: 2), into: new)
 
         let regressed = try CrosscheckBinary.run(["report", "--diff", old.path, new.path])
         XCTAssertEqual(regressed.status, 1, regressed.stdout + regressed.stderr)

@@ -28,7 +28,7 @@ final class ReportMarkdownCLITests: XCTestCase {
         let directory = try makeTemporaryDirectory()
         let old = try ReportCLITests.realReport(in: directory, name: "main.xml")
         let new = directory.appendingPathComponent("new.xml")
-        try ReportCLITests.plantRegression(try ReportCLITests.realReport(in: directory, name: "rerun.xml"), into: new)
+        try ReportCLITests.plantRegression(try ReportCLITests.realReport(in: directory, name: "rerun.xml", run: 2), into: new)
         let summary = directory.appendingPathComponent("summary.md")
 
         let regressed = try CrosscheckBinary.run(["report", "--diff", old.path, "--markdown", summary.path, new.path])
