@@ -97,7 +97,19 @@ final class DescribedSeparatorTests: XCTestCase {
             let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": device])
             XCTAssertThrowsError(try server.receive(.bytes(message)), what) { error in
                 XCTAssertEqual((error as? DescribedRefusal)?.kind, .length, "\(what): \(error)")
+                // Only a value that fits the layout by position (here: a ciphertext ending in "::")
+                // gets the word of the separator's weakness.
+                XCTAssertEqual("\(error)".contains("fits the layout"), what == "four parts", "\(what): \(error)")
             }
+        }
+        // Laid out right, read wrong: a nonce ending in ":" (kmilogp8496/seguridad's key handout, seen
+        // on the corpus once in about 60 conversations) splits one byte short; the refusal says why.
+        var unlucky = raw
+        unlucky[unlucky.startIndex + 15] = UInt8(ascii: ":")
+        let reader = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": device])
+        XCTAssertThrowsError(try reader.receive(.bytes(unlucky))) { error in
+            XCTAssertEqual((error as? DescribedRefusal)?.kind, .length, "\(error)")
+            XCTAssertTrue("\(error)".contains("IV/nonce before \"::\" is 15 bytes; must be 16 — read by position it fits the layout, so a part may hold or end in the separator's bytes"), "\(error)")
         }
         let server = try DescribedParty(description: described, conversation: nil, role: .server, secrets: ["k": device])
         try server.receive(.bytes(raw))

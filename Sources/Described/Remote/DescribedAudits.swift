@@ -330,7 +330,7 @@ extension DescribedRemoteRun {
                         let unverified = accepted && kind == .authentication ? " — it does not verify the \(changed.authenticator)" : ""
                         throw CheckFailure("\(name): the server \(problem)\(unverified)", details: show(live))
                     }
-                    let after = try converse(conversation.name)
+                    let after = try conversesAgain(conversation.name)
                     guard after.completed else {
                         throw CheckFailure("after refusing \(name), the server no longer completes a conversation", details: show(after))
                     }
@@ -383,7 +383,7 @@ extension DescribedRemoteRun {
                 throw CheckFailure("a message without its tag field \"\(field)\": the server \(problem)" + (accepted ? " — it verifies a tag only when one is sent" : ""),
                                    details: show(live))
             }
-            let after = try converse(conversation.name)
+            let after = try conversesAgain(conversation.name)
             guard after.completed else {
                 throw CheckFailure("after refusing a message without its tag, the server no longer completes a conversation", details: show(after))
             }
@@ -672,7 +672,7 @@ extension DescribedRemoteRun {
             if live.probeAnswer != nil, let problem = refusalProblem(live, conversation, accepted: acknowledged(live, conversation)) {
                 throw CheckFailure("sent \(said), the server \(problem)", details: show(live))
             }
-            let after = try converse(conversation.name)
+            let after = try conversesAgain(conversation.name)
             guard after.completed else {
                 throw CheckFailure("after refusing a message over max_message, the server no longer completes a conversation", details: show(after))
             }
@@ -692,7 +692,7 @@ extension DescribedRemoteRun {
                     case .response: return message
                     }
                 }
-                let after = try converse(conversation.name)
+                let after = try conversesAgain(conversation.name)
                 // The description's own conversation is the yardstick: done, and if it ends with the
                 // client, the server still takes a connection after it.
                 let alive = after.completed && (conversation.steps.last?.from == .server || (try? target.connect().close()) != nil)
@@ -748,7 +748,7 @@ extension DescribedRemoteRun {
                 if let problem = refusalProblem(probe, conversation, accepted: acknowledged(probe, conversation)) {
                     throw CheckFailure("a key that does not load: the server \(problem)", details: show(probe))
                 }
-                let after = try converse(conversation.name)
+                let after = try conversesAgain(conversation.name)
                 guard after.completed else {
                     if takesNoMoreConnections() { downSince = "\(conversation.name).survives.message-\(index + 1).key-that-does-not-load" }
                     throw CheckFailure("after a key that does not load (it answered \(AnswerSignature(probe))), the server no longer completes a conversation: bad input takes it down",
