@@ -55,6 +55,7 @@ RSA_VARIANT = {
     "oracle-silent-close": SEED_RSA,                                # base, pkcs1
     "oracle-manger": V + "rsa-socket-framed-oaep-sha256.toml",      # base --framing framed, oaep-sha256
     "framed-no-limit": V + "rsa-socket-framed-oaep-sha256.toml",    # base --framing framed, oaep-sha256
+    "spki-only": SEED_RSA,                                          # base --padding pkcs1: the seed itself
     "oracle-utf8-close": SEED_RSA,                                  # base, pkcs1
     "ok-on-garbage": V + "rsa-socket-oaep-sha256.toml",             # base default
     "wrong-mgf-hash": V + "rsa-socket-oaep-sha256.toml",            # base default (its OAEP: SHA-256 label hash, MGF1-SHA1)

@@ -140,9 +140,25 @@ final class DescribedProtocolCLITests: XCTestCase {
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.pi-to-phone.conversation"], "passed", "\(results)")
             XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.phone-to-pi.oracle.rsa.message-2"], expected == 0 ? "passed" : "failed", "\(results)")
             if expected == 1 { XCTAssertTrue(outcome.stdout.contains("padding oracle"), outcome.stdout) }
+            // `also_accepts = ["pem-pkcs1"]`: every one of these servers takes the client's PKCS#1 PEM key.
+            XCTAssertEqual(results["crosscheck.described.rsa-socket.remote.pi-to-phone.takes.message-1.client-key-pem-pkcs1"], "passed", "\(results)")
             // The seed's description states no `max_message` (legacy framing has no limit): no such probe.
             XCTAssertEqual(results.keys.filter { $0.hasSuffix("over-max-message") }, [], "\(results)")
         }
+    }
+
+    /// The seed description's `also_accepts = ["pem-pkcs1"]` on the client's key: a server written
+    /// from docs/PROTOCOL.md that takes SPKI PEM only (Tests/Zoo/rsa_socket/spki_only.py) fails exactly
+    /// `takes.message-1.client-key-pem-pkcs1`, as the built-in profile fails it `client-key-format.pkcs1-pem`.
+    func testRemote_seedDescription_aServerThatTakesSPKIOnly_failsThePKCS1Key() throws {
+        let root = CrosscheckBinary.root
+        let port = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/spki_only.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let junit = try scratch().appendingPathComponent("remote.xml")
+        let outcome = try crosscheck(["remote", "--protocol", "protocols/rsa-socket.toml", "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+        XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+        let results = try outcomes(junit)
+        XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), ["crosscheck.described.rsa-socket.remote.pi-to-phone.takes.message-1.client-key-pem-pkcs1"], "\(results)")
+        XCTAssertTrue(outcome.stdout.contains("the client's key as pem-pkcs1, which the description says the server also accepts"), outcome.stdout)
     }
 
     /// `max_message` stated, length-prefix framing: a header announcing max_message + 1 must be

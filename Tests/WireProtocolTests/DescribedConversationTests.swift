@@ -58,6 +58,29 @@ final class DescribedConversationTests: XCTestCase {
         XCTAssertTrue(client2.isDone && server2.isDone)
     }
 
+    /// `also_accepts = ["pem-pkcs1"]` on the seed's client key: the client sends SPKI PEM, and the
+    /// server also takes PKCS#1 PEM (docs/PROTOCOL.md "Padding and keys"), but not DER; without
+    /// `also_accepts` it takes SPKI PEM only.
+    func testRSASocket_clientKeyAlsoAcceptedAsPKCS1PEM_notOtherwise() throws {
+        let description = try DescribedFixtures.seed("rsa-socket")
+        let key = DescribedFixtures.clientKey.publicKey
+        func serverTakes(_ pem: Data, in description: ProtocolDescription) throws -> Bool {
+            let (_, server) = try DescribedFixtures.parties(description, "pi-to-phone", serverPicks: true)
+            do { try server.receive(.bytes(Data("public_key=".utf8) + pem)) } catch is DescribedRefusal { return false }
+            return try server.nextMessage().map { if case let .bytes(data) = $0 { return data.count == 128 }; return false } ?? false
+        }
+        let (client, _) = try DescribedFixtures.parties(description, "pi-to-phone")
+        XCTAssertEqual(try client.nextMessage(), .bytes(Data("public_key=".utf8) + (try key.exported(.spkiPEM))), "a sender sends `format`")
+        XCTAssertTrue(try serverTakes(try key.exported(.spkiPEM), in: description))
+        XCTAssertTrue(try serverTakes(try key.exported(.pkcs1PEM), in: description))
+        XCTAssertFalse(try serverTakes(try key.exported(.spkiDER), in: description))
+        let text = try String(contentsOf: DescribedFixtures.root.appendingPathComponent("protocols/rsa-socket.toml"), encoding: .utf8)
+        XCTAssertTrue(text.contains(#", also_accepts = ["pem-pkcs1"]"#))
+        let without = try ProtocolDescription(toml: text.replacingOccurrences(of: #", also_accepts = ["pem-pkcs1"]"#, with: ""))
+        XCTAssertFalse(try serverTakes(try key.exported(.pkcs1PEM), in: without))
+        XCTAssertTrue(try serverTakes(try key.exported(.spkiPEM), in: without))
+    }
+
     func testRSASocket_bytesAreTheSeedsBytes() throws {
         let description = try DescribedFixtures.seed("rsa-socket")
         let (client, server) = try DescribedFixtures.parties(description, "phone-to-pi")

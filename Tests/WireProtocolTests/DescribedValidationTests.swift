@@ -42,6 +42,24 @@ final class DescribedValidationTests: XCTestCase {
         XCTAssertFalse(left.transport.statesMaxMessage)
     }
 
+    /// `also_accepts`: RSA keys only, RSA formats, none repeated, text with text and binary with binary.
+    func testAlsoAccepts_mistakesNameTheKeyAndLine() throws {
+        let seed = try String(contentsOf: DescribedFixtures.root.appendingPathComponent("protocols/rsa-socket.toml"), encoding: .utf8)
+        let written = #"also_accepts = ["pem-pkcs1"]"#
+        let line = seed.components(separatedBy: "\n").firstIndex { $0.contains(written) }.map { $0 + 1 } ?? 0
+        XCTAssertGreaterThan(line, 0)
+        let key = "conversation[2].step[1].send.concat[2].also_accepts"
+        for (list, words) in [(#"["der-spki"]"#, ["must be text as format \"pem-spki\" is", "pem-pkcs1"]),
+                              (#"["pem-pkcs1", "pem-pkcs1"]"#, ["repeats a format (\"pem-pkcs1\")"]),
+                              (#"["pem-spki"]"#, ["repeats a format (\"pem-spki\")"]),
+                              (#"["x962"]"#, ["lists RSA public-key formats", "found \"x962\""]),
+                              (#"["pem-pkcs2"]"#, ["lists RSA public-key formats", "found \"pem-pkcs2\""]),
+                              ("[]", ["a list of one or more public-key formats"]),
+                              (#""pem-pkcs1""#, ["a list of one or more public-key formats"])] {
+            expect(seed.replacingOccurrences(of: written, with: "also_accepts = \(list)"), line: line, key: key, words: words)
+        }
+    }
+
     func testSeedDescriptions_areAccepted() throws {
         let rsaSocket = try DescribedFixtures.seed("rsa-socket")
         XCTAssertEqual(rsaSocket.conversations.map(\.name), ["phone-to-pi", "pi-to-phone"])

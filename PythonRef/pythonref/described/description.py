@@ -52,6 +52,10 @@ KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkc
 EC_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "x962", "x962-compressed", "raw")
 X25519_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "der-spki", "raw")
 PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
+# An RSA key's formats by what they are on the wire: a public_key's also_accepts stays on its format's side,
+# so the value's length, encoding and place in a JSON or form hold whichever format came.
+TEXT_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "json-ne", "jwk")
+BINARY_KEY_FORMATS = ("der-spki", "der-pkcs1")
 RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
 # aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
 # 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
@@ -81,7 +85,7 @@ MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
     "text": (), "concat": (), "json": (), "config": (), "starts_with": (),
-    "public_key": ("format", "encoding"),
+    "public_key": ("format", "also_accepts", "encoding"),
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
@@ -127,6 +131,7 @@ class Value:
     length_bytes: int = 4  # length_of: the field's width
     algorithm: str = ""  # mac, signature
     of: str = ""  # mac, signature: the sibling field whose text it covers
+    also_accepts: tuple[str, ...] = ()  # public_key: formats its receiver tries after `format`, in order
 
 
 def wire_parts(cipher: str, iv: str, tag: str) -> tuple[str, ...]:
@@ -413,6 +418,7 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         _choice(raw, "of", ("message",), path, "message")
     elif kind == "public_key":
         fields["format"] = _choice(raw, "format", PUBLIC_KEY_FORMATS, path, "pem-spki")  # by the key's type: _check_knowledge
+        fields["also_accepts"] = _also_accepts(raw, path)
     elif kind == "rsa":
         fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
         fields["carries"] = _carries(raw, path)
@@ -471,6 +477,22 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         raise DescriptionError(kpath, f"{kind} is only meaningful as a field of a json value, next to the sealed "
                                "value it belongs to")
     return Value(kind, arg, path, **fields)
+
+
+def _also_accepts(raw: dict[str, Any], path: str) -> tuple[str, ...]:
+    """A public_key's `also_accepts`, as written: its shape and format names here, the rest by the key's
+    type (_check_also_accepts)."""
+    if "also_accepts" not in raw:
+        return ()
+    where, formats = _join(path, "also_accepts"), raw["also_accepts"]
+    if not (isinstance(formats, list) and formats and all(isinstance(f, str) for f in formats)):
+        raise DescriptionError(where, "also_accepts is a list of one or more public-key formats; found "
+                               f"{_type_name(formats)} {formats!r}")
+    for fmt in formats:
+        if fmt not in PUBLIC_KEY_FORMATS:
+            raise DescriptionError(where, f"also_accepts lists RSA public-key formats: {', '.join(KEY_FORMATS)}; "
+                                   f"found {fmt!r}")
+    return tuple(formats)
 
 
 def _binary_in_json(kind: str, fields: dict[str, Any]) -> bool:
@@ -1130,6 +1152,27 @@ def _public_key_formats(spec: KeySpec) -> tuple[str, ...]:
     return EC_KEY_FORMATS if spec.type in EC_KEY_TYPES else KEY_FORMATS
 
 
+def _check_also_accepts(v: Value, spec: KeySpec) -> None:
+    """also_accepts: more of an RSA key's formats, none twice (nor `format`), each text or binary as
+    `format` is: the receiver reads them from the same bytes."""
+    where = _join(v.path, "also_accepts")
+    if spec.type != "rsa":
+        raise DescriptionError(where, f"also_accepts is for RSA keys; key {spec.name!r} is {spec.type}")
+    same = TEXT_KEY_FORMATS if v.format in TEXT_KEY_FORMATS else BINARY_KEY_FORMATS
+    seen = {v.format}
+    for fmt in v.also_accepts:
+        if fmt not in KEY_FORMATS:
+            raise DescriptionError(where, f"also_accepts lists RSA public-key formats: {', '.join(KEY_FORMATS)}; "
+                                   f"found {fmt!r}")
+        if fmt in seen:
+            raise DescriptionError(where, f"also_accepts repeats a format ({fmt!r})")
+        seen.add(fmt)
+        if fmt not in same:
+            side = "text" if same is TEXT_KEY_FORMATS else "binary"
+            raise DescriptionError(where, f"also_accepts formats must be {side} as format {v.format!r} is "
+                                   f"({', '.join(same)})")
+
+
 def _unknown_agreement(spec: SecretSpec, keys: dict[str, KeySpec], side: str) -> str:
     """Why `side` does not know agreement secret `spec` yet: the other key's public half."""
     other = next(k for k in spec.keys if keys[k].holder != side)
@@ -1178,6 +1221,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     what = "an RSA key" if spec.type == "rsa" else f"an {spec.type} key"
                     raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is {what}: its public half is "
                                            f"{', '.join(_public_key_formats(spec))}, not {v.format}")
+                if v.kind == "public_key" and v.also_accepts:
+                    _check_also_accepts(v, keys[v.arg])
                 if v.kind == "rsa" and keys[v.arg].type != "rsa":
                     raise DescriptionError(kp, f"key {v.arg!r} is an {keys[v.arg].type} key; rsa encrypts to an RSA key")
                 if v.kind == "public_key":

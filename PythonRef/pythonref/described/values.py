@@ -968,20 +968,14 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         elif token not in ctx.issued:
             raise Refused("unknown token", status=401)
     elif k == "public_key":
-        if isinstance(data, dict):
-            payload: Any = data
-        else:
-            payload = decode(data, v.encoding, "the public key")
-            if v.format in ("json-ne", "jwk"):
-                try:
-                    payload = loads_json(payload)
-                except ValueError:
-                    raise Refused(f"the {v.format} key is not JSON") from None
         key_type = ctx.description.key(v.arg).type
-        if key_type in AGREEMENT_KEY_TYPES:
-            ctx.public_keys[v.arg] = load_ec_public_key(payload, v.format, key_type)
-        else:
-            ctx.public_keys[v.arg] = load_public_key(payload, v.format)
+        try:
+            ctx.public_keys[v.arg] = _received_key(data, v.format, v.encoding, key_type)
+        except Refused:
+            also = _also_accepted(data, v, key_type)
+            if also is None:
+                raise  # none loads: the refusal is format's, as without also_accepts
+            ctx.public_keys[v.arg] = also
         ctx.received[f"public_key:{v.arg}"] = True
         learn_agreed(ctx, v.arg)  # the message that brought the key is refused if the agreement refuses it
     elif k == "digest":
@@ -1013,6 +1007,34 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         _parse_sealed(v, data, ctx, scratch)
     else:  # nonce_of / tag_of are read by their json first
         pass
+
+
+def _received_key(data: Any, fmt: str, encoding: str, key_type: str) -> Any:
+    """A received public key in `fmt`: `data` is a JSON field's object, or bytes in `encoding`."""
+    if isinstance(data, dict):
+        if fmt not in ("json-ne", "jwk"):
+            raise Refused(f"a JSON object is not a {fmt} key")  # (an also_accepts format beside a JSON one)
+        payload: Any = data
+    else:
+        payload = decode(data, encoding, "the public key")
+        if fmt in ("json-ne", "jwk"):
+            try:
+                payload = loads_json(payload)
+            except ValueError:
+                raise Refused(f"the {fmt} key is not JSON") from None
+    if key_type in AGREEMENT_KEY_TYPES:
+        return load_ec_public_key(payload, fmt, key_type)
+    return load_public_key(payload, fmt)
+
+
+def _also_accepted(data: Any, v: Value, key_type: str) -> Any:
+    """The key in the first of v.also_accepts that loads, or None: the receiver's other formats."""
+    for fmt in v.also_accepts:
+        try:
+            return _received_key(data, fmt, v.encoding, key_type)
+        except Exception:  # noqa: BLE001 -- whatever this format trips on, the refusal is `format`'s
+            continue
+    return None
 
 
 def _parse_concat(v: Value, data: bytes, ctx: Context) -> None:

@@ -858,6 +858,37 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// `takes.message-N.client-key-<format>`: the client's key in each format the description says
+    /// the server also accepts (`also_accepts`), in place of `format`: the conversation must complete
+    /// (seed 000's server takes PKCS#1 PEM, which iOS's SecKeyCopyExternalRepresentation gives, besides
+    /// SPKI: docs/PROTOCOL.md "Padding and keys"; the seed profile's `client-key-format.pkcs1-pem`).
+    func checkAlsoAccepted(_ conversation: ProtocolDescription.Conversation) {
+        let isAlso: (DescribedValue) -> Bool = { value in
+            guard case let .publicKey(name, _, _) = value.kind else { return false }
+            return !value.alsoAccepts.isEmpty && self.description.keys[name]?.holder == .client
+        }
+        for (index, step, _) in clientSteps(conversation) {
+            guard let value = (step.send ?? step.body)?.values.first(where: isAlso) else { continue }
+            for format in value.alsoAccepts {
+                self.step("\(conversation.name).takes.message-\(index + 1).client-key-\(format.rawValue)") {
+                    var changed = false
+                    let live = try converse(conversation.name) { position, party, message in
+                        guard position == index, let part = CryptoPart.locate(description, in: message, step: step, matching: isAlso),
+                              case let .publicKey(name, _, _) = part.value.kind, let key = party.knownPublicKeys[name] else { return message }
+                        changed = true
+                        return part.rebuild(try DescribedBytes.export(key, format))
+                    }
+                    guard changed else { return .skipped(reason: "the message's key could not be taken apart") }
+                    guard live.completed else {
+                        throw CheckFailure("the client's key as \(format.rawValue), which the description says the server also accepts (`also_accepts`), did not get through (\(AnswerSignature(live)))",
+                                           details: show(live) + "\n" + (live.party.refusal?.reason ?? ""))
+                    }
+                    return .passed
+                }
+            }
+        }
+    }
+
     /// `kind`: the refusal the class asks for, which a conversation's `errors` may answer its own way.
     typealias RefusalClass = (name: String, kind: RefusalKind?, matching: (DescribedValue) -> Bool, transform: (CryptoPart) -> Data)
 

@@ -223,6 +223,7 @@ final class DescribedRemoteRun {
             checkCredentials(conversation)
             checkBinarySafety(conversation, known)
             checkPEMSpellings(conversation)
+            checkAlsoAccepted(conversation)
             checkSurvivesGarbage(conversation)
             checkOverMaxMessage(conversation)
             checkExponentOneKey(conversation, known)

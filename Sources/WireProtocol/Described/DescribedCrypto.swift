@@ -115,7 +115,7 @@ public enum DescribedBytes {
 
     // MARK: RSA public keys
 
-    static func export(_ key: RSAPublicKey, _ format: PublicKeyFormat) throws -> Data {
+    public static func export(_ key: RSAPublicKey, _ format: PublicKeyFormat) throws -> Data {
         switch format {
         case .pemSPKI: return try key.exported(.spkiPEM)
         case .pemSPKINewline: return try key.exported(.spkiPEM) + Data("\n".utf8)
@@ -148,6 +148,15 @@ public enum DescribedBytes {
         let der = format == .der ? signature : try? ECDSASignatureEncoding.der(fromRaw: signature, curve: key.curve)
         guard let der else { return false }
         return key.isValidSignature(der, for: message, digest: .sha256)
+    }
+
+    /// A public key in `format`, or else in the first of `alsoAccepted` it loads as (`also_accepts`);
+    /// when none does, `format`'s refusal.
+    static func importKey(_ bytes: Data, _ format: PublicKeyFormat, alsoAccepted: [PublicKeyFormat]) throws -> RSAPublicKey {
+        do { return try importKey(bytes, format) } catch let refusal as DescribedRefusal {
+            for other in alsoAccepted { if let key = try? importKey(bytes, other) { return key } }
+            throw refusal
+        }
     }
 
     /// A public key in `format`, checked as strictly as WireCrypto imports keys (RSA numbers, DER as DER).

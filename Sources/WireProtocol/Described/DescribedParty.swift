@@ -751,7 +751,7 @@ private struct Context {
                 state.curvePublicKeys[name] = try DescribedBytes.importCurveKey(keyBytes, format, type: type)
                 try agree()
             } else {
-                state.publicKeys[name] = try DescribedBytes.importKey(keyBytes, format)
+                state.publicKeys[name] = try DescribedBytes.importKey(keyBytes, format, alsoAccepted: value.alsoAccepts)
             }
         case let .rsa(name, padding, carries, encoding):
             let key = try party.privateKey(name)

@@ -37,6 +37,11 @@ public struct DescribedValue: Sendable, Equatable {
     public var kind: Kind
     public var line: Int
     public var keyPath: String
+    /// A `public_key` value's `also_accepts`: formats its receiver takes besides `format`, tried in
+    /// order when `format` does not load (a sender always sends `format`).
+    public var alsoAccepts: [PublicKeyFormat] = []
+    /// Where `also_accepts` was written, for the validator's errors.
+    var alsoAcceptsLine = 0
 
     public init(kind: Kind, line: Int, keyPath: String) { self.kind = kind; self.line = line; self.keyPath = keyPath }
 }
@@ -372,7 +377,7 @@ extension DescribedValue {
         "text": [], "starts_with": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
         "mac": ["algorithm", "of", "encoding"],
         "signature": ["algorithm", "of", "format", "encoding"],
-        "public_key": ["format", "encoding"],
+        "public_key": ["format", "also_accepts", "encoding"],
         "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
         "sealed": ["cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"],
         "secret": ["encoding"],
@@ -449,6 +454,7 @@ extension DescribedValue {
             return carries
         }
         let kind: Kind
+        var alsoAccepts: [PublicKeyFormat] = [], alsoAcceptsLine = 0
         switch kindKey {
         case "text":
             kind = .text(try name())
@@ -486,6 +492,19 @@ extension DescribedValue {
         case "public_key":
             let format = try reader.choice("format", PublicKeyFormat.allCases.map(\.rawValue)).flatMap(PublicKeyFormat.init) ?? .pemSPKI
             kind = .publicKey(try name(), format: format, encoding: encoding)
+            if let list = table["also_accepts"] {
+                let meaning = "a list of one or more public-key formats"
+                guard case let .array(items) = list.kind, !items.isEmpty else { throw reader.wrongType("also_accepts", meaning) }
+                alsoAccepts = try items.map { item in
+                    guard case let .string(text) = item.kind else { throw reader.wrongType("also_accepts", meaning) }
+                    guard let found = PublicKeyFormat(rawValue: text) else {
+                        throw DescriptionError.impossible(key: reader.keyPath("also_accepts"), line: item.line,
+                                                          reason: "also_accepts lists RSA public-key formats: \(PublicKeyFormat.allowed(for: .rsa).map(\.rawValue).joined(separator: ", ")); found \"\(text)\"")
+                    }
+                    return found
+                }
+                alsoAcceptsLine = list.line
+            }
         case "rsa":
             let padding = try reader.choice("padding", RSAPaddingName.allCases.map(\.rawValue)).flatMap(RSAPaddingName.init) ?? .pkcs1
             kind = .rsa(try name(), padding: padding, carries: try carries(), encoding: encoding)
@@ -571,6 +590,9 @@ extension DescribedValue {
             }
             kind = .sealed(sealed)
         }
-        return DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
+        var value = DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
+        value.alsoAccepts = alsoAccepts
+        value.alsoAcceptsLine = alsoAcceptsLine
+        return value
     }
 }

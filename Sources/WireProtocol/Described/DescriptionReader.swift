@@ -372,7 +372,30 @@ struct DescriptionValidator {
 
     mutating func check(_ value: DescribedValue, from sender: ProtocolDescription.Role, inJSON: Bool, siblings: [DescribedField]) throws {
         let receiver = sender.peer
-        func requireEncoded(_ encoding: ValueEncoding, textOK: Bool = false) throws {
+        /// `also_accepts` (docs/PROTOCOL-DESCRIPTIONS.md, `public_key`): an RSA key's other formats,
+    /// none repeated, text where `format` is text and binary where it is binary — what the receiver
+    /// reads from the same bytes, so the value's extent cannot depend on which one came.
+    func checkAlsoAccepts(_ value: DescribedValue, key: ProtocolDescription.Key, format: PublicKeyFormat) throws {
+        guard !value.alsoAccepts.isEmpty else { return }
+        func refuse(_ reason: String) -> DescriptionError {
+            .impossible(key: value.keyPath + ".also_accepts", line: value.alsoAcceptsLine, reason: reason)
+        }
+        guard key.type == .rsa else { throw refuse("also_accepts is for RSA keys; key \(key.name) is \(key.type.rawValue)") }
+        var seen: Set<PublicKeyFormat> = [format]
+        let text = PublicKeyFormat.allowed(for: .rsa).filter(\.isText), binary = PublicKeyFormat.allowed(for: .rsa).filter { !$0.isText }
+        for other in value.alsoAccepts {
+            guard PublicKeyFormat.allowed(for: .rsa).contains(other) else {
+                throw refuse("also_accepts lists RSA public-key formats: \(PublicKeyFormat.allowed(for: .rsa).map(\.rawValue).joined(separator: ", ")); found \"\(other.rawValue)\"")
+            }
+            guard seen.insert(other).inserted else { throw refuse("also_accepts repeats a format (\"\(other.rawValue)\")") }
+            guard other.isText == format.isText else {
+                let same = format.isText ? text : binary
+                throw refuse("also_accepts formats must be \(format.isText ? "text" : "binary") as format \"\(format.rawValue)\" is (\(same.map(\.rawValue).joined(separator: ", ")))")
+            }
+        }
+    }
+
+    func requireEncoded(_ encoding: ValueEncoding, textOK: Bool = false) throws {
             if inJSON, encoding == .raw, !textOK {
                 throw impossible(value, "a binary value inside `json` needs an `encoding` (base64, base64url or hex)")
             }
@@ -447,6 +470,7 @@ struct DescriptionValidator {
             }
             if !(inJSON && format.isJSON) { try requireEncoded(encoding, textOK: format.isText) }
             if encoding == .utf8, !format.isText { throw impossible(value, "a binary key (\(format.rawValue)) is not text; `encoding = \"utf8\"` is for text") }
+            try checkAlsoAccepts(value, key: key, format: format)
             knownKeys[receiver]!.insert(name)
             learnAgreements()
         case let .rsa(name, _, carries, encoding):
