@@ -1,6 +1,7 @@
 """scripts/test-lanes.sh: every lane runs at once, the status is the first failed lane's, a failed
 lane's log tail is printed and what failed is repeated at the end, and an interrupt stops every lane (no process left behind)."""
 import os
+import re
 import signal
 import subprocess
 import time
@@ -76,3 +77,10 @@ def test_terminating_stops_every_lane(tmp_path):
     while subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0:
         assert time.monotonic() < deadline, "a lane's process outlived the interrupt"
         time.sleep(0.1)
+
+
+def test_a_lane_that_ends_says_its_cpu_time(tmp_path):
+    # On 2 cores the lanes' CPU, not the longest lane, bounds make test: each lane's is printed.
+    result = run(tmp_path, "busy=/usr/bin/python3 -c 'sum(range(3000000))'")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"test-lanes: busy passed \(\d+m\d+s, CPU \d+m\d\ds\)", result.stdout), result.stdout
