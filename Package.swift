@@ -141,6 +141,6 @@ let package = Package(
         .testTarget(name: "AppChecksTests", dependencies: ["AppChecks", "AppUnderTest", "AppHost", "SeedApps", "Conformance", "Sessions", "WireCrypto",
                                                           "PythonBridge", "WireProtocol", "CryptoKit", "Security", "CommonCrypto", "TestSupport"],
                     swiftSettings: swift5),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["cli_test_server.py"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["cli_test_server.py", "line_hello_server.py"]),
     ]
 )

@@ -5,6 +5,7 @@ small descriptions (every cipher, key format and framing)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import tomllib
 from pathlib import Path
 from typing import Any, Optional
@@ -332,6 +333,21 @@ def test_line_framing_and_legacy_reader() -> None:
     assert reader.next(expected_length=28) == b"encrypted_message=" + b"\x00" * 10
     assert reader.next() is None  # unknown length: only a quiet gap ends it
     assert reader.next(final=True) == b"Quit"
+
+
+def test_a_line_of_max_message_bytes_whose_crlf_arrives_split_is_taken() -> None:
+    # The stop-49 review: a CRLF line of exactly max_message bytes holds max_message + 1 bytes before
+    # its "\n" arrives; one more byte with no line end can never fit.
+    t = dataclasses.replace(loads(CHACHA_LINE).transport, max_message=8)
+    reader = Reader(t)
+    reader.feed(b"A" * 8 + b"\r")
+    assert reader.next() is None
+    reader.feed(b"\n")
+    assert reader.next() == b"A" * 8
+    over = Reader(t)
+    over.feed(b"A" * 10)
+    with pytest.raises(FramingError):
+        over.next()
 
 
 def test_legacy_reader_takes_the_error_value_whole() -> None:

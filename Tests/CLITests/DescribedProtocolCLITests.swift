@@ -161,6 +161,48 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.contains("the client's key as pem-pkcs1, which the description says the server also accepts"), outcome.stdout)
     }
 
+    /// The stop-49 review, F1 and F2, on a line-framed description (CRLF, `max_message = 64`) and a
+    /// server written from the docs (Tests/CLITests/line_hello_server.py, asyncio's readuntil):
+    /// correct, it passes `over-max-message` though it waits at 65 bytes (a CRLF may follow), and the
+    /// garbage probe; planted to answer the next "hello" with ERROR once after a bad line, both
+    /// liveness conversations fail — a refusal of a correct message is not retried away.
+    func testRemote_lineFramedLimit_aCRLFReaderPasses_aServerThatABadLineBreaksFails() throws {
+        let root = CrosscheckBinary.root
+        let description = try scratch().appendingPathComponent("hello-line.toml")
+        try Data("""
+            name = "hello-line"
+            [transport]
+            kind = "tcp"
+            framing = "line"
+            line_end = "\\r\\n"
+            max_message = 64
+            [[conversation]]
+            name = "greet"
+            error = { text = "ERROR" }
+            [[conversation.step]]
+            from = "client"
+            send = { text = "hello" }
+            [[conversation.step]]
+            from = "server"
+            send = { text = "world" }
+            then = "close"
+
+            """.utf8).write(to: description)
+        let server = "Tests/CLITests/line_hello_server.py"
+        let correct = try servers.start("/usr/bin/python3", [server, "--host", "127.0.0.1", "--port", "0"], in: root)
+        let planted = try servers.start("/usr/bin/python3", [server, "--host", "127.0.0.1", "--port", "0", "--plant", "refuses-once-after-bad"], in: root)
+        let prefix = "crosscheck.described.hello-line.remote.greet."
+        for (port, expected) in [(correct, Int32(0)), (planted, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", description.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results[prefix + "conversation"], "passed", "\(results)")
+            XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(),
+                           expected == 0 ? [] : [prefix + "refuses.message-1.over-max-message", prefix + "survives.message-1.garbage"], "\(results)")
+        }
+    }
+
     /// `max_message` stated, length-prefix framing: a header announcing max_message + 1 must be
     /// refused at once. The zoo's framed server (written from docs/PROTOCOL.md) refuses it; its
     /// framed-no-limit mutant believes the length and waits for the bytes, and fails exactly that

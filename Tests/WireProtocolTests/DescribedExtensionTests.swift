@@ -826,6 +826,20 @@ final class DescribedCloseFramingTests: XCTestCase {
     send = { sealed = "key", cipher = "fernet", carries = "message" }
     """
 
+    /// The stop-49 review: a CRLF line of exactly max_message bytes holds max_message + 1 bytes
+    /// before its "\n" arrives, and is taken; one more byte with no line end can never fit.
+    func testALineOfMaxMessageBytesWhoseCRLFArrivesSplit_isTaken() throws {
+        let framing = DescribedFraming(transport: ProtocolDescription.Transport(kind: .tcp, framing: .line, lengthBytes: 4, lineEnd: "\r\n", maxMessage: 8, port: nil))
+        var decoder = framing.decoder()
+        decoder.append(Data(repeating: 0x41, count: 8) + Data([0x0d]))
+        XCTAssertNil(try decoder.next(expectedLength: nil))
+        decoder.append(Data([0x0a]))
+        XCTAssertEqual(try decoder.next(expectedLength: nil), Data(repeating: 0x41, count: 8))
+        var over = framing.decoder()
+        over.append(Data(repeating: 0x41, count: 10))
+        XCTAssertThrowsError(try over.next(expectedLength: nil))
+    }
+
     func testOnlyTheEndOfTheStreamEndsAMessage() throws {
         let framing = DescribedFraming(transport: try ProtocolDescription(toml: Self.oneShot).transport)
         XCTAssertEqual(try framing.encode(Data("abc".utf8)), Data("abc".utf8))

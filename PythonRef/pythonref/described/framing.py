@@ -77,7 +77,9 @@ class Reader:
         if t.framing == "line":
             at = self._buf.find(t.line_end)
             if at < 0:
-                if len(self._buf) > t.max_message:
+                # A line of max_message bytes whose b"\r\n" arrives split holds max_message + 1 bytes
+                # before its b"\n": over that, no line end can make it fit.
+                if len(self._buf) > t.max_message + len(t.line_end) - 1:
                     raise FramingError(f"no line end within max_message {t.max_message} bytes")
                 if final and self._buf:
                     raise FramingError(f"an incomplete line of {len(self._buf)} bytes")

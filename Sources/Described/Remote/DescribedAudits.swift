@@ -622,22 +622,20 @@ extension DescribedRemoteRun {
         }
     }
 
-    /// Every client message the server answers, replaced by bytes of no meaning (as long, or `{}`
-    /// for a JSON body): whatever the server answers, it must still complete a conversation after
-    /// it — a server that dies on bad input is down for every phone (the most common flaw in the
-    /// public servers read for issue 31).
     /// `refuses.message-N.over-max-message`, where the description states `max_message` (the
     /// server is said to refuse longer messages) and frames by length or by line: the first client
     /// message the server answers, as a length prefix of max_message + 1 and 64 bytes of it, or as
-    /// max_message + 1 bytes with no line end. The refusal may be the description's error or a bare
-    /// close, as the seed's framed limit is (docs/PROTOCOL.md, "Framing"); still waiting at our
-    /// deadline fails — a reader that believes the length, or buffers a line without bound, is one
-    /// any client can make hold memory. A 2-byte prefix that cannot say max_message + 1 has no probe.
+    /// max_message + 64 bytes with no line end (a reader that takes a line of max_message bytes
+    /// and its line end may hold max_message + 2 bytes before it can tell: the review of stop 49,
+    /// a CRLF reader failed at + 1). The refusal may be the description's error or a bare close, as
+    /// the seed's framed limit is (docs/PROTOCOL.md, "Framing"); waiting for the rest fails — a
+    /// reader that believes the length, or buffers a line without bound, is one any client can make
+    /// hold memory. A 2-byte prefix that cannot say max_message + 1 has no probe.
     func checkOverMaxMessage(_ conversation: ProtocolDescription.Conversation) {
         let transport = description.transport
         guard transport.statesMaxMessage, transport.framing == .lengthPrefix || transport.framing == .line,
               let first = clientSteps(conversation).first(where: \.answered) else { return }
-        let over = transport.maxMessage + 1
+        let over = transport.maxMessage + (transport.framing == .lengthPrefix ? 1 : 64)
         let wire: Data
         if transport.framing == .lengthPrefix {
             guard over < 1 << (8 * transport.lengthBytes) else { return }
@@ -655,8 +653,10 @@ extension DescribedRemoteRun {
                 ? "a length prefix of \(over) (max_message is \(transport.maxMessage)) and 64 bytes"
                 : "\(over) bytes without a line end (max_message is \(transport.maxMessage))"
             // The header (or the bytes past the limit) is all a reader needs to refuse: one that
-            // answers only when its own per-read deadline ends was waiting for the rest.
-            let atOnce = max(1, options.timeout / 2)
+            // answers only when its own per-read deadline ends was waiting for the rest. "At once" is
+            // 2 s (or four quiet gaps on a slower link), at most half the timeout: a reader whose own
+            // deadline is shorter cannot be told from one that refuses (the stop-49 review, F3).
+            let atOnce = min(options.timeout / 2, max(2, 4 * options.quietGap))
             let waits = transport.framing == .lengthPrefix ? "waited for the rest of the message its length announced" : "waited for the rest of the line"
             if live.probeAnswer == nil, !live.closedByServer {
                 throw CheckFailure("sent \(said), the server \(waits) (no refusal, no close, by our deadline of \(Int(options.timeout)) s): it does not hold to max_message, so any client can make it hold memory — refuse a longer message at once, as the description says",
@@ -680,6 +680,10 @@ extension DescribedRemoteRun {
         }
     }
 
+    /// Every client message the server answers, replaced by bytes of no meaning (as long, or `{}`
+    /// for a JSON body): whatever the server answers, it must still complete a conversation after
+    /// it — a server that dies on bad input is down for every phone (the most common flaw in the
+    /// public servers read for issue 31).
     func checkSurvivesGarbage(_ conversation: ProtocolDescription.Conversation) {
         for (index, step, _) in clientSteps(conversation) {
             self.step("\(conversation.name).survives.message-\(index + 1).garbage") {

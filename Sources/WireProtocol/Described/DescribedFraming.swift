@@ -79,7 +79,9 @@ public struct DescribedFraming: Sendable, Equatable {
                 return take(length, skipping: 0)
             case .line:
                 guard let end = buffer.range(of: framing.lineEnd) else {
-                    if buffer.count > framing.maxMessage { throw DescribedFraming.tooLong(buffer.count, framing.maxMessage) }
+                    // A line of max_message bytes whose "\r\n" arrives split holds max_message + 1
+                    // bytes before its "\n" (the stop-49 review): over that, no line end can make it fit.
+                    if buffer.count > framing.maxMessage + framing.lineEnd.count - 1 { throw DescribedFraming.tooLong(buffer.count, framing.maxMessage) }
                     return nil
                 }
                 let length = end.lowerBound - buffer.startIndex

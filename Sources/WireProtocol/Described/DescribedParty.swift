@@ -977,7 +977,7 @@ extension Sealed {
         // Laid out right, read wrong: the sender's IV or tag holds (or ends in a prefix of) the
         // separator, and it did not seal again — the separator's weakness, said as such, since it
         // shows in about one value in 120 (`::`) and a report should not read as a random failure.
-        let unlucky = layoutHolds(bytes, separator) ? " — read by position it fits the layout, so a part may hold or end in the separator's bytes: a sender that does not seal again until its parts split back loses values so (about one in 120 with \"::\")" : ""
+        let unlucky = layoutHolds(bytes, separator) ? " — read by position it fits the layout, so a part may hold or end in the separator's bytes: a sender that does not seal again until its parts split back loses values so (about one in 120 with \"::\"; more with a one-byte separator)" : ""
         guard pieces.count == wireParts.count else {
             throw DescribedRefusal(reason: "the \(cipher.rawValue) value splits into \(pieces.count) parts on \(said); the description has \(wireParts.count) (a part that contains the separator cannot be read)\(unlucky)", kind: .length)
         }
