@@ -361,17 +361,17 @@ final class DescribedRemoteRun {
         let first = try converse(conversation)
         guard !first.completed, first.party.refusal != nil, first.transportError == nil, !first.closedByServer,
               let described = description.conversations.first(where: { $0.name == conversation }),
-              let last = first.answers.last, wentOn(last, described) else { return first }
+              let last = first.answers.last, wentOn(last, in: first, described) else { return first }
         return try converse(conversation)
     }
 
     /// An answer that is not a refusal: HTTP 2xx that the description does not declare a refusal; on a
     /// socket, bytes that are not the conversation's `error`/`errors` (the stop-49 review, F2: a server
     /// that refuses a correct message once after a probe is not given a second try).
-    private func wentOn(_ answer: DescribedMessage, _ conversation: ProtocolDescription.Conversation) -> Bool {
+    private func wentOn(_ answer: DescribedMessage, in live: LiveConversation, _ conversation: ProtocolDescription.Conversation) -> Bool {
         switch answer {
         case let .response(status, _, body):
-            return (200..<300).contains(status) && !conversation.httpErrors.values.contains { $0.status == status && ($0.body == nil || $0.body.flatMap { RefusalText($0) }?.matches(body) == true) }
+            return live.isSuccess(status: status, body: body)
         case let .bytes(data):
             return !data.isEmpty && !conversation.isRefusal(data)
         case .request:
