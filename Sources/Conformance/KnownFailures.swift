@@ -79,17 +79,28 @@ public struct KnownFailures: Sendable, Equatable {
     }
 }
 
-/// `*` matches any run of characters (also none); everything else matches itself.
+/// `*` matches any run of characters (also none); everything else matches itself. Compared as
+/// UTF-8 bytes, with one backtrack point (the last `*`): every check of a run (15,000 with the
+/// Wycheproof suite) is matched against every entry, and splitting strings per call cost 8 % of
+/// the suite's time.
 enum Glob {
     static func matches(_ pattern: String, _ text: String) -> Bool {
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count > 1 else { return pattern == text }
-        guard text.hasPrefix(parts[0]), text.dropFirst(parts[0].count).hasSuffix(parts[parts.count - 1]) else { return false }
-        var rest = Substring(text.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count))
-        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
-            guard let range = rest.range(of: middle) else { return false }
-            rest = rest[range.upperBound...]
+        let star = UInt8(ascii: "*")
+        let p = Array(pattern.utf8), t = Array(text.utf8)
+        var pi = 0, ti = 0
+        var lastStar: Int?, resume = 0  // after the last `*`: the pattern position, and where in the text it took up
+        while ti < t.count {
+            if pi < p.count, p[pi] == star {
+                lastStar = pi; resume = ti; pi += 1
+            } else if pi < p.count, p[pi] == t[ti] {
+                pi += 1; ti += 1
+            } else if let lastStar {
+                resume += 1; ti = resume; pi = lastStar + 1  // the `*` takes one more byte
+            } else {
+                return false
+            }
         }
-        return text.count >= parts[0].count + parts[parts.count - 1].count
+        while pi < p.count, p[pi] == star { pi += 1 }
+        return pi == p.count
     }
 }

@@ -169,6 +169,13 @@ final class KnownFailuresTests: XCTestCase {
         XCTAssertFalse(entry("a.*_server.b.*-chunks").matches("a.swift_server.b.joined"))
         XCTAssertTrue(entry("exact").matches("exact"))
         XCTAssertFalse(entry("exact").matches("exactly"))
+        XCTAssertTrue(entry("*").matches("") && entry("**").matches("a"))
+        XCTAssertTrue(entry("a*").matches("a") && entry("*a").matches("a") && entry("a*a").matches("aa"))
+        XCTAssertFalse(entry("a*a").matches("a"), "the prefix and suffix may not share a character")
+        XCTAssertTrue(entry("a*b*c").matches("axxbyybzc"), "a later b is tried when the first leaves no c")
+        XCTAssertFalse(entry("a*b*c").matches("axxcyyb"))
+        XCTAssertTrue(entry("*.seed-001.*").matches("crosscheck.aes-https.seed-001.envelope"))
+        XCTAssertFalse(entry("*.seed-001.*").matches("crosscheck.aes-https.seed-0012"))
         XCTAssertFalse(entry("ab*ba").matches("aba"))
         XCTAssertTrue(entry("*").matches(""))
     }

@@ -308,7 +308,7 @@ final class StrictBase64Tests: XCTestCase {
             let string = String(decoding: text, as: UTF8.self)
             XCTAssertEqual(StrictBase64.decode(string), Data(base64Encoded: string), string)
         }
-        for refused in ["YWJj=", "YQ=a", "YQ===", "Y Q==", "YQ==\n", "Y"] { XCTAssertNil(StrictBase64.decode(refused), refused) }
+        for refused in ["YWJj=", "YQ=a", "YQ===", "Y Q==", "YQ==\n", "Y", "====", "Y===", "=YQ=", "YQ=\u{0}", "YQ\u{e9}="] { XCTAssertNil(StrictBase64.decode(refused), refused) }
         XCTAssertEqual(StrictBase64.decode("AB=="), Data([0]))
     }
 }

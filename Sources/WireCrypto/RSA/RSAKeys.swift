@@ -27,11 +27,9 @@ final class EVPKey: @unchecked Sendable {
 /// PythonRef's loaders remember theirs (`lru_cache`): servers import the same PEM for every
 /// conversation, and a 2048-bit import plus the RSA blinding set-up a fresh key needs cost about
 /// as much as the decryption itself. Holds the most recent `capacity` keys of each kind.
-final class ImportedKeys: @unchecked Sendable {
-    static let privateKeys = ImportedKeys()
-    static let publicKeys = ImportedKeys()
+final class ImportedKeys<Key>: @unchecked Sendable {
     private let lock = NSLock()
-    private var keys: [Data: EVPKey] = [:]
+    private var keys: [Data: Key] = [:]
     private var order: [Data] = []
     private let capacity = 128
 
@@ -39,17 +37,20 @@ final class ImportedKeys: @unchecked Sendable {
         Digest.sha256.hash(data + Data([passphrase == nil ? 0 : 1]) + (passphrase ?? Data()))
     }
 
-    func key(_ id: Data) -> EVPKey? {
+    func key(_ id: Data) -> Key? {
         lock.lock(); defer { lock.unlock() }
         return keys[id]
     }
 
-    func remember(_ key: EVPKey, as id: Data) {
+    func remember(_ key: Key, as id: Data) {
         lock.lock(); defer { lock.unlock() }
         if keys.updateValue(key, forKey: id) == nil { order.append(id) }
         if order.count > capacity { keys[order.removeFirst()] = nil }
     }
 }
+
+let importedRSAPrivateKeys = ImportedKeys<EVPKey>()
+let importedRSAPublicKeys = ImportedKeys<EVPKey>()
 
 /// Public-key encodings crosscheck reads and writes.
 public enum RSAPublicKeyFormat: String, CaseIterable, Sendable {
@@ -103,8 +104,8 @@ public struct RSAPublicKey: Sendable {
     /// Imports SPKI or PKCS#1, PEM or DER; PEM with or without a final newline, `\n` or `\r\n`.
     /// Private keys are refused: a peer that sends one has made a mistake worth reporting.
     public init(importing data: Data) throws {
-        let id = ImportedKeys.id(data, passphrase: nil)
-        if let known = ImportedKeys.publicKeys.key(id) { self.key = known; return }
+        let id = ImportedKeys<EVPKey>.id(data, passphrase: nil)
+        if let known = importedRSAPublicKeys.key(id) { self.key = known; return }
         let label = PEM.firstLabel(in: data)
         if let label, label != "PUBLIC KEY", label != "RSA PUBLIC KEY" {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a public key label", stack: [])
@@ -120,7 +121,7 @@ public struct RSAPublicKey: Sendable {
         try requireDER(der, reencodings: [(der.first == 0x30 && firstInnerTag(of: der) == 0x30) ? "SubjectPublicKeyInfo" : "type-specific"],
                        of: key, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY())
         try requireValidRSANumbers(key)
-        ImportedKeys.publicKeys.remember(key, as: id)
+        importedRSAPublicKeys.remember(key, as: id)
     }
 
     /// Imports a PEM string (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`).
@@ -152,8 +153,7 @@ public struct RSAPrivateKey: Sendable {
         guard (1024...16384).contains(bits) else {
             throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 1024 to 16384)")
         }
-        guard let pointer = COpenSSLShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
-        self.key = EVPKey(takingOwnershipOf: pointer)
+        try self.init(generating: bits)
     }
 
     /// Generates a fresh key of 512 to 16384 bits: what iOS's SecKeyCreateRandomKey makes (from 512,
@@ -162,14 +162,19 @@ public struct RSAPrivateKey: Sendable {
         guard (512...16384).contains(bits) else {
             throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 512 to 16384)")
         }
+        try self.init(generating: bits)
+    }
+
+    /// A key OpenSSL makes now (e = 65537).
+    private init(generating bits: Int) throws {
         guard let pointer = COpenSSLShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
         self.key = EVPKey(takingOwnershipOf: pointer)
     }
 
     /// Imports PKCS#8 (PEM or DER), PKCS#1 PEM, or encrypted PKCS#8 with `passphrase`.
     public init(importing data: Data, passphrase: Data? = nil) throws {
-        let id = ImportedKeys.id(data, passphrase: passphrase)
-        if let known = ImportedKeys.privateKeys.key(id) { self.key = known; return }
+        let id = ImportedKeys<EVPKey>.id(data, passphrase: passphrase)
+        if let known = importedRSAPrivateKeys.key(id) { self.key = known; return }
         let label = PEM.firstLabel(in: data)
         if let label, !["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"].contains(label) {
             throw WireCryptoError.malformedKey(reason: "PEM label '\(label)' is not a private key label", stack: [])
@@ -214,7 +219,7 @@ public struct RSAPrivateKey: Sendable {
         }
         try requireValidRSANumbers(key)
         try checkPrivateKey(key)
-        ImportedKeys.privateKeys.remember(key, as: id)
+        importedRSAPrivateKeys.remember(key, as: id)
     }
 
     public init(pemRepresentation: String, passphrase: Data? = nil) throws {
