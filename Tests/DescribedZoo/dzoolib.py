@@ -21,6 +21,11 @@ import sys
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+# Plumbing only: `make test`'s cache of generated RSA keys (CROSSCHECK_TEST_KEY_CACHE), PythonRef's
+# module, so that a server started many times does not make a new key each time.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "PythonRef"))
+from pythonref import test_key_cache  # noqa: E402
+
 IDLE = 10.0      # seconds a peer may stay silent before a message starts
 GAP = 0.25       # legacy framing: silence that ends a message of unknown length
 MAX_MESSAGE = 65536
@@ -93,7 +98,7 @@ def rsa_private_key(path=None, bits=2048):
     if path:
         with open(path, "rb") as handle:
             return serialization.load_pem_private_key(handle.read(), password=None)
-    return rsa.generate_private_key(public_exponent=65537, key_size=bits)
+    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits), kind="zoo")
 
 
 def ec_public_key(path):

@@ -15,6 +15,11 @@ ZOO_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(os.path.dirname(ZOO_DIR))
 TLS_DIR = os.path.join(REPO_DIR, "Vectors", "tls")
 
+# Plumbing only: `make test`'s cache of generated RSA keys (CROSSCHECK_TEST_KEY_CACHE), PythonRef's
+# module, so that a zoo server started hundreds of times does not make a new key each time.
+sys.path.insert(0, os.path.join(REPO_DIR, "PythonRef"))
+from pythonref import test_key_cache  # noqa: E402
+
 
 def arguments(description, rsa_key=False, tls=False, extra=None, argv=None):
     """--host/--port for every server; --key/--bits for rsa-socket; --cert/--key/--user for aes-https.
@@ -55,7 +60,7 @@ def rsa_private_key(path, bits):
         if not isinstance(key, rsa.RSAPrivateKey):
             sys.exit("%s is not an RSA private key" % path)
         return key
-    return rsa.generate_private_key(public_exponent=65537, key_size=bits)
+    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits), kind="zoo")
 
 
 def pem(label, der):

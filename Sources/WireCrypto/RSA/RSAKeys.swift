@@ -153,7 +153,7 @@ public struct RSAPrivateKey: Sendable {
         guard (1024...16384).contains(bits) else {
             throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 1024 to 16384)")
         }
-        try self.init(generating: bits)
+        self = try RSATestKeyCache.key(bits: bits, kind: "openssl") { try RSAPrivateKey(generating: bits) }
     }
 
     /// Generates a fresh key of 512 to 16384 bits: what iOS's SecKeyCreateRandomKey makes (from 512,
@@ -162,10 +162,10 @@ public struct RSAPrivateKey: Sendable {
         guard (512...16384).contains(bits) else {
             throw WireCryptoError.unsupported("RSA key size \(bits) bits (use 512 to 16384)")
         }
-        try self.init(generating: bits)
+        self = try RSATestKeyCache.key(bits: bits, kind: "apple") { try RSAPrivateKey(generating: bits) }
     }
 
-    /// A key OpenSSL makes now (e = 65537).
+    /// A key OpenSSL makes now (e = 65537), whatever the test key cache holds.
     private init(generating bits: Int) throws {
         guard let pointer = COpenSSLShims_EVP_RSA_gen(UInt32(bits)) else { throw openSSLFailure("EVP_RSA_gen") }
         self.key = EVPKey(takingOwnershipOf: pointer)
