@@ -229,6 +229,43 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// The same probe behind a 2-byte length prefix (the review of stop 49 found no test of it):
+    /// with `max_message = 1000` the prefix is 03 E9 (1001); PythonRef's described server refuses it
+    /// at once and passes, the described zoo's server, which takes any length two bytes can say,
+    /// waits for the rest and fails, named with the length. With `max_message = 65535` a 2-byte
+    /// prefix cannot say one more, and there is no probe.
+    func testRemote_statedMaxMessage_behindATwoBytePrefix_isProbedWhereThePrefixCanSayIt() throws {
+        let root = CrosscheckBinary.root
+        let source = try String(contentsOf: root.appendingPathComponent("examples/protocols/der-client-key-session.toml"), encoding: .utf8)
+        func variant(_ maxMessage: Int) throws -> URL {
+            let file = try scratch().appendingPathComponent("der-\(maxMessage).toml")
+            try Data(source.replacingOccurrences(of: "length_bytes = 2\n", with: "length_bytes = 2\nmax_message = \(maxMessage)\n").utf8).write(to: file)
+            return file
+        }
+        let limited = try variant(1000), widest = try variant(65535)
+        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", limited.path,
+                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.refuses.message-1.over-max-message"
+        for (port, expected) in [(pythonRef, Int32(0)), (zoo, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", limited.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results[probe], expected == 0 ? "passed" : "failed", "\(results)")
+            XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), expected == 0 ? [] : [probe], "\(results)")
+            if expected == 1 {
+                XCTAssertTrue(outcome.stdout.contains("a length prefix of 1001 (max_message is 1000) and 64 bytes, the server waited for the rest"), outcome.stdout)
+            }
+        }
+        let junit = try scratch().appendingPathComponent("widest.xml")
+        let outcome = try crosscheck(["remote", "--protocol", widest.path, "--host", "127.0.0.1", "--port", String(zoo), "--junit", junit.path, "--quiet"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        let results = try outcomes(junit)
+        XCTAssertEqual(results[probe.replacingOccurrences(of: "over-max-message", with: "garbage").replacingOccurrences(of: "refuses", with: "survives")], "passed", "\(results)")
+        XCTAssertNil(results[probe], "a 2-byte prefix cannot say 65536: \(results)")
+    }
+
     /// Key agreement (`made_by = "agreement"`): the ECDH P-384 + HKDF + Fernet example against
     /// PythonRef's described server (a fresh agreement key per conversation: it passes even with
     /// `--strict`) and the zoo's independent server with a planted flaw: one that takes a point off
