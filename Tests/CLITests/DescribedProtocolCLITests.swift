@@ -266,6 +266,36 @@ final class DescribedProtocolCLITests: XCTestCase {
         XCTAssertNil(results[probe], "a 2-byte prefix cannot say 65536: \(results)")
     }
 
+    /// `also_accepts` between DER forms (the review of stop 49 found only PEM tested): the DER-key
+    /// example saying its server also takes PKCS#1 DER. PythonRef serving that description and the
+    /// described zoo's independent server (pyca's load_der_public_key, which reads both) pass
+    /// `takes.message-1.client-key-der-pkcs1`; PythonRef serving the example as written (SPKI DER
+    /// only) fails it, and only it.
+    func testRemote_alsoAcceptsADERForm_theKeyGoesInDERPKCS1_aServerThatTakesOnlySPKIFails() throws {
+        let root = CrosscheckBinary.root
+        let original = root.appendingPathComponent("examples/protocols/der-client-key-session.toml")
+        let source = try String(contentsOf: original, encoding: .utf8)
+        let also = try scratch().appendingPathComponent("der-also.toml")
+        let said = #"send = { public_key = "client", format = "der-spki" }"#
+        XCTAssertTrue(source.contains(said))
+        try Data(source.replacingOccurrences(of: said, with: #"send = { public_key = "client", format = "der-spki", also_accepts = ["der-pkcs1"] }"#).utf8).write(to: also)
+        func pythonRef(_ description: URL) throws -> UInt16 {
+            try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", description.path,
+                                                   "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        }
+        let both = try pythonRef(also), spkiOnly = try pythonRef(original)
+        let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
+        let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.takes.message-1.client-key-der-pkcs1"
+        for (port, expected) in [(both, Int32(0)), (zoo, 0), (spkiOnly, 1)] {
+            let junit = try scratch().appendingPathComponent("remote.xml")
+            let outcome = try crosscheck(["remote", "--protocol", also.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
+            let results = try outcomes(junit)
+            XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), expected == 0 ? [] : [probe], "port \(port): \(results)")
+            XCTAssertEqual(results[probe], expected == 0 ? "passed" : "failed", "port \(port): \(results)")
+        }
+    }
+
     /// Key agreement (`made_by = "agreement"`): the ECDH P-384 + HKDF + Fernet example against
     /// PythonRef's described server (a fresh agreement key per conversation: it passes even with
     /// `--strict`) and the zoo's independent server with a planted flaw: one that takes a point off
