@@ -31,7 +31,10 @@ def directory() -> Optional[str]:
 
 
 def key(bits: int, make: Callable[[], rsa.RSAPrivateKey], kind: str = "pyca") -> rsa.RSAPrivateKey:
-    """The next key of `bits` (e = 65537) for `kind`, from the cache when one is set, else make()."""
+    """The next key of `bits` (e = 65537) for `kind`, from the cache when one is set, else make().
+    PythonRef and the zoos' servers share `pyca`: they never run in one process with their own counts
+    (a zoo server hosted in crosscheck's interpreter imports this same module), and a zoo server that
+    makes a key per connection then reuses PythonRef's keys instead of filling the cache with its own."""
     folder = directory()
     if folder is None:
         return make()

@@ -98,7 +98,7 @@ def rsa_private_key(path=None, bits=2048):
     if path:
         with open(path, "rb") as handle:
             return serialization.load_pem_private_key(handle.read(), password=None)
-    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits), kind="zoo")
+    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits))
 
 
 def ec_public_key(path):

@@ -60,7 +60,7 @@ def rsa_private_key(path, bits):
         if not isinstance(key, rsa.RSAPrivateKey):
             sys.exit("%s is not an RSA private key" % path)
         return key
-    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits), kind="zoo")
+    return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=65537, key_size=bits))
 
 
 def pem(label, der):
