@@ -87,7 +87,8 @@ struct RunCommand: ParsableCommand {
         let hosted = try appOptions.apps(files: files.files, quiet: report.quiet)
         defer { hosted.forEach { $0.stop() }; AppOptions.printCoverage() }
         let apps = hosted.map { AppSubject($0, folder: appOptions.folder) }
-        let checks = runner.selected(SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps))
+        let built = SuiteCatalog.checks(for: suiteNames, context: context, sessions: sessions, apps: apps)
+        let checks = runner.selected(built)
         guard !checks.isEmpty else {
             throw UsageError("no check matches --filter '\(filter ?? "")' in suites \(suiteNames.joined(separator: ","))")
         }
@@ -103,8 +104,10 @@ struct RunCommand: ParsableCommand {
         var footer: [String] = []
         if let known {
             // Stale: an entry no check of any suite (in either transport) is called by. Most entries
-            // name a check this run ran; only for the rest is the whole catalog built.
-            var stale = known.stale(among: checks.map(\.fullName))
+            // name a check of the suites this run built (whatever --filter kept of them); only for
+            // the rest is the whole catalog built (a second time: with --filter, the decoding of every
+            // Wycheproof file twice was most of a short run's time).
+            var stale = known.stale(among: built.map(\.fullName))
             if !stale.isEmpty {
                 let every = SessionOptions(factories: sessions.factories, inProcess: true, loopback: true, pythonExecutable: files.executable)
                 // The seed apps' checks are named even when --app picks another app: their entries are not stale then.
