@@ -126,8 +126,7 @@ final class DescribedProtocolCLITests: XCTestCase {
 
     func testRemote_seedDescription_passesPythonRefAndAnIndependentServer_failsAPaddingOracle() throws {
         let root = CrosscheckBinary.root
-        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../protocols/rsa-socket.toml",
-                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let pythonRef = try servers.startDescribedPythonRef("../protocols/rsa-socket.toml")
         let independent = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/base_server.py", "--padding", "pkcs1", "--host", "127.0.0.1", "--port", "0"], in: root)
         let oracle = try servers.start("/usr/bin/python3", ["Tests/Zoo/rsa_socket/oracle_error_text.py", "--host", "127.0.0.1", "--port", "0"], in: root)
         for (port, expected) in [(pythonRef, Int32(0)), (independent, 0), (oracle, 1)] {
@@ -243,8 +242,7 @@ final class DescribedProtocolCLITests: XCTestCase {
             return file
         }
         let limited = try variant(1000), widest = try variant(65535)
-        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", limited.path,
-                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let pythonRef = try servers.startDescribedPythonRef(limited.path)
         let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
         let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.refuses.message-1.over-max-message"
         for (port, expected) in [(pythonRef, Int32(0)), (zoo, 1)] {
@@ -279,11 +277,7 @@ final class DescribedProtocolCLITests: XCTestCase {
         let said = #"send = { public_key = "client", format = "der-spki" }"#
         XCTAssertTrue(source.contains(said))
         try Data(source.replacingOccurrences(of: said, with: #"send = { public_key = "client", format = "der-spki", also_accepts = ["der-pkcs1"] }"#).utf8).write(to: also)
-        func pythonRef(_ description: URL) throws -> UInt16 {
-            try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", description.path,
-                                                   "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
-        }
-        let both = try pythonRef(also), spkiOnly = try pythonRef(original)
+        let both = try servers.startDescribedPythonRef(also.path), spkiOnly = try servers.startDescribedPythonRef(original.path)
         let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
         let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.takes.message-1.client-key-der-pkcs1"
         for (port, expected) in [(both, Int32(0)), (zoo, 0), (spkiOnly, 1)] {
@@ -305,8 +299,7 @@ final class DescribedProtocolCLITests: XCTestCase {
     func testRemote_agreementExample_passesPythonRef_failsAnOffCurvePoint_reportsAStaticKey() throws {
         let root = CrosscheckBinary.root
         let file = "examples/protocols/ecdh-p384-hkdf-fernet.toml"
-        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../" + file,
-                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let pythonRef = try servers.startDescribedPythonRef("../" + file)
         let zoo = "Tests/DescribedZoo/ecdh_p384_hkdf_fernet.py"
         let offCurve = try servers.start("/usr/bin/python3", [zoo, "--host", "127.0.0.1", "--port", "0", "--plant", "no-point-check"], in: root)
         let staticKey = try servers.start("/usr/bin/python3", [zoo, "--host", "127.0.0.1", "--port", "0", "--plant", "static-key"], in: root)
@@ -860,9 +853,7 @@ final class DescribedProtocolCLITests: XCTestCase {
     /// SIGINT stops a described run at its next conversation (not after every audit) and leaves a
     /// valid report marked partial, with exit 130: nothing the run did not do reads as a pass.
     func testRemote_interrupted_stopsAndWritesAPartialReport() throws {
-        let root = CrosscheckBinary.root
-        let pythonRef = try servers.start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", "../protocols/rsa-socket.toml",
-                                                               "--host", "127.0.0.1", "--port", "0", "--quiet"], in: root.appendingPathComponent("PythonRef"))
+        let pythonRef = try servers.startDescribedPythonRef("../protocols/rsa-socket.toml")
         let proxy = try FaultProxy(fault: .delay, upstreamPort: pythonRef)  // every chunk 50 ms late: the audits take many seconds
         defer { proxy.stop() }
         let junit = try scratch().appendingPathComponent("partial.xml")

@@ -57,6 +57,13 @@ final class TestServers {
                   in: CrosscheckBinary.root.appendingPathComponent("PythonRef"))
     }
 
+    /// `python3 -m pythonref described-server --protocol DESCRIPTION` on a free port (a relative
+    /// DESCRIPTION is read from PythonRef/, the server's folder).
+    func startDescribedPythonRef(_ description: String) throws -> UInt16 {
+        try start("/usr/bin/python3", ["-m", "pythonref", "described-server", "--protocol", description, "--host", "127.0.0.1", "--port", "0", "--quiet"],
+                  in: CrosscheckBinary.root.appendingPathComponent("PythonRef"))
+    }
+
     func stopAll() {
         for process in processes where process.isRunning { process.terminate(); process.waitUntilExit() }
         processes = []
