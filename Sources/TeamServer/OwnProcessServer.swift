@@ -460,7 +460,10 @@ public enum ProcessGroup {
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {  // ::ffff:a.b.c.d
             return bytes[12...].map(String.init).joined(separator: ".")
         }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        return stride(from: 0, to: 16, by: 2).map { (i: Int) -> String in
+            let group: UInt16 = UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1])
+            return String(group, radix: 16)
+        }.joined(separator: ":")
     }
 
     static func allPIDs() -> [pid_t] {

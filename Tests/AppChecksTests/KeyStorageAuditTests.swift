@@ -205,7 +205,7 @@ final class KeyStorageAuditTests: XCTestCase {
     }
 
     func testKeyFinder_findsEveryWrittenForm() {
-        let key = Data((0..<32).map { UInt8(($0 * 37 + 11) & 0xff) })
+        let key = Data((0..<32).map { (i: Int) -> UInt8 in UInt8((i * 37 + 11) & 0xff) })
         let keyFinder = KeyFinder([KeyMaterial(key, "the key")])
         struct Finder { let finder: KeyFinder; func form(_ data: Data) -> String? { finder.hits(data).first?.form } }
         let finder = Finder(finder: keyFinder)

@@ -73,9 +73,9 @@ final class CCCryptOpenSSLCLITests: XCTestCase {
     func testEncryptsWhatOpenSSLDecrypts_andDecryptsWhatOpenSSLEncrypts() throws {
         for (cipher, keyLength) in [("aes-128-cbc", 16), ("aes-192-cbc", 24), ("aes-256-cbc", 32)] {
             for length in [0, 1, 15, 16, 17, 100] {
-                let key = Data((0..<keyLength).map { UInt8(($0 * 13 + length) % 256) })
-                let iv = Data((0..<16).map { UInt8(($0 * 7 + 3) % 256) })
-                let message = Data((0..<length).map { UInt8(($0 * 5 + 1) % 256) })
+                let key = Data((0..<keyLength).map { (i: Int) -> UInt8 in UInt8((i * 13 + length) % 256) })
+                let iv = Data((0..<16).map { (i: Int) -> UInt8 in UInt8((i * 7 + 3) % 256) })
+                let message = Data((0..<length).map { (i: Int) -> UInt8 in UInt8((i * 5 + 1) % 256) })
                 let ours = crypt(kCCEncrypt, options: kCCOptionPKCS7Padding, key: key, iv: iv, input: message)
                 XCTAssertEqual(ours.status, CCCryptorStatus(kCCSuccess))
                 let decrypted = try runProgram("/usr/bin/openssl", ["enc", "-d", "-\(cipher)", "-K", key.hex, "-iv", iv.hex], input: ours.output)

@@ -97,7 +97,7 @@ final class Seed004AppTests: XCTestCase {
         let key = try app.currentKey()
         XCTAssertEqual(key.count, 32)
         let scratch = try Scratch()
-        let plaintext = Data((0..<5000).map { UInt8(($0 * 7 + 1) % 256) })
+        let plaintext = Data((0..<5000).map { (i: Int) -> UInt8 in UInt8((i * 7 + 1) % 256) })
         try plaintext.write(to: scratch.file("Sample.text"))
         try app.sealFile(at: scratch.file("Sample.text"), to: scratch.file("Sample.sealed"))
         let sealed = try Data(contentsOf: scratch.file("Sample.sealed"))

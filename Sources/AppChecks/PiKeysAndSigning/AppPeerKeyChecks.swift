@@ -186,7 +186,8 @@ enum AppPeerKeyChecks {
                     // Header, the first half of the base64 lines, footer: a PEM that parses as PEM and holds half a key.
                     let lines = String(decoding: whole, as: UTF8.self).split(separator: "\n")
                     let body = lines.dropFirst().dropLast()
-                    return Data(([lines[0]] + body.prefix(body.count / 2) + [lines[lines.count - 1]]).joined(separator: "\n").utf8 + [0x0a])
+                    let kept: [Substring] = [lines[0]] + body.prefix(body.count / 2) + [lines[lines.count - 1]]
+                    return Data(kept.joined(separator: "\n").utf8) + [0x0a]
                 }
                 if format.hasPrefix("base64-") {
                     let text = String(decoding: whole, as: UTF8.self)

@@ -139,7 +139,8 @@ struct CBCOracleAudit {
     static func lateDifference(_ a: Data?, _ b: Data?) -> String? {
         guard let a, let b, a != b else { return nil }
         let x = Array(a), y = Array(b)
-        let offset = (0..<min(x.count, y.count)).first { x[$0] != y[$0] } ?? min(x.count, y.count)
+        let common: Int = min(x.count, y.count)
+        let offset: Int = (0..<common).first { (i: Int) -> Bool in x[i] != y[i] } ?? common
         guard offset >= 48 else { return nil }
         func around(_ data: Data) -> String {
             let piece = Data(data.dropFirst(max(0, offset - 8)).prefix(24))

@@ -123,8 +123,8 @@ public struct InsecureMD4: Sendable {
 
     /// §3.4: rounds 1–3 on one block (X[0…15], little-endian words).
     private mutating func process(_ block: [UInt8]) {
-        let x: [UInt32] = (0..<16).map { i in
-            (0..<4).reduce(UInt32(0)) { word, k in word | UInt32(block[4 * i + k]) << (8 * k) }
+        let x: [UInt32] = (0..<16).map { (i: Int) -> UInt32 in
+            (0..<4).reduce(UInt32(0)) { (word: UInt32, k: Int) -> UInt32 in word | UInt32(block[4 * i + k]) << UInt32(8 * k) }
         }
         func rotl(_ v: UInt32, _ s: UInt32) -> UInt32 { (v << s) | (v >> (32 - s)) }
         let f = { (x: UInt32, y: UInt32, z: UInt32) in (x & y) | (~x & z) }
