@@ -21,7 +21,7 @@ DEBIAN_PACKAGES := pkg-config openssl libssl-dev python3 python3-dev python3-cry
                    python3-pytest libxml2-utils libcurl4-openssl-dev iproute2 systemd curl \
                    chromium python3-junitparser python3-venv testssl.sh python3-flask python3-pycryptodome
 
-.PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13
+.PHONY: venv-current vectors-implicit-rejection test-interop-current test-debian13 test-key-pool
 .PHONY: help deps build interop test test-ats test-swift test-units test-python test-junit test-reports bench clean vectors wycheproof wycheproof-unseen vendor-wycheproof pi pi-selftest test-pi-selftest fuzz libfuzzer mutants described-mutants described-seed-verdicts test-zoo corpus
 
 help:
@@ -136,9 +136,13 @@ space := $(empty) $(empty)
 # n-th key a process makes is the cache's n-th: distinct within a process, the same across them):
 # key generation was the largest share of the run's CPU (WireCrypto's RSATestKeyCache says why).
 # Test runs only: a user's `make interop`, `make mutants` or `crosscheck remote` makes fresh keys.
+# A fresh checkout (every CI run) starts the cache from Tests/TestKeys/, the keys one whole run made:
+# making them again took about 2 minutes of CPU (Tests/TestKeys/README.md). Files already there stay.
+TEST_KEY_POOL := Tests/TestKeys/rsa-test-keys.tar.gz
 test: export CROSSCHECK_TEST_KEY_CACHE := $(CURDIR)/.build/test-key-cache
 test: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	mkdir -p "$$CROSSCHECK_TEST_KEY_CACHE" && tar -xzf $(TEST_KEY_POOL) -C "$$CROSSCHECK_TEST_KEY_CACHE" --skip-old-files
 	rest=$$($(XCTEST) --list-tests | grep -E '^[A-Za-z]+\.[A-Za-z]+/' | cut -d/ -f1 | sort -u \
 	        | grep -vxF -e $(subst $(space), -e ,$(strip $(TEST_LANE_APPS) $(TEST_LANE_DESCRIBED))) | paste -sd, -); \
 	bash scripts/test-lanes.sh \
@@ -402,6 +406,14 @@ CORPUS ?= /work/corpus
 corpus: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product crosscheck
 	CORPUS=$(CORPUS) CROSSCHECK=$(DEBUG_BIN) bash corpus/run/all.sh
+
+# Tests/TestKeys/'s pool, made again from the keys a whole `make test` made: from an empty cache
+# (rm -rf .build/test-key-cache, make test), then this. Test keys only: no user's run reads them.
+test-key-pool:
+	@ls .build/test-key-cache/rsa-*.der >/dev/null 2>&1 || { echo "make test-key-pool: .build/test-key-cache is empty; run make test first"; exit 66; }
+	cd .build/test-key-cache && ls | grep -E '^rsa-[a-z]+-[0-9]+-[0-9]+\.der$$' \
+	    | tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -czf $(CURDIR)/$(TEST_KEY_POOL) -T -
+	@echo "make test-key-pool: $$(tar -tzf $(TEST_KEY_POOL) | wc -l) keys in $(TEST_KEY_POOL)"
 
 clean:
 	rm -rf .build .build-fuzz reports

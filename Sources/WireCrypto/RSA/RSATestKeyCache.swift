@@ -12,7 +12,8 @@ import Foundation
 /// so no check sees one key where the protocol has two; across processes they repeat, which a test
 /// run does not care about. Unset (every user's run), every key is fresh and nothing is read.
 ///
-/// A cached file that is not a key of the size asked for is made again, never trusted.
+/// A cached file that is not a key of the size asked for is made again, never trusted. `make test`
+/// starts a fresh checkout's cache from Tests/TestKeys/ (the keys one whole run made).
 enum RSATestKeyCache {
     static let environmentVariable = "CROSSCHECK_TEST_KEY_CACHE"
 
