@@ -50,6 +50,27 @@ import Frames
 import Fuzzing
 import WireProtocol
 
+// It takes no arguments (its settings are the environment's, above): --help says so, and anything
+// else is refused rather than silently starting a run of several minutes.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--help"] || arguments == ["-h"] {
+    print("""
+        usage: crosscheck-bench   (make bench builds it in release and runs it)
+        Measures each speed figure beside its baseline on this machine, now, and prints MET or NOT MET
+        against its target; exits 1 when one is not met. Takes no arguments. Environment:
+          BENCH_SECONDS=S  seconds per measurement (default 3)
+          BENCH_ROUNDS=N   alternating rounds, the best of each side counts (default 3)
+          BENCH_ONLY=LIST  sections: bridge,aes,rsa,sessions,teamserver,digest,ec,described
+          BENCH_LOOP=NAME:COUNT  one operation COUNT times, no clock (for perf and callgrind): aes-seal,
+                           aes-into, server-inprocess, teamserver-aes
+        """)
+    exit(0)
+}
+if !arguments.isEmpty {
+    FileHandle.standardError.write(Data("crosscheck-bench: takes no arguments, found '\(arguments.joined(separator: " "))' (settings are environment variables: crosscheck-bench --help)\n".utf8))
+    exit(64)
+}
+
 let environment = ProcessInfo.processInfo.environment
 let seconds = Double(environment["BENCH_SECONDS"] ?? "") ?? 3
 /// Rounds per figure: crosscheck and its baseline are measured alternately, and each side's best

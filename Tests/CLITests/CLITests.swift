@@ -21,6 +21,20 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// `make bench`'s binary takes its settings from the environment: --help says so at once, and an
+    /// argument is refused (it once started the whole run of several minutes for either).
+    func testBenchBinary_helpExitsZero_andAnArgumentIsRefused() throws {
+        let bench = binary.deletingLastPathComponent().appendingPathComponent("crosscheck-bench")
+        let help = try CrosscheckBinary.run(["--help"], executable: bench)
+        XCTAssertEqual(help.status, 0, help.stderr)
+        XCTAssertTrue(help.stdout.hasPrefix("usage: crosscheck-bench"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("BENCH_ONLY="), help.stdout)
+        let refused = try CrosscheckBinary.run(["--seconds", "1"], executable: bench)
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.contains("takes no arguments, found '--seconds 1'"), refused.stderr)
+        XCTAssertEqual(refused.stdout, "", "nothing was measured")
+    }
+
     func testUsageErrors_exit64WithAHint() throws {
         for arguments in [["frobnicate"], ["run", "--bogus"], ["run", "--seed", "abc"], ["run", "--suite", "nope"], [], ["run", "extra"]] {
             let outcome = try crosscheck(arguments)
