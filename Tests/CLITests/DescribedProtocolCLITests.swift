@@ -35,6 +35,16 @@ final class DescribedProtocolCLITests: XCTestCase {
         return found
     }
 
+    /// `remote --protocol DESCRIPTION` against a server already listening on `port`: crosscheck's
+    /// outcome and each testcase's (`outcomes`).
+    func remote(port: UInt16, protocol description: String, options: [String] = []) throws
+        -> (outcome: CrosscheckBinary.Outcome, results: [String: String]) {
+        let junit = try scratch().appendingPathComponent("remote-\(UUID().uuidString).xml")
+        let outcome = try crosscheck(["remote", "--protocol", description, "--host", "127.0.0.1", "--port", String(port),
+                                      "--junit", junit.path, "--quiet"] + options)
+        return (outcome, try outcomes(junit))
+    }
+
     /// Starts a test's own server (`python3 SCRIPT ARGUMENTS`, which prints `LISTENING <port>`), runs
     /// `remote --protocol` against it, and checks the exit status and each testcase's outcome
     /// (`expect`: name after `prefix` → "passed", "failed" or "skipped").
@@ -42,11 +52,8 @@ final class DescribedProtocolCLITests: XCTestCase {
                 status: Int32, prefix: String, expect: [String: String], file: StaticString = #filePath, line: UInt = #line) throws {
         let label = ([script.lastPathComponent] + arguments).joined(separator: " ")
         let port = try servers.start("/usr/bin/python3", [script.path] + arguments, in: folder)
-        let junit = folder.appendingPathComponent("remote-\(UUID().uuidString).xml")
-        let outcome = try crosscheck(["remote", "--protocol", description, "--host", "127.0.0.1", "--port", String(port),
-                                      "--junit", junit.path, "--quiet"] + options)
+        let (outcome, results) = try remote(port: port, protocol: description, options: options)
         XCTAssertEqual(outcome.status, status, "\(label): " + outcome.stdout + outcome.stderr, file: file, line: line)
-        let results = try outcomes(junit)
         for (testcase, verdict) in expect.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(results[prefix + testcase], verdict, "\(label): \(testcase) in \(results)", file: file, line: line)
         }
@@ -246,20 +253,16 @@ final class DescribedProtocolCLITests: XCTestCase {
         let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
         let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.refuses.message-1.over-max-message"
         for (port, expected) in [(pythonRef, Int32(0)), (zoo, 1)] {
-            let junit = try scratch().appendingPathComponent("remote.xml")
-            let outcome = try crosscheck(["remote", "--protocol", limited.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            let (outcome, results) = try remote(port: port, protocol: limited.path)
             XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
-            let results = try outcomes(junit)
             XCTAssertEqual(results[probe], expected == 0 ? "passed" : "failed", "\(results)")
             XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), expected == 0 ? [] : [probe], "\(results)")
             if expected == 1 {
                 XCTAssertTrue(outcome.stdout.contains("a length prefix of 1001 (max_message is 1000) and 64 bytes, the server waited for the rest"), outcome.stdout)
             }
         }
-        let junit = try scratch().appendingPathComponent("widest.xml")
-        let outcome = try crosscheck(["remote", "--protocol", widest.path, "--host", "127.0.0.1", "--port", String(zoo), "--junit", junit.path, "--quiet"])
+        let (outcome, results) = try remote(port: zoo, protocol: widest.path)
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
-        let results = try outcomes(junit)
         XCTAssertEqual(results[probe.replacingOccurrences(of: "over-max-message", with: "garbage").replacingOccurrences(of: "refuses", with: "survives")], "passed", "\(results)")
         XCTAssertNil(results[probe], "a 2-byte prefix cannot say 65536: \(results)")
     }
@@ -281,10 +284,8 @@ final class DescribedProtocolCLITests: XCTestCase {
         let zoo = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/der_client_key_session.py", "--host", "127.0.0.1", "--port", "0"], in: root)
         let probe = "crosscheck.described.der-client-key-session.remote.fetch-content.takes.message-1.client-key-der-pkcs1"
         for (port, expected) in [(both, Int32(0)), (zoo, 0), (spkiOnly, 1)] {
-            let junit = try scratch().appendingPathComponent("remote.xml")
-            let outcome = try crosscheck(["remote", "--protocol", also.path, "--host", "127.0.0.1", "--port", String(port), "--junit", junit.path, "--quiet"])
+            let (outcome, results) = try remote(port: port, protocol: also.path)
             XCTAssertEqual(outcome.status, expected, "port \(port): " + outcome.stdout + outcome.stderr)
-            let results = try outcomes(junit)
             XCTAssertEqual(results.filter { $0.value == "failed" }.keys.sorted(), expected == 0 ? [] : [probe], "port \(port): \(results)")
             XCTAssertEqual(results[probe], expected == 0 ? "passed" : "failed", "port \(port): \(results)")
         }
