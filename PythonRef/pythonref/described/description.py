@@ -56,7 +56,10 @@ PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
 # so the value's length, encoding and place in a JSON or form hold whichever format came.
 TEXT_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "json-ne", "jwk")
 BINARY_KEY_FORMATS = ("der-spki", "der-pkcs1")
-RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256")
+RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256", "none")
+# none: textbook RSA, RSAEP/RSADP (RFC 8017 §5.1.1, §5.1.2) with OS2IP/I2OSP (§4.2, §4.1) and no padding, as
+# PyCrypto 2.x's _RSAobj.encrypt(m, K) / decrypt(c). Its sender sends long_to_bytes(c), which drops leading zero
+# bytes, so the ciphertext has no known length; the plaintext is 1 to k-1 bytes not starting with 0x00.
 # aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
 # 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
 # aes-eax: PyCryptodome's AES.MODE_EAX with its defaults (a 16-byte nonce and tag, no header); eax.py.
@@ -64,7 +67,10 @@ CIPHERS = ("aes-cbc", "aes-ctr", "aes-cfb", "aes-cfb8", "aes-gcm", "aes-ecb", "c
            "chacha20", "salsa20")
 SYM_PADDINGS = ("pkcs7", "zero", "pkcs7-32", "space", "sequence")
 CARRIES_AS = ("raw", "base64", "base64url", "base64url-padded", "hex")
-ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1")  # latin1: each byte as U+0000..U+00FF, in UTF-8
+# latin1: each byte as U+0000..U+00FF, in UTF-8. python2-tuple: the text Python 2 writes for str((data,)), data a
+# Python 2 str: "(" + repr(data) + ",)" (PyCrypto's encrypt returns a one-tuple, sent as str(pub.encrypt(m, 32))).
+ENCODINGS = ("raw", "base64", "base64url", "hex", "utf8", "latin1", "python2-tuple")
+UNSIZED_ENCODINGS = ("latin1", "python2-tuple")  # their length does not follow from the bytes' length
 CONFIG_NAMES = ("username", "password")
 TOKEN_KINDS = ("new", "issued")
 IV_BYTES = {"aes-cbc": 16, "aes-ctr": 16, "aes-cfb": 16, "aes-cfb8": 16, "aes-gcm": 12, "chacha20-poly1305": 12, "aes-eax": 16,
@@ -271,6 +277,9 @@ class Description:
                 seen.add(f"{v.path}: a fixed IV/nonce (a preshared secret)")
             if v.kind == "sealed" and v.cipher == "aes-ecb":
                 seen.add(f"{v.path}: aes-ecb shows equal blocks")
+            if v.kind == "rsa" and v.padding == "none":  # the Swift engine's wording
+                seen.add(f"{v.path}: RSA to key {v.arg} with no padding (textbook RSA, RFC 8017 §5.1.1): "
+                         "deterministic, and malleable (c·sᵉ decrypts to m·s)")
             if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
@@ -456,6 +465,11 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         fields["length_bytes"] = _choice(raw, "bytes", LENGTH_FIELD_BYTES, path, 4)
     if kind in ("rsa", "sealed"):
         fields["carries_as"] = _carries_as(raw, path, fields["carries"])
+    if (kind == "rsa" and fields["padding"] == "none" and fields["carries"].startswith("secret:")
+            and fields["carries_as"] == "raw"):
+        # RFC 8017 §4.2: OS2IP drops leading zeros, and I2OSP back gives the minimal bytes (long_to_bytes).
+        raise DescriptionError(_join(path, "carries_as"), "textbook RSA (padding none) of a raw secret loses a leading "
+                               "0x00 byte: write it with carries_as (hex, base64, …)")
     # What each kind may be encoded as: utf8 only for text payloads.
     text_payload = kind in ("text", "config", "token", "secret", "plain") or (
         kind == "public_key" and fields["format"].startswith("pem"))
@@ -694,24 +708,29 @@ def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]], keys: Opti
 
 def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None,
                          keys: Optional[dict[str, KeySpec]] = None) -> bool:
-    """Whether a receiver knows the value's length before reading it (concat splitting). latin1 text
-    has none: a byte over 0x7F takes two (but a utf8-zeropad16 secret's letters and digits take one)."""
+    """Whether a receiver knows the value's length before reading it (concat splitting). latin1 and
+    python2-tuple text have none: a byte over 0x7F takes two, or four as \\xNN (but a utf8-zeropad16 secret's
+    letters and digits take one in latin1). Nor has textbook RSA: its sender may drop leading zero bytes."""
     if v.kind in ("text", "length_of"):
         return True
+    if v.kind == "rsa" and v.padding == "none":
+        return False
     if v.kind in ("rsa", "digest", "nonce_of", "tag_of"):
-        return v.encoding != "latin1"
+        return v.encoding not in UNSIZED_ENCODINGS
     if v.kind == "secret":
         spec = (secrets or {}).get(v.arg)
         if spec is None:
             return True  # not known yet: checked again once the secrets are
         if spec.derive in PASSPHRASE_KEY_BYTES:
             return False  # a passphrase has any length
-        return v.encoding != "latin1" or spec.derive == "utf8-zeropad16"  # raw: `bytes`; utf8-zeropad16: `chars`
+        # raw: `bytes`; utf8-zeropad16: `chars`, one byte each in latin1 too
+        return v.encoding not in UNSIZED_ENCODINGS or (v.encoding == "latin1" and spec.derive == "utf8-zeropad16")
     if v.kind == "public_key":
         if keys is None:
             return True  # not known yet: checked again once the keys are
         spec_key = keys.get(v.arg)
-        return spec_key is not None and public_key_length(spec_key.type, v.format) is not None and v.encoding != "latin1"
+        return (spec_key is not None and public_key_length(spec_key.type, v.format) is not None
+                and v.encoding not in UNSIZED_ENCODINGS)
     if v.kind == "concat":
         return all(_static_length_known(p, secrets, keys) for p in v.arg)
     return False
@@ -1298,6 +1317,18 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     raise DescriptionError(_join(v.path, "padding"), "the conversation's message ends in "
                                            f"{'a space' if v.padding == 'space' else '0x00'}, which {v.padding} padding "
                                            "strips: it cannot be carried")
+                if v.kind == "rsa" and v.padding == "none":
+                    fixed = conv.message if v.carries == "message" else (
+                        v.carries[5:].encode("utf-8") if v.carries.startswith("text:") else None)
+                    k = keys[v.arg].bits // 8 if v.arg in keys else None
+                    if fixed is not None and (fixed[:1] in (b"", b"\x00") or (k is not None and len(fixed) >= k)):
+                        # OS2IP (RFC 8017 §4.2) of an empty or 0x00-led plaintext does not give it back, and
+                        # k bytes may not be below n (RSAEP §5.1.1 step 1).
+                        raise DescriptionError(_join(v.path, "padding"), "textbook RSA (padding none) carries 1 to k-1 "
+                                               "bytes not starting with 0x00; the "
+                                               + ("conversation's message" if v.carries == "message" else "stated text")
+                                               + (" is empty" if not fixed else " starts with 0x00" if fixed[0] == 0
+                                                  else f" has {len(fixed)} bytes, and k is {k}"))
                 if v.kind == "sealed" and v.iv.startswith("secret:"):
                     _check_iv_secret(v, secrets, knows_secret[me], knows_secret[peer], me, peer)
                 if v.carries.startswith("secret:"):

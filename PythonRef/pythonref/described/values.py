@@ -39,9 +39,10 @@ from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 
 from .. import aead, aes_cbc, eax, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..salsa20 import salsa20
-from ..errors import CryptoFailure
+from ..errors import CryptoFailure, ErrorKind
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
-                          Conversation, Description, SecretSpec, Value, field_secret, public_key_length, wire_parts)
+                          UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
+                          public_key_length, wire_parts)
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -155,7 +156,56 @@ def _no_constant(name: str) -> Any:
 # ---- encodings -----------------------------------------------------------------------------------
 
 
+# Python 2 repr's named escapes (Objects/stringobject.c, PyString_Repr), both ways.
+_PY2_ESCAPES = {0x09: b"\\t", 0x0A: b"\\n", 0x0D: b"\\r"}
+_PY2_UNESCAPES = {ord("t"): 0x09, ord("n"): 0x0A, ord("r"): 0x0D}
+
+
+def python2_tuple(data: bytes) -> bytes:
+    """str((data,)) in Python 2, data a str: "(" + repr(data) + ",)". repr (Objects/stringobject.c,
+    PyString_Repr) quotes with ' unless the bytes hold ' and no ", escapes that quote and the backslash,
+    writes \\t \\n \\r, any other byte below 0x20 or from 0x7F as \\x and two lowercase hex digits, the rest
+    as themselves."""
+    quote = ord('"') if b"'" in data and b'"' not in data else ord("'")
+    out = bytearray([ord("("), quote])
+    for b in data:
+        if b in (quote, ord("\\")):
+            out += bytes([ord("\\"), b])
+        elif b in _PY2_ESCAPES:
+            out += _PY2_ESCAPES[b]
+        elif b < 0x20 or b >= 0x7F:
+            out += b"\\x%02x" % b
+        else:
+            out.append(b)
+    return bytes(out + bytes([quote]) + b",)")
+
+
+def _from_python2_tuple(text: bytes) -> bytes:
+    """The bytes of a python2-tuple text, only as python2_tuple writes them: read leniently, then the
+    text must be what python2_tuple writes for what was read (its quote, its escapes, nothing else)."""
+    if len(text) < 5 or text[:1] != b"(" or text[1:2] not in (b"'", b'"') or text[-3:] != text[1:2] + b",)":
+        raise ValueError("not ('…',)")
+    body, out, i = text[2:-3], bytearray(), 0
+    while i < len(body):
+        if body[i] != ord("\\"):
+            out.append(body[i])
+            i += 1
+        elif body[i + 1:i + 2] == b"x":
+            out.append(int(body[i + 2:i + 4].decode("ascii"), 16))  # ValueError: not two hex digits
+            i += 4
+        elif i + 1 < len(body):
+            out.append(_PY2_UNESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            raise ValueError("a backslash at the end")
+    if python2_tuple(bytes(out)) != text:
+        raise ValueError("not as Python 2 writes it")
+    return bytes(out)
+
+
 def encode(data: bytes, encoding: str) -> bytes:
+    if encoding == "python2-tuple":
+        return python2_tuple(data)
     if encoding == "base64":
         return base64.b64encode(data)
     if encoding == "base64url":
@@ -189,6 +239,8 @@ def decode(data: bytes, encoding: str, what: str) -> bytes:
             if any(ord(c) > 0xFF for c in text):
                 raise ValueError("a character over U+00FF")
             return text.encode("latin-1")
+        if encoding == "python2-tuple":
+            return _from_python2_tuple(data)
         return data
     except (ValueError, binascii.Error):
         raise Refused(f"{what} is not valid {encoding}") from None
@@ -196,8 +248,8 @@ def decode(data: bytes, encoding: str, what: str) -> bytes:
 
 def encoded_length(n: int, encoding: str) -> Optional[int]:
     """The length of n bytes so encoded, when it follows from n alone."""
-    if encoding == "latin1":
-        return None  # bytes over 0x7F take two
+    if encoding in UNSIZED_ENCODINGS:
+        return None  # latin1: bytes over 0x7F take two; python2-tuple: escapes take two or four
     if encoding == "hex":
         return 2 * n
     if encoding == "base64":
@@ -211,6 +263,8 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
     """The value's length on the wire as its receiver knows it beforehand, or None."""
     if v.kind == "text":
         return len(v.arg.encode("utf-8"))
+    if v.kind == "rsa" and v.padding == "none":
+        return None  # PyCrypto's sender sends long_to_bytes(c): fewer than k bytes when c has leading zeros
     if v.kind == "rsa" and v.arg in ctx.private_keys:
         return encoded_length(rsa_cipher.modulus_bytes(ctx.private_keys[v.arg].key_size), v.encoding)
     if v.kind == "digest":
@@ -231,6 +285,42 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         lengths = [known_length(p, ctx) for p in v.arg]
         return None if None in lengths else sum(lengths)  # type: ignore[arg-type]
     return None
+
+
+# ---- textbook RSA (padding = "none") -------------------------------------------------------------
+
+
+def textbook_encrypt(key: rsa.RSAPublicKey, plaintext: bytes) -> bytes:
+    """RSAEP (RFC 8017 §5.1.1): c = m^e mod n, m = OS2IP(plaintext) (§4.2), c written as I2OSP(c, k) (§4.1),
+    as PyCrypto 2.x's _RSAobj.encrypt(m, K) computes it. The plaintext is 1 to k-1 bytes (so m < n) and does
+    not start with 0x00, which the receiver's integer could not give back; else CryptoFailure TOO_LONG, as a
+    padded plaintext over its limit."""
+    numbers = key.public_numbers()
+    k = rsa_cipher.modulus_bytes(key.key_size)
+    if not 1 <= len(plaintext) <= k - 1 or plaintext[0] == 0:
+        raise CryptoFailure(ErrorKind.TOO_LONG, f"plaintext is {len(plaintext)} bytes"
+                            + (" starting with 0x00" if plaintext[:1] == b"\x00" else "")
+                            + "; textbook RSA (padding none) carries 1 to k-1 bytes not starting with 0x00 "
+                            f"(k = {k} for a {key.key_size}-bit key)")
+    return pow(int.from_bytes(plaintext, "big"), numbers.e, numbers.n).to_bytes(k, "big")
+
+
+def textbook_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes) -> bytes:
+    """RSADP (RFC 8017 §5.1.2): m = c^d mod n, c = OS2IP(ciphertext) (§4.2), as PyCrypto 2.x's decrypt(c).
+    The ciphertext is 1 to k bytes (PyCrypto sends long_to_bytes(c), without leading zero bytes) and c < n
+    (§5.1.2 step 1); the plaintext is m's minimal big-endian bytes, b"\\x00" for m = 0 (long_to_bytes(m))."""
+    numbers = key.private_numbers()
+    n = numbers.public_numbers.n
+    k = rsa_cipher.modulus_bytes(key.key_size)
+    if not 1 <= len(ciphertext) <= k:
+        # The length is public, so saying so leaks nothing (as rsa_cipher.decrypt's wrong length).
+        raise Refused(f"RSA (none): ciphertext is {len(ciphertext)} bytes; textbook RSA with a {key.key_size}-bit key "
+                      f"takes 1 to {k}")
+    c = int.from_bytes(ciphertext, "big")
+    if c >= n:
+        raise Refused("the RSA ciphertext is not below the modulus (RFC 8017 §5.1.2 step 1)")
+    m = pow(c, numbers.d, n)
+    return m.to_bytes(max(1, (m.bit_length() + 7) // 8), "big")
 
 
 # ---- public keys ---------------------------------------------------------------------------------
@@ -836,7 +926,10 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
     if k == "rsa":
         try:
             plaintext = carried(v.carries, ctx, v.carries_as, v.fields)
-            ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, plaintext)
+            if v.padding == "none":
+                ct = textbook_encrypt(ctx.public_keys[v.arg], plaintext)
+            else:
+                ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, plaintext)
         except CryptoFailure as exc:
             raise Refused(f"cannot encrypt to key {v.arg!r}: {exc.detail}") from None
         return encode(ct, v.encoding)
@@ -998,6 +1091,9 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
             raise Refused("the message in the clear is not the conversation's message")
     elif k == "rsa":
         ct = decode(data, v.encoding, "the RSA ciphertext")
+        if v.padding == "none":
+            accept(v.carries, textbook_decrypt(ctx.private_keys[v.arg], ct), ctx, v.carries_as, v.fields)
+            return
         try:
             plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
         except CryptoFailure as exc:

@@ -803,7 +803,8 @@ extension DescribedRemoteRun {
     func checkBinarySafety(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         guard description.transport.kind == .tcp, description.transport.framing == .legacy else { return }
         for (index, step, answered) in clientSteps(conversation) where answered {
-            guard let value = step.send, rsaTarget(value) != nil else { continue }
+            // Textbook RSA is deterministic: a message has one ciphertext, which cannot be drawn again.
+            guard let value = step.send, let (_, padding) = rsaTarget(value), padding != .textbook else { continue }
             let hazards: [(String, @Sendable (Data) -> Bool)] = [
                 ("crlf-inside", { $0.dropLast().range(of: Data([0x0d, 0x0a])) != nil }),
                 ("line-end-last", { $0.last == 0x0a }),
@@ -1030,6 +1031,13 @@ extension DescribedRemoteRun {
         for (index, step) in judgedClientSteps(conversation) {
             guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
                   let key = known.party.knownPublicKeys[keyName] else { continue }
+            guard padding != .textbook else {
+                // Textbook RSA (RFC 8017 §5.1.2) checks nothing after decryption: there is no padding to
+                // leak. Its own weakness (deterministic, malleable) is reported with the description's.
+                record("\(conversation.name).oracle.rsa.message-\(index + 1)", suite: auditSuite,
+                       .skipped(reason: "note: textbook RSA (padding none) has no padding, so no padding oracle; it is reported weak as it is"), duration: 0)
+                continue
+            }
             self.step("\(conversation.name).oracle.rsa.message-\(index + 1)") {
                 var generator = SeededGenerator.forCheck("\(conversation.name).oracle.rsa.\(index)", seed: options.seed)
                 // Where the server answers only after the client's next message, a refusal that comes
@@ -1139,7 +1147,7 @@ extension DescribedRemoteRun {
     /// differs from the control's (taken, or refused another way: a silent close) keeps a fixed key.
     func checkFixedKeyAfterBadPadding(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step) in judgedClientSteps(conversation) {
-            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
+            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), padding != .textbook,
                   let key = known.party.knownPublicKeys[keyName], let secret = wrappedSecret(value),
                   usesSecret(conversation, secret.name, from: step) else { continue }
             let name = "\(conversation.name).oracle.rsa-fixed-key.message-\(index + 1)"
@@ -1284,7 +1292,8 @@ extension DescribedRemoteRun {
             return [
                 ("first-byte-01", { g in Data([0x01]) + g.bytes(k - 1) }),
                 ("first-byte-00-hash-wrong", { g in Data([0x00]) + g.bytes(k - 1) }),
-            ]
+            ]        case .textbook:
+            return []  // no padding: every block below n decrypts to some message
         }
     }
 

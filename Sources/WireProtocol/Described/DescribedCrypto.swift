@@ -12,7 +12,64 @@ public enum DescribedBytes {
         case .base64url: return Data(base64url(bytes, padded: false).utf8)
         case .hex: return Data(bytes.hexString.utf8)
         case .latin1: return Data(String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })).utf8)
+        case .python2Tuple: return python2Tuple(bytes)
         }
+    }
+
+    /// `str((data,))` in Python 2: "(" + repr(data) + ",)". repr (Objects/stringobject.c,
+    /// PyString_Repr) quotes with ' unless the bytes hold ' and no ", escapes that quote and the
+    /// backslash, writes \t \n \r, any other byte below 0x20 or from 0x7F as \x and two lowercase hex
+    /// digits, and the rest as themselves.
+    static func python2Tuple(_ bytes: Data) -> Data {
+        let quote: UInt8 = bytes.contains(0x27) && !bytes.contains(0x22) ? 0x22 : 0x27
+        var text: [UInt8] = [0x28, quote]
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in bytes {
+            switch byte {
+            case quote, 0x5C: text += [0x5C, byte]
+            case 0x09: text += [0x5C, 0x74]
+            case 0x0A: text += [0x5C, 0x6E]
+            case 0x0D: text += [0x5C, 0x72]
+            case 0x20..<0x7F: text.append(byte)
+            default: text += [0x5C, 0x78, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        text += [quote, 0x2C, 0x29]
+        return Data(text)
+    }
+
+    /// The bytes of a `python2-tuple` text, only as `python2Tuple` writes it (one way for each bytes).
+    static func parsePython2Tuple(_ text: Data) -> Data? {
+        let input = [UInt8](text)
+        guard input.count >= 5, input[0] == 0x28, input.suffix(2) == [0x2C, 0x29], [0x22, 0x27].contains(input[1]),
+              input[input.count - 3] == input[1] else { return nil }
+        var bytes: [UInt8] = []
+        var index = 2
+        let end = input.count - 3
+        func hexValue(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: return digit - 0x30
+            case 0x61...0x66: return digit - 0x57
+            default: return nil
+            }
+        }
+        while index < end {
+            let byte = input[index]
+            guard byte == 0x5C else { bytes.append(byte); index += 1; continue }
+            guard index + 1 < end else { return nil }
+            switch input[index + 1] {
+            case 0x74: bytes.append(0x09); index += 2
+            case 0x6E: bytes.append(0x0A); index += 2
+            case 0x72: bytes.append(0x0D); index += 2
+            case 0x78:
+                guard index + 3 < end, let high = hexValue(input[index + 2]), let low = hexValue(input[index + 3]) else { return nil }
+                bytes.append(high << 4 | low); index += 4
+            case let escaped: bytes.append(escaped); index += 2
+            }
+        }
+        // Strict: only the text repr writes for these bytes (its quote, its escapes, nothing else).
+        let data = Data(bytes)
+        return python2Tuple(data) == text ? data : nil
     }
 
     public static func decode(_ text: Data, _ encoding: ValueEncoding, what: String) throws -> Data {
@@ -31,6 +88,9 @@ public enum DescribedBytes {
         case .latin1:
             guard let text = String(validating: [UInt8](text), as: UTF8.self), text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { throw refusal }
             return Data(text.unicodeScalars.map { UInt8($0.value) })
+        case .python2Tuple:
+            guard let bytes = parsePython2Tuple(text) else { throw refusal }
+            return bytes
         case .hex:
             // Upper or lower case: base16 is case-insensitive (RFC 4648 §8), and `%02X` or Java's
             // printHexBinary write it in capitals; the engines write lowercase.
@@ -238,11 +298,42 @@ public enum DescribedBytes {
         return Data(number.isEmpty ? [0] : number)
     }
 
-    public static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding {
+    /// RSA encryption as the description's padding has it. Textbook RSA (RFC 8017 §5.1.1: m = OS2IP of
+    /// the plaintext, c = I2OSP(mᵉ mod n, k)) carries 1 to k − 1 bytes not starting with 0x00: the
+    /// receiver's integer cannot keep a leading zero byte, and k − 1 bytes are always below n.
+    public static func rsaEncrypt(_ plaintext: Data, to key: RSAPublicKey, padding: RSAPaddingName) throws -> Data {
+        guard let padded = rsaPadding(padding) else {
+            guard !plaintext.isEmpty, plaintext.count < key.modulusByteCount, plaintext.first != 0 else {
+                throw DescriptionError.partySetup(reason: "textbook RSA (padding none) carries 1 to \(key.modulusByteCount - 1) bytes not starting with 0x00 to a \(key.modulusByteCount * 8)-bit key; this plaintext has \(plaintext.count)\(plaintext.first == 0 ? " and starts with 0x00" : "")")
+            }
+            return try key._WEAK_AND_INSECURE_textbookEncrypt(plaintext)
+        }
+        return try key.encrypt(plaintext, padding: padded)
+    }
+
+    /// Textbook RSA decryption (RFC 8017 §5.1.2) of 1 to k bytes — PyCrypto sends `long_to_bytes(c)`,
+    /// without leading zero bytes — below n; the plaintext without leading zero bytes (one 0x00 for
+    /// m = 0), as PyCrypto's `long_to_bytes(m)`. The padded paddings go through `key.decrypt`.
+    public static func textbookDecrypt(_ ciphertext: Data, with key: RSAPrivateKey, name: String) throws -> Data {
+        let k = key.modulusByteCount
+        guard (1...k).contains(ciphertext.count) else {
+            throw DescribedRefusal(reason: "the textbook RSA ciphertext has \(ciphertext.count) bytes; key \(name) takes 1 to \(k)")
+        }
+        let block: Data
+        do { block = try key._WEAK_AND_INSECURE_textbookDecrypt(Data(count: k - ciphertext.count) + ciphertext) } catch {
+            throw DescribedRefusal(reason: "the textbook RSA ciphertext is not below key \(name)'s modulus (RFC 8017 §5.1.2 step 1)")
+        }
+        let plaintext = block.drop(while: { $0 == 0 })
+        return plaintext.isEmpty ? Data([0]) : Data(plaintext)
+    }
+
+    /// WireCrypto's padding for a padded RSA; nil for textbook RSA (`rsaEncrypt`, `textbookDecrypt`).
+    public static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding? {
         switch name {
         case .pkcs1: return ._WEAK_AND_INSECURE_PKCS_V1_5
         case .oaepSHA1: return .oaepSHA1
         case .oaepSHA256: return .oaepSHA256
+        case .textbook: return nil
         }
     }
 }

@@ -588,13 +588,13 @@ private struct Context {
                 party.probe = nil
                 let message = try plaintext(carries)
                 for _ in 0..<20_000 {
-                    let drawn = try key.encrypt(message, padding: DescribedBytes.rsaPadding(padding))
+                    let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding)
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
                 }
                 throw DescriptionError.partySetup(reason: "no ciphertext with the property in 20,000 draws")
             default: break
             }
-            let ciphertext = try key.encrypt(try plaintext(carries), padding: DescribedBytes.rsaPadding(padding))
+            let ciphertext = try DescribedBytes.rsaEncrypt(try plaintext(carries), to: key, padding: padding)
             return BuiltValue(bytes: DescribedBytes.encode(ciphertext, encoding))
         case let .sealed(sealed):
             let key = try secretKey(sealed.secret)
@@ -678,7 +678,8 @@ private struct Context {
     func length(of value: DescribedValue) -> Int? {
         switch value.kind {
         case let .text(text): return text.utf8.count
-        case let .rsa(name, _, _, encoding):
+        case let .rsa(name, padding, _, encoding):
+            if padding == .textbook { return nil }  // PyCrypto's sender drops the ciphertext's leading zero bytes
             if let key = try? party.privateKey(name) { return encoding.encodedLength(key.modulusByteCount) }
             return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
@@ -756,11 +757,15 @@ private struct Context {
         case let .rsa(name, padding, carries, encoding):
             let key = try party.privateKey(name)
             let ciphertext = try DescribedBytes.decode(bytes, encoding, what: "the RSA ciphertext")
+            guard let padded = DescribedBytes.rsaPadding(padding) else {
+                try accept(try DescribedBytes.textbookDecrypt(ciphertext, with: key, name: name), carries)
+                return
+            }
             guard ciphertext.count == key.modulusByteCount else {
                 throw DescribedRefusal(reason: "the RSA ciphertext has \(ciphertext.count) bytes; key \(name) needs exactly \(key.modulusByteCount)")
             }
             let plaintext: Data
-            do { plaintext = try key.decrypt(ciphertext, padding: DescribedBytes.rsaPadding(padding)) } catch {
+            do { plaintext = try key.decrypt(ciphertext, padding: padded) } catch {
                 throw DescribedRefusal(reason: "the RSA ciphertext does not decrypt with key \(name) (\(padding.rawValue)): \(error)")
             }
             try accept(plaintext, carries)

@@ -112,12 +112,17 @@ public enum ValueEncoding: String, Sendable, CaseIterable {
     /// Each byte as the character U+0000…U+00FF, the text in UTF-8: Python's `bytes.decode("latin-1")`
     /// returned as text (a Flask view that answers a ciphertext so).
     case latin1
+    /// The text Python 2 writes for `str((data,))`: `('…',)`, the bytes as Python 2's repr of a str
+    /// (Objects/stringobject.c, PyString_Repr). PyCrypto's `key.encrypt(m, K)` returns a one-tuple,
+    /// and servers send `str(pub.encrypt(msg, 32))`.
+    case python2Tuple = "python2-tuple"
 
     /// The length of `count` bytes so encoded, when it follows from the count alone.
     public func encodedLength(_ count: Int) -> Int? {
         switch self {
         case .raw, .utf8: return count
         case .latin1: return nil  // bytes over 0x7F take two
+        case .python2Tuple: return nil  // escapes take two or four
         case .hex: return 2 * count
         case .base64: return (count + 2) / 3 * 4
         case .base64url: return (count * 4 + 2) / 3
@@ -177,6 +182,9 @@ public enum RSAPaddingName: String, Sendable, CaseIterable {
     case pkcs1
     case oaepSHA1 = "oaep-sha1"
     case oaepSHA256 = "oaep-sha256"
+    /// No padding: textbook RSA (RFC 8017 §5.1.1 RSAEP, §5.1.2 RSADP), PyCrypto 2.x's
+    /// `key.encrypt(m, K)` / `key.decrypt(c)`. Deterministic and malleable: reported weak.
+    case textbook = "none"
 }
 
 public enum Carries: Sendable, Equatable {

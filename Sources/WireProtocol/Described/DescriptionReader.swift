@@ -473,7 +473,7 @@ struct DescriptionValidator {
             try checkAlsoAccepts(value, key: key, format: format)
             knownKeys[receiver]!.insert(name)
             learnAgreements()
-        case let .rsa(name, _, carries, encoding):
+        case let .rsa(name, padding, carries, encoding):
             guard let key = description.keys[name] else { throw unknownName(value, name, "key", Array(description.keys.keys)) }
             guard knownKeys[sender]!.contains(name) else {
                 throw impossible(value, "the \(sender.rawValue) encrypts to key \(name) but never learns its public half; send it first with { public_key = \"\(name)\" } or mark it `preshared = true`")
@@ -483,6 +483,20 @@ struct DescriptionValidator {
             try requireEncoded(encoding)
             if encoding == .utf8 { throw impossible(value, "an RSA ciphertext is not text; use raw, base64, base64url or hex") }
             try checkCarries(value, carries, from: sender)
+            if padding == .textbook {
+                // Textbook RSA's plaintext is an integer (RFC 8017 §4.2 OS2IP): a leading 0x00 byte is lost.
+                if case let .secret(secret, written) = carries, written == .raw {
+                    throw impossible(value, "textbook RSA (padding none) of raw secret \(secret) loses a leading 0x00 byte (one key in 256): write it as text with carries_as (hex, base64, base64url, base64url-padded)")
+                }
+                let stated: (what: String, bytes: Data)? = {
+                    if carries == .message, let message = conversation.message { return ("the conversation's message", message) }
+                    if case let .constant(text) = carries { return ("the stated text", Data(text.utf8)) }
+                    return nil
+                }()
+                if let (what, bytes) = stated, bytes.isEmpty || bytes.first == 0 || bytes.count >= key.bits / 8 {
+                    throw impossible(value, "textbook RSA (padding none) to a \(key.bits)-bit key carries 1 to \(key.bits / 8 - 1) bytes not starting with 0x00; \(what) has \(bytes.count)\(bytes.first == 0 ? " and starts with 0x00" : "")")
+                }
+            }
         case let .sealed(sealed):
             guard let secret = description.secrets[sealed.secret] else { throw unknownName(value, sealed.secret, "secret", Array(description.secrets.keys)) }
             guard knownSecrets[sender]!.contains(sealed.secret) else { throw impossible(value, "the \(sender.rawValue) seals with secret \(sealed.secret) before it knows it") }

@@ -222,7 +222,8 @@ public struct ProtocolDescription: Sendable {
     public func fixedLength(of value: DescribedValue) -> Int? {
         switch value.kind {
         case let .text(text): return text.utf8.count
-        case let .rsa(name, _, _, encoding): return keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
+        case let .rsa(name, padding, _, encoding):
+            return padding == .textbook ? nil : keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
         case let .lengthOf(bytes): return bytes
         case let .publicKey(name, format, encoding):
@@ -384,6 +385,8 @@ extension ProtocolDescription {
             switch value.kind {
             case let .rsa(name, padding, _, _) where padding == .pkcs1:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
+            case let .rsa(name, padding, _, _) where padding == .textbook:
+                found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with no padding (textbook RSA, RFC 8017 §5.1.1): deterministic, and malleable (c·sᵉ decrypts to m·s)")
             case let .json(fields), let .form(fields):
                 // A MAC over the ciphertext's field but not over the field its IV travels in: the IV can be
                 // changed under a valid MAC (CBC: the first block's plaintext, and its padding when it is the last).
