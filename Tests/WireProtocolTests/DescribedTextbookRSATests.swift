@@ -117,6 +117,35 @@ Bh+uPwtNc3zhxQ==
         XCTAssertEqual(taker.received["message"], Data("message 46255".utf8))
     }
 
+    /// A probe that needs a ciphertext with a property (remote's rsa-plus-modulus: room for c + n)
+    /// draws other messages, since textbook RSA gives one message one ciphertext; a stated message
+    /// cannot be redrawn, and its one ciphertext is all there is.
+    func testCiphertextWithAProperty_drawsOtherMessages_unlessTheMessageIsStated() throws {
+        let fixture = DescriptionFixture.text("textbook-rsa-python2-tuple")
+        let key = try RSAPrivateKey(pemRepresentation: Self.pem)
+        let lowFirstByte: @Sendable (Data) -> Bool = { $0.first.map { $0 < 0x08 } ?? false }  // one ciphertext in 32
+        func probed(_ toml: String) throws -> (DescribedParty, Data) {
+            let description = try ProtocolDescription(toml: toml)
+            let client = try DescribedParty(description: description, conversation: "encrypted-message", role: .client)
+            let server = try DescribedParty(description: description, conversation: nil, role: .server, privateKeys: ["server": key])
+            try server.receive(try XCTUnwrap(try client.nextMessage()))
+            try client.receive(try XCTUnwrap(try server.nextMessage()))
+            client.probe = .rsaCiphertextWhere(lowFirstByte)
+            guard case let .bytes(bytes)? = try client.nextMessage() else { throw DescribedRefusal(reason: "no message") }
+            return (client, bytes)
+        }
+        let (client, bytes) = try probed(fixture)
+        let ciphertext = try DescribedBytes.decode(Data(bytes.dropFirst("encrypted_message=".utf8.count)), .python2Tuple, what: "")
+        XCTAssertLessThan(ciphertext.first ?? 0xff, 0x08)
+        XCTAssertEqual(try DescribedBytes.textbookDecrypt(ciphertext, with: key, name: "server"), client.message)
+
+        // "hello pi"'s one ciphertext under this key begins 0x3d: no other message may be drawn.
+        let stated = fixture.replacingOccurrences(of: "name = \"encrypted-message\"", with: "name = \"encrypted-message\"\nmessage = \"hello pi\"")
+        XCTAssertThrowsError(try probed(stated)) { error in
+            XCTAssertTrue("\(error)".contains("no ciphertext with the property in 1 draw (textbook RSA: a fixed message has one ciphertext)"), "\(error)")
+        }
+    }
+
     func testDescription_refusesWhatTextbookRSACannotCarry_andReportsItWeak() throws {
         let fixture = DescriptionFixture.text("textbook-rsa-python2-tuple")
         XCTAssertEqual(try ProtocolDescription(toml: fixture).weaknesses.filter { $0.contains("textbook") }, [

@@ -484,7 +484,7 @@ extension DescribedRemoteRun {
     /// check) decrypts it and answers as if it were c; RFC 8017 §5.1.2 step 1 refuses anything not below
     /// n. The all-0xff probe cannot show this: reduced, it is random bytes whose padding fails either way.
     func checkModulusAdded(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation, index: Int, step: ProtocolDescription.Step) {
-        guard let value = step.cryptoValue, let (keyName, _) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
+        guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
         self.step("\(conversation.name).refuses.message-\(index + 1).rsa-plus-modulus") {
             let n = [UInt8](RSAInvalidKeys.modulus(of: key))
             let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
@@ -500,6 +500,9 @@ extension DescribedRemoteRun {
                     return part.rebuild(Data(sum))
                 }
             } catch DescriptionError.partySetup {
+                if padding == .textbook, known.party.conversation?.message != nil {
+                    return .skipped(reason: "textbook RSA gives the stated message one ciphertext, and it is not below 2^\(8 * key.modulusByteCount) − n: no room to add the modulus")
+                }
                 return .skipped(reason: "no ciphertext of the message is below 2^\(8 * key.modulusByteCount) − n in 20,000 draws: this modulus leaves no room to add it")
             }
             // The message unchanged would be taken: only a ciphertext actually sent as c + n is judged.

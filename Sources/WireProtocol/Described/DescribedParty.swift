@@ -164,6 +164,19 @@ public final class DescribedParty {
     var message: Data {
         if let ownMessage { return ownMessage }
         let made = conversation?.message ?? Data(("described " + Self.randomText(20)).utf8)
+        drewMessage = conversation?.message == nil
+        ownMessage = made
+        return made
+    }
+    /// Whether `message` is this party's own random draw (neither stated nor given), so another draw would do.
+    private var drewMessage = false
+
+    /// Another random message in place of a drawn one not yet sent (a probe that needs a ciphertext
+    /// with some property, where textbook RSA gives one message only one ciphertext); nil when the
+    /// message is stated, given or already sent.
+    fileprivate func redrawMessage(sent: Bool) -> Data? {
+        guard drewMessage, !sent else { return nil }
+        let made = Data(("described " + Self.randomText(20)).utf8)
         ownMessage = made
         return made
     }
@@ -586,12 +599,21 @@ private struct Context {
                 return BuiltValue(bytes: DescribedBytes.encode(try key._WEAK_AND_INSECURE_textbookEncrypt(block), encoding))
             case let .rsaCiphertextWhere(accept)?:
                 party.probe = nil
-                let message = try plaintext(carries)
+                let sentBefore = state.sentMessage
+                var message = try plaintext(carries)
+                var draws = 0
                 for _ in 0..<20_000 {
+                    draws += 1
                     let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding)
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
+                    // Textbook RSA has one ciphertext per message: draw another message where the party may.
+                    if padding == .textbook {
+                        guard carries == .message, let another = party.redrawMessage(sent: sentBefore) else { break }
+                        message = another
+                        state.lastSentPlaintext = another
+                    }
                 }
-                throw DescriptionError.partySetup(reason: "no ciphertext with the property in 20,000 draws")
+                throw DescriptionError.partySetup(reason: "no ciphertext with the property in \(draws) draw\(draws == 1 ? "" : "s")\(draws == 1 ? " (textbook RSA: a fixed message has one ciphertext)" : "")")
             default: break
             }
             let ciphertext = try DescribedBytes.rsaEncrypt(try plaintext(carries), to: key, padding: padding)
