@@ -61,7 +61,7 @@ final class DescribedProtocolCLITests: XCTestCase {
 
     func testRun_bothSeedsAndAnExample_everyPairingPasses() throws {
         for description in ["protocols/rsa-socket.toml", "protocols/aes-https.toml", "examples/protocols/rsa-wrapped-aes-gcm.toml",
-                            "examples/protocols/ecdh-p384-hkdf-fernet.toml"] {
+                            "examples/protocols/ecdh-p384-hkdf-fernet.toml", "examples/protocols/textbook-rsa-pycrypto-tuple.toml"] {
             let junit = try scratch().appendingPathComponent("run.xml")
             let outcome = try crosscheck(["run", "--protocol", description, "--seed", "7", "--junit", junit.path, "--quiet"])
             XCTAssertEqual(outcome.status, 0, "\(description): \(outcome.stderr)")

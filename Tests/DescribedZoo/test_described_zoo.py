@@ -2249,3 +2249,228 @@ def test_registry_descriptions_parse_and_every_plant_is_tested():
             assert plant["name"] in server_source
             assert plant["breaks"] and plant["expected_failing_checks"]
     assert tested
+
+
+# ---- textbook-rsa-pycrypto-tuple ---------------------------------------------------------------
+# "Client: OK" -> "public_key=" + the server's RSA-1024 key as SPKI PEM (no line end after its END
+# line) + "\n"; "encrypted_message=" + Python 2's str((c,)) of the textbook-RSA ciphertext c = m^e mod n
+# (m the message's integer, c written as k bytes) -> "Server: OK"; "Quit" -> "Server stopped\n" and a
+# close. The description states no `error`: a refusal is a close without an answer.
+
+TEXTBOOK = "textbook-rsa-pycrypto-tuple"
+
+
+def python2_str(data):
+    """Python 2's str((data,)) for a str `data`: ('…',), the bytes as PyString_Repr writes them (' unless
+    they hold ' and no ", that quote and \\ escaped, \\t \\n \\r, other bytes < 0x20 or >= 0x7f as \\xhh)."""
+    quote = '"' if b"'" in data and b'"' not in data else "'"
+    body = ""
+    for byte in data:
+        char = chr(byte)
+        if char in (quote, "\\"):
+            body += "\\" + char
+        elif char in "\t\n\r":
+            body += {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[char]
+        elif byte < 0x20 or byte >= 0x7F:
+            body += "\\x%02x" % byte
+        else:
+            body += char
+    return ("(" + quote + body + quote + ",)").encode("ascii")
+
+
+def test_python2_str_matches_what_python2_writes():
+    # Written out from CPython 2.7's rules above (checked against python2.7's own str((s,)) when written)
+    assert python2_str(b"abc") == b"('abc',)"
+    assert python2_str(b"it's") == b'("it\'s",)'
+    assert python2_str(b"'\"") == b"('\\'\"',)"
+    assert python2_str(b"\x00\t\n\r\\\x1f\x7f\x80\xff ~") == b"('\\x00\\t\\n\\r\\\\\\x1f\\x7f\\x80\\xff ~',)"
+    assert python2_str(b"") == b"('',)"
+
+
+def textbook_key(answer):
+    """The server's public numbers from its key message, checked byte for byte as the description has it."""
+    assert answer.startswith(b"public_key=-----BEGIN PUBLIC KEY-----\n"), answer[:60]
+    assert answer.endswith(b"\n-----END PUBLIC KEY-----\n") and not answer.endswith(b"\n\n"), answer[-40:]
+    lines = answer[len(b"public_key="):-1].split(b"\n")
+    assert all(len(line) == 64 for line in lines[1:-2]) and 0 < len(lines[-2]) <= 64     # 64-character lines
+    key = serialization.load_pem_public_key(answer[len(b"public_key="):-1])
+    assert isinstance(key, rsa.RSAPublicKey)
+    return key.public_numbers()
+
+
+def textbook_encrypt(numbers, text):
+    """Textbook RSA (RFC 8017 §5.1.1 RSAEP over OS2IP of the message): c as an integer."""
+    m = int.from_bytes(text, "big")
+    assert 0 < m < numbers.n
+    return pow(m, numbers.e, numbers.n)
+
+
+def textbook_k(numbers):
+    return (numbers.n.bit_length() + 7) // 8
+
+
+def textbook_conversation(port, build=None):
+    """One conversation; `build(numbers)` gives (the text after "encrypted_message=", the message it carries
+    or None), default a fresh message's ciphertext as k bytes. Returns (the message, the key's numbers,
+    the answer to the ciphertext, the answer to "Quit" or None, closed)."""
+    with connect(port) as sock:
+        wire = Legacy(sock)
+        sock.sendall(b"Client: OK")
+        numbers = textbook_key(wire.message())
+        if build is None:
+            text = message()
+            body = python2_str(textbook_encrypt(numbers, text).to_bytes(textbook_k(numbers), "big"))
+        else:
+            body, text = build(numbers)
+        sock.sendall(b"encrypted_message=" + body)
+        answer = wire.message()
+        if answer != b"Server: OK":
+            return text, numbers, answer, None, closed_within(sock, 2.0)
+        sock.sendall(b"Quit")
+        stopped = wire.message()
+        return text, numbers, answer, stopped, closed_within(sock, 2.0)
+
+
+def textbook_short_block(numbers):
+    """A message whose ciphertext has a leading zero byte: (the message, c)."""
+    while True:
+        text = message()
+        c = textbook_encrypt(numbers, text)
+        if c < 256 ** (textbook_k(numbers) - 1):
+            return text, c
+
+
+def textbook_plus_modulus(numbers):
+    """(a message, its ciphertext plus the modulus, still k bytes); the message b"\\x01" (c = 1) when no
+    drawn one leaves room."""
+    k = textbook_k(numbers)
+    for _ in range(2000):
+        text = message()
+        c = textbook_encrypt(numbers, text) + numbers.n
+        if c < 256 ** k:
+            return text, c.to_bytes(k, "big")
+    return b"\x01", (1 + numbers.n).to_bytes(k, "big")
+
+
+def textbook_refused(servers, plant, build):
+    """The server closes without an answer (the description has no `error`)."""
+    text, _, answer, stopped, closed = textbook_conversation(servers.port(TEXTBOOK, plant), build)
+    assert (answer, stopped, closed) == (b"", None, True)
+
+
+def test_textbook_rsa_pycrypto_tuple_correct(servers):
+    port = servers.port(TEXTBOOK)
+    text, numbers, answer, stopped, closed = textbook_conversation(port)
+    assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+    assert numbers.n.bit_length() == 1024 and numbers.e == 65537                 # RSA-1024, as the description
+    assert repr(text.decode()) in server_log(servers, TEXTBOOK)                   # it decrypted the message
+    k = textbook_k(numbers)
+
+    def short(numbers, cut):                              # PyCrypto's long_to_bytes: the leading zero byte dropped
+        text, c = textbook_short_block(numbers)
+        return python2_str(c.to_bytes(k - 1 if cut else k, "big")), text
+
+    for cut in (True, False):                             # k - 1 bytes, and the k-byte form with its 0x00 first
+        text, _, answer, stopped, closed = textbook_conversation(port, lambda numbers: short(numbers, cut))
+        assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+        assert repr(text.decode()) in server_log(servers, TEXTBOOK)
+    quoted = []
+
+    def with_a_quote(numbers):                            # a ciphertext holding ' and no ": Python 2 writes "…"
+        while True:
+            text = message()
+            block = textbook_encrypt(numbers, text).to_bytes(k, "big")
+            if b"'" in block and b'"' not in block:
+                quoted.append(python2_str(block))
+                return quoted[-1], text
+
+    text, _, answer, stopped, closed = textbook_conversation(port, with_a_quote)
+    assert quoted[0].startswith(b'("') and (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+
+    def quotes_swapped(numbers):                           # ("…",) for bytes Python 2 quotes with '
+        while True:
+            block = textbook_encrypt(numbers, message()).to_bytes(k, "big")
+            if b"'" not in block and b'"' not in block:
+                return b'("' + python2_str(block)[2:-3] + b'",)', None
+
+    def upper_hex(numbers):                                # \xAB: eval() reads it, Python 2 writes \xab
+        while True:
+            body = python2_str(textbook_encrypt(numbers, message()).to_bytes(k, "big"))
+            escapes = [i for i in range(len(body) - 3) if body[i:i + 2] == b"\\x" and body[i - 1:i] != b"\\"
+                       and any(c in b"abcdef" for c in body[i + 2:i + 4])]
+            if escapes:
+                i = escapes[0]
+                return body[:i + 2] + body[i + 2:i + 4].upper() + body[i + 4:], None
+
+    refusals = [
+        lambda numbers: (python2_str(numbers.n.to_bytes(k, "big")), None),                    # c = n
+        lambda numbers: (python2_str((256 ** k - 1).to_bytes(k, "big")), None),               # the largest k bytes
+        lambda numbers: (python2_str(textbook_plus_modulus(numbers)[1]), None),               # c + n
+        lambda numbers: (python2_str(b"\x00" + textbook_encrypt(numbers, message()).to_bytes(k, "big")), None),  # k + 1 bytes
+        lambda numbers: (python2_str(b""), None),                                              # no ciphertext
+        lambda numbers: (b'("a",)', None),                                                     # Python 2 writes ('a',)
+        quotes_swapped,
+        upper_hex,
+        lambda numbers: (b"(b" + python2_str(textbook_encrypt(numbers, message()).to_bytes(k, "big"))[1:], None),  # Python 3's bytes
+        lambda numbers: (python2_str(textbook_encrypt(numbers, message()).to_bytes(k, "big"))[:-2] + b")", None),  # no comma
+    ]
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(len(refusals)) as pool:                      # a thread per connection: at once
+        list(pool.map(lambda build: textbook_refused(servers, None, build), refusals))
+    for wrong in (b"Client: KO", b"Quit\0\0\0\0\0\0"):                                     # an unexpected first message
+        with connect(port) as sock:
+            sock.sendall(wrong)
+            assert Legacy(sock).message() == b"" and closed_within(sock, 2.0)
+    with connect(port) as sock:                                                               # a wrong label
+        wire = Legacy(sock)
+        sock.sendall(b"Client: OK")
+        numbers = textbook_key(wire.message())
+        sock.sendall(b"encrypted_msg=" + python2_str(textbook_encrypt(numbers, message()).to_bytes(k, "big")))
+        assert wire.message() == b"" and closed_within(sock, 2.0)
+    assert server_log(servers, TEXTBOOK).count("refused") >= len(refusals) + 3
+    text, _, answer, stopped, closed = textbook_conversation(port)                           # and it serves on
+    assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+    assert repr(text.decode()) in server_log(servers, TEXTBOOK)
+    assert servers.running[(TEXTBOOK, None)][0].poll() is None
+
+
+def test_textbook_rsa_pycrypto_tuple_plant_reduces_mod_n(servers):
+    plus_n = lambda numbers: (python2_str(textbook_plus_modulus(numbers)[1]), None)     # noqa: E731
+    textbook_refused(servers, None, plus_n)
+    text, _, answer, stopped, closed = textbook_conversation(servers.port(TEXTBOOK, "reduces-mod-n"), plus_n)
+    assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)     # c + n taken as c
+
+
+def test_textbook_rsa_pycrypto_tuple_plant_ok_on_garbage(servers):
+    import concurrent.futures
+    port = servers.port(TEXTBOOK, "ok-on-garbage")
+
+    def both(garbage):
+        textbook_refused(servers, None, lambda numbers: (garbage, None))
+        text, _, answer, stopped, closed = textbook_conversation(port, lambda numbers: (garbage, None))
+        assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+
+    garbages = (b"garbage", b'("a",)', b"__import__('os').system('true')")      # ('a',) would be c = 97: taken
+    with concurrent.futures.ThreadPoolExecutor(len(garbages)) as pool:
+        list(pool.map(both, garbages))
+
+
+def test_textbook_rsa_pycrypto_tuple_plant_pkcs1_unpad(servers):
+    port = servers.port(TEXTBOOK, "pkcs1-unpad")
+    textbook_refused(servers, "pkcs1-unpad", None)                                       # a correct textbook client: refused
+
+    def pkcs1_padded(numbers):                                                            # what the plant expects
+        text = message()
+        return python2_str(rsa.RSAPublicNumbers(numbers.e, numbers.n).public_key().encrypt(text, padding.PKCS1v15())), text
+
+    text, _, answer, stopped, closed = textbook_conversation(port, pkcs1_padded)
+    assert (answer, stopped, closed) == (b"Server: OK", b"Server stopped\n", True)
+    assert repr(text.decode()) in server_log(servers, TEXTBOOK, "pkcs1-unpad")
+
+
+def test_textbook_rsa_pycrypto_tuple_plant_serves_once(servers):
+    port = servers.port(TEXTBOOK, "serves-once")
+    assert textbook_conversation(port)[2:] == (b"Server: OK", b"Server stopped\n", True)
+    assert servers.running[(TEXTBOOK, "serves-once")][0].wait(5) is not None
+    with pytest.raises(OSError):
+        textbook_conversation(port)
