@@ -233,6 +233,9 @@ def test_raw_secret_under_textbook_rsa_is_refused() -> None:
     assert info.value.line is not None and "send = { rsa" in textbook().splitlines()[info.value.line - 1]
     loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s", carries_as = "hex" }'))  # taken
     loads(textbook('{ rsa = "server", padding = "pkcs1", carries = "secret:s" }'))  # padded: taken raw
+    # A text secret (letters and digits) never begins with 0x00: taken raw.
+    loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s" }').replace(
+        "bytes = 16", 'bytes = 16\nderive = "utf8-zeropad16"'))
 
 
 @pytest.mark.parametrize("message, said", [("", "is empty"), ("\\u0000abc", "starts with 0x00"),

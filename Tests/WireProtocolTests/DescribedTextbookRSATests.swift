@@ -178,5 +178,45 @@ Bh+uPwtNc3zhxQ==
             XCTAssertTrue("\(error)".contains("textbook RSA (padding none) of raw secret k loses a leading 0x00 byte"), "\(error)")
         }
         XCTAssertNoThrow(try ProtocolDescription(toml: rawSecret.replacingOccurrences(of: "carries = \"secret:k\"", with: "carries = \"secret:k\", carries_as = \"hex\"")))
+        // A text secret (letters and digits) never begins with 0x00: taken raw.
+        XCTAssertNoThrow(try ProtocolDescription(toml: rawSecret.replacingOccurrences(of: "bytes = 16", with: "bytes = 16\nderive = \"utf8-zeropad16\"")))
+    }
+
+    /// A textbook RSA value (no known length) before a hex secret (a known one): the receiver splits
+    /// the message by the secret's length. (Before, the party counted the secret as unknown too and
+    /// sliced past the end of a short message: a trap.)
+    func testConcat_textbookBeforeASecret_splitsByTheSecretsLength_andAShortMessageIsRefused() throws {
+        let toml = """
+        name = "textbook-then-secret"
+        [transport]
+        kind = "tcp"
+        [keys.server]
+        holder = "server"
+        bits = 1024
+        preshared = true
+        [secrets.s]
+        made_by = "client"
+        bytes = 16
+        [[conversation]]
+        name = "c"
+        [[conversation.step]]
+        from = "client"
+        send = { concat = [{ text = "m=" }, { rsa = "server", padding = "none" }, { secret = "s", encoding = "hex" }] }
+        """
+        let description = try ProtocolDescription(toml: toml)
+        let key = try RSAPrivateKey(pemRepresentation: Self.pem)
+        let secret = Data(repeating: 0xab, count: 16)
+        let client = try DescribedParty(description: description, conversation: "c", role: .client, knownPublicKeys: ["server": key.publicKey],
+                                        secrets: ["s": secret], message: Data("hello pi".utf8))
+        let sent = try XCTUnwrap(try client.nextMessage())
+        let server = try DescribedParty(description: description, conversation: nil, role: .server, privateKeys: ["server": key])
+        try server.receive(sent)
+        XCTAssertNil(server.refusal)
+        XCTAssertEqual(server.received["message"], Data("hello pi".utf8))
+        for short in ["m=", "m=12345", "m=" + String(repeating: "a", count: 32)] {
+            let refuser = try DescribedParty(description: description, conversation: nil, role: .server, privateKeys: ["server": key])
+            try? refuser.receive(.bytes(Data(short.utf8)))
+            XCTAssertNotNil(refuser.refusal, short)
+        }
     }
 }

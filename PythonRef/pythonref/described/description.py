@@ -465,11 +465,6 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         fields["length_bytes"] = _choice(raw, "bytes", LENGTH_FIELD_BYTES, path, 4)
     if kind in ("rsa", "sealed"):
         fields["carries_as"] = _carries_as(raw, path, fields["carries"])
-    if (kind == "rsa" and fields["padding"] == "none" and fields["carries"].startswith("secret:")
-            and fields["carries_as"] == "raw"):
-        # RFC 8017 §4.2: OS2IP drops leading zeros, and I2OSP back gives the minimal bytes (long_to_bytes).
-        raise DescriptionError(_join(path, "carries_as"), "textbook RSA (padding none) of a raw secret loses a leading "
-                               "0x00 byte: write it with carries_as (hex, base64, …)")
     # What each kind may be encoded as: utf8 only for text payloads.
     text_payload = kind in ("text", "config", "token", "secret", "plain") or (
         kind == "public_key" and fields["format"].startswith("pem"))
@@ -1317,6 +1312,12 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     raise DescriptionError(_join(v.path, "padding"), "the conversation's message ends in "
                                            f"{'a space' if v.padding == 'space' else '0x00'}, which {v.padding} padding "
                                            "strips: it cannot be carried")
+                if (v.kind == "rsa" and v.padding == "none" and v.carries.startswith("secret:") and v.carries_as == "raw"
+                        and getattr(secrets.get(v.carries[len("secret:"):]), "derive", None) not in TEXT_DERIVES):
+                    # RFC 8017 §4.2: OS2IP drops leading zeros, and I2OSP back gives the minimal bytes (long_to_bytes):
+                    # random bytes begin with 0x00 once in 256; a text secret (letters and digits) never does.
+                    raise DescriptionError(_join(v.path, "carries_as"), "textbook RSA (padding none) of a raw secret loses a "
+                                           "leading 0x00 byte: write it with carries_as (hex, base64, …)")
                 if v.kind == "rsa" and v.padding == "none":
                     fixed = conv.message if v.carries == "message" else (
                         v.carries[5:].encode("utf-8") if v.carries.startswith("text:") else None)

@@ -484,7 +484,7 @@ extension DescribedRemoteRun {
     /// check) decrypts it and answers as if it were c; RFC 8017 §5.1.2 step 1 refuses anything not below
     /// n. The all-0xff probe cannot show this: reduced, it is random bytes whose padding fails either way.
     func checkModulusAdded(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation, index: Int, step: ProtocolDescription.Step) {
-        guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
+        guard let value = step.cryptoValue, let (keyName, _) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
         self.step("\(conversation.name).refuses.message-\(index + 1).rsa-plus-modulus") {
             let n = [UInt8](RSAInvalidKeys.modulus(of: key))
             let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
@@ -499,11 +499,10 @@ extension DescribedRemoteRun {
                     changed = true
                     return part.rebuild(Data(sum))
                 }
-            } catch DescriptionError.partySetup {
-                if padding == .textbook, known.party.conversation?.message != nil {
-                    return .skipped(reason: "textbook RSA gives the stated message one ciphertext, and it is not below 2^\(8 * key.modulusByteCount) − n: no room to add the modulus")
-                }
-                return .skipped(reason: "no ciphertext of the message is below 2^\(8 * key.modulusByteCount) − n in 20,000 draws: this modulus leaves no room to add it")
+            } catch let DescriptionError.partySetup(reason) {
+                // The party says how many ciphertexts it drew: textbook RSA has one per message, and only a
+                // message the party drew itself, unread, may be drawn again.
+                return .skipped(reason: "no ciphertext of the message is below 2^\(8 * key.modulusByteCount) − n, so c + n does not fit in k bytes (\(reason))")
             }
             // The message unchanged would be taken: only a ciphertext actually sent as c + n is judged.
             guard changed else { return .skipped(reason: "the message's RSA part could not be taken apart") }
@@ -806,7 +805,8 @@ extension DescribedRemoteRun {
     func checkBinarySafety(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         guard description.transport.kind == .tcp, description.transport.framing == .legacy else { return }
         for (index, step, answered) in clientSteps(conversation) where answered {
-            // Textbook RSA is deterministic: a message has one ciphertext, which cannot be drawn again.
+            // Not on textbook RSA: a message has one ciphertext, and one with a line end in it needs other
+            // messages, which the probe may draw only for a message the client made and nothing read.
             guard let value = step.send, let (_, padding) = rsaTarget(value), padding != .textbook else { continue }
             let hazards: [(String, @Sendable (Data) -> Bool)] = [
                 ("crlf-inside", { $0.dropLast().range(of: Data([0x0d, 0x0a])) != nil }),

@@ -162,6 +162,7 @@ public final class DescribedParty {
 
     /// The conversation's message as this party sends it.
     var message: Data {
+        messageReads += 1
         if let ownMessage { return ownMessage }
         let made = conversation?.message ?? Data(("described " + Self.randomText(20)).utf8)
         drewMessage = conversation?.message == nil
@@ -170,12 +171,14 @@ public final class DescribedParty {
     }
     /// Whether `message` is this party's own random draw (neither stated nor given), so another draw would do.
     private var drewMessage = false
+    /// How often `message` was read: a message anything has read (sent, digested, measured) stays.
+    fileprivate private(set) var messageReads = 0
 
-    /// Another random message in place of a drawn one not yet sent (a probe that needs a ciphertext
-    /// with some property, where textbook RSA gives one message only one ciphertext); nil when the
-    /// message is stated, given or already sent.
-    fileprivate func redrawMessage(sent: Bool) -> Data? {
-        guard drewMessage, !sent else { return nil }
+    /// Another random message in place of a drawn one that nothing had read before the value now
+    /// being built (a probe that needs a ciphertext with some property, where textbook RSA gives one
+    /// message only one ciphertext); nil when the message is stated, given or was read before.
+    fileprivate func redrawMessage(readBefore: Bool) -> Data? {
+        guard drewMessage, !readBefore else { return nil }
         let made = Data(("described " + Self.randomText(20)).utf8)
         ownMessage = made
         return made
@@ -599,7 +602,7 @@ private struct Context {
                 return BuiltValue(bytes: DescribedBytes.encode(try key._WEAK_AND_INSECURE_textbookEncrypt(block), encoding))
             case let .rsaCiphertextWhere(accept)?:
                 party.probe = nil
-                let sentBefore = state.sentMessage
+                let readBefore = party.messageReads > 0
                 var message = try plaintext(carries)
                 var draws = 0
                 for _ in 0..<20_000 {
@@ -608,7 +611,7 @@ private struct Context {
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
                     // Textbook RSA has one ciphertext per message: draw another message where the party may.
                     if padding == .textbook {
-                        guard carries == .message, let another = party.redrawMessage(sent: sentBefore) else { break }
+                        guard carries == .message, let another = party.redrawMessage(readBefore: readBefore) else { break }
                         message = another
                         state.lastSentPlaintext = another
                     }
@@ -708,6 +711,7 @@ private struct Context {
         case let .lengthOf(bytes): return bytes
         case let .publicKey(name, format, encoding):
             return description.keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
+        case .secret: return description.fixedLength(of: value)  // as the reader counted it when it checked the concat
         case let .concat(parts):
             var total = 0
             for part in parts { guard let length = length(of: part) else { return nil }; total += length }
@@ -749,6 +753,10 @@ private struct Context {
         case let .concat(parts):
             let lengths = parts.map(length(of:))
             let known = lengths.compactMap { $0 }.reduce(0, +)
+            // The reader allows one part of unknown length; should two ever get here, refuse, never slice past the end.
+            guard lengths.filter({ $0 == nil }).count <= 1 else {
+                throw DescribedRefusal(reason: "the message has two parts of unknown length: it cannot be taken apart")
+            }
             guard bytes.count >= known, lengths.contains(where: { $0 == nil }) || bytes.count == known else {
                 throw DescribedRefusal(reason: "the message has \(bytes.count) bytes; its fixed parts alone need \(known)\(lengths.contains(where: { $0 == nil }) ? " or more" : "")")
             }

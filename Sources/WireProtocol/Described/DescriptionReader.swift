@@ -484,8 +484,9 @@ struct DescriptionValidator {
             if encoding == .utf8 { throw impossible(value, "an RSA ciphertext is not text; use raw, base64, base64url or hex") }
             try checkCarries(value, carries, from: sender)
             if padding == .textbook {
-                // Textbook RSA's plaintext is an integer (RFC 8017 §4.2 OS2IP): a leading 0x00 byte is lost.
-                if case let .secret(secret, written) = carries, written == .raw {
+                // Textbook RSA's plaintext is an integer (RFC 8017 §4.2 OS2IP): a leading 0x00 byte is lost,
+                // and random bytes begin with one once in 256. A text secret (letters and digits) never does.
+                if case let .secret(secret, written) = carries, written == .raw, description.secrets[secret]?.derive.isText != true {
                     throw impossible(value, "textbook RSA (padding none) of raw secret \(secret) loses a leading 0x00 byte (one key in 256): write it as text with carries_as (hex, base64, base64url, base64url-padded)")
                 }
                 let stated: (what: String, bytes: Data)? = {

@@ -231,7 +231,9 @@ public struct ProtocolDescription: Sendable {
         case let .secret(name, encoding):
             guard let secret = secrets[name] else { return nil }
             if secret.derive.isPassphrase { return nil }  // a given or received passphrase has any length
-            return secret.derive == .utf8ZeroPad16 ? secret.chars : encoding.encodedLength(secret.bytes)
+            // utf8-zeropad16: `chars` letters and digits, one byte each (in latin1 too), as PythonRef's known_length.
+            if secret.derive == .utf8ZeroPad16 { return encoding == .latin1 ? secret.chars : encoding.encodedLength(secret.chars) }
+            return encoding.encodedLength(secret.bytes)
         case let .concat(parts):
             var total = 0
             for part in parts {
