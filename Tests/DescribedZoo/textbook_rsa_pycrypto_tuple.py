@@ -10,11 +10,12 @@ the textbook-RSA ciphertext of its message (no padding: m = OS2IP(message), c = 
 that text strictly (only what Python 2 writes for some bytes), takes a ciphertext of 1 to k bytes
 (k the modulus length: PyCrypto's long_to_bytes drops leading zero bytes, a sender may keep them),
 refuses one not below the modulus (RSADP step 1, §5.1.2), decrypts m = c^d mod n with Python
-integers (pyca has no raw RSA), takes the plaintext as m's bytes without leading zero bytes, logs it
+integers (pyca has no raw RSA), takes the plaintext as m's bytes without leading zero bytes (one zero
+byte for m = 0, as PyCrypto's long_to_bytes), logs it
 and answers "Server: OK". The client sends "Quit"; the server answers "Server stopped\\n" and closes.
 The description has no `error`: anything that does not check (an unexpected message, a wrong
 label, a tuple text Python 2 would not write, a ciphertext of 0 or more than k bytes or not below
-n, an empty plaintext) is refused by closing without an answer; the log says why. A thread per
+n) is refused by closing without an answer; the log says why. A thread per
 connection: it serves every connection, one after another or at once.
 
 Plants (--plant):
@@ -125,10 +126,7 @@ def main():
         m = pow(c, d, n)                                        # textbook RSA (RSADP); a bare pow reduces c mod n
         if args.plant == "pkcs1-unpad":
             return pkcs1_unpad(m.to_bytes(k, "big"))
-        text = m.to_bytes((m.bit_length() + 7) // 8, "big")     # without leading zero bytes (long_to_bytes)
-        if not text:
-            raise Refused("an empty plaintext")
-        return text
+        return m.to_bytes(max(1, (m.bit_length() + 7) // 8), "big")  # without leading zero bytes; m = 0 is b"\x00" (long_to_bytes)
 
     def converse(sock, address):
         try:
