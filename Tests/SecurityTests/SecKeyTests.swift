@@ -73,6 +73,37 @@ final class SecKeyTests: XCTestCase {
         }
     }
 
+    /// `.rsaEncryptionRaw` is textbook RSA: what `openssl pkeyutl -pkeyopt rsa_padding_mode:none` does
+    /// with the message left-padded with zeros to the block (Apple reads the input as a number), both
+    /// ways; the decryption keeps the block's leading zeros, and the older SecPadding API's `.none` is it too.
+    func testRawEncryption_isOpenSSLsNoPadding_bothWays_leadingZerosKept() throws {
+        let (privateKey, publicKey) = Self.shared
+        let scratch = try Scratch()
+        let privateDER = try XCTUnwrap(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        try scratch.write("key.der", privateDER)
+        try scratch.openssl(["rsa", "-inform", "DER", "-in", "key.der", "-out", "key.pem"])
+        try scratch.openssl(["rsa", "-in", "key.pem", "-pubout", "-out", "pub.pem"])
+        XCTAssertTrue(SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionRaw))
+        XCTAssertTrue(SecKeyIsAlgorithmSupported(privateKey, .decrypt, .rsaEncryptionRaw))
+        XCTAssertFalse(SecKeyIsAlgorithmSupported(privateKey, .encrypt, .rsaEncryptionRaw))
+        let message = Data("hello pi".utf8)
+        let block = Data(count: 256 - message.count) + message
+        var error: Unmanaged<CFError>?
+        let cipher = try XCTUnwrap(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, message as CFData, &error) as Data?)
+        XCTAssertEqual(cipher.count, 256)
+        // Deterministic: the same message, the same ciphertext.
+        XCTAssertEqual(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, message as CFData, &error) as Data?, cipher)
+        try scratch.write("cipher.bin", cipher)
+        XCTAssertEqual(try scratch.openssl(["pkeyutl", "-decrypt", "-inkey", "key.pem", "-in", "cipher.bin", "-pkeyopt", "rsa_padding_mode:none"]), block)
+        try scratch.write("block.bin", block)
+        let fromOpenSSL = try scratch.openssl(["pkeyutl", "-encrypt", "-pubin", "-inkey", "pub.pem", "-in", "block.bin", "-pkeyopt", "rsa_padding_mode:none"])
+        XCTAssertEqual(fromOpenSSL, cipher)
+        XCTAssertEqual(SecKeyCreateDecryptedData(privateKey, .rsaEncryptionRaw, fromOpenSSL as CFData, &error) as Data?, block)
+        var legacy = [UInt8](repeating: 0, count: 256), length = 256
+        XCTAssertEqual(SecKeyEncrypt(publicKey, .none, [UInt8](message), message.count, &legacy, &length), errSecSuccess)
+        XCTAssertEqual(Data(legacy.prefix(length)), cipher)
+    }
+
     func testErrors_carryAppleStatusesInTheCFError() throws {
         let (privateKey, publicKey) = Self.shared
         func status(_ body: (UnsafeMutablePointer<Unmanaged<CFError>?>) -> AnyObject?) -> Int? {
@@ -88,7 +119,11 @@ final class SecKeyTests: XCTestCase {
         XCTAssertEqual(status { SecKeyCreateEncryptedData(privateKey, .rsaEncryptionOAEPSHA256, Data(count: 1) as CFData, $0) }, Int(errSecParam))
         XCTAssertEqual(status { SecKeyCreateDecryptedData(publicKey, .rsaEncryptionOAEPSHA256, Data(count: 256) as CFData, $0) }, Int(errSecParam))
         XCTAssertEqual(status { SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256AESGCM, Data(count: 1) as CFData, $0) }, Int(errSecUnimplemented))
-        XCTAssertEqual(status { SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, Data(count: 256) as CFData, $0) }, Int(errSecUnimplemented))
+        // .rsaEncryptionRaw (SecRSAKey.c): more than the block, or not below the modulus, is errSecParam.
+        XCTAssertEqual(status { SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, Data(count: 257) as CFData, $0) }, Int(errSecParam))
+        XCTAssertEqual(status { SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, Data(repeating: 0xff, count: 256) as CFData, $0) }, Int(errSecParam))
+        XCTAssertEqual(status { SecKeyCreateDecryptedData(privateKey, .rsaEncryptionRaw, Data(count: 257) as CFData, $0) }, Int(errSecParam))
+        XCTAssertEqual(status { SecKeyCreateDecryptedData(privateKey, .rsaEncryptionRaw, Data(repeating: 0xff, count: 256) as CFData, $0) }, Int(errSecParam))
         var error: Unmanaged<CFError>?
         var cipher = try XCTUnwrap(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA256, Data("x".utf8) as CFData, &error) as Data?)
         cipher[100] ^= 1

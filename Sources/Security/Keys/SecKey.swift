@@ -122,10 +122,10 @@ public struct SecKeyAlgorithm: Hashable, RawRepresentable, @unchecked Sendable {
     }
 
     /// Algorithms Apple supports for RSA keys that this module does not implement.
-    var isKnownButUnimplemented: Bool {
-        let name = rawValue as String
-        return name == "algid:encrypt:RSA:raw" || name.hasSuffix(":AESGCM")
-    }
+    var isKnownButUnimplemented: Bool { (rawValue as String).hasSuffix(":AESGCM") }
+
+    /// `.rsaEncryptionRaw`: textbook RSA, no padding (rawEncrypt, rawDecrypt).
+    var isRSARaw: Bool { (rawValue as String) == "algid:encrypt:RSA:raw" }
 }
 
 // MARK: - Generating keys
@@ -300,6 +300,7 @@ func tagData(_ value: Any) -> Data? {
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     if key.isEC { return ecAlgorithmSupported(key, operation, algorithm) }  // SecKeyEC.swift
     if operation == .sign || operation == .verify { return signatureSupported(key, operation, algorithm) }  // SecSignature.swift
+    if algorithm.isRSARaw, !key.isEC { return operation == .encrypt ? !key.isPrivate : operation == .decrypt && key.isPrivate }
     guard let padding = algorithm.rsaPadding else { return false }
     switch operation {
     case .encrypt: return !key.isPrivate && padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0
@@ -316,6 +317,7 @@ func rsaEncrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: Data) 
     if algorithm.isKnownButUnimplemented {
         return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))
     }
+    if algorithm.isRSARaw, case let .rsaPublic(publicKey) = key.material { return rawEncrypt(publicKey, plaintext) }
     guard let padding = algorithm.rsaPadding, case let .rsaPublic(publicKey) = key.material,
           padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0 else {
         return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))
@@ -339,6 +341,7 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
     if algorithm.isKnownButUnimplemented {
         return .failure(SecFailure(errSecUnimplemented, "\(name): not implemented here (see docs/APPLE-MODULES.md)"))
     }
+    if algorithm.isRSARaw, case let .rsaPrivate(privateKey) = key.material { return rawDecrypt(privateKey, blockSize: key.blockSize, ciphertext) }
     guard let padding = algorithm.rsaPadding, case let .rsaPrivate(privateKey) = key.material,
           padding.maxPlaintextLength(modulusBytes: key.blockSize) > 0 else {
         return .failure(SecFailure(errSecParam, "\(name): algorithm not supported by the key \(key)"))
@@ -360,6 +363,32 @@ func rsaDecrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: Data)
         return .success(try privateKey.decrypt(block, padding: padding))
     } catch {
         return .failure(SecFailure(errSecParam, "RSAdecrypt wrong input (err -27)"))
+    }
+}
+
+/// `.rsaEncryptionRaw` with a public key, as Apple's SecKeyAdaptors.m and SecRSAKey.c have it: the
+/// input is a big-endian number of at most the block size (a longer one: "input buffer bad size"),
+/// below the modulus ("RSApubkey wrong size of buffer to encrypt"), both errSecParam; the result is
+/// mᵉ mod n, block-size bytes with leading zeros. Textbook RSA (RFC 8017 §5.1.1): no padding at all.
+func rawEncrypt(_ publicKey: RSAPublicKey, _ plaintext: Data) -> Result<Data, SecFailure> {
+    let k = publicKey.modulusByteCount
+    guard plaintext.count <= k else { return .failure(SecFailure(errSecParam, "sign - input buffer bad size (\(plaintext.count) bytes)")) }
+    let block = Data(count: k - plaintext.count) + plaintext
+    guard block.lexicographicallyPrecedes(publicKey.modulus) else {
+        return .failure(SecFailure(errSecParam, "RSApubkey wrong size of buffer to encrypt"))
+    }
+    do { return .success(try publicKey._WEAK_AND_INSECURE_textbookEncrypt(block)) } catch {
+        return .failure(SecFailure(errSecInternalComponent, "RSA encryption failed: \(error)"))
+    }
+}
+
+/// `.rsaEncryptionRaw` with a private key: at most block-size bytes read as a number, cᵈ mod n as
+/// block-size bytes, leading zeros kept (the app strips them). A ciphertext not below the modulus
+/// is errSecParam (RFC 8017 §5.1.2 step 1; Apple hands the block to corecrypto's ccrsa_priv_crypt).
+func rawDecrypt(_ privateKey: RSAPrivateKey, blockSize: Int, _ ciphertext: Data) -> Result<Data, SecFailure> {
+    guard ciphertext.count <= blockSize else { return .failure(SecFailure(errSecParam, "sign - input buffer bad size (\(ciphertext.count) bytes)")) }
+    do { return .success(try privateKey._WEAK_AND_INSECURE_textbookDecrypt(Data(count: blockSize - ciphertext.count) + ciphertext)) } catch {
+        return .failure(SecFailure(errSecParam, "rsa_priv_crypt failed: the ciphertext is not below the modulus"))
     }
 }
 
