@@ -66,6 +66,26 @@ final class AppDescribedClientTests: XCTestCase {
         }
     }
 
+    /// Textbook RSA from the app's side: `.rsaEncryptionRaw` written as Python 2's tuple text passes
+    /// both servers; Python 3's `(b'…',)` is refused. (A PKCS#1 v1.5 block sent by mistake would pass:
+    /// textbook RSA decrypts any block below n, and this conversation states no message to compare.)
+    func testTextbookClient_rawEncryptionAsAPython2Tuple_passes_andPython3TextIsRefused() throws {
+        let good = try results(TextbookTupleClientApp("textbook-client"))
+        XCTAssertEqual(good.count, 2)
+        for (name, result) in good {
+            XCTAssertTrue(name.hasSuffix(".textbook-client.described.encrypted-message"), name)
+            XCTAssertEqual(result.verdict, "passed", "\(name): \(result.message)\n\(result.outcome)")
+        }
+        for plant in [TextbookTupleClientApp.Plant.python3Repr] {
+            let found = try results(TextbookTupleClientApp("planted-textbook-client", plant: plant))
+            XCTAssertEqual(found.count, 2, "\(plant)")
+            for (name, result) in found {
+                XCTAssertEqual(result.verdict, "failed", "\(plant) \(name): \(result.message)")
+                XCTAssertTrue(result.message.contains("was refused by the"), "\(plant) \(name): \(result.message)")
+            }
+        }
+    }
+
     func testADescriptionThatIsNotThere_isAnErrorThatSaysWhereItLooked() throws {
         let found = try runAppChecks([PhoneToPiClientApp("lost-client", description: "no/such.toml")], loopback: true, filter: "lost-client.described")
         XCTAssertEqual(found.count, 2)

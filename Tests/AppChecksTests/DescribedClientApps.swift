@@ -180,3 +180,63 @@ final class KeyInRequestClientApp: AppUnderTest, DescribedProtocolClient {
         return Data(plaintext.utf8)
     }
 }
+
+/// examples/protocols/textbook-rsa-pycrypto-tuple.toml from the app's side, written for these tests
+/// from the description as an iOS app talking to a PyCrypto Pi would be: the server's SPKI PEM after
+/// `public_key=`, the message encrypted with `SecKeyCreateEncryptedData(.rsaEncryptionRaw)` (textbook
+/// RSA: the message read as a number), sent as Python 2's `str((c,))` after `encrypted_message=`.
+/// Planted flaws where marked PLANTED.
+final class TextbookTupleClientApp: AppUnderTest, DescribedProtocolClient {
+    enum Plant { case none, python3Repr }
+    let identifier: String
+    let summary = "tests: a textbook-RSA client of a Python 2 server, with its own socket, written from the description"
+    let describedProtocol = "examples/protocols/textbook-rsa-pycrypto-tuple.toml"
+    let describedConversation = "encrypted-message"
+    let plant: Plant
+
+    init(_ identifier: String, plant: Plant = .none) { self.identifier = identifier; self.plant = plant }
+
+    /// Python 2's text of a one-tuple of a str: quoted with ' unless the bytes hold ' and no ", that
+    /// quote and the backslash escaped, \t \n \r, other bytes outside 0x20…0x7E as \xhh (lowercase).
+    static func python2Tuple(_ bytes: Data) -> String {
+        let quote: Character = bytes.contains(0x27) && !bytes.contains(0x22) ? "\"" : "'"
+        var text = "(" + String(quote)
+        for byte in bytes {
+            let character = Character(Unicode.Scalar(byte))
+            switch byte {
+            case 0x5C: text += "\\\\"
+            case _ where character == quote: text += "\\" + String(quote)
+            case 0x09: text += "\\t"
+            case 0x0A: text += "\\n"
+            case 0x0D: text += "\\r"
+            case 0x20...0x7E: text.append(character)
+            default: text += String(format: "\\x%02x", byte)
+            }
+        }
+        return text + String(quote) + ",)"
+    }
+
+    func runDescribedConversation(host: String, port: Int, timeout: TimeInterval) throws -> Data {
+        let socket = try BlockingSocket(host: host, port: port, timeout: timeout)
+        defer { socket.close() }
+        try socket.send(Data("Client: OK".utf8))
+        let greeting = try socket.read(until: Data("-----END PUBLIC KEY-----\n".utf8))
+        guard let text = String(data: greeting, encoding: .utf8), text.hasPrefix("public_key="),
+              let key = PiRSAHelper.publicKey(fromPEM: String(text.dropFirst("public_key=".count))) else {
+            throw AppFailure("read key", "the server sent \(greeting.prefix(40)) and no key after public_key=")
+        }
+        var error: Unmanaged<CFError>?
+        guard let ciphertext = SecKeyCreateEncryptedData(key, .rsaEncryptionRaw, Data("hello pi".utf8) as CFData, &error) as Data? else {
+            throw AppFailure("SecKeyCreateEncryptedData", "\(String(describing: error?.takeRetainedValue()))")
+        }
+        // PLANTED (python3Repr): the text Python 3 writes, bytes with a b prefix, as a port of a Python 3 client would.
+        let written = plant == .python3Repr ? "(b" + Self.python2Tuple(ciphertext).dropFirst() : Self.python2Tuple(ciphertext)
+        try socket.send(Data(("encrypted_message=" + written).utf8))
+        let answer = try socket.read(exactly: "Server: OK".utf8.count)
+        guard answer == Data("Server: OK".utf8) else { throw AppFailure("read answer", "the server answered \(String(decoding: answer, as: UTF8.self))") }
+        try socket.send(Data("Quit".utf8))
+        let stopped = try socket.read(until: Data("\n".utf8))
+        guard stopped == Data("Server stopped\n".utf8) else { throw AppFailure("read stop", "the server answered \(String(decoding: stopped, as: UTF8.self))") }
+        return Data()
+    }
+}
