@@ -43,13 +43,19 @@ final class SecKeyTests: XCTestCase {
         XCTAssertEqual(items.first?[kSecAttrKeySizeInBits as String] as? Int, 2048)
     }
 
-    func testEveryAlgorithm_roundTrips_andOpenSSLDecryptsIt_andTheReverse() throws {
-        let (privateKey, publicKey) = Self.shared
+    /// A scratch folder holding `privateKey` as key.pem and its public half as pub.pem, for openssl pkeyutl.
+    static func openSSLKeyFiles(_ privateKey: SecKey) throws -> Scratch {
         let scratch = try Scratch()
         let privateDER = try XCTUnwrap(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
         try scratch.write("key.der", privateDER)
         try scratch.openssl(["rsa", "-inform", "DER", "-in", "key.der", "-out", "key.pem"])
         try scratch.openssl(["rsa", "-in", "key.pem", "-pubout", "-out", "pub.pem"])
+        return scratch
+    }
+
+    func testEveryAlgorithm_roundTrips_andOpenSSLDecryptsIt_andTheReverse() throws {
+        let (privateKey, publicKey) = Self.shared
+        let scratch = try Self.openSSLKeyFiles(privateKey)
         let cases: [(SecKeyAlgorithm, [String])] = [
             (.rsaEncryptionPKCS1, ["-pkeyopt", "rsa_padding_mode:pkcs1"]),
             (.rsaEncryptionOAEPSHA1, ["-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:sha1", "-pkeyopt", "rsa_mgf1_md:sha1"]),
@@ -78,11 +84,7 @@ final class SecKeyTests: XCTestCase {
     /// ways; the decryption keeps the block's leading zeros, and the older SecPadding API's `.none` is it too.
     func testRawEncryption_isOpenSSLsNoPadding_bothWays_leadingZerosKept() throws {
         let (privateKey, publicKey) = Self.shared
-        let scratch = try Scratch()
-        let privateDER = try XCTUnwrap(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
-        try scratch.write("key.der", privateDER)
-        try scratch.openssl(["rsa", "-inform", "DER", "-in", "key.der", "-out", "key.pem"])
-        try scratch.openssl(["rsa", "-in", "key.pem", "-pubout", "-out", "pub.pem"])
+        let scratch = try Self.openSSLKeyFiles(privateKey)
         XCTAssertTrue(SecKeyIsAlgorithmSupported(publicKey, .encrypt, .rsaEncryptionRaw))
         XCTAssertTrue(SecKeyIsAlgorithmSupported(privateKey, .decrypt, .rsaEncryptionRaw))
         XCTAssertFalse(SecKeyIsAlgorithmSupported(privateKey, .encrypt, .rsaEncryptionRaw))

@@ -14,7 +14,9 @@ extension RSAPrivateKey {
     /// block decides what it means (textbook RSA: unsafe for anything but a padded block).
     public func _WEAK_AND_INSECURE_signRawBlock(_ block: Data) throws -> Data { try rawPrivateOperation(block, padding: RSA_NO_PADDING) }
 
-    private func rawPrivateOperation(_ input: Data, padding: Int32) throws -> Data {
+    /// The private operation (EVP_PKEY_sign) with `padding`; with RSA_NO_PADDING it is RFC 8017's
+    /// RSASP1, the same cᵈ mod n as RSADP (RSATextbook.swift), on exactly k bytes below n.
+    func rawPrivateOperation(_ input: Data, padding: Int32) throws -> Data {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_sign_init(context) == 1 else { throw openSSLFailure("EVP_PKEY_sign_init") }

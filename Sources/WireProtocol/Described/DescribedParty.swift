@@ -702,22 +702,17 @@ private struct Context {
     /// The length of a value's bytes when known before reading them.
     func length(of value: DescribedValue) -> Int? {
         switch value.kind {
-        case let .text(text): return text.utf8.count
-        case let .rsa(name, padding, _, encoding):
-            if padding == .textbook { return nil }  // PyCrypto's sender drops the ciphertext's leading zero bytes
+        case let .rsa(name, padding, _, encoding) where padding != .textbook:
+            // A key this side holds has its real size, which may differ from the description's `bits`.
             if let key = try? party.privateKey(name) { return encoding.encodedLength(key.modulusByteCount) }
-            return description.keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
-        case let .digest(encoding): return encoding.encodedLength(32)
-        case let .lengthOf(bytes): return bytes
-        case let .publicKey(name, format, encoding):
-            return description.keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
-        case .secret: return description.fixedLength(of: value)  // as the reader counted it when it checked the concat
         case let .concat(parts):
             var total = 0
             for part in parts { guard let length = length(of: part) else { return nil }; total += length }
             return total
-        default: return nil
+        default: break
         }
+        // Everything else as the reader counted it when it checked the concat: one rule for both.
+        return description.fixedLength(of: value)
     }
 
     mutating func parse(_ value: DescribedValue, _ bytes: Data, siblings: [String: Data] = [:]) throws {
