@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
+import secrets
 from functools import lru_cache
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -23,6 +25,13 @@ PrivateKey = rsa.RSAPrivateKey
 
 MIN_BITS = 1024
 MAX_BITS = 16384
+# Toy keys: what a protocol description's [keys] with bits 8 to 15 makes, for `padding = "per-character"`
+# values only (described/values.py; dianaxime/Lab6-Cifrado-PublicKeyEncription's rsa.py draws p, q =
+# getPrime(5)). Loaded only where the caller says the key is one: n from 128 to 32767 (8 to 15 bits), so
+# every character it encrypts is below U+8000 and never a surrogate (U+D800..U+DFFF).
+TOY_BITS = range(8, 16)
+TOY_MIN_N = 128
+TOY_MAX_N = 32767
 # pyca 38 only generates with e = 3 or 65537.
 ALLOWED_EXPONENTS = (3, 65537)
 
@@ -92,11 +101,12 @@ def _require_rsa_private(key: object) -> PrivateKey:
 _NUMBERS_RULE = "RFC 8017 §3.1 needs an odd e with 3 ≤ e < n"
 
 
-def _numbers_defect(n: int, e: int) -> str | None:
+def _numbers_defect(n: int, e: int, toy: bool = False) -> str | None:
     """What is wrong with (n, e) as an RSA public key, or None: the rule of WireCrypto's
     `requireValidRSANumbers` (RFC 8017 §3.1: n a product of odd primes, 3 ≤ e ≤ n − 1, e coprime
     to the even λ(n); the protocol's floor of 1024 bits, docs/PROTOCOL.md). e = 1 is the identity:
-    "encrypting" to it sends the padded message in the clear."""
+    "encrypting" to it sends the padded message in the clear. `toy`: a toy key's n (TOY_MIN_N to
+    TOY_MAX_N) instead of the floor."""
     if e < 0:
         return f"e is negative: no RSA key ({_NUMBERS_RULE})"
     if e == 0:
@@ -110,17 +120,20 @@ def _numbers_defect(n: int, e: int) -> str | None:
         return "the modulus n is not positive: no RSA key (RFC 8017 §3.1)"
     if n % 2 == 0:
         return "the modulus n is even: no RSA key (RFC 8017 §3.1: n is a product of odd primes)"
-    if n.bit_length() < MIN_BITS:
+    if toy and not TOY_MIN_N <= n <= TOY_MAX_N:
+        return (f"the modulus has {n.bit_length()} bits: a toy key's has 8 to 15 (n from {TOY_MIN_N} to {TOY_MAX_N}, "
+                'for padding = "per-character" only)')
+    if not toy and n.bit_length() < MIN_BITS:
         return f"the modulus has {n.bit_length()} bits: below the {MIN_BITS} bits the protocol requires (docs/PROTOCOL.md)"
     if e >= n:
         return f"e is not below n: no RSA key ({_NUMBERS_RULE})"
     return None
 
 
-def _require_valid_numbers(key: PublicKey | PrivateKey) -> None:
+def _require_valid_numbers(key: PublicKey | PrivateKey, toy: bool = False) -> None:
     public = key.public_key() if isinstance(key, rsa.RSAPrivateKey) else key
     numbers = public.public_numbers()
-    defect = _numbers_defect(numbers.n, numbers.e)
+    defect = _numbers_defect(numbers.n, numbers.e, toy)
     if defect is not None:
         raise _bad_key(defect)
 
@@ -156,7 +169,7 @@ def _element(der: bytes, index: int) -> tuple[int, int, int]:
     return der[index], start, start + length
 
 
-def _require_valid_public_numbers_in(der: bytes) -> None:
+def _require_valid_public_numbers_in(der: bytes, toy: bool = False) -> None:
     """The number rule (`_numbers_defect`) on an SPKI's or PKCS#1 key's INTEGERs, read from DER
     that `_der_defect` passed, before pyca sees them: pyca ≥ 42 refuses some such keys itself, in
     its own words, and pyca 38 loads them; both are told the same defect this way."""
@@ -175,7 +188,7 @@ def _require_valid_public_numbers_in(der: bytes) -> None:
         return  # not an RSA key's shape: the loader says what it is
     if n_tag != 0x02 or e_tag != 0x02:
         return
-    defect = _numbers_defect(int.from_bytes(der[n_start:n_end], "big"), int.from_bytes(der[e_start:e_end], "big"))
+    defect = _numbers_defect(int.from_bytes(der[n_start:n_end], "big"), int.from_bytes(der[e_start:e_end], "big"), toy)
     if defect is not None:
         raise _bad_key(defect)
 
@@ -266,7 +279,7 @@ def _is_encrypted_pkcs8(der: bytes) -> bool:
 
 
 @lru_cache(maxsize=128)
-def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
+def _load_private_cached(data: bytes, passphrase: bytes | None, toy: bool) -> PrivateKey:
     label = _pem_label(data)
     try:
         der: bytes | None
@@ -292,7 +305,7 @@ def _load_private_cached(data: bytes, passphrase: bytes | None) -> PrivateKey:
     # An encrypted key's DER is the encryption's: only its numbers can be checked.
     if der is not None and not _is_encrypted_pkcs8(der):
         _require_private_der(der, private)
-    _require_valid_numbers(private)
+    _require_valid_numbers(private, toy)
     return private
 
 
@@ -412,7 +425,7 @@ def _require_body_matches_label(data: bytes, label: bytes) -> bytes:
 
 
 @lru_cache(maxsize=128)
-def _load_public_only_cached(data: bytes) -> PublicKey:
+def _load_public_only_cached(data: bytes, toy: bool) -> PublicKey:
     label = _pem_label(data)
     try:
         if label is None:
@@ -420,13 +433,13 @@ def _load_public_only_cached(data: bytes) -> PublicKey:
             _require_one_structure(der)
             _require_no_der_defect(der)
             _require_rsa_encryption_spki(der)
-            _require_valid_public_numbers_in(der)
+            _require_valid_public_numbers_in(der, toy)
             key = ser.load_der_public_key(der)  # SPKI or bare PKCS#1 RSAPublicKey
         elif label in PUBLIC_PEM_LABELS:
             der = _require_body_matches_label(data, label)
             _require_no_der_defect(der)
             _require_rsa_encryption_spki(der)
-            _require_valid_public_numbers_in(der)
+            _require_valid_public_numbers_in(der, toy)
             key = ser.load_der_public_key(der)
         else:
             raise _bad_key(f"PEM label {label.decode()!r} is not a public key label")
@@ -435,29 +448,30 @@ def _load_public_only_cached(data: bytes) -> PublicKey:
     public = _require_rsa_public(key)
     # DER first: BER's oddities read as other numbers (a BIT STRING with unused bits shifts e).
     _require_public_der(der, public)
-    _require_valid_numbers(public)
+    _require_valid_numbers(public, toy)
     return public
 
 
-def load_private(data: bytes, passphrase: bytes | None = None) -> PrivateKey:
-    """PKCS#8 PEM/DER, PKCS#1 PEM/DER, encrypted PKCS#8 PEM/DER."""
-    return _load_private_cached(bytes(data), _norm_pass(passphrase))
+def load_private(data: bytes, passphrase: bytes | None = None, *, toy: bool = False) -> PrivateKey:
+    """PKCS#8 PEM/DER, PKCS#1 PEM/DER, encrypted PKCS#8 PEM/DER. `toy`: a toy key (TOY_MIN_N to
+    TOY_MAX_N), and only one, where the caller's description says the key is one."""
+    return _load_private_cached(bytes(data), _norm_pass(passphrase), toy)
 
 
-def load_public(data: bytes, passphrase: bytes | None = None) -> PublicKey:
-    """Any public key format, or any private key format (its public half)."""
+def load_public(data: bytes, passphrase: bytes | None = None, *, toy: bool = False) -> PublicKey:
+    """Any public key format, or any private key format (its public half). `toy`: as load_private."""
     data = bytes(data)
     label = _pem_label(data)
     if label is not None and label in PRIVATE_PEM_LABELS:
-        return load_private(data, passphrase).public_key()
+        return load_private(data, passphrase, toy=toy).public_key()
     if label is not None:
-        return _load_public_only_cached(data)
+        return _load_public_only_cached(data, toy)
     # DER carries no label: try public first, then private.
     try:
-        return _load_public_only_cached(data)
+        return _load_public_only_cached(data, toy)
     except CryptoFailure as public_failure:
         try:
-            return load_private(data, passphrase).public_key()
+            return load_private(data, passphrase, toy=toy).public_key()
         except CryptoFailure as private_failure:
             raise _bad_key(
                 f"DER is neither an RSA public key ({public_failure.detail})"
@@ -473,6 +487,34 @@ def generate(bits: int, e: int = 65537) -> PrivateKey:
     if e != 65537:
         return rsa.generate_private_key(public_exponent=e, key_size=bits)
     return test_key_cache.key(bits, lambda: rsa.generate_private_key(public_exponent=e, key_size=bits))
+
+
+def _primes(low: int, high: int) -> list[int]:
+    """The primes in [low, high), by trial division (high is at most 256 here)."""
+    return [p for p in range(max(low, 2), high) if all(p % f for f in range(2, math.isqrt(p) + 1))]
+
+
+def generate_toy(bits: int) -> PrivateKey:
+    """A fresh toy key of exactly `bits` bits (8 to 15), as textbook RSA makes one (RFC 8017 §3.1, §3.2):
+    distinct primes p, q drawn from those in [2^(h-1), 2^h), h = ceil(bits/2), until n = pq has `bits`
+    bits; e a random odd number in [3, φ) with gcd(e, φ) = 1, φ = (p-1)(q-1); d = e^-1 mod φ. An ordinary
+    pyca key (pyca loads and exports keys this small), with the CRT values RFC 8017 §3.2 names."""
+    if bits not in TOY_BITS:
+        raise bad_input(f"a toy key has 8 to 15 bits, got {bits}")
+    half = (bits + 1) // 2
+    candidates = _primes(1 << (half - 1), 1 << half)
+    while True:
+        p, q = secrets.choice(candidates), secrets.choice(candidates)
+        if p != q and (p * q).bit_length() == bits:
+            break
+    phi = (p - 1) * (q - 1)
+    while True:
+        e = 3 + 2 * secrets.randbelow(phi // 2 - 1)  # the odd numbers 3, 5, ..., φ - 1
+        if math.gcd(e, phi) == 1:
+            break
+    d = pow(e, -1, phi)
+    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p),
+                                 rsa.RSAPublicNumbers(e, p * q)).private_key()
 
 
 def public_info(key: PublicKey) -> dict[str, object]:

@@ -132,13 +132,14 @@ def described_description(path: str) -> described_engine.Description:
 
 # Keys loaded from PEM text, by that text: a harness opens thousands of parties with the same few
 # keys, and loading (with its checks) costs more than a conversation's RSA. Bounded like the registry.
-_KEYS: OrderedDict[str, Any] = OrderedDict()
+_KEYS: OrderedDict[tuple[str, bool], Any] = OrderedDict()
 _KEYS_LIMIT = 256
 
 
-def _loaded_key(pem: str, private: bool) -> Any:
+def _loaded_key(pem: str, private: bool, toy: bool = False) -> Any:
+    """`toy`: the description's key is a toy key (bits 8 to 15), and the RSA key must be one."""
     with _DESCRIPTIONS_LOCK:
-        key = _KEYS.get(pem)
+        key = _KEYS.get((pem, toy))
     if key is None:
         raw = pem.encode("ascii")
         # An EC or X25519 key (an ec-p256/ec-p384/x25519 description key) as pyca loads it; an RSA key
@@ -148,9 +149,9 @@ def _loaded_key(pem: str, private: bool) -> Any:
                                x25519.X25519PrivateKey, x25519.X25519PublicKey)):
             key = loaded
         else:
-            key = (rsa_keys.load_private if private else rsa_keys.load_public)(raw)
+            key = (rsa_keys.load_private if private else rsa_keys.load_public)(raw, toy=toy)
         with _DESCRIPTIONS_LOCK:
-            _KEYS[pem] = key
+            _KEYS[(pem, toy)] = key
             while len(_KEYS) > _KEYS_LIMIT:
                 _KEYS.popitem(last=False)
     return key
@@ -165,10 +166,12 @@ def open_described(path: str, conversation: Optional[str], role: str, private_ke
         if not all(isinstance(k, str) and isinstance(v, kind) for k, v in table.items()):
             raise bad_input(f"{what} must map names to {kind.__name__}")
     try:
+        description = described_description(path)
+        toy = {k.name for k in description.keys if k.type == "rsa" and k.bits in rsa_keys.TOY_BITS}
         party = described_engine.Party(
-            described_description(path), conversation, role,
-            private_keys={name: _loaded_key(pem, True) for name, pem in private_keys.items()},
-            known_public_keys={name: _loaded_key(pem, False) for name, pem in known_public_keys.items()},
+            description, conversation, role,
+            private_keys={name: _loaded_key(pem, True, name in toy) for name, pem in private_keys.items()},
+            known_public_keys={name: _loaded_key(pem, False, name in toy) for name, pem in known_public_keys.items()},
             secrets={name: bytes(value) for name, value in secrets.items()}, message=message,
             config={str(k): str(v) for k, v in config.items()})
     except (ValueError, UnicodeError, described_engine.DescriptionError) as exc:

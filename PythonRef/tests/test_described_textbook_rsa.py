@@ -254,7 +254,8 @@ def test_unknown_padding_lists_none() -> None:
     with pytest.raises(DescriptionError) as info:
         loads(textbook('{ rsa = "server", padding = "raw", carries = "message" }'))
     assert info.value.path == "conversation[0].step[2].send.padding"
-    assert info.value.message == 'padding must be one of "pkcs1", "oaep-sha1", "oaep-sha256", "none"; found \'raw\''
+    assert info.value.message == ('padding must be one of "pkcs1", "oaep-sha1", "oaep-sha256", "none", "per-character"; '
+                                  "found 'raw'")
 
 
 # ---- python2-tuple -------------------------------------------------------------------------------

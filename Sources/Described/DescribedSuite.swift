@@ -98,7 +98,7 @@ struct Cast {
         var keys: [String: RSAPrivateKey] = [:]
         var curveKeys: [String: CurvePrivateKey] = [:]
         for (name, key) in description.keys {
-            if key.type.isCurve { curveKeys[name] = try CurvePrivateKey(fresh: key.type) } else { keys[name] = try RSAPrivateKey(bits: key.bits) }
+            if key.type.isCurve { curveKeys[name] = try CurvePrivateKey(fresh: key.type) } else { keys[name] = try key.freshRSAKey() }
         }
         privateKeys = keys
         curvePrivateKeys = curveKeys

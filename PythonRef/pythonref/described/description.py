@@ -22,12 +22,16 @@ ROLES = ("client", "server")
 KINDS = ("tcp", "http", "https")
 FRAMINGS = ("legacy", "length-prefix", "line", "close")
 BITS = (1024, 2048, 3072, 4096)
+# A toy RSA key (rsa_keys.TOY_BITS): n of 8 to 15 bits, for padding = "per-character" values only, as
+# dianaxime/Lab6-Cifrado-PublicKeyEncription's rsa.py makes one (p, q = getPrime(5): a 10-bit n).
+TOY_BITS = tuple(range(8, 16))
+TOY_KEY_USE = 'bits 8 to 15 make a toy key, which only padding = "per-character" values use'
 SECRET_BYTES = (8, 12, 16, 24, 32)  # 8 and 12: a nonce sent alone (iv = "secret:NAME"), never a key
 DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-sha256-128")
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with")
+               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat")
 ERROR_THEN = ("close", "keep-open")  # a tcp conversation's error_then: after its error, the server closes or reads on
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
@@ -56,10 +60,17 @@ PUBLIC_KEY_FORMATS = (*KEY_FORMATS, "x962", "x962-compressed", "raw")
 # so the value's length, encoding and place in a JSON or form hold whichever format came.
 TEXT_KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "json-ne", "jwk")
 BINARY_KEY_FORMATS = ("der-spki", "der-pkcs1")
-RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256", "none")
+RSA_PADDINGS = ("pkcs1", "oaep-sha1", "oaep-sha256", "none", "per-character")
 # none: textbook RSA, RSAEP/RSADP (RFC 8017 §5.1.1, §5.1.2) with OS2IP/I2OSP (§4.2, §4.1) and no padding, as
 # PyCrypto 2.x's _RSAobj.encrypt(m, K) / decrypt(c). Its sender sends long_to_bytes(c), which drops leading zero
 # bytes, so the ciphertext has no known length; the plaintext is 1 to k-1 bytes not starting with 0x00.
+# per-character: RSAEP/RSADP (RFC 8017 §5.1.1, §5.1.2) of each character's code point alone with a toy key, the
+# ciphertext characters sent as UTF-8, as dianaxime/Lab6-Cifrado-PublicKeyEncription's rsa.py does
+# (chipertext += chr(E(ord(c), public)), E(m) = m**e % n; decrypt chr(D(ord(i), private))). Text only.
+PER_CHARACTER_CARRIES = ("message", "any-text")  # and "text:TEXT": UTF-8 text payloads
+PER_CHARACTER_MAX = 128  # what a per-character value states is below 2^7, the least n an 8-bit key can have
+PER_CHARACTER_BELOW = ("per-character RSA with a toy key carries characters below 128 (the smallest n of an "
+                       "8-bit key)")
 # aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
 # 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
 # aes-eax: PyCryptodome's AES.MODE_EAX with its defaults (a 16-byte nonce and tag, no header); eax.py.
@@ -90,7 +101,7 @@ REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `err
 MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
-    "text": (), "concat": (), "json": (), "config": (), "starts_with": (),
+    "text": (), "concat": (), "json": (), "config": (), "starts_with": (), "repeat": (),
     "public_key": ("format", "also_accepts", "encoding"),
     "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"),
@@ -280,6 +291,10 @@ class Description:
             if v.kind == "rsa" and v.padding == "none":  # the Swift engine's wording
                 seen.add(f"{v.path}: RSA to key {v.arg} with no padding (textbook RSA, RFC 8017 §5.1.1): "
                          "deterministic, and malleable (c·sᵉ decrypts to m·s)")
+            if v.kind == "rsa" and v.padding == "per-character":  # the Swift engine's wording
+                seen.add(f"{v.path}: RSA to key {v.arg} per character with a toy key of {self.key(v.arg).bits} bits "
+                         "(each character encrypted alone: a substitution table, read by factoring n or trying each "
+                         "character)")
             if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
@@ -386,6 +401,9 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
         if not parts:
             raise DescriptionError(kpath, "concat needs at least one part")
         v = Value("concat", tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts)), path)
+        for part in v.arg:
+            if part.kind == "repeat":
+                _not_whole(part.path)
         _check_concat(v, None)
     elif kind in ("json", "form"):
         if kind == "form" and in_json:
@@ -415,6 +433,10 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
     fields: dict[str, Any] = {"encoding": encoding}
     if kind in ("text", "starts_with"):
         pass
+    elif kind == "repeat":
+        _choice(raw, "repeat", ("received",), path, required=True)
+        if in_json:
+            _not_whole(path)
     elif kind == "config":
         if arg not in CONFIG_NAMES:
             raise DescriptionError(kpath, f"config must be one of {', '.join(CONFIG_NAMES)}; found {arg!r}")
@@ -432,6 +454,8 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
         fields["carries"] = _carries(raw, path)
         fields["fields"] = _json_fields(raw, path, fields["carries"])
+        if fields["padding"] == "per-character":
+            _check_per_character_carries(fields["carries"], _join(path, "carries"))
     elif kind == "sealed":
         fields.update(_sealed(raw, path))
     elif kind == "plain":
@@ -486,6 +510,22 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         raise DescriptionError(kpath, f"{kind} is only meaningful as a field of a json value, next to the sealed "
                                "value it belongs to")
     return Value(kind, arg, path, **fields)
+
+
+def _not_whole(path: str) -> None:
+    """repeat = "received" inside a concat, json or form (at `path`): it is a tcp step's whole message."""
+    raise DescriptionError(_join(path, "repeat"), 'repeat = "received" is the whole send of a tcp step (the last '
+                           "message this side received, sent back as it came): not a part of a concat, json or form")
+
+
+def _check_per_character_carries(carries: str, where: str) -> None:
+    """A per-character value carries UTF-8 text, one character at a time: the conversation's message, a
+    stated text (each character below 128, which any toy key's n exceeds) or any text."""
+    if carries not in PER_CHARACTER_CARRIES and not carries.startswith("text:"):
+        raise DescriptionError(where, "per-character RSA encrypts UTF-8 text one character at a time: carries must "
+                               f"be message, text:TEXT or any-text; found {carries!r}")
+    if carries.startswith("text:") and any(ord(c) >= PER_CHARACTER_MAX for c in carries[5:]):
+        raise DescriptionError(where, PER_CHARACTER_BELOW)
 
 
 def _also_accepts(raw: dict[str, Any], path: str) -> tuple[str, ...]:
@@ -705,11 +745,12 @@ def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = No
                          keys: Optional[dict[str, KeySpec]] = None) -> bool:
     """Whether a receiver knows the value's length before reading it (concat splitting). latin1 and
     python2-tuple text have none: a byte over 0x7F takes two, or four as \\xNN (but a utf8-zeropad16 secret's
-    letters and digits take one in latin1). Nor has textbook RSA: its sender may drop leading zero bytes."""
+    letters and digits take one in latin1). Nor has textbook RSA: its sender may drop leading zero bytes; nor
+    per-character RSA: its ciphertext characters take 1 to 3 bytes of UTF-8."""
     if v.kind in ("text", "length_of"):
         return True
-    if v.kind == "rsa" and v.padding == "none":
-        return False
+    if v.kind == "rsa" and v.padding in ("none", "per-character"):
+        return False  # per-character: a character's UTF-8 takes 1 to 3 bytes
     if v.kind in ("rsa", "digest", "nonce_of", "tag_of"):
         return v.encoding not in UNSIZED_ENCODINGS
     if v.kind == "secret":
@@ -866,8 +907,17 @@ def _key(name: str, k: dict[str, Any], p: str) -> KeySpec:
     key_type = _choice(k, "type", KEY_TYPES, p, "rsa")
     if key_type in KEY_BITS and "bits" in k:
         raise DescriptionError(f"{p}.bits", f"an {key_type} key is {KEY_BITS[key_type]} bits by its curve; remove bits")
-    bits = KEY_BITS.get(key_type) or _choice(k, "bits", BITS, p, 2048)
+    bits = KEY_BITS.get(key_type) or _bits(k, p)
     return KeySpec(name, _choice(k, "holder", ROLES, p, required=True), bits, _get(k, "preshared", bool, p, False), key_type)
+
+
+def _bits(k: dict[str, Any], p: str) -> int:
+    """An RSA key's `bits`: BITS, or TOY_BITS for a toy key (whose use _check_knowledge checks)."""
+    bits = _get(k, "bits", int, p, 2048)
+    if bits not in BITS and bits not in TOY_BITS:
+        raise DescriptionError(f"{p}.bits", f"bits must be one of {', '.join(map(str, BITS))}; found {bits!r}; "
+                               f"{TOY_KEY_USE}")
+    return int(bits)
 
 
 def _secret(name: str, s: dict[str, Any], p: str, keys: tuple[KeySpec, ...]) -> SecretSpec:
@@ -1187,6 +1237,18 @@ def _check_also_accepts(v: Value, spec: KeySpec) -> None:
                                    f"({', '.join(same)})")
 
 
+def _check_toy_key(v: Value, spec: KeySpec) -> None:
+    """A toy key (bits 8 to 15) is for per-character values only, and a per-character value needs one."""
+    per_character = v.kind == "rsa" and v.padding == "per-character"
+    if spec.type != "rsa" or per_character == (spec.bits in TOY_BITS):
+        return
+    if per_character:
+        raise DescriptionError(_join(v.path, "padding"), 'padding = "per-character" needs a toy key (bits 8 to 15 in '
+                               f"[keys.{spec.name}]); key {spec.name!r} is {spec.bits} bits")
+    use = f'with padding = "{v.padding}"' if v.kind == "rsa" else "as a public_key value"
+    raise DescriptionError(f"keys.{spec.name}.bits", f"{TOY_KEY_USE}; {v.path} uses key {spec.name!r} {use}")
+
+
 def _unknown_agreement(spec: SecretSpec, keys: dict[str, KeySpec], side: str) -> str:
     """Why `side` does not know agreement secret `spec` yet: the other key's public half."""
     other = next(k for k in spec.keys if keys[k].holder != side)
@@ -1203,6 +1265,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
     knows_secret = {r: {s.name for s in desc.secrets if s.made_by in (r, "preshared")} | _agreed(desc.secrets, knows_key[r])
                     for r in ROLES}
     token_issued = False
+    has_received = {r: False for r in ROLES}  # whether the side has received a message in this conversation
     for step in conv.steps:
         me, peer = step.sender, other[step.sender]
         learned_keys: set[str] = set()
@@ -1239,6 +1302,21 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     _check_also_accepts(v, keys[v.arg])
                 if v.kind == "rsa" and keys[v.arg].type != "rsa":
                     raise DescriptionError(kp, f"key {v.arg!r} is an {keys[v.arg].type} key; rsa encrypts to an RSA key")
+                if v.kind in ("rsa", "public_key"):
+                    _check_toy_key(v, keys[v.arg])
+                if v.kind == "rsa" and v.padding == "per-character" and v.carries == "message" and conv.message is not None:
+                    if not conv.message:  # an empty ciphertext is refused: there is nothing to decrypt
+                        raise DescriptionError(_join(p, "message"), "per-character RSA carries 1 or more characters; "
+                                               "the conversation's message is empty")
+                    if any(b >= 0x80 for b in conv.message):  # UTF-8: a byte over 0x7F is a character over U+007F
+                        raise DescriptionError(_join(p, "message"), PER_CHARACTER_BELOW)
+                if v.kind == "repeat":
+                    if desc.transport.is_http:
+                        raise DescriptionError(kp, 'repeat = "received" is the whole send of a tcp step; an http '
+                                               "request or response is not one")
+                    if not has_received[me]:
+                        raise DescriptionError(v.path, 'repeat = "received" sends back the last message this side '
+                                               f"received; the {me} has received none before this step")
                 if v.kind == "public_key":
                     if keys[v.arg].holder != me:
                         raise DescriptionError(kp, f"the {me} sends key {v.arg!r}'s public half but the "
@@ -1353,6 +1431,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     token_issued = token_issued or v.arg == "new"
         knows_key[peer] |= learned_keys
         knows_secret[peer] |= learned_secrets | _agreed(desc.secrets, knows_key[peer])
+        has_received[peer] = True
     for answer in (conv.error, *(v for _, v in conv.errors)):
         if answer is None:
             continue

@@ -11,8 +11,8 @@ from typing import Any, Mapping, Optional, Union
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .. import aes_https
-from .description import Conversation, Description, DescriptionError, Step
+from .. import aes_https, rsa_keys
+from .description import TOY_BITS, Conversation, Description, DescriptionError, Step
 from .values import Context, Refused, agree, build, check_stated_length, known_length, make_key, new_secret, parse
 
 Message = Union[bytes, dict[str, Any]]
@@ -41,6 +41,11 @@ class Party:
         for spec in description.keys:
             if spec.preshared and spec.name not in self._public:
                 raise ValueError(f"key {spec.name!r} is preshared: pass its public key in known_public_keys")
+            if spec.type == "rsa" and spec.bits in TOY_BITS and spec.name in self._public:
+                n = self._public[spec.name].public_numbers().n
+                if not rsa_keys.TOY_MIN_N <= n <= rsa_keys.TOY_MAX_N:
+                    raise ValueError(f"key {spec.name!r} is a toy key (bits {spec.bits}): its n must be "
+                                     f"{rsa_keys.TOY_MIN_N} to {rsa_keys.TOY_MAX_N}; this one has {n.bit_length()} bits")
         self._secrets = dict(secrets or {})
         for s in description.secrets:
             if s.name not in self._secrets:
@@ -133,6 +138,8 @@ class Party:
         except Refused as exc:
             self._refuse(exc)
             raise
+        if isinstance(out, bytes):
+            ctx.message_sent = out  # what a repeat = "received" answer must be
         self._advance(step)
         return out
 
@@ -180,6 +187,7 @@ class Party:
             if self.role == "client" and self._is_refusal_value(msg):
                 exc = Refused(f"the server refused (it sent the conversation's error value) at step {step.index}")
             self._refuse(exc)
+        self._received(msg, self._ctx)
         self._advance(step)
 
     def _receive_first(self, msg: Message) -> None:
@@ -198,11 +206,18 @@ class Party:
                 first = first or exc
                 continue
             self._choose(conv, ctx)
+            self._received(msg, ctx)
             self._advance(step)
             return
         # No kind: which conversation's `errors` would answer it is not known (the first's `error` does).
         self._refuse(Refused("; ".join(reasons) or "no conversation starts with the client",
                              first.status if first is not None else None))
+
+    @staticmethod
+    def _received(msg: Message, ctx: Context) -> None:
+        """Note a tcp message taken: what a repeat = "received" value sends back."""
+        if isinstance(msg, (bytes, bytearray)):
+            ctx.message_received = bytes(msg)
 
     def _parse(self, step: Step, msg: Message, ctx: Context) -> None:
         """Refused for anything the peer can send, whatever the cause (as rsa_socket's machines

@@ -41,7 +41,7 @@ from .. import aead, aes_cbc, eax, rsa_cipher, rsa_keys, rsa_socket, text_format
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure, ErrorKind
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
-                          UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
+                          TOY_BITS, UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
                           public_key_length, wire_parts)
 
 JsonObj = dict[str, Any]
@@ -86,6 +86,10 @@ class Context:
     last_json: Any = None  # the json-message object (client: sent; server: received)
     last_sent: Optional[bytes] = None  # the last plaintext this side sealed or encrypted
     last_received: Optional[bytes] = None  # the last plaintext this side opened
+    # tcp: the last whole message (framing removed) this side sent and received in this conversation, which
+    # repeat = "received" sends back and checks; the party sets them.
+    message_sent: Optional[bytes] = None
+    message_received: Optional[bytes] = None
     received: dict[str, Any] = field(default_factory=dict)
     stated_length: Optional[int] = None  # what a length_of value said, checked once the message arrives
 
@@ -265,6 +269,8 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         return len(v.arg.encode("utf-8"))
     if v.kind == "rsa" and v.padding == "none":
         return None  # PyCrypto's sender sends long_to_bytes(c): fewer than k bytes when c has leading zeros
+    if v.kind == "rsa" and v.padding == "per-character":
+        return None  # a ciphertext character's UTF-8 takes 1 to 3 bytes
     if v.kind == "rsa" and v.arg in ctx.private_keys:
         return encoded_length(rsa_cipher.modulus_bytes(ctx.private_keys[v.arg].key_size), v.encoding)
     if v.kind == "digest":
@@ -323,6 +329,61 @@ def textbook_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes) -> bytes:
     return m.to_bytes(max(1, (m.bit_length() + 7) // 8), "big")
 
 
+# ---- per-character RSA (padding = "per-character") ------------------------------------------------
+
+
+def _toy_numbers(n: int, bits: int) -> None:
+    """A per-character key is a toy key (rsa_keys.TOY_MIN_N to TOY_MAX_N), so that each ciphertext character
+    is below U+8000: a Unicode scalar value, never a surrogate."""
+    if not rsa_keys.TOY_MIN_N <= n <= rsa_keys.TOY_MAX_N:
+        raise CryptoFailure(ErrorKind.BAD_KEY, f"per-character RSA needs a toy key (n from {rsa_keys.TOY_MIN_N} to "
+                            f"{rsa_keys.TOY_MAX_N}); this key has {bits} bits")
+
+
+def per_character_encrypt(key: rsa.RSAPublicKey, plaintext: bytes) -> bytes:
+    """dianaxime/Lab6-Cifrado-PublicKeyEncription's rsa.py encrypt: for each character c of the UTF-8
+    text, chr(ord(c)^e mod n) (RSAEP, RFC 8017 §5.1.1, of the code point alone), the result written as
+    UTF-8. Each code point must be below n (RSAEP step 1) and the text not empty (the receiver has nothing
+    to decrypt); else CryptoFailure, whose detail shows no plaintext."""
+    numbers = key.public_numbers()
+    n, e = numbers.n, numbers.e
+    _toy_numbers(n, key.key_size)
+    try:
+        text = plaintext.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CryptoFailure(ErrorKind.BAD_INPUT, "the plaintext is not UTF-8 text; per-character RSA encrypts "
+                            "text, one character at a time") from None
+    if not text:
+        raise CryptoFailure(ErrorKind.TOO_LONG, "per-character RSA carries 1 or more characters; the plaintext is empty")
+    if any(ord(c) >= n for c in text):
+        raise CryptoFailure(ErrorKind.TOO_LONG, f"per-character RSA carries only characters below n = {n}")
+    return "".join(chr(pow(ord(c), e, n)) for c in text).encode("utf-8")
+
+
+def per_character_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes) -> bytes:
+    """dianaxime's rsa.py decrypt: for each character C of the UTF-8 ciphertext, chr(ord(C)^d mod n)
+    (RSADP, RFC 8017 §5.1.2); the plaintext that text in UTF-8. Refused: UTF-8 that is not strictly so
+    (RFC 3629 §3: no surrogates, no overlong forms), an empty ciphertext, a character not below n (§5.1.2
+    step 1)."""
+    numbers = key.private_numbers()
+    n = numbers.public_numbers.n
+    try:
+        _toy_numbers(n, key.key_size)
+    except CryptoFailure as exc:
+        raise Refused(f"RSA (per-character): {exc.detail}") from None
+    try:
+        text = ciphertext.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("the per-character RSA ciphertext is not UTF-8 text") from None
+    if not text:
+        raise Refused("the per-character RSA ciphertext is empty")
+    above = next((c for c in text if ord(c) >= n), None)
+    if above is not None:
+        raise Refused(f"the per-character RSA ciphertext has a character not below n = {n} (U+{ord(above):04X})")
+    # m < n ≤ 32767: below the surrogates, so chr(m) is always a scalar value UTF-8 can write.
+    return "".join(chr(pow(ord(c), numbers.d, n)) for c in text).encode("utf-8")
+
+
 # ---- public keys ---------------------------------------------------------------------------------
 
 
@@ -336,12 +397,15 @@ AgreementPublicKey = Union[ec.EllipticCurvePublicKey, x25519.X25519PublicKey]
 
 
 def make_key(description: Description, name: str) -> Any:
-    """A fresh private key for [keys.NAME]: RSA of its bits, EC on P-256 or P-384, or X25519."""
+    """A fresh private key for [keys.NAME]: RSA of its bits (a toy key for bits 8 to 15), EC on P-256 or
+    P-384, or X25519."""
     spec = description.key(name)
     if spec.type == "x25519":
         return x25519.X25519PrivateKey.generate()
     if spec.type in _CURVES:
         return ec.generate_private_key(_CURVES[spec.type])
+    if spec.bits in TOY_BITS:
+        return rsa_keys.generate_toy(spec.bits)
     return rsa_keys.generate(spec.bits)
 
 
@@ -928,6 +992,8 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
             plaintext = carried(v.carries, ctx, v.carries_as, v.fields)
             if v.padding == "none":
                 ct = textbook_encrypt(ctx.public_keys[v.arg], plaintext)
+            elif v.padding == "per-character":
+                ct = per_character_encrypt(ctx.public_keys[v.arg], plaintext)
             else:
                 ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, plaintext)
         except CryptoFailure as exc:
@@ -935,6 +1001,10 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         return encode(ct, v.encoding)
     if k == "sealed":
         return _build_sealed(v, ctx, scratch)
+    if k == "repeat":  # dianaxime's server.py: recibido = sc.recv(1024) ... sc.send(recibido)
+        if ctx.message_received is None:
+            raise Refused("nothing received yet to send back")
+        return ctx.message_received
     raise AssertionError(f"{k} is built by its json")  # nonce_of / tag_of: in _build_json
 
 
@@ -1094,6 +1164,9 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         if v.padding == "none":
             accept(v.carries, textbook_decrypt(ctx.private_keys[v.arg], ct), ctx, v.carries_as, v.fields)
             return
+        if v.padding == "per-character":
+            accept(v.carries, per_character_decrypt(ctx.private_keys[v.arg], ct), ctx, v.carries_as, v.fields)
+            return
         try:
             plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
         except CryptoFailure as exc:
@@ -1101,6 +1174,10 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         accept(v.carries, plaintext, ctx, v.carries_as, v.fields)
     elif k == "sealed":
         _parse_sealed(v, data, ctx, scratch)
+    elif k == "repeat":
+        if ctx.message_sent is None or data != ctx.message_sent:
+            raise Refused("the answer is not the message sent")
+        ctx.received["repeat"] = data
     else:  # nonce_of / tag_of are read by their json first
         pass
 

@@ -81,14 +81,14 @@ public enum RSAInvalidKeys {
         return Array(output.prefix(length))
     }
 
-    private static func positiveInteger(_ value: Data) -> Data {
+    static func positiveInteger(_ value: Data) -> Data {
         var bytes = [UInt8](value.drop { $0 == 0 })
         if bytes.isEmpty { bytes = [0] }
         if bytes[0] & 0x80 != 0 { bytes.insert(0, at: 0) }
         return tlv(0x02, Data(bytes))
     }
 
-    private static func tlv(_ tag: UInt8, _ content: Data) -> Data {
+    static func tlv(_ tag: UInt8, _ content: Data) -> Data {
         let count = content.count
         var length: [UInt8] = []
         if count < 0x80 {

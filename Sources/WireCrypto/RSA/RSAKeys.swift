@@ -668,3 +668,20 @@ private func keyInfo(_ key: EVPKey) -> RSAKeyInfo {
     }
     return RSAKeyInfo(modulusHex: hex("n"), publicExponentHex: hex("e"), bits: Int(EVP_PKEY_get_bits(key.pointer)))
 }
+
+// Toy keys (RSAToyKeys.swift) decoded without the 1024-bit floor `requireValidRSANumbers` keeps:
+// only from DER built here of numbers already checked there.
+extension RSAPrivateKey {
+    init(decodingToyPKCS1 der: Data) throws {
+        self.key = try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_KEYPAIR(), inputType: "DER", structure: "type-specific",
+                                 passphrase: nil, isPEM: false)
+        try checkPrivateKey(key)
+    }
+}
+
+extension RSAPublicKey {
+    init(decodingToySPKI der: Data) throws {
+        self.init(key: try decodeKey(der, selection: COpenSSLShims_EVP_PKEY_PUBLIC_KEY(), inputType: "DER", structure: "SubjectPublicKeyInfo",
+                                     passphrase: nil, isPEM: false))
+    }
+}

@@ -302,6 +302,14 @@ public enum DescribedBytes {
     /// the plaintext, c = I2OSP(mᵉ mod n, k)) carries 1 to k − 1 bytes not starting with 0x00: the
     /// receiver's integer cannot keep a leading zero byte, and k − 1 bytes are always below n.
     public static func rsaEncrypt(_ plaintext: Data, to key: RSAPublicKey, padding: RSAPaddingName) throws -> Data {
+        if padding == .perCharacter {
+            guard let text = String(validating: [UInt8](plaintext), as: UTF8.self) else {
+                throw DescriptionError.partySetup(reason: "per-character RSA carries text; this plaintext is not UTF-8")
+            }
+            do { return Data(try key._WEAK_AND_INSECURE_perCharacterEncrypt(text).utf8) } catch {
+                throw DescriptionError.partySetup(reason: "per-character RSA carries only characters below n = \(key.toyNumbers?.n ?? 0): \(error)")
+            }
+        }
         guard let padded = rsaPadding(padding) else {
             guard !plaintext.isEmpty, plaintext.count < key.modulusByteCount, plaintext.first != 0 else {
                 throw DescriptionError.partySetup(reason: "textbook RSA (padding none) carries 1 to \(key.modulusByteCount - 1) bytes not starting with 0x00 to a \(key.modulusByteCount * 8)-bit key; this plaintext has \(plaintext.count)\(plaintext.first == 0 ? " and starts with 0x00" : "")")
@@ -327,13 +335,28 @@ public enum DescribedBytes {
         return plaintext.isEmpty ? Data([0]) : Data(plaintext)
     }
 
-    /// WireCrypto's padding for a padded RSA; nil for textbook RSA (`rsaEncrypt`, `textbookDecrypt`).
+    /// Per-character decryption (docs/PROTOCOL-DESCRIPTIONS.md, RSA `padding`): UTF-8 text, not
+    /// empty, each character below n, each decrypted alone; the plaintext is the result's UTF-8.
+    public static func perCharacterDecrypt(_ ciphertext: Data, with key: RSAPrivateKey, name: String) throws -> Data {
+        guard let text = String(validating: [UInt8](ciphertext), as: UTF8.self), !text.isEmpty else {
+            throw DescribedRefusal(reason: "the per-character RSA ciphertext is \(ciphertext.isEmpty ? "empty" : "not UTF-8 text")")
+        }
+        guard let n = key.publicKey.toyNumbers?.n else { throw DescribedRefusal(reason: "RSA (per-character): key \(name) is not a toy key") }
+        if let above = text.unicodeScalars.first(where: { Int($0.value) >= n }) {  // RFC 8017 §5.1.2 step 1, per character
+            throw DescribedRefusal(reason: "the per-character RSA ciphertext has a character not below n = \(n) (U+\(String(format: "%04X", above.value)))")
+        }
+        do { return Data(try key._WEAK_AND_INSECURE_perCharacterDecrypt(text).utf8) } catch {
+            throw DescribedRefusal(reason: "the per-character RSA ciphertext does not decrypt with key \(name): \(error)")
+        }
+    }
+
+    /// WireCrypto's padding for a padded RSA; nil for textbook and per-character RSA (`rsaEncrypt`, `textbookDecrypt`, `perCharacterDecrypt`).
     public static func rsaPadding(_ name: RSAPaddingName) -> RSAEncryptionPadding? {
         switch name {
         case .pkcs1: return ._WEAK_AND_INSECURE_PKCS_V1_5
         case .oaepSHA1: return .oaepSHA1
         case .oaepSHA256: return .oaepSHA256
-        case .textbook: return nil
+        case .textbook, .perCharacter: return nil
         }
     }
 }

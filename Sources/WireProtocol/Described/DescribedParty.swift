@@ -98,6 +98,9 @@ public final class DescribedParty {
         var sentMessage = false
         /// The message length a `length_of` value stated, checked once the message arrives.
         var statedMessageLength: Int?
+        /// The last tcp message received and sent, whole, as `repeat = "received"` sends and checks them.
+        var lastReceivedMessage: Data?
+        var lastSentMessage: Data?
     }
 
     /// - Parameters:
@@ -126,7 +129,7 @@ public final class DescribedParty {
             throw DescriptionError.partySetup(reason: "a client must be given its conversation (\(description.conversations.map(\.name).joined(separator: ", ")))")
         }
         let rsa = try Self.keyring(description, role, { !$0.isCurve }, held: privateKeys, known: knownPublicKeys, argument: "knownPublicKeys",
-                                   make: { try RSAPrivateKey(bits: $0.bits) }, publicHalf: { $0.publicKey })
+                                   make: { try $0.freshRSAKey() }, publicHalf: { $0.publicKey })
         let curve = try Self.keyring(description, role, \.isCurve, held: curvePrivateKeys, known: knownCurvePublicKeys, argument: "knownCurvePublicKeys",
                                      make: { try CurvePrivateKey(fresh: $0.type) }, publicHalf: { try $0.publicKey })
         self.privateKeys = rsa.held
@@ -204,11 +207,19 @@ public final class DescribedParty {
             built = role == .client ? .request(method: step.method!, path: target, headers: headers, body: body)
                 : .response(status: step.status, headers: headers, body: body)
         } else {
-            built = .bytes(try context.build(step.send!).bytes)
+            let bytes = try context.build(step.send!).bytes
+            context.state.lastSentMessage = bytes
+            built = .bytes(bytes)
         }
         state = context.state
         advance(past: step)
         return built
+    }
+
+    /// The bytes that went out in place of the last message built (a probe changed them): what the
+    /// peer received, so what a `repeat = "received"` answer must send back.
+    public func sentInstead(_ bytes: Data) {
+        state.lastSentMessage = bytes
     }
 
     /// Checks the peer's message; throws `DescribedRefusal` (and the conversation is over) when it is wrong.
@@ -296,6 +307,7 @@ public final class DescribedParty {
         case let .bytes(bytes):
             guard let value = step.send else { throw DescribedRefusal(reason: "raw bytes arrived in an HTTP conversation") }
             try context.parse(value, bytes)
+            context.state.lastReceivedMessage = bytes
         case let .request(method, path, headers, body):
             let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
             guard role == .server, step.method == method, step.path == String(route[0]) else {
@@ -550,6 +562,9 @@ private struct Context {
         switch value.kind {
         case let .text(text), let .startsWith(text):  // starts_with: a server built from the description sends just the beginning
             return BuiltValue(bytes: Data(text.utf8))
+        case .repeatReceived:
+            guard let received = state.lastReceivedMessage else { throw DescriptionError.partySetup(reason: "nothing was received to send back") }
+            return BuiltValue(bytes: received)
         case let .plain(encoding):
             let message = state.received["message"] ?? party.message
             if state.received["message"] == nil { state.sentMessage = true }
@@ -610,7 +625,7 @@ private struct Context {
                     let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding)
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
                     // Textbook RSA has one ciphertext per message: draw another message where the party may.
-                    if padding == .textbook {
+                    if padding.isUnpadded {
                         guard carries == .message, let another = party.redrawMessage(readBefore: readBefore) else { break }
                         message = another
                         state.lastSentPlaintext = another
@@ -702,7 +717,7 @@ private struct Context {
     /// The length of a value's bytes when known before reading them.
     func length(of value: DescribedValue) -> Int? {
         switch value.kind {
-        case let .rsa(name, padding, _, encoding) where padding != .textbook:
+        case let .rsa(name, padding, _, encoding) where !padding.isUnpadded:
             // A key this side holds has its real size, which may differ from the description's `bits`.
             if let key = try? party.privateKey(name) { return encoding.encodedLength(key.modulusByteCount) }
         case let .concat(parts):
@@ -730,6 +745,10 @@ private struct Context {
         case let .startsWith(text):
             guard bytes.starts(with: Data(text.utf8)) else {
                 throw DescribedRefusal(reason: "expected text beginning \(JSONText.string(text)); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
+            }
+        case .repeatReceived:
+            guard let sent = state.lastSentMessage, bytes == sent else {
+                throw DescribedRefusal(reason: "the answer is not the message sent: expected \(state.lastSentMessage?.count ?? 0) bytes back, received \(bytes.count) bytes that differ")
             }
         case let .text(text):
             guard bytes.elementsEqual(text.utf8) else {
@@ -782,6 +801,10 @@ private struct Context {
         case let .rsa(name, padding, carries, encoding):
             let key = try party.privateKey(name)
             let ciphertext = try DescribedBytes.decode(bytes, encoding, what: "the RSA ciphertext")
+            if padding == .perCharacter {
+                try accept(try DescribedBytes.perCharacterDecrypt(ciphertext, with: key, name: name), carries)
+                return
+            }
             guard let padded = DescribedBytes.rsaPadding(padding) else {
                 try accept(try DescribedBytes.textbookDecrypt(ciphertext, with: key, name: name), carries)
                 return

@@ -32,6 +32,9 @@ public struct DescribedValue: Sendable, Equatable {
         /// A tcp conversation's `error`/`errors` value, whole: text that begins so (the rest varies with
         /// the reason); a server built from the description sends just the beginning.
         case startsWith(String)
+        /// A tcp message, whole: the bytes of the last message its sender received, as they arrived
+        /// (`repeat = "received"`: a server that answers `sc.send(recibido)`).
+        case repeatReceived
     }
 
     public var kind: Kind
@@ -185,6 +188,13 @@ public enum RSAPaddingName: String, Sendable, CaseIterable {
     /// No padding: textbook RSA (RFC 8017 §5.1.1 RSAEP, §5.1.2 RSADP), PyCrypto 2.x's
     /// `key.encrypt(m, K)` / `key.decrypt(c)`. Deterministic and malleable: reported weak.
     case textbook = "none"
+    /// Textbook RSA of each character alone with a toy key (`bits` 8 to 15): the ciphertext of
+    /// U+c is U+(cᵉ mod n), the text sent as UTF-8 (dianaxime/Lab6-Cifrado-PublicKeyEncription
+    /// rsa.py, `chr(ord(c) ** e % n)`). A substitution table: reported weak.
+    case perCharacter = "per-character"
+
+    /// No padding to check, so no padding oracle to audit and no length known in advance.
+    public var isUnpadded: Bool { self == .textbook || self == .perCharacter }
 }
 
 public enum Carries: Sendable, Equatable {
@@ -380,9 +390,9 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat"]
     static let qualifiers: [String: [String]] = [
-        "text": [], "starts_with": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
+        "text": [], "starts_with": [], "repeat": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
         "mac": ["algorithm", "of", "encoding"],
         "signature": ["algorithm", "of", "format", "encoding"],
         "public_key": ["format", "also_accepts", "encoding"],
@@ -468,6 +478,9 @@ extension DescribedValue {
             kind = .text(try name())
         case "starts_with":
             kind = .startsWith(try name())
+        case "repeat":
+            _ = try reader.choice("repeat", ["received"])
+            kind = .repeatReceived
         case "config":
             kind = .config(try reader.choice("config", ["username", "password"])!)
         case "token":

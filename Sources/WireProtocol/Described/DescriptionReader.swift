@@ -1,5 +1,6 @@
 import Foundation
 import StrictFormats
+import WireCrypto
 
 /// Turns a TOML document into a `ProtocolDescription`, refusing (by key and line) whatever the
 /// format does not have and whatever cannot work.
@@ -25,8 +26,17 @@ struct DescriptionReader {
                 if type.isCurve, inner["bits"] != nil {
                     throw DescriptionError.impossible(key: reader.keyPath("bits"), line: reader.line(of: "bits"), reason: "an \(type.rawValue) key is \(type.curveBits) bits by its curve; remove `bits`")
                 }
-                keys[keyName] = ProtocolDescription.Key(name: keyName, type: type, holder: holder,
-                                                        bits: type.isCurve ? type.curveBits : try reader.number("bits", oneOf: [1024, 2048, 3072, 4096]) ?? 2048,
+                var bits = type.curveBits
+                if !type.isCurve, let number = try reader.integer("bits") {
+                    guard [1024, 2048, 3072, 4096].contains(number) || ToyRSA.bits.contains(number) else {
+                        throw DescriptionError.notAllowed(key: reader.keyPath("bits"), line: reader.line(of: "bits"), allowed: "1024, 2048, 3072, 4096",
+                                                          found: "\(number); bits 8 to 15 make a toy key, which only padding = \"per-character\" values use")
+                    }
+                    bits = number
+                } else if !type.isCurve {
+                    bits = 2048
+                }
+                keys[keyName] = ProtocolDescription.Key(name: keyName, type: type, holder: holder, bits: bits,
                                                         preshared: try reader.boolean("preshared") ?? false, line: inner.line)
             }
         }
@@ -358,9 +368,19 @@ struct DescriptionValidator {
             try check(error, from: .server, inJSON: false, siblings: [])
             inRefusal = false
         }
+        var received: Set<ProtocolDescription.Role> = []
         for step in conversation.steps {
             knownSecretsBeforeStep = knownSecrets
             knownKeysBeforeStep = knownKeys
+            // `repeat = "received"` is a whole tcp message, sent back by a side that has received one.
+            for value in step.values where value.kind == .repeatReceived {
+                if description.transport.isHTTP { throw impossible(value, "repeat = \"received\" is a tcp message; an HTTP body is stated as what it holds") }
+                guard step.send?.kind == .repeatReceived else { throw impossible(value, "repeat = \"received\" is a whole message (a step's send), not a part of one") }
+                guard received.contains(step.from) else {
+                    throw impossible(value, "repeat = \"received\" sends back the last message this side received; the \(step.from.rawValue) has received none before this step")
+                }
+            }
+            received.insert(step.from.peer)
             for value in [step.send, step.body, step.query].compactMap({ $0 }) { try check(value, from: step.from, inJSON: false, siblings: []) }
             for header in step.headers {
                 try check(header.value, from: step.from, inJSON: true, siblings: [])
@@ -401,7 +421,7 @@ struct DescriptionValidator {
             }
         }
         switch value.kind {
-        case .text, .config:
+        case .text, .config, .repeatReceived:
             break
         case .startsWith:
             guard inRefusal else { throw impossible(value, "starts_with is only a tcp conversation's error or errors value (a refusal whose text varies); a step sends a value both sides can check") }
@@ -471,6 +491,9 @@ struct DescriptionValidator {
             if !(inJSON && format.isJSON) { try requireEncoded(encoding, textOK: format.isText) }
             if encoding == .utf8, !format.isText { throw impossible(value, "a binary key (\(format.rawValue)) is not text; `encoding = \"utf8\"` is for text") }
             try checkAlsoAccepts(value, key: key, format: format)
+            if key.isToy {
+                throw impossible(value, "key \(name) is a toy key (bits = \(key.bits)): its public half is not sent in a value; mark it `preshared = true` (crosscheck remote reads it with --public-key \(name)=FILE)")
+            }
             knownKeys[receiver]!.insert(name)
             learnAgreements()
         case let .rsa(name, padding, carries, encoding):
@@ -483,6 +506,27 @@ struct DescriptionValidator {
             try requireEncoded(encoding)
             if encoding == .utf8 { throw impossible(value, "an RSA ciphertext is not text; use raw, base64, base64url or hex") }
             try checkCarries(value, carries, from: sender)
+            if key.isToy != (padding == .perCharacter) {
+                throw impossible(value, key.isToy
+                    ? "key \(name) is a toy key (bits = \(key.bits)), which only padding = \"per-character\" values use"
+                    : "padding = \"per-character\" needs a toy key (bits 8 to 15 in [keys.\(name)]); key \(name) has \(key.bits) bits")
+            }
+            if padding == .perCharacter {
+                // Text, each character below n: below 128 fits the smallest n of an 8-bit key.
+                func ascii(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { $0.value < 128 } }
+                switch carries {
+                case .message, .anyText: break
+                case let .constant(text) where ascii(text): break
+                case .constant: throw impossible(value, "per-character RSA with a toy key carries characters below 128 (the smallest n of an 8-bit key); the stated text has others")
+                default: throw impossible(value, "per-character RSA carries text: carries = \"message\", \"text:TEXT\" or \"any-text\"")
+                }
+                if carries == .message, conversation.message?.isEmpty == true {
+                    throw impossible(value, "per-character RSA carries 1 or more characters; the conversation's message is empty")
+                }
+                if carries == .message, let message = conversation.message, !(String(validating: [UInt8](message), as: UTF8.self).map(ascii) ?? false) {
+                    throw impossible(value, "per-character RSA with a toy key carries characters below 128 (the smallest n of an 8-bit key); the conversation's message has others")
+                }
+            }
             if padding == .textbook {
                 // Textbook RSA's plaintext is an integer (RFC 8017 §4.2 OS2IP): a leading 0x00 byte is lost,
                 // and random bytes begin with one once in 256. A text secret (letters and digits) never does.

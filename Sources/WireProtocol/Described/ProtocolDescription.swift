@@ -1,5 +1,6 @@
 import Foundation
 import StrictFormats
+import WireCrypto
 
 /// One protocol, as a description file states it (docs/PROTOCOL-DESCRIPTIONS.md): read with
 /// StrictTOML and validated whole, so a description that cannot work is refused before any
@@ -40,6 +41,13 @@ public struct ProtocolDescription: Sendable {
         public var bits: Int
         public var preshared: Bool
         public var line: Int
+        /// An RSA key of 8 to 15 bits (WireCrypto `ToyRSA`), for `padding = "per-character"` only.
+        public var isToy: Bool { type == .rsa && ToyRSA.bits.contains(bits) }
+
+        /// A fresh RSA key of `bits` as an engine makes one for a run: a toy key below 1024 bits.
+        public func freshRSAKey() throws -> RSAPrivateKey {
+            isToy ? try RSAPrivateKey._INSECURE_toyKey(bits: bits) : try RSAPrivateKey(bits: bits)
+        }
     }
 
     /// What a `[keys.NAME]` is: an RSA key (encryption, `rsa` values), an EC key on NIST P-256 or
@@ -223,7 +231,7 @@ public struct ProtocolDescription: Sendable {
         switch value.kind {
         case let .text(text): return text.utf8.count
         case let .rsa(name, padding, _, encoding):
-            return padding == .textbook ? nil : keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
+            return padding.isUnpadded ? nil : keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
         case let .lengthOf(bytes): return bytes
         case let .publicKey(name, format, encoding):
@@ -389,6 +397,8 @@ extension ProtocolDescription {
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
             case let .rsa(name, padding, _, _) where padding == .textbook:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with no padding (textbook RSA, RFC 8017 §5.1.1): deterministic, and malleable (c·sᵉ decrypts to m·s)")
+            case let .rsa(name, padding, _, _) where padding == .perCharacter:
+                found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) per character with a toy key of \(keys[name]?.bits ?? 0) bits (each character encrypted alone: a substitution table, read by factoring n or trying each character)")
             case let .json(fields), let .form(fields):
                 // A MAC over the ciphertext's field but not over the field its IV travels in: the IV can be
                 // changed under a valid MAC (CBC: the first block's plaintext, and its padding when it is the last).
