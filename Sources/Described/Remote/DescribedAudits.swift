@@ -322,7 +322,10 @@ extension DescribedRemoteRun {
                         changed = part.value
                         return part.rebuild(transform(part))
                     }
-                    guard let changed else { return .skipped(reason: "the message's \(name) part could not be taken apart") }
+                    guard let changed else {
+                        if let error = live.transportError, error.hasPrefix("cannot connect") { return .skipped(reason: "not run: the server took no connection for it (\(error))") }
+                        return .skipped(reason: "the message's \(name) part could not be taken apart")
+                    }
                     try failIfTakenDown(live, by: "\(conversation.name).refuses.message-\(index + 1).\(name)", what: name)
                     let accepted = acknowledged(live, conversation)
                     if let problem = refusalProblem(live, conversation, accepted: accepted, kind: kind) {
@@ -484,7 +487,9 @@ extension DescribedRemoteRun {
     /// check) decrypts it and answers as if it were c; RFC 8017 §5.1.2 step 1 refuses anything not below
     /// n. The all-0xff probe cannot show this: reduced, it is random bytes whose padding fails either way.
     func checkModulusAdded(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation, index: Int, step: ProtocolDescription.Step) {
-        guard let value = step.cryptoValue, let (keyName, _) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
+        guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), let key = known.party.knownPublicKeys[keyName] else { return }
+        // Per-character RSA has a block per character, each below n ≤ 32767: not one ciphertext to add n to.
+        guard padding != .perCharacter else { return }
         self.step("\(conversation.name).refuses.message-\(index + 1).rsa-plus-modulus") {
             let n = [UInt8](RSAInvalidKeys.modulus(of: key))
             let modulus = [UInt8](repeating: 0, count: max(0, key.modulusByteCount - n.count)) + n
@@ -698,6 +703,11 @@ extension DescribedRemoteRun {
                     case .response: return message
                     }
                 }
+                // Never sent: a server that took no connection for it was not taken down by it (one that
+                // serves a single client fails serves-again for that).
+                if let error = probe.transportError, error.hasPrefix("cannot connect") {
+                    throw CheckFailure("the garbage could not be sent: the server took no connection (\(error))", details: show(probe))
+                }
                 let after = try conversesAgain(conversation.name)
                 // The description's own conversation is the yardstick: done, and if it ends with the
                 // client, the server still takes a connection after it.
@@ -807,7 +817,7 @@ extension DescribedRemoteRun {
         for (index, step, answered) in clientSteps(conversation) where answered {
             // Not on textbook RSA: a message has one ciphertext, and one with a line end in it needs other
             // messages, which the probe may draw only for a message the client made and nothing read.
-            guard let value = step.send, let (_, padding) = rsaTarget(value), padding != .textbook else { continue }
+            guard let value = step.send, let (_, padding) = rsaTarget(value), !padding.isUnpadded else { continue }
             let hazards: [(String, @Sendable (Data) -> Bool)] = [
                 ("crlf-inside", { $0.dropLast().range(of: Data([0x0d, 0x0a])) != nil }),
                 ("line-end-last", { $0.last == 0x0a }),
@@ -973,6 +983,11 @@ extension DescribedRemoteRun {
     func refusalClassesOfItsBytes(_ crypto: DescribedValue, in value: DescribedValue) -> [RefusalClass] {
         let flipLast = CryptoPart.lastBitFlipped
         switch crypto.kind {
+        case let .rsa(_, padding, _, _) where padding == .perCharacter:
+            // Every character U+7FFF: not below any toy modulus (n ≤ 32767), so each is refused as a block is.
+            return [("rsa-not-below-modulus", nil, \.isRSA, { part in
+                Data(String(repeating: "\u{7FFF}", count: max(1, String(decoding: part.raw, as: UTF8.self).unicodeScalars.count)).utf8)
+            })]
         case .rsa:
             return [("rsa-not-below-modulus", nil, \.isRSA, { part in Data(repeating: 0xff, count: part.raw.count) })]
         case let .sealed(sealed):
@@ -1034,11 +1049,12 @@ extension DescribedRemoteRun {
         for (index, step) in judgedClientSteps(conversation) {
             guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value),
                   let key = known.party.knownPublicKeys[keyName] else { continue }
-            guard padding != .textbook else {
+            guard !padding.isUnpadded else {
                 // Textbook RSA (RFC 8017 §5.1.2) checks nothing after decryption: there is no padding to
                 // leak. Its own weakness (deterministic, malleable) is reported with the description's.
+                let what = padding == .textbook ? "textbook RSA (padding none)" : "per-character RSA"
                 record("\(conversation.name).oracle.rsa.message-\(index + 1)", suite: auditSuite,
-                       .skipped(reason: "note: textbook RSA (padding none) has no padding, so no padding oracle; it is reported weak as it is"), duration: 0)
+                       .skipped(reason: "note: \(what) has no padding, so no padding oracle; it is reported weak as it is"), duration: 0)
                 continue
             }
             self.step("\(conversation.name).oracle.rsa.message-\(index + 1)") {
@@ -1150,7 +1166,7 @@ extension DescribedRemoteRun {
     /// differs from the control's (taken, or refused another way: a silent close) keeps a fixed key.
     func checkFixedKeyAfterBadPadding(_ conversation: ProtocolDescription.Conversation, _ known: LiveConversation) {
         for (index, step) in judgedClientSteps(conversation) {
-            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), padding != .textbook,
+            guard let value = step.cryptoValue, let (keyName, padding) = rsaTarget(value), !padding.isUnpadded,
                   let key = known.party.knownPublicKeys[keyName], let secret = wrappedSecret(value),
                   usesSecret(conversation, secret.name, from: step) else { continue }
             let name = "\(conversation.name).oracle.rsa-fixed-key.message-\(index + 1)"
@@ -1295,7 +1311,8 @@ extension DescribedRemoteRun {
             return [
                 ("first-byte-01", { g in Data([0x01]) + g.bytes(k - 1) }),
                 ("first-byte-00-hash-wrong", { g in Data([0x00]) + g.bytes(k - 1) }),
-            ]        case .textbook:
+            ]
+        case .textbook, .perCharacter:
             return []  // no padding: every block below n decrypts to some message
         }
     }

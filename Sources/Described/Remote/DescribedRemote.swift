@@ -319,7 +319,7 @@ final class DescribedRemoteRun {
         for key in description.keys.values.sorted(by: { $0.name < $1.name }) where key.holder == .client {
             switch key.type {
             case .rsa where rsa[key.name] == nil:
-                do { rsa[key.name] = try RSAPrivateKey(bits: key.bits) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
+                do { rsa[key.name] = try key.freshRSAKey() } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
             case .ecP256, .ecP384, .x25519:
                 guard curve[key.name] == nil else { break }
                 do { curve[key.name] = try CurvePrivateKey(fresh: key.type) } catch { throw DescriptionError.partySetup(reason: "cannot make key \(key.name): \(error)") }
@@ -455,6 +455,7 @@ final class DescribedRemoteRun {
                 if let conversation = live.party.conversation { previousNeedsPause = description.pauseAfter(in: conversation).contains(position) }
                 sent += 1
                 guard case let .bytes(bytes) = message else { break }
+                if message != next { live.party.sentInstead(bytes) }
                 do { try connection.write(unframed == sent - 1 ? bytes : try framing.encode(bytes), timeout: options.timeout) } catch {
                     // Past a probe, a server that refused it may have closed before reading on: its
                     // answer to the probe is still there to read. So too for a probe of the framing

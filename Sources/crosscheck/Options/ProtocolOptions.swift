@@ -73,6 +73,7 @@ struct ProtocolOptions: ParsableArguments {
                 guard let data = FileManager.default.contents(atPath: path) else { throw CommandExit(.noInput, "\(option) \(name)=\(path): no such file") }
                 do {
                     switch (key.type, holder) {
+                    case (.rsa, .server) where key.isToy: options.publicKeys[name] = try Self.toyPublicKey(data)
                     case (.rsa, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY", "RSA PUBLIC KEY"]), of: key, in: &options)
                     case (_, .server): try Self.setPublicKey(Self.keyDER(data, labels: ["PUBLIC KEY"]), of: key, in: &options)
                     case (.rsa, .client): options.privateKeys[name] = try RSAPrivateKey(importing: Self.keyDER(data, labels: ["PRIVATE KEY", "RSA PRIVATE KEY"]))
@@ -129,6 +130,21 @@ struct ProtocolOptions: ParsableArguments {
         case .ecP256, .ecP384: options.curvePublicKeys[key.name] = .ec(try ECPublicKey(derRepresentation: der))
         case .x25519: options.curvePublicKeys[key.name] = .x25519(try X25519PublicKey(derRepresentation: der))
         }
+    }
+
+    /// A toy key's public half as a teaching server writes it (dianaxime's rsa.py `arch_key`:
+    /// `str(e) + '\n'`, then `str(n) + '\n'`): two lines of decimal digits, e then n, read as its
+    /// `get_key` reads them (`int(f.readline())`, which allows spaces around the digits).
+    static func toyPublicKey(_ data: Data) throws -> RSAPublicKey {
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r"))) }
+        let numbers = (lines.last == "" ? lines.dropLast() : lines[...]).map { line in
+            line.allSatisfy(\.isASCII) && line.allSatisfy(\.isNumber) && (1...9).contains(line.count) ? Int(line) : nil
+        }
+        guard numbers.count == 2, let e = numbers[0], let n = numbers[1] else {
+            throw UsageError("a toy key's file is two lines of decimal digits, e then n (\"431\\n589\\n\"), as its server writes them")
+        }
+        return try RSAPublicKey(_INSECURE_toyModulus: n, exponent: e)
     }
 
     /// A key file's DER: the body of its first PEM block with one of `labels`, read by WireCrypto's
