@@ -50,6 +50,16 @@ def server_key(folder):
     return private, public
 
 
+def toy_key(folder):
+    """{toy_key}: a toy RSA key's private half (d then n, decimal lines) for the server, and its public half
+    (e then n) for --public-key. n = 19 · 31 = 589, e = 7, d = 463 (7 · 463 = 3241 = 6 · 540 + 1)."""
+    private, public = os.path.join(folder, "toy.priv"), os.path.join(folder, "toy.pub")
+    for path, text in ((private, "463\n589\n"), (public, "7\n589\n")):
+        with open(path, "w", encoding="ascii") as handle:
+            handle.write(text)
+    return private, public
+
+
 def client_ec_key(folder):
     """A fresh P-256 key pair for {client_ec_public_pem}, in a directory of its own under `folder`:
     (the private key's path, PKCS#8 PEM unencrypted, for --private-key; the public key's path, SubjectPublicKeyInfo PEM)."""
@@ -93,7 +103,9 @@ def run_one(crosscheck, entry, plant, folder, strict=False, link="loopback"):
     psk16, psk32, psk16b = secrets.token_hex(16), secrets.token_hex(32), secrets.token_hex(16)
     passphrase = "TopSecretKey" + secrets.token_hex(4)
     private, public = server_key(folder)
-    fill = {"{psk16}": psk16, "{psk32}": psk32, "{psk16b}": psk16b, "{passphrase}": passphrase, "{server_key_pem}": private}
+    toy_private, toy_public = toy_key(folder)
+    fill = {"{psk16}": psk16, "{psk32}": psk32, "{psk16b}": psk16b, "{passphrase}": passphrase, "{server_key_pem}": private,
+            "{toy_key}": toy_private}
     if "{client_ec_public_pem}" in entry["server"]:         # a key pair the client holds: fresh for each run
         client_private, fill["{client_ec_public_pem}"] = client_ec_key(folder)
     command = [PYTHON] + [fill.get(arg, arg) for arg in entry["server"]] + (["--plant", plant] if plant else [])
@@ -109,6 +121,8 @@ def run_one(crosscheck, entry, plant, folder, strict=False, link="loopback"):
         options += ["--secret", psk + "=" + passphrase]     # a passphrase is given as its text
     if "{server_key_pem}" in entry["server"]:
         options += ["--public-key", "server=" + public]
+    if "{toy_key}" in entry["server"]:
+        options += ["--public-key", "server=" + toy_public]
     if "{client_ec_public_pem}" in entry["server"]:         # the server has the public half; crosscheck signs with the private
         options += ["--private-key", ec_p256_key_name(entry["description"]) + "=" + client_private]
     name = entry["name"] + ("." + plant if plant else "")

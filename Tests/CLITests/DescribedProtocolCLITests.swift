@@ -961,6 +961,37 @@ final class DescribedProtocolCLITests: XCTestCase {
         }
     }
 
+    /// A preshared toy key given as the two decimal lines a teaching server writes (e, then n), against
+    /// the per-character zoo server (written from the description: n = 589, e = 7, d = 463), correct and planted.
+    func testRemote_perCharacterRSA_toyKeyFile_correctPasses_andThePlantsFail() throws {
+        let folder = try scratch()
+        let (privateHalf, publicHalf) = (folder.appendingPathComponent("toy.priv"), folder.appendingPathComponent("toy.pub"))
+        try "463\n589\n".write(to: privateHalf, atomically: true, encoding: .ascii)
+        try "7\n589\n".write(to: publicHalf, atomically: true, encoding: .ascii)
+        let prefix = "crosscheck.described.per-character-rsa-echo.remote.echoed."
+        for (plant, failing) in [(nil as String?, nil as String?), ("reduces-mod-n", "refuses.message-1.rsa-not-below-modulus"), ("answers-plaintext", "conversation")] {
+            let port = try servers.start("/usr/bin/python3", ["Tests/DescribedZoo/per_character_rsa_echo.py", "--host", "127.0.0.1", "--port", "0",
+                                                              "--toy-key", privateHalf.path] + (plant.map { ["--plant", $0] } ?? []), in: CrosscheckBinary.root)
+            let (outcome, results) = try remote(port: port, protocol: "examples/protocols/per-character-rsa-echo.toml", options: ["--public-key", "server=\(publicHalf.path)"])
+            XCTAssertEqual(outcome.status, plant == nil ? 0 : 1, "\(plant ?? "correct"): \(outcome.stdout)\(outcome.stderr)")
+            XCTAssertEqual(results[prefix + "conversation"], plant == "answers-plaintext" ? "failed" : "passed", "\(results)")
+            if plant != "answers-plaintext" {
+                XCTAssertEqual(results[prefix + "refuses.message-1.rsa-not-below-modulus"], plant == nil ? "passed" : "failed", "\(results)")
+                XCTAssertEqual(results[prefix + "serves-again"], "passed", "\(results)")
+            }
+            if let failing { XCTAssertEqual(results[prefix + failing], "failed") }
+        }
+        // A key file that is not two decimal lines, or not a toy key's numbers: exit 66, saying what the file must hold.
+        for (text, words) in [("7 589\n", "two lines of decimal digits"), ("1\n589\n", "3 ≤ e < n"), ("7\n100000\n", "a toy key's modulus is 128 to 32767")] {
+            let bad = folder.appendingPathComponent("bad.pub")
+            try text.write(to: bad, atomically: true, encoding: .utf8)
+            let outcome = try crosscheck(["remote", "--protocol", "examples/protocols/per-character-rsa-echo.toml", "--host", "127.0.0.1", "--port", "9",
+                                          "--public-key", "server=\(bad.path)"])
+            XCTAssertEqual(outcome.status, 66, outcome.stdout + outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains(words), "\(text): \(outcome.stderr)")
+        }
+    }
+
     /// An EC signing key the client holds (`--private-key`), against the ECDSA zoo server, correct and planted.
     func testRemote_signedMessages_privateKeyGivesTheSigningKey_andThePlantsFail() throws {
         let root = CrosscheckBinary.root

@@ -32,13 +32,15 @@ MAX_MESSAGE = 65536
 
 
 def arguments(description, plants=(), psk=False, key=False, bits=2048, passphrase=False, psk2=False, ec_public=False,
-              delay=False, argv=None):
+              delay=False, toy_key=False, argv=None):
     """--host/--port/--plant for every server; --psk HEX for preshared secrets (--psk2 HEX: a description's
     second preshared secret, in file order); --passphrase TEXT for a preshared passphrase (the text itself,
     as crosscheck's --secret NAME=TEXT); --key/--bits for RSA; --ec-public PEM for the public half of a
     preshared EC key the client holds (a SubjectPublicKeyInfo PEM file; crosscheck is given the private
     half as --private-key NAME=PEM). args.ec_public is then the loaded key, not the path. --delay S or
-    LOW-HIGH (seconds): a correct but slow server, as a Pi Zero's RSA is; args.delay() draws the wait."""
+    LOW-HIGH (seconds): a correct but slow server, as a Pi Zero's RSA is; args.delay() draws the wait.
+    --toy-key FILE: the private half of a preshared toy RSA key, two decimal lines d then n (a teaching
+    server's servpriv.key; crosscheck is given e then n); args.toy_key is then (d, n)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one, printed as LISTENING <port>)")
@@ -55,6 +57,8 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
     if ec_public:
         parser.add_argument("--ec-public", required=True, metavar="PEM_FILE",
                             help="the client's EC public key (PEM, SubjectPublicKeyInfo), preshared")
+    if toy_key:
+        parser.add_argument("--toy-key", required=True, metavar="FILE", help="the toy key's private half: two decimal lines, d then n")
     if delay:
         parser.add_argument("--delay", default="0", metavar="S[-S]",
                             help="seconds to wait before the slow step (a slow board): fixed, or drawn from LOW-HIGH each time")
@@ -76,6 +80,15 @@ def arguments(description, plants=(), psk=False, key=False, bits=2048, passphras
             args.psk2 = bytes.fromhex(args.psk2)
         except ValueError:
             parser.error("--psk2 takes hex")
+    if toy_key:
+        try:
+            with open(args.toy_key, encoding="ascii") as handle:
+                numbers = handle.read().split()
+            if len(numbers) != 2 or not all(number.isdigit() for number in numbers):
+                raise ValueError("not two decimal lines, d then n")
+            args.toy_key = (int(numbers[0]), int(numbers[1]))
+        except (OSError, ValueError) as unusable:
+            parser.error("--toy-key: %s" % unusable)
     if ec_public:
         try:
             args.ec_public = ec_public_key(args.ec_public)

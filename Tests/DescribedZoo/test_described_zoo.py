@@ -48,6 +48,7 @@ GAP = 0.3          # legacy framing: silence that ends a message of unknown leng
 PSK16, PSK32 = os.urandom(16), os.urandom(32)
 PSK16B = os.urandom(16)           # {psk16b}: a description's second preshared 16-byte secret (cbc-query-cmac's mac)
 PASSPHRASE = "TopSecretKey" + os.urandom(4).hex()     # {passphrase}: a preshared passphrase, given as its text
+TOY_E, TOY_D, TOY_N = 7, 463, 19 * 31  # {toy_key}: 7 · 463 = 3241 = 6 · φ(589) + 1
 OAEP_SHA1 = padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
 OAEP_SHA256 = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
 
@@ -66,6 +67,10 @@ class Servers:
         with open(self.key_path, "wb") as handle:
             handle.write(self.server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                        serialization.NoEncryption()))
+        # {toy_key}: a toy RSA key's private half, d then n (per-character-rsa-echo's): n = 19 · 31, e = 7, d = 463
+        self.toy_key_path = os.path.join(tmp, "toy.priv")
+        with open(self.toy_key_path, "w", encoding="ascii") as handle:
+            handle.write("%d\n%d\n" % (TOY_D, TOY_N))
         # {client_ec_public_pem}: the public half of a P-256 key the client holds (ecdsa-signed-message's signer)
         self.client_ec_key = ec.generate_private_key(ec.SECP256R1())
         self.client_ec_public_path = os.path.join(tmp, "client_ec_public.pem")
@@ -76,7 +81,8 @@ class Servers:
     def port(self, name, plant=None):
         if (name, plant) not in self.running:
             values = {"psk16": PSK16.hex(), "psk32": PSK32.hex(), "psk16b": PSK16B.hex(), "passphrase": PASSPHRASE,
-                      "server_key_pem": self.key_path, "client_ec_public_pem": self.client_ec_public_path}
+                      "server_key_pem": self.key_path, "client_ec_public_pem": self.client_ec_public_path,
+                      "toy_key": self.toy_key_path}
             command = [sys.executable] + [part.format(**values) for part in REGISTRY[name]["server"]]
             if plant:
                 command += ["--plant", plant]
@@ -2249,6 +2255,63 @@ def test_registry_descriptions_parse_and_every_plant_is_tested():
             assert plant["name"] in server_source
             assert plant["breaks"] and plant["expected_failing_checks"]
     assert tested
+
+
+# ---- per-character-rsa-echo --------------------------------------------------------------------
+# The client sends its message encrypted character by character under the preshared toy key: U+c as
+# U+(c^e mod n), the text in UTF-8; the server answers the bytes it read. No `error`: a refusal is a
+# close without an answer; after an answer the server reads on.
+
+PER_CHARACTER = "per-character-rsa-echo"
+
+
+def per_character(text, exponent=TOY_E):
+    return "".join(chr(pow(ord(char), exponent, TOY_N)) for char in text).encode("utf-8")
+
+
+def per_character_exchange(port, body):
+    """Sends `body`; (the answer, or b"" when the server closed without one; whether it closed)."""
+    with connect(port) as sock:
+        sock.sendall(body)
+        answer = Legacy(sock).message()
+        return answer, closed_within(sock, 0.5)
+
+
+def test_per_character_rsa_echo_correct(servers):
+    port = servers.port(PER_CHARACTER)
+    text = message()
+    body = per_character(text.decode())
+    assert per_character("Hi", TOY_E) == "".join(chr(pow(c, 7, 589)) for c in (72, 105)).encode()
+    assert per_character_exchange(port, body) == (body, False)        # the bytes it read, and it reads on
+    assert repr(text.decode()) in server_log(servers, PER_CHARACTER)   # it decrypted them (c^d mod n)
+    for refused in (b"\xc8", "\u024d".encode(), "a\u7fff".encode()):   # not UTF-8; U+024D = n; above n
+        assert per_character_exchange(port, refused) == (b"", True)
+
+
+def test_per_character_rsa_echo_reduces_mod_n(servers):
+    port = servers.port(PER_CHARACTER, "reduces-mod-n")
+    above = "\u7fff".encode()                                          # not below n: taken, and answered
+    assert per_character_exchange(port, above) == (above, False)
+
+
+def test_per_character_rsa_echo_answers_plaintext(servers):
+    port = servers.port(PER_CHARACTER, "answers-plaintext")
+    text = message()
+    assert per_character_exchange(port, per_character(text.decode())) == (text, False)
+
+
+def test_per_character_rsa_echo_serves_once(servers):
+    port = servers.port(PER_CHARACTER, "serves-once")
+    body = per_character(message().decode())
+    with connect(port) as sock:
+        sock.sendall(body)
+        assert Legacy(sock).message() == body
+    with pytest.raises(OSError):
+        for _ in range(50):                                              # it exits once its one connection ends
+            with connect(port) as sock:
+                sock.sendall(body)
+                if Legacy(sock).message() == b"":
+                    raise ConnectionRefusedError("closed without an answer")
 
 
 # ---- textbook-rsa-pycrypto-tuple ---------------------------------------------------------------
