@@ -138,6 +138,15 @@ def _require_valid_numbers(key: PublicKey | PrivateKey, toy: bool = False) -> No
         raise _bad_key(defect)
 
 
+def public_from_numbers(n: int, e: int, *, toy: bool = False) -> PublicKey:
+    """A public key from its two numbers (a Python pickle's e and n), by the number rule (`_numbers_defect`):
+    `toy`: a toy key, as load_public's."""
+    defect = _numbers_defect(n, e, toy)
+    if defect is not None:
+        raise _bad_key(defect)
+    return rsa.RSAPublicNumbers(e, n).public_key()
+
+
 def _require_der(der: bytes, encodings: tuple[bytes, ...]) -> None:
     """DER as DER (X.690 §10): what was loaded must re-encode to exactly the bytes given, as one of
     `encodings`. One rule for every BER form pyca's loader lets through (non-minimal and indefinite

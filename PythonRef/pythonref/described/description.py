@@ -31,7 +31,8 @@ DERIVES = ("raw", "utf8-zeropad16", "sha256", "passphrase-sha256", "passphrase-s
 PASSPHRASE_KEY_BYTES = {"passphrase-sha256": 32, "passphrase-sha256-128": 16}  # a text passphrase hashed to the key
 TEXT_DERIVES = ("utf8-zeropad16", *PASSPHRASE_KEY_BYTES)  # the secret is text: letters and digits when made fresh
 VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token",
-               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat")
+               "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat",
+               "pickle")
 ERROR_THEN = ("close", "keep-open")  # a tcp conversation's error_then: after its error, the server closes or reads on
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
@@ -71,6 +72,18 @@ PER_CHARACTER_CARRIES = ("message", "any-text")  # and "text:TEXT": UTF-8 text p
 PER_CHARACTER_MAX = 128  # what a per-character value states is below 2^7, the least n an 8-bit key can have
 PER_CHARACTER_BELOW = ("per-character RSA with a toy key carries characters below 128 (the smallest n of an "
                        "8-bit key)")
+# offset: NithinYesudas/Networking_Lab_Python's rsa_server.py encrypts ord(c) - ord('A') (chr(pow(ord(c) -
+# ord('A'), e, n))) and its rsa_client.py adds it back (chr(pow(ord(c), d, n) + 65)): each code point less
+# `offset` is what RSAEP takes, so the characters carried run from offset to below offset + n.
+MAX_OFFSET = 0x10FFFF  # the last code point (Unicode §3.9, D9)
+# pickle: a Python pickle of a tuple of ints and strs, as CPython's pickle.dumps(t, protocol=4) writes one
+# (Lib/pickle.py, Modules/_pickle.c; PEP 3154): NithinYesudas/Networking_Lab_Python's rsa_client.py sends
+# pickle.dumps((e, n, msg)), its toy key's public half and its message, and rsa_server.py reads it with
+# pickle.loads. An item is a key's e or n (a Python int) or a text value (a Python str of its UTF-8).
+PICKLE_ITEM_KINDS = ("public_key", "text", "plain", "config", "token")
+PICKLE_KEY_FORMATS = ("e", "n")  # a public_key item: the key's public exponent or modulus (RFC 8017 §3.1)
+PICKLE_MAX_ITEMS = 8
+PICKLE_ITEM_USE = "a pickle item is a key's e or n, or text: text, plain, config, token"
 # aes-cfb: CFB with 128-bit segments (SP 800-38A §6.3; pyca modes.CFB, CommonCrypto kCCModeCFB); aes-cfb8:
 # 8-bit segments (pyca modes.CFB8; PyCryptodome's AES.MODE_CFB by default, its segment_size being 8).
 # aes-eax: PyCryptodome's AES.MODE_EAX with its defaults (a 16-byte nonce and tag, no header); eax.py.
@@ -101,9 +114,9 @@ REFUSAL_KINDS = ("length", "padding", "authentication")  # a conversation's `err
 MAX_MESSAGE = 16777216
 
 _QUALIFIERS: dict[str, tuple[str, ...]] = {
-    "text": (), "concat": (), "json": (), "config": (), "starts_with": (), "repeat": (),
+    "text": (), "concat": (), "json": (), "config": (), "starts_with": (), "repeat": (), "pickle": (),
     "public_key": ("format", "also_accepts", "encoding"),
-    "rsa": ("padding", "carries", "carries_as", "fields", "encoding"),
+    "rsa": ("padding", "offset", "carries", "carries_as", "fields", "encoding"),
     "sealed": ("cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"),
     "secret": ("encoding",), "digest": ("of", "encoding"), "token": (),
     "nonce_of": ("encoding",), "tag_of": ("encoding",), "plain": ("encoding",), "length_of": ("bytes",), "form": (),
@@ -129,8 +142,8 @@ class DescriptionError(Exception):
 
 @dataclass(frozen=True)
 class Value:
-    """One value: `kind` and its argument (a str; for concat a tuple of Values; for json a tuple of
-    (field, Value)), plus the qualifiers that apply (defaults filled in)."""
+    """One value: `kind` and its argument (a str; for concat and pickle a tuple of Values; for json a tuple
+    of (field, Value)), plus the qualifiers that apply (defaults filled in)."""
 
     kind: str
     arg: Any
@@ -149,6 +162,7 @@ class Value:
     algorithm: str = ""  # mac, signature
     of: str = ""  # mac, signature: the sibling field whose text it covers
     also_accepts: tuple[str, ...] = ()  # public_key: formats its receiver tries after `format`, in order
+    offset: int = 0  # rsa, per-character: taken from each code point before RSAEP, added back after RSADP
 
 
 def wire_parts(cipher: str, iv: str, tag: str) -> tuple[str, ...]:
@@ -295,6 +309,9 @@ class Description:
                 seen.add(f"{v.path}: RSA to key {v.arg} per character with a toy key of {self.key(v.arg).bits} bits "
                          "(each character encrypted alone: a substitution table, read by factoring n or trying each "
                          "character)")
+            if v.kind == "pickle":  # the Swift engine's wording
+                seen.add(f"{v.path}: a Python pickle (a server that reads it with pickle.loads runs whatever code a "
+                         "client sends)")
             if v.kind == "sealed" and v.cipher in UNAUTHENTICATED and v.path not in mac_covered:
                 seen.add(f"{v.path}: {v.cipher} is not authenticated")
             if v.kind == "sealed" and v.tag == "none":
@@ -383,7 +400,7 @@ def _choice(table: dict[str, Any], key: str, allowed: tuple[Any, ...], path: str
 # ---- values --------------------------------------------------------------------------------------
 
 
-def _value(raw: object, path: str, in_json: bool = False) -> Value:
+def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = False) -> Value:
     if not isinstance(raw, dict):
         raise DescriptionError(path, f"a value must be an inline table such as {{ text = \"...\" }}; "
                                f"found {_type_name(raw)} {raw!r}")
@@ -405,6 +422,10 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
             if part.kind == "repeat":
                 _not_whole(part.path)
         _check_concat(v, None)
+    elif kind == "pickle":
+        if in_json:
+            raise DescriptionError(kpath, "a pickle is binary; it cannot be a JSON or form field")
+        v = _pickle(_get(raw, "pickle", list, path), path)
     elif kind in ("json", "form"):
         if kind == "form" and in_json:
             raise DescriptionError(kpath, "a form cannot be a field; it is a body or a query")
@@ -422,11 +443,32 @@ def _value(raw: object, path: str, in_json: bool = False) -> Value:
         _check_json_siblings(v)
     else:
         arg = _get(raw, kind, str, path)
-        v = _leaf(kind, arg, raw, path, in_json)
+        v = _leaf(kind, arg, raw, path, in_json, in_pickle)
     return v
 
 
-def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) -> Value:
+def _pickle(items: list[Any], path: str) -> Value:
+    """pickle = [item, ...]: 1 to PICKLE_MAX_ITEMS items of PICKLE_ITEM_KINDS, and each key whose e or n it
+    holds with both, once each (its receiver learns the key from them)."""
+    kpath = _join(path, "pickle")
+    if not 1 <= len(items) <= PICKLE_MAX_ITEMS:
+        raise DescriptionError(kpath, f"a pickle holds 1 to {PICKLE_MAX_ITEMS} items; found {len(items)}")
+    values: list[Value] = []
+    for i, item in enumerate(items):
+        ipath = f"{kpath}[{i}]"
+        kinds = [k for k in item if k in VALUE_KINDS] if isinstance(item, dict) else []
+        if len(kinds) == 1 and kinds[0] not in PICKLE_ITEM_KINDS:
+            raise DescriptionError(ipath, PICKLE_ITEM_USE)
+        values.append(_value(item, ipath, in_pickle=True))
+    for name in dict.fromkeys(p.arg for p in values if p.kind == "public_key"):
+        held = [p.format for p in values if p.kind == "public_key" and p.arg == name]
+        if sorted(held) != list(PICKLE_KEY_FORMATS):
+            raise DescriptionError(kpath, f"a pickle holds key {name!r}'s e and n once each (its receiver learns the "
+                                   f"key from them); this one holds {', '.join(held)}")
+    return Value("pickle", tuple(values), path)
+
+
+def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool, in_pickle: bool = False) -> Value:
     kpath = _join(path, kind)
     enc_default = "hex" if kind == "digest" else "raw"
     encoding = _choice(raw, "encoding", ENCODINGS, path, enc_default)
@@ -447,21 +489,32 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool) ->
         if arg != "sha256":
             raise DescriptionError(kpath, f'digest must be "sha256"; found {arg!r}')
         _choice(raw, "of", ("message",), path, "message")
+    elif kind == "public_key" and in_pickle:  # a Python int: the key's e or n
+        _unknown_keys(raw, ("public_key", "format"), path)
+        fields["format"] = _choice(raw, "format", PICKLE_KEY_FORMATS, path, required=True)
     elif kind == "public_key":
+        if raw.get("format") in PICKLE_KEY_FORMATS:
+            raise DescriptionError(_join(path, "format"), f'format = "{raw["format"]}" is a pickle item\'s (the key\'s '
+                                   f'{"public exponent" if raw["format"] == "e" else "modulus"} as a Python int): put '
+                                   "it in a pickle value, with the other number")
         fields["format"] = _choice(raw, "format", PUBLIC_KEY_FORMATS, path, "pem-spki")  # by the key's type: _check_knowledge
         fields["also_accepts"] = _also_accepts(raw, path)
     elif kind == "rsa":
         fields["padding"] = _choice(raw, "padding", RSA_PADDINGS, path, required=True)
         fields["carries"] = _carries(raw, path)
         fields["fields"] = _json_fields(raw, path, fields["carries"])
+        fields["offset"] = _offset(raw, path, fields["padding"])
         if fields["padding"] == "per-character":
-            _check_per_character_carries(fields["carries"], _join(path, "carries"))
+            _check_per_character_carries(fields["carries"], _join(path, "carries"), fields["offset"])
     elif kind == "sealed":
         fields.update(_sealed(raw, path))
     elif kind == "plain":
         if arg != "message":
             raise DescriptionError(kpath, f'plain must be "message" (the conversation\'s message in the clear); '
                                    f"found {arg!r}")
+        if in_pickle and "encoding" in raw and encoding != "utf8":
+            raise DescriptionError(_join(path, "encoding"), "a pickle item is a Python str, the message's UTF-8: "
+                                   f'encoding must be "utf8" or absent; found {encoding!r}')
     elif kind == "mac":
         fields["algorithm"] = _choice(raw, "algorithm", MAC_ALGORITHMS, path, required=True)
         fields["of"] = _get(raw, "of", str, path, required=True)
@@ -518,14 +571,37 @@ def _not_whole(path: str) -> None:
                            "message this side received, sent back as it came): not a part of a concat, json or form")
 
 
-def _check_per_character_carries(carries: str, where: str) -> None:
+def _offset(raw: dict[str, Any], path: str, padding: str) -> int:
+    """An rsa value's `offset`: 0 to MAX_OFFSET, with padding = "per-character" only; 0 when absent."""
+    if "offset" in raw and padding != "per-character":
+        raise DescriptionError(_join(path, "offset"), 'offset is for padding = "per-character" only')
+    offset = _get(raw, "offset", int, path, 0)
+    if not 0 <= offset <= MAX_OFFSET:
+        raise DescriptionError(_join(path, "offset"), f"offset must be in 0..{MAX_OFFSET}; found {offset}")
+    return int(offset)
+
+
+def _check_per_character_carries(carries: str, where: str, offset: int) -> None:
     """A per-character value carries UTF-8 text, one character at a time: the conversation's message, a
-    stated text (each character below 128, which any toy key's n exceeds) or any text."""
+    stated text (each character from offset to below offset + 128, which any toy key's n allows) or any text."""
     if carries not in PER_CHARACTER_CARRIES and not carries.startswith("text:"):
         raise DescriptionError(where, "per-character RSA encrypts UTF-8 text one character at a time: carries must "
                                f"be message, text:TEXT or any-text; found {carries!r}")
-    if carries.startswith("text:") and any(ord(c) >= PER_CHARACTER_MAX for c in carries[5:]):
-        raise DescriptionError(where, PER_CHARACTER_BELOW)
+    if carries.startswith("text:") and not _per_character_carries_text(carries[5:], offset):
+        raise DescriptionError(where, _per_character_range(offset))
+
+
+def _per_character_carries_text(text: str, offset: int) -> bool:
+    """Whether each character of a stated text is one any toy key carries: from offset to below offset + 128."""
+    return all(offset <= ord(c) < offset + PER_CHARACTER_MAX for c in text)
+
+
+def _per_character_range(offset: int) -> str:
+    """The characters a stated per-character text may have, in words."""
+    if offset == 0:
+        return PER_CHARACTER_BELOW
+    return (f"per-character RSA with offset {offset} carries characters from {offset} to "
+            f"{offset + PER_CHARACTER_MAX - 1} (the smallest n of an 8-bit key)")
 
 
 def _also_accepts(raw: dict[str, Any], path: str) -> tuple[str, ...]:
@@ -780,6 +856,9 @@ def _walk(v: Value) -> Iterator[Value]:
     elif v.kind in ("json", "form"):
         for _, f in v.arg:
             yield from _walk(f)
+    elif v.kind == "pickle":
+        for p in v.arg:
+            yield from _walk(p)
 
 
 # ---- the file ------------------------------------------------------------------------------------
@@ -1238,7 +1317,10 @@ def _check_also_accepts(v: Value, spec: KeySpec) -> None:
 
 
 def _check_toy_key(v: Value, spec: KeySpec) -> None:
-    """A toy key (bits 8 to 15) is for per-character values only, and a per-character value needs one."""
+    """A toy key (bits 8 to 15) is for per-character values only, and a per-character value needs one; its
+    public half may be sent as a pickle's e and n (NithinYesudas/Networking_Lab_Python's rsa_client.py)."""
+    if v.kind == "public_key" and v.format in PICKLE_KEY_FORMATS:
+        return
     per_character = v.kind == "rsa" and v.padding == "per-character"
     if spec.type != "rsa" or per_character == (spec.bits in TOY_BITS):
         return
@@ -1293,7 +1375,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if v.arg not in knows_key[peer]:
                         raise DescriptionError(kp, f"the {peer} does not know key {v.arg!r}'s public half before this message, so it "
                                                "cannot verify this: send it in an earlier step in a public_key value, or set preshared = true")
-                if v.kind == "public_key" and v.format not in _public_key_formats(keys[v.arg]):
+                if (v.kind == "public_key" and v.format not in _public_key_formats(keys[v.arg])
+                        and not (v.format in PICKLE_KEY_FORMATS and keys[v.arg].type == "rsa")):
                     spec = keys[v.arg]
                     what = "an RSA key" if spec.type == "rsa" else f"an {spec.type} key"
                     raise DescriptionError(_join(v.path, "format"), f"key {v.arg!r} is {what}: its public half is "
@@ -1308,8 +1391,8 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     if not conv.message:  # an empty ciphertext is refused: there is nothing to decrypt
                         raise DescriptionError(_join(p, "message"), "per-character RSA carries 1 or more characters; "
                                                "the conversation's message is empty")
-                    if any(b >= 0x80 for b in conv.message):  # UTF-8: a byte over 0x7F is a character over U+007F
-                        raise DescriptionError(_join(p, "message"), PER_CHARACTER_BELOW)
+                    if not _per_character_carries_text(conv.message.decode("utf-8"), v.offset):  # TOML text: UTF-8
+                        raise DescriptionError(_join(p, "message"), _per_character_range(v.offset))
                 if v.kind == "repeat":
                     if desc.transport.is_http:
                         raise DescriptionError(kp, 'repeat = "received" is the whole send of a tcp step; an http '

@@ -21,7 +21,7 @@ import secrets as pysecrets
 import string
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from cryptography.exceptions import InvalidSignature, InvalidTag, UnsupportedAlgorithm
 from cryptography.fernet import Fernet, InvalidToken
@@ -43,6 +43,8 @@ from ..errors import CryptoFailure, ErrorKind
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
                           TOY_BITS, UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
                           public_key_length, wire_parts)
+
+PickleItem = Union[int, str]
 
 JsonObj = dict[str, Any]
 _B64URL = re.compile(rb"[A-Za-z0-9_-]*\Z")
@@ -340,11 +342,13 @@ def _toy_numbers(n: int, bits: int) -> None:
                             f"{rsa_keys.TOY_MAX_N}); this key has {bits} bits")
 
 
-def per_character_encrypt(key: rsa.RSAPublicKey, plaintext: bytes) -> bytes:
+def per_character_encrypt(key: rsa.RSAPublicKey, plaintext: bytes, offset: int = 0) -> bytes:
     """dianaxime/Lab6-Cifrado-PublicKeyEncription's rsa.py encrypt: for each character c of the UTF-8
     text, chr(ord(c)^e mod n) (RSAEP, RFC 8017 §5.1.1, of the code point alone), the result written as
     UTF-8. Each code point must be below n (RSAEP step 1) and the text not empty (the receiver has nothing
-    to decrypt); else CryptoFailure, whose detail shows no plaintext."""
+    to decrypt); else CryptoFailure, whose detail shows no plaintext. `offset`: each code point less it is
+    encrypted, chr((ord(c) - offset)^e mod n), as NithinYesudas/Networking_Lab_Python's rsa_server.py does
+    with ord('A') (chr(pow(ord(c)-ord('A'), e, n))); the code points then run from offset to below offset + n."""
     numbers = key.public_numbers()
     n, e = numbers.n, numbers.e
     _toy_numbers(n, key.key_size)
@@ -355,16 +359,20 @@ def per_character_encrypt(key: rsa.RSAPublicKey, plaintext: bytes) -> bytes:
                             "text, one character at a time") from None
     if not text:
         raise CryptoFailure(ErrorKind.TOO_LONG, "per-character RSA carries 1 or more characters; the plaintext is empty")
-    if any(ord(c) >= n for c in text):
-        raise CryptoFailure(ErrorKind.TOO_LONG, f"per-character RSA carries only characters below n = {n}")
-    return "".join(chr(pow(ord(c), e, n)) for c in text).encode("utf-8")
+    if not all(0 <= ord(c) - offset < n for c in text):
+        carried = (f"with offset {offset} carries characters from U+{offset:04X} ({offset}) to below {offset} + n = "
+                   f"{offset + n}" if offset else f"carries only characters below n = {n}")
+        raise CryptoFailure(ErrorKind.TOO_LONG, f"per-character RSA {carried}")
+    return "".join(chr(pow(ord(c) - offset, e, n)) for c in text).encode("utf-8")
 
 
-def per_character_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes) -> bytes:
+def per_character_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes, offset: int = 0) -> bytes:
     """dianaxime's rsa.py decrypt: for each character C of the UTF-8 ciphertext, chr(ord(C)^d mod n)
     (RSADP, RFC 8017 §5.1.2); the plaintext that text in UTF-8. Refused: UTF-8 that is not strictly so
     (RFC 3629 §3: no surrogates, no overlong forms), an empty ciphertext, a character not below n (§5.1.2
-    step 1)."""
+    step 1). `offset` is added back, chr(ord(C)^d mod n + offset), as NithinYesudas/Networking_Lab_Python's
+    rsa_client.py does (chr(pow(ord(c), d, n) + 65)); a sum that is a surrogate or over U+10FFFF (Unicode
+    §3.9, D76: no scalar value) is refused."""
     numbers = key.private_numbers()
     n = numbers.public_numbers.n
     try:
@@ -380,8 +388,113 @@ def per_character_decrypt(key: rsa.RSAPrivateKey, ciphertext: bytes) -> bytes:
     above = next((c for c in text if ord(c) >= n), None)
     if above is not None:
         raise Refused(f"the per-character RSA ciphertext has a character not below n = {n} (U+{ord(above):04X})")
-    # m < n ≤ 32767: below the surrogates, so chr(m) is always a scalar value UTF-8 can write.
-    return "".join(chr(pow(ord(c), numbers.d, n)) for c in text).encode("utf-8")
+    # m < n ≤ 32767: below the surrogates, so chr(m) is always a scalar value UTF-8 can write; m + offset may not be.
+    points = [pow(ord(c), numbers.d, n) + offset for c in text]
+    bad = next((m for m in points if 0xD800 <= m <= 0xDFFF or m > 0x10FFFF), None)
+    if bad is not None:
+        raise Refused(f"the per-character RSA ciphertext decrypts to no character (U+{bad:04X})")
+    return "".join(map(chr, points)).encode("utf-8")
+
+
+# ---- Python pickles (value kind pickle) ----------------------------------------------------------
+#
+# A tuple of ints and strs as CPython's pickle.dumps(t, protocol=4) writes it (PEP 3154; the opcodes of
+# Lib/pickle.py, the choices of Modules/_pickle.c): PROTO 4, one FRAME (_Pickler_CommitFrame: a frame of at
+# least FRAME_SIZE_MIN = 4 bytes gets its header; a tuple's is at least 5), the items, the tuple, STOP.
+# Protocol 5 (PEP 574, the default from Python 3.14) writes such a tuple with the same opcodes.
+
+_PICKLE_PROTOCOLS = (4, 5)
+_PICKLE_MAX_FRAME = 65536  # _pickle.c's FRAME_SIZE_TARGET: a str this long, or a frame grown so, ends the frame
+_TUPLE_N = {1: b"\x85", 2: b"\x86", 3: b"\x87"}  # TUPLE1, TUPLE2, TUPLE3
+_MARK, _TUPLE, _MEMOIZE, _STOP, _FRAME, _PROTO = b"(", b"t", b"\x94", b".", b"\x95", b"\x80"
+
+
+def _pickled_int(x: int) -> bytes:
+    """save_long (_pickle.c): BININT1, BININT2 or BININT when it fits, else LONG1 or LONG4 of
+    pickle.encode_long's little-endian two's complement."""
+    if 0 <= x <= 0xFF:
+        return b"K" + bytes([x])  # BININT1
+    if 0 <= x <= 0xFFFF:
+        return b"M" + x.to_bytes(2, "little")  # BININT2
+    if -(1 << 31) <= x < 1 << 31:
+        return b"J" + x.to_bytes(4, "little", signed=True)  # BININT
+    data = x.to_bytes((x.bit_length() >> 3) + 1, "little", signed=True)
+    if x < 0 and data[-1] == 0xFF and data[-2] & 0x80:  # pickle.encode_long drops a redundant sign byte
+        data = data[:-1]
+    if len(data) < 256:
+        return b"\x8a" + bytes([len(data)]) + data  # LONG1
+    return b"\x8b" + len(data).to_bytes(4, "little", signed=True) + data  # LONG4
+
+
+def _pickled_str(text: str) -> bytes:
+    """save_unicode (_pickle.c): UTF-8, SHORT_BINUNICODE under 256 bytes else BINUNICODE, then MEMOIZE."""
+    data = text.encode("utf-8")
+    head = b"\x8c" + bytes([len(data)]) if len(data) < 256 else b"X" + len(data).to_bytes(4, "little")
+    return head + data + _MEMOIZE
+
+
+def pickle_tuple(items: Sequence[PickleItem], protocol: int = 4) -> bytes:
+    """pickle.dumps(tuple(items), protocol) of ints and strs, byte for byte, except that a str is written
+    again where CPython would refer back to the same str object (BINGET): an equal str twice is written twice.
+    ValueError when the payload would be 65536 bytes or more (CPython may then write more than one frame: a str
+    of 64 KiB goes outside the frame, and a frame that reaches 64 KiB before the end is closed)."""
+    body = b"".join(_pickled_int(x) if isinstance(x, int) else _pickled_str(x) for x in items)
+    body = body + _TUPLE_N[len(items)] if len(items) in _TUPLE_N else _MARK + body + _TUPLE
+    body += _MEMOIZE + _STOP
+    if len(body) >= _PICKLE_MAX_FRAME:
+        raise ValueError(f"it would be {len(body)} bytes after its frame header: {_PICKLE_MAX_FRAME} or more, which "
+                         "CPython may write in more than one frame")
+    return _PROTO + bytes([protocol]) + _FRAME + len(body).to_bytes(8, "little") + body
+
+
+def _from_pickle_tuple(data: bytes) -> tuple[PickleItem, ...]:
+    """The items of a pickled tuple, only as pickle_tuple writes them (never pickle.loads: unpickling runs
+    whatever the pickle names). Read leniently, by these opcodes alone, then the bytes must be what
+    pickle_tuple writes for what was read with that protocol. ValueError otherwise."""
+    if len(data) < 11 or data[:1] != _PROTO or data[1] not in _PICKLE_PROTOCOLS or data[2:3] != _FRAME:
+        raise ValueError("not a framed pickle of protocol 4 or 5")
+    items: list[PickleItem] = []
+    pos = 11
+    while pos < len(data):
+        op = data[pos]
+        pos += 1
+        if op in (0x4B, 0x4D, 0x4A):  # BININT1, BININT2, BININT
+            size = {0x4B: 1, 0x4D: 2, 0x4A: 4}[op]
+            items.append(int.from_bytes(_taken(data, pos, size), "little", signed=op == 0x4A))
+        elif op in (0x8A, 0x8B):  # LONG1, LONG4
+            head = 1 if op == 0x8A else 4
+            size = int.from_bytes(_taken(data, pos, head), "little", signed=op == 0x8B)
+            pos += head
+            items.append(int.from_bytes(_taken(data, pos, size), "little", signed=True))
+        elif op in (0x8C, 0x58):  # SHORT_BINUNICODE, BINUNICODE
+            head = 1 if op == 0x8C else 4
+            size = int.from_bytes(_taken(data, pos, head), "little")
+            pos += head
+            items.append(_taken(data, pos, size).decode("utf-8"))  # strict: no surrogates (UnicodeDecodeError)
+        elif op in (0x28, 0x74, 0x85, 0x86, 0x87, 0x94, 0x2E):  # MARK, TUPLE, TUPLE1-3, MEMOIZE, STOP
+            size = 0
+        else:
+            raise ValueError(f"opcode 0x{op:02x}")
+        pos += size
+    if not items:
+        raise ValueError("no items")
+    if pickle_tuple(items, data[1]) != data:
+        raise ValueError("not as pickle.dumps writes it")
+    return tuple(items)
+
+
+def _taken(data: bytes, pos: int, size: int) -> bytes:
+    """data[pos:pos + size], or ValueError when the data ends first."""
+    if size < 0 or pos + size > len(data):
+        raise ValueError("truncated")
+    return data[pos:pos + size]
+
+
+def _pickle_shape(v: Value) -> str:
+    """What a pickle value's receiver expects, for a refusal, in the Swift engine's words: "3 items (int, int, str)"
+    ("1 items (str)" too: one wording for both engines)."""
+    types = ", ".join("int" if item.kind == "public_key" else "str" for item in v.arg)
+    return f"{len(v.arg)} items ({types})"
 
 
 # ---- public keys ---------------------------------------------------------------------------------
@@ -993,7 +1106,7 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
             if v.padding == "none":
                 ct = textbook_encrypt(ctx.public_keys[v.arg], plaintext)
             elif v.padding == "per-character":
-                ct = per_character_encrypt(ctx.public_keys[v.arg], plaintext)
+                ct = per_character_encrypt(ctx.public_keys[v.arg], plaintext, v.offset)
             else:
                 ct = rsa_cipher.encrypt(ctx.public_keys[v.arg], v.padding, plaintext)
         except CryptoFailure as exc:
@@ -1001,11 +1114,31 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
         return encode(ct, v.encoding)
     if k == "sealed":
         return _build_sealed(v, ctx, scratch)
+    if k == "pickle":
+        return _build_pickle(v, ctx, scratch)
     if k == "repeat":  # dianaxime's server.py: recibido = sc.recv(1024) ... sc.send(recibido)
         if ctx.message_received is None:
             raise Refused("nothing received yet to send back")
         return ctx.message_received
     raise AssertionError(f"{k} is built by its json")  # nonce_of / tag_of: in _build_json
+
+
+def _build_pickle(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
+    """pickle.dumps((item, ...)) as rsa_client.py sends it: a key's e or n as an int, a text value as a str."""
+    items: list[PickleItem] = []
+    for item in v.arg:
+        if item.kind == "public_key":
+            numbers = ctx.private_keys[item.arg].public_key().public_numbers()
+            items.append(numbers.e if item.format == "e" else numbers.n)
+            continue
+        try:
+            items.append(_build(item, ctx, scratch).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise Refused(f"cannot build the pickle: {item.path} is not UTF-8 text (a Python str)") from None
+    try:
+        return pickle_tuple(items)
+    except ValueError as exc:
+        raise Refused(f"cannot build the pickle: {exc}") from None
 
 
 def _iv_for(v: Value, ctx: Context) -> bytes:
@@ -1165,7 +1298,7 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
             accept(v.carries, textbook_decrypt(ctx.private_keys[v.arg], ct), ctx, v.carries_as, v.fields)
             return
         if v.padding == "per-character":
-            accept(v.carries, per_character_decrypt(ctx.private_keys[v.arg], ct), ctx, v.carries_as, v.fields)
+            accept(v.carries, per_character_decrypt(ctx.private_keys[v.arg], ct, v.offset), ctx, v.carries_as, v.fields)
             return
         try:
             plaintext = rsa_cipher.decrypt(ctx.private_keys[v.arg], v.padding, ct)
@@ -1174,12 +1307,40 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
         accept(v.carries, plaintext, ctx, v.carries_as, v.fields)
     elif k == "sealed":
         _parse_sealed(v, data, ctx, scratch)
+    elif k == "pickle":
+        _parse_pickle(v, data, ctx, scratch)
     elif k == "repeat":
         if ctx.message_sent is None or data != ctx.message_sent:
             raise Refused("the answer is not the message sent")
         ctx.received["repeat"] = data
     else:  # nonce_of / tag_of are read by their json first
         pass
+
+
+def _parse_pickle(v: Value, data: bytes, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> None:
+    """rsa_server.py's e,n,msg = pickle.loads(key), strictly (_from_pickle_tuple): the tuple has the value's
+    items, an int for a key's e or n and a str for a text value, whose UTF-8 that value's parse checks. A key
+    whose e and n arrived is learned: a toy key by the toy rules where the description's key is one."""
+    shape = f"the message is not a pickle of {_pickle_shape(v)} as pickle.dumps writes one"
+    try:
+        got = _from_pickle_tuple(data)
+    except (ValueError, UnicodeDecodeError):
+        raise Refused(shape) from None
+    if len(got) != len(v.arg) or any(isinstance(x, int) != (item.kind == "public_key") for item, x in zip(v.arg, got)):
+        raise Refused(shape)
+    numbers: dict[str, dict[str, int]] = {}
+    for item, x in zip(v.arg, got):
+        if isinstance(x, int):
+            numbers.setdefault(item.arg, {})[item.format] = x
+        else:
+            _parse(item, x.encode("utf-8"), ctx, scratch)
+    for name, number in numbers.items():
+        toy = ctx.description.key(name).bits in TOY_BITS
+        try:
+            ctx.public_keys[name] = rsa_keys.public_from_numbers(number["n"], number["e"], toy=toy)
+        except CryptoFailure as exc:
+            raise Refused(f"bad public key: {exc.detail}") from None
+        ctx.received[f"public_key:{name}"] = True
 
 
 def _received_key(data: Any, fmt: str, encoding: str, key_type: str) -> Any:

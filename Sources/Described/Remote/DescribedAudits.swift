@@ -756,6 +756,7 @@ extension DescribedRemoteRun {
                     // X‖Y: neither coordinate below p (all ones); X25519 takes any 32 bytes, so one byte short
                     // (its all-zero key is a check RFC 7748 §6.1 leaves optional, not a key that does not load).
                     case .raw: return part.rebuild(part.raw.count == 32 ? Data(repeating: 0x09, count: 31) : Data(repeating: 0xff, count: part.raw.count))
+                    case .exponent, .modulus: changed = false; return message  // a pickle's numbers: not located here
                     }
                 }
                 // A message sent unchanged would be taken: only a key actually replaced is judged.

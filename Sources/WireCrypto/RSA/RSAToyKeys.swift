@@ -52,12 +52,12 @@ extension RSAPrivateKey {
         return try RSAPrivateKey(decodingToyPKCS1: der)
     }
 
-    /// Per-character decryption: each character U+C of `text` (C < n) becomes U+(Cᵈ mod n).
-    public func _WEAK_AND_INSECURE_perCharacterDecrypt(_ text: String) throws -> String {
+    /// Per-character decryption: each character U+C of `text` (C < n) becomes U+((Cᵈ mod n) + offset).
+    public func _WEAK_AND_INSECURE_perCharacterDecrypt(_ text: String, offset: Int = 0) throws -> String {
         guard let n = smallNumber(key, "n"), let d = smallNumber(key, "d"), ToyRSA.moduli.contains(n) else {
             throw WireCryptoError.unsupported("per-character RSA needs a toy key (n from \(ToyRSA.moduli.lowerBound) to \(ToyRSA.moduli.upperBound))")
         }
-        return try perCharacter(text, exponent: d, modulus: n, what: "ciphertext")
+        return try perCharacter(text, exponent: d, modulus: n, what: "ciphertext", before: 0, after: offset)
     }
 }
 
@@ -79,24 +79,30 @@ extension RSAPublicKey {
         return (n, e)
     }
 
-    /// Per-character encryption: each character U+c of `text` (c < n) becomes U+(cᵉ mod n).
-    public func _WEAK_AND_INSECURE_perCharacterEncrypt(_ text: String) throws -> String {
+    /// Per-character encryption: each character U+c of `text` (0 ≤ c − offset < n) becomes U+((c − offset)ᵉ mod n).
+    public func _WEAK_AND_INSECURE_perCharacterEncrypt(_ text: String, offset: Int = 0) throws -> String {
         guard let (n, e) = toyNumbers else {
             throw WireCryptoError.unsupported("per-character RSA needs a toy key (n from \(ToyRSA.moduli.lowerBound) to \(ToyRSA.moduli.upperBound))")
         }
-        return try perCharacter(text, exponent: e, modulus: n, what: "plaintext")
+        return try perCharacter(text, exponent: e, modulus: n, what: "plaintext", before: offset, after: 0)
     }
 }
 
-private func perCharacter(_ text: String, exponent: Int, modulus: Int, what: String) throws -> String {
+/// Each character's value less `before` (0 to n − 1), raised to `exponent` mod n, plus `after`.
+private func perCharacter(_ text: String, exponent: Int, modulus: Int, what: String, before: Int, after: Int) throws -> String {
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-        guard Int(scalar.value) < modulus else {
-            throw WireCryptoError.invalidLength(what: "per-character RSA \(what) character U+\(String(scalar.value, radix: 16, uppercase: true))",
-                                                length: Int(scalar.value), expected: "below n = \(modulus)")
+        let value = Int(scalar.value) - before
+        guard (0..<modulus).contains(value) else {
+            throw WireCryptoError.invalidLength(what: "per-character RSA \(what) character U+\(String(format: "%04X", scalar.value))",
+                                                length: Int(scalar.value), expected: before == 0 ? "below n = \(modulus)" : "from \(before) to below \(before) + n = \(before + modulus)")
         }
-        // Below n ≤ 32767: a scalar, never a surrogate.
-        out.append(Unicode.Scalar(UInt32(modularPower(Int(scalar.value), exponent, modulus)))!)
+        let result = modularPower(value, exponent, modulus) + after
+        guard let character = Unicode.Scalar(UInt32(result)) else {  // with an offset, a surrogate or past U+10FFFF
+            throw WireCryptoError.invalidLength(what: "per-character RSA \(what) character U+\(String(format: "%04X", scalar.value))",
+                                                length: result, expected: "a result that is a character")
+        }
+        out.append(character)
     }
     return String(out)
 }

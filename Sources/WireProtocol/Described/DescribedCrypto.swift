@@ -182,17 +182,38 @@ public enum DescribedBytes {
         case .pemPKCS1: return try key.exported(.pkcs1PEM)
         case .derSPKI: return try key.exported(.spkiDER)
         case .derPKCS1: return try key.exported(.pkcs1DER)
-        case .x962, .x962Compressed, .raw:
-            throw DescriptionError.partySetup(reason: "an RSA key has no \(format.rawValue) form (the description's validator refuses it)")
+        case .x962, .x962Compressed, .raw, .exponent, .modulus:
+            throw DescriptionError.partySetup(reason: "an RSA key has no \(format.rawValue) form here (the description's validator refuses it)")
         case .jsonNE, .jwk:
-            let n = RSAInvalidKeys.modulus(of: key)
-            var eHex = key.info.publicExponentHex
-            if eHex.count % 2 == 1 { eHex = "0" + eHex }
-            let e = Data(hexString: eHex) ?? Data()
+            let (n, e) = numbers(of: key)
             if format == .jwk {
                 return Data("{\"kty\":\"RSA\",\"n\":\"\(base64url(n, padded: false))\",\"e\":\"\(base64url(e, padded: false))\"}".utf8)
             }
             return Data("{\"n\":\(decimal(n)),\"e\":\(decimal(e))}".utf8)
+        }
+    }
+
+    /// n and e of an RSA public key, as unsigned big-endian bytes.
+    static func numbers(of key: RSAPublicKey) -> (n: Data, e: Data) {
+        var eHex = key.info.publicExponentHex
+        if eHex.count % 2 == 1 { eHex = "0" + eHex }
+        return (RSAInvalidKeys.modulus(of: key), Data(hexString: eHex) ?? Data())
+    }
+
+    /// The RSA public key of numbers that arrived as they are (a pickle's ints): a toy key by the toy
+    /// rules, any other by WireCrypto's (RFC 8017 §3.1, at least 1024 bits); else a refusal.
+    static func publicKey(modulus n: Data, exponent e: Data, toy: Bool) throws -> RSAPublicKey {
+        do {
+            if toy {
+                func small(_ bytes: Data) -> Int? { bytes.count <= 4 ? bytes.reduce(0) { $0 << 8 | Int($1) } : nil }
+                guard let modulus = small(n), let exponent = small(e) else {
+                    throw WireCryptoError.malformedKey(reason: "a toy key's modulus is \(ToyRSA.moduli.lowerBound) to \(ToyRSA.moduli.upperBound)", stack: [])
+                }
+                return try RSAPublicKey(_INSECURE_toyModulus: modulus, exponent: exponent)
+            }
+            return try RSAPublicKey(importing: RSAInvalidKeys.subjectPublicKeyInfo(modulus: n, exponent: e))
+        } catch {
+            throw DescribedRefusal(reason: "the key's numbers are not a valid RSA key: \(error)")
         }
     }
 
@@ -240,6 +261,8 @@ public enum DescribedBytes {
             der = bytes
         case .x962, .x962Compressed, .raw:
             throw refuse("is an EC point; the description's key is RSA")
+        case .exponent, .modulus:
+            throw refuse("is one number of a pickle (the description's validator keeps it there)")
         case .jsonNE, .jwk:
             guard case let .object(fields)? = try? StrictJSON.parse(bytes) else { throw refuse("is not a JSON object") }
             let n: Data?, e: Data?
@@ -301,13 +324,14 @@ public enum DescribedBytes {
     /// RSA encryption as the description's padding has it. Textbook RSA (RFC 8017 §5.1.1: m = OS2IP of
     /// the plaintext, c = I2OSP(mᵉ mod n, k)) carries 1 to k − 1 bytes not starting with 0x00: the
     /// receiver's integer cannot keep a leading zero byte, and k − 1 bytes are always below n.
-    public static func rsaEncrypt(_ plaintext: Data, to key: RSAPublicKey, padding: RSAPaddingName) throws -> Data {
+    public static func rsaEncrypt(_ plaintext: Data, to key: RSAPublicKey, padding: RSAPaddingName, offset: Int = 0) throws -> Data {
         if padding == .perCharacter {
-            guard let text = String(validating: [UInt8](plaintext), as: UTF8.self) else {
-                throw DescriptionError.partySetup(reason: "per-character RSA carries text; this plaintext is not UTF-8")
+            guard let text = String(validating: [UInt8](plaintext), as: UTF8.self), !text.isEmpty else {
+                throw DescriptionError.partySetup(reason: "per-character RSA carries 1 or more characters of text; this plaintext is \(plaintext.isEmpty ? "empty" : "not UTF-8")")
             }
-            do { return Data(try key._WEAK_AND_INSECURE_perCharacterEncrypt(text).utf8) } catch {
-                throw DescriptionError.partySetup(reason: "per-character RSA carries only characters below n = \(key.toyNumbers?.n ?? 0): \(error)")
+            do { return Data(try key._WEAK_AND_INSECURE_perCharacterEncrypt(text, offset: offset).utf8) } catch {
+                let n = key.toyNumbers?.n ?? 0
+                throw DescriptionError.partySetup(reason: "per-character RSA carries only characters \(offset == 0 ? "below n = \(n)" : "from \(offset) to below \(offset) + n = \(offset + n)"): \(error)")
             }
         }
         guard let padded = rsaPadding(padding) else {
@@ -337,7 +361,7 @@ public enum DescribedBytes {
 
     /// Per-character decryption (docs/PROTOCOL-DESCRIPTIONS.md, RSA `padding`): UTF-8 text, not
     /// empty, each character below n, each decrypted alone; the plaintext is the result's UTF-8.
-    public static func perCharacterDecrypt(_ ciphertext: Data, with key: RSAPrivateKey, name: String) throws -> Data {
+    public static func perCharacterDecrypt(_ ciphertext: Data, with key: RSAPrivateKey, name: String, offset: Int = 0) throws -> Data {
         guard let text = String(validating: [UInt8](ciphertext), as: UTF8.self), !text.isEmpty else {
             throw DescribedRefusal(reason: "the per-character RSA ciphertext is \(ciphertext.isEmpty ? "empty" : "not UTF-8 text")")
         }
@@ -345,8 +369,9 @@ public enum DescribedBytes {
         if let above = text.unicodeScalars.first(where: { Int($0.value) >= n }) {  // RFC 8017 §5.1.2 step 1, per character
             throw DescribedRefusal(reason: "the per-character RSA ciphertext has a character not below n = \(n) (U+\(String(format: "%04X", above.value)))")
         }
-        do { return Data(try key._WEAK_AND_INSECURE_perCharacterDecrypt(text).utf8) } catch {
-            throw DescribedRefusal(reason: "the per-character RSA ciphertext does not decrypt with key \(name): \(error)")
+        do { return Data(try key._WEAK_AND_INSECURE_perCharacterDecrypt(text, offset: offset).utf8) } catch let WireCryptoError.invalidLength(_, value, _) {
+            // With an offset, m + offset may be a surrogate or past U+10FFFF.
+            throw DescribedRefusal(reason: "the per-character RSA ciphertext decrypts to no character (U+\(String(format: "%04X", value)))")
         }
     }
 

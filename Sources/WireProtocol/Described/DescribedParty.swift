@@ -565,6 +565,25 @@ private struct Context {
         case .repeatReceived:
             guard let received = state.lastReceivedMessage else { throw DescriptionError.partySetup(reason: "nothing was received to send back") }
             return BuiltValue(bytes: received)
+        case let .pickle(items):
+            var entries: [DescribedPickle.Item] = []
+            for item in items {
+                if case let .publicKey(name, format, _) = item.kind {
+                    guard let key = state.publicKeys[name] else { throw DescriptionError.partySetup(reason: "the \(party.role.rawValue) does not know key \(name)") }
+                    let (n, e) = DescribedBytes.numbers(of: key)
+                    entries.append(.integer(format == .modulus ? n : e))
+                    continue
+                }
+                let bytes = try build(item).bytes
+                guard let text = String(validating: [UInt8](bytes), as: UTF8.self) else {
+                    throw DescriptionError.partySetup(reason: "\(item.keyPath) is not UTF-8 text, and a pickle item is a str")
+                }
+                entries.append(.text(text))
+            }
+            guard let pickled = DescribedPickle.encode(entries) else {
+                throw DescriptionError.partySetup(reason: "the pickle would reach 64 KiB, where CPython splits its frames")
+            }
+            return BuiltValue(bytes: pickled)
         case let .plain(encoding):
             let message = state.received["message"] ?? party.message
             if state.received["message"] == nil { state.sentMessage = true }
@@ -622,7 +641,7 @@ private struct Context {
                 var draws = 0
                 for _ in 0..<20_000 {
                     draws += 1
-                    let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding)
+                    let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding, offset: value.characterOffset)
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
                     // Textbook RSA has one ciphertext per message: draw another message where the party may.
                     if padding.isUnpadded {
@@ -634,7 +653,7 @@ private struct Context {
                 throw DescriptionError.partySetup(reason: "no ciphertext with the property in \(draws) draw\(draws == 1 ? "" : "s")\(draws == 1 ? " (textbook RSA: a fixed message has one ciphertext)" : "")")
             default: break
             }
-            let ciphertext = try DescribedBytes.rsaEncrypt(try plaintext(carries), to: key, padding: padding)
+            let ciphertext = try DescribedBytes.rsaEncrypt(try plaintext(carries), to: key, padding: padding, offset: value.characterOffset)
             return BuiltValue(bytes: DescribedBytes.encode(ciphertext, encoding))
         case let .sealed(sealed):
             let key = try secretKey(sealed.secret)
@@ -746,6 +765,27 @@ private struct Context {
             guard bytes.starts(with: Data(text.utf8)) else {
                 throw DescribedRefusal(reason: "expected text beginning \(JSONText.string(text)); received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")
             }
+        case let .pickle(items):
+            let types = items.map { item -> String in if case .publicKey = item.kind { return "int" }; return "str" }
+            guard let entries = DescribedPickle.decode(bytes), entries.count == items.count else {
+                throw DescribedRefusal(reason: "the message is not a pickle of \(items.count) items (\(types.joined(separator: ", "))) as pickle.dumps writes one")
+            }
+            var numbers: [String: (n: Data?, e: Data?)] = [:]
+            for (position, (item, entry)) in zip(items, entries).enumerated() {
+                switch (item.kind, entry) {
+                case let (.publicKey(name, format, _), .integer(value)):
+                    if format == .modulus { numbers[name, default: (nil, nil)].n = value } else { numbers[name, default: (nil, nil)].e = value }
+                case let (kind, .text(text)):
+                    if case .publicKey = kind { fallthrough }
+                    try parse(item, Data(text.utf8))
+                default:
+                    throw DescribedRefusal(reason: "item \(position + 1) of the pickle is \(types[position] == "int" ? "a str where an int" : "an int where a str") is wanted")
+                }
+            }
+            for (name, pair) in numbers.sorted(by: { $0.key < $1.key }) {
+                guard let n = pair.n, let e = pair.e else { continue }  // the validator has both
+                state.publicKeys[name] = try DescribedBytes.publicKey(modulus: n, exponent: e, toy: description.keys[name]?.isToy == true)
+            }
         case .repeatReceived:
             guard let sent = state.lastSentMessage, bytes == sent else {
                 throw DescribedRefusal(reason: "the answer is not the message sent: expected \(state.lastSentMessage?.count ?? 0) bytes back, received \(bytes.count) bytes that differ")
@@ -802,7 +842,7 @@ private struct Context {
             let key = try party.privateKey(name)
             let ciphertext = try DescribedBytes.decode(bytes, encoding, what: "the RSA ciphertext")
             if padding == .perCharacter {
-                try accept(try DescribedBytes.perCharacterDecrypt(ciphertext, with: key, name: name), carries)
+                try accept(try DescribedBytes.perCharacterDecrypt(ciphertext, with: key, name: name, offset: value.characterOffset), carries)
                 return
             }
             guard let padded = DescribedBytes.rsaPadding(padding) else {

@@ -35,6 +35,9 @@ public struct DescribedValue: Sendable, Equatable {
         /// A tcp message, whole: the bytes of the last message its sender received, as they arrived
         /// (`repeat = "received"`: a server that answers `sc.send(recibido)`).
         case repeatReceived
+        /// A Python pickle of a tuple of these items (`pickle.dumps((e, n, msg))`): a key's `e` or `n`
+        /// as an int, any other item's text as a str (DescribedPickle).
+        case pickle([DescribedValue])
     }
 
     public var kind: Kind
@@ -45,6 +48,9 @@ public struct DescribedValue: Sendable, Equatable {
     public var alsoAccepts: [PublicKeyFormat] = []
     /// Where `also_accepts` was written, for the validator's errors.
     var alsoAcceptsLine = 0
+    /// A per-character `rsa` value's `offset`: the number subtracted from each character before it is
+    /// encrypted, added back after (NithinYesudas's `pow(ord(c) - ord('A'), e, n)`, `chr(m + 65)`).
+    public var characterOffset = 0
 
     public init(kind: Kind, line: Int, keyPath: String) { self.kind = kind; self.line = line; self.keyPath = keyPath }
 }
@@ -54,7 +60,7 @@ extension DescribedValue {
     /// the order written: the one walk every question about a description's values goes through.
     public var values: [DescribedValue] {
         switch kind {
-        case let .concat(parts): return [self] + parts.flatMap(\.values)
+        case let .concat(parts), let .pickle(parts): return [self] + parts.flatMap(\.values)
         case let .json(fields), let .form(fields): return [self] + fields.flatMap(\.value.values)
         default: return [self]
         }
@@ -141,6 +147,9 @@ public enum PublicKeyFormat: String, Sendable, CaseIterable {
     case derPKCS1 = "der-pkcs1"
     /// `{"n": <decimal integer>, "e": <decimal integer>}`, as Python's `json.dumps({"n": k.n, "e": k.e})` writes it.
     case jsonNE = "json-ne"
+    /// A `pickle` item only: the RSA key's public exponent, or its modulus, as a Python int.
+    case exponent = "e"
+    case modulus = "n"
     /// RFC 7517: `{"kty": "RSA", "n": base64url, "e": base64url}`.
     case jwk
     /// An EC point, SEC 1 v2 §2.3.3: `04‖X‖Y` (CryptoKit `x963Representation`).
@@ -390,13 +399,13 @@ public struct Sealed: Sendable, Equatable {
 // MARK: - Reading a value from its inline table
 
 extension DescribedValue {
-    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat"]
+    static let kinds = ["text", "concat", "public_key", "rsa", "sealed", "secret", "digest", "json", "config", "token", "nonce_of", "tag_of", "plain", "length_of", "form", "mac", "signature", "starts_with", "repeat", "pickle"]
     static let qualifiers: [String: [String]] = [
-        "text": [], "starts_with": [], "repeat": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
+        "text": [], "starts_with": [], "repeat": [], "pickle": [], "concat": [], "json": [], "form": [], "config": [], "token": [],
         "mac": ["algorithm", "of", "encoding"],
         "signature": ["algorithm", "of", "format", "encoding"],
         "public_key": ["format", "also_accepts", "encoding"],
-        "rsa": ["padding", "carries", "carries_as", "fields", "encoding"],
+        "rsa": ["padding", "carries", "carries_as", "fields", "encoding", "offset"],
         "sealed": ["cipher", "padding", "iv", "tag", "separator", "carries", "carries_as", "fields", "encoding"],
         "secret": ["encoding"],
         "digest": ["of", "encoding"],
@@ -472,7 +481,7 @@ extension DescribedValue {
             return carries
         }
         let kind: Kind
-        var alsoAccepts: [PublicKeyFormat] = [], alsoAcceptsLine = 0
+        var alsoAccepts: [PublicKeyFormat] = [], alsoAcceptsLine = 0, characterOffset = 0
         switch kindKey {
         case "text":
             kind = .text(try name())
@@ -488,6 +497,9 @@ extension DescribedValue {
         case "concat":
             guard case let .array(parts) = table["concat"]!.kind else { throw reader.wrongType("concat", "an array of values") }
             kind = .concat(try parts.enumerated().map { try read($1, keyPath: "\(keyPath).concat[\($0 + 1)]") })
+        case "pickle":
+            guard case let .array(parts) = table["pickle"]!.kind else { throw reader.wrongType("pickle", "an array of values: a key's e or n, or text") }
+            kind = .pickle(try parts.enumerated().map { try read($1, keyPath: "\(keyPath).pickle[\($0 + 1)]") })
         case "json", "form":
             guard case let .table(fields) = table[kindKey]!.kind else { throw reader.wrongType(kindKey, "a table of field = value") }
             let members = try fields.keys.map { DescribedField(name: $0, value: try read(fields[$0]!, keyPath: "\(keyPath).\(kindKey).\($0)")) }
@@ -529,6 +541,12 @@ extension DescribedValue {
         case "rsa":
             let padding = try reader.choice("padding", RSAPaddingName.allCases.map(\.rawValue)).flatMap(RSAPaddingName.init) ?? .pkcs1
             kind = .rsa(try name(), padding: padding, carries: try carries(), encoding: encoding)
+            if table["offset"] != nil {
+                guard padding == .perCharacter else {
+                    throw DescriptionError.impossible(key: reader.keyPath("offset"), line: reader.line(of: "offset"), reason: "offset is for padding = \"per-character\" only")
+                }
+                characterOffset = try reader.number("offset", in: 0...0x10FFFF) ?? 0
+            }
         case "secret":
             kind = .secret(try name(), encoding: encoding)
         case "digest":
@@ -614,6 +632,7 @@ extension DescribedValue {
         var value = DescribedValue(kind: kind, line: toml.line, keyPath: keyPath)
         value.alsoAccepts = alsoAccepts
         value.alsoAcceptsLine = alsoAcceptsLine
+        value.characterOffset = characterOffset
         return value
     }
 }

@@ -423,6 +423,33 @@ struct DescriptionValidator {
         switch value.kind {
         case .text, .config, .repeatReceived:
             break
+        case let .pickle(items):
+            if inJSON { throw impossible(value, "a `pickle` is a whole message or body, not a part of one") }
+            guard (1...8).contains(items.count) else { throw impossible(value, "a pickle holds 1 to 8 items; this one has \(items.count)") }
+            var numbers: [String: [PublicKeyFormat]] = [:]
+            for item in items {
+                switch item.kind {
+                case let .publicKey(name, format, _):
+                    guard format == .exponent || format == .modulus else {
+                        throw impossible(item, "a key in a pickle is its numbers, each a Python int: format = \"e\" or \"n\"")
+                    }
+                    guard let key = description.keys[name] else { throw unknownName(item, name, "key", Array(description.keys.keys)) }
+                    guard key.type == .rsa else { throw impossible(item, "key \(name) is \(key.type.rawValue); e and n are an RSA key's numbers") }
+                    guard knownKeys[sender]!.contains(name) else { throw impossible(item, "the \(sender.rawValue) sends key \(name)'s numbers before it knows them") }
+                    numbers[name, default: []].append(format)
+                case let .plain(encoding) where encoding == .raw || encoding == .utf8:
+                    try check(item, from: sender, inJSON: false, siblings: [])
+                case .text, .config, .token:
+                    try check(item, from: sender, inJSON: false, siblings: [])
+                default:
+                    throw impossible(item, "a pickle item is a key's e or n, or text: text, plain (no encoding but utf8), config, token")
+                }
+            }
+            for (name, formats) in numbers.sorted(by: { $0.key < $1.key }) where formats.count != 2 || Set(formats).count != 2 {
+                throw impossible(value, "a pickle holds key \(name)'s e and n once each (the receiver makes the key of both)")
+            }
+            for name in numbers.keys { knownKeys[receiver]!.insert(name) }
+            learnAgreements()
         case .startsWith:
             guard inRefusal else { throw impossible(value, "starts_with is only a tcp conversation's error or errors value (a refusal whose text varies); a step sends a value both sides can check") }
         case let .plain(encoding):
@@ -512,19 +539,21 @@ struct DescriptionValidator {
                     : "padding = \"per-character\" needs a toy key (bits 8 to 15 in [keys.\(name)]); key \(name) has \(key.bits) bits")
             }
             if padding == .perCharacter {
-                // Text, each character below n: below 128 fits the smallest n of an 8-bit key.
-                func ascii(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { $0.value < 128 } }
+                // Text, each character less its offset below n: below 128 fits the smallest n of an 8-bit key.
+                let offset = value.characterOffset
+                func ascii(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { (offset..<(offset + 128)).contains(Int($0.value)) } }
+                let range = offset == 0 ? "below 128" : "from \(offset) to \(offset + 127)"
                 switch carries {
                 case .message, .anyText: break
                 case let .constant(text) where ascii(text): break
-                case .constant: throw impossible(value, "per-character RSA with a toy key carries characters below 128 (the smallest n of an 8-bit key); the stated text has others")
+                case .constant: throw impossible(value, "per-character RSA with a toy key carries characters \(range) (the smallest n of an 8-bit key); the stated text has others")
                 default: throw impossible(value, "per-character RSA carries text: carries = \"message\", \"text:TEXT\" or \"any-text\"")
                 }
                 if carries == .message, conversation.message?.isEmpty == true {
                     throw impossible(value, "per-character RSA carries 1 or more characters; the conversation's message is empty")
                 }
                 if carries == .message, let message = conversation.message, !(String(validating: [UInt8](message), as: UTF8.self).map(ascii) ?? false) {
-                    throw impossible(value, "per-character RSA with a toy key carries characters below 128 (the smallest n of an 8-bit key); the conversation's message has others")
+                    throw impossible(value, "per-character RSA with a toy key carries characters \(range) (the smallest n of an 8-bit key); the conversation's message has others")
                 }
             }
             if padding == .textbook {

@@ -397,6 +397,8 @@ extension ProtocolDescription {
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
             case let .rsa(name, padding, _, _) where padding == .textbook:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with no padding (textbook RSA, RFC 8017 §5.1.1): deterministic, and malleable (c·sᵉ decrypts to m·s)")
+            case .pickle:
+                found.append("\(value.keyPath) (line \(value.line)): a Python pickle (a server that reads it with pickle.loads runs whatever code a client sends)")
             case let .rsa(name, padding, _, _) where padding == .perCharacter:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) per character with a toy key of \(keys[name]?.bits ?? 0) bits (each character encrypted alone: a substitution table, read by factoring n or trying each character)")
             case let .json(fields), let .form(fields):
