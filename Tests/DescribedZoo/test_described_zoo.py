@@ -16,6 +16,7 @@ import hashlib
 import http.client
 import json
 import os
+import pickle
 import random
 import select
 import socket
@@ -2255,6 +2256,60 @@ def test_registry_descriptions_parse_and_every_plant_is_tested():
             assert plant["name"] in server_source
             assert plant["breaks"] and plant["expected_failing_checks"]
     assert tested
+
+
+# ---- pickled-key-per-character -----------------------------------------------------------------
+# The client sends pickle.dumps((e, n, message)), its own toy key and its message; the server answers
+# each character c as chr(pow(ord(c) - 65, e, n)) in UTF-8 and closes. No `error`: a refusal is a close.
+
+PICKLED = "pickled-key-per-character"
+CLIENT_E, CLIENT_D, CLIENT_N = 7, 103, 11 * 13   # 7 · 103 = 721 = 6 · φ(143) + 1
+
+
+def pickled_exchange(port, body):
+    """Sends `body`; (the answer, or b"" when the server closed without one)."""
+    with connect(port) as sock:
+        sock.sendall(body)
+        return Legacy(sock).message()
+
+
+def pickled_decrypt(answer):
+    return "".join(chr(pow(ord(c), CLIENT_D, CLIENT_N) + 65) for c in answer.decode("utf-8"))
+
+
+def test_pickled_key_per_character_correct(servers):
+    port = servers.port(PICKLED)
+    for text in ("HELLOPI", "A", "ZZZ"):
+        answer = pickled_exchange(port, pickle.dumps((CLIENT_E, CLIENT_N, text), protocol=4))
+        assert answer == "".join(chr(pow(ord(c) - 65, CLIENT_E, CLIENT_N)) for c in text).encode()
+        assert pickled_decrypt(answer) == text
+    assert pickled_exchange(port, pickle.dumps((CLIENT_E, CLIENT_N, "HI"), protocol=5))   # 3.14's default protocol
+    assert pickled_exchange(port, pickle.dumps((CLIENT_E, CLIENT_N, "hi")))    # ord('h') - 65 = 39 < n: taken
+    for refused in (pickle.dumps((CLIENT_N, CLIENT_E, "HI")),        # e not below n
+                    pickle.dumps((CLIENT_E, CLIENT_N, "@")),         # ord('@') - 65 < 0
+                    pickle.dumps((CLIENT_E, CLIENT_N)), b"garbage",
+                    pickle.dumps((CLIENT_E, CLIENT_N, print))):      # a global (builtins.print): refused unresolved
+        assert pickled_exchange(port, refused) == b""
+
+
+def test_pickled_key_per_character_no_offset(servers):
+    answer = pickled_exchange(servers.port(PICKLED, "no-offset"), pickle.dumps((CLIENT_E, CLIENT_N, "HELLO")))
+    assert answer and pickled_decrypt(answer) != "HELLO"
+
+
+def test_pickled_key_per_character_swaps_e_and_n(servers):
+    answer = pickled_exchange(servers.port(PICKLED, "swaps-e-and-n"), pickle.dumps((CLIENT_E, CLIENT_N, "HELLO")))
+    assert answer == "".join(chr(pow(ord(c) - 65, CLIENT_N, CLIENT_E)) for c in "HELLO").encode()
+    assert pickled_decrypt(answer) != "HELLO"
+
+
+def test_pickled_key_per_character_serves_once(servers):
+    port = servers.port(PICKLED, "serves-once")
+    assert pickled_exchange(port, pickle.dumps((CLIENT_E, CLIENT_N, "HI")))
+    with pytest.raises(OSError):
+        for _ in range(50):
+            if pickled_exchange(port, pickle.dumps((CLIENT_E, CLIENT_N, "HI"))) == b"":
+                raise ConnectionRefusedError("closed without an answer")
 
 
 # ---- per-character-rsa-echo --------------------------------------------------------------------
