@@ -224,18 +224,22 @@ def test_textbook_is_reported_weak() -> None:
 # ---- the description's checks --------------------------------------------------------------------
 
 
-def test_raw_secret_under_textbook_rsa_is_refused() -> None:
-    with pytest.raises(DescriptionError) as info:
-        loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s" }'))
-    assert info.value.path == "conversation[0].step[2].send.carries_as"
-    assert info.value.message == ("textbook RSA (padding none) of a raw secret loses a leading 0x00 byte: write it "
-                                  "with carries_as (hex, base64, …)")
-    assert info.value.line is not None and "send = { rsa" in textbook().splitlines()[info.value.line - 1]
-    loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s", carries_as = "hex" }'))  # taken
-    loads(textbook('{ rsa = "server", padding = "pkcs1", carries = "secret:s" }'))  # padded: taken raw
-    # A text secret (letters and digits) never begins with 0x00: taken raw.
-    loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s" }').replace(
+def test_raw_secret_under_textbook_rsa_is_taken_and_reported_weak() -> None:
+    """A raw secret under textbook RSA is taken: its maker never draws one that begins with 0x00
+    (tests/test_described_length_told.py has the draws), and the description is reported weak."""
+    desc = loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s" }'))
+    assert desc.textbook_raw_secrets == frozenset({"s"})
+    assert ("conversation[0].step[2].send: textbook RSA of raw secret s (RFC 8017 §4.2: one secret in 256 begins with "
+            "0x00, which the receiver's integer drops; crosscheck's sender draws another)") in desc.weaknesses()
+    for written in ('{ rsa = "server", padding = "none", carries = "secret:s", carries_as = "hex" }',
+                    '{ rsa = "server", padding = "pkcs1", carries = "secret:s" }'):  # hex text; padded: taken raw
+        other = loads(textbook(written))
+        assert other.textbook_raw_secrets == frozenset() and not any("raw secret" in w for w in other.weaknesses())
+    # A text secret (letters and digits) never begins with 0x00: nothing to draw again, nothing to report.
+    text_secret = loads(textbook('{ rsa = "server", padding = "none", carries = "secret:s" }').replace(
         "bytes = 16", 'bytes = 16\nderive = "utf8-zeropad16"'))
+    assert text_secret.textbook_raw_secrets == frozenset()
+    assert not any("raw secret" in w for w in text_secret.weaknesses())
 
 
 @pytest.mark.parametrize("message, said", [("", "is empty"), ("\\u0000abc", "starts with 0x00"),

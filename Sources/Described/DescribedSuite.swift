@@ -107,7 +107,7 @@ struct Cast {
         publicPEMs = try keys.mapValues { String(decoding: try $0.publicKey.exported(.spkiPEM), as: UTF8.self) }
             .merging(try curveKeys.mapValues { try $0.publicKey.pemRepresentation }) { rsa, _ in rsa }
         var made: [String: Data] = [:]
-        for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret) }
+        for (name, secret) in description.secrets { made[name] = DescribedParty.freshSecret(secret, in: description) }
         secrets = made
         message = description.conversation(named: conversation)?.message ?? Data("crosscheck \(UUID().uuidString)".utf8)
     }

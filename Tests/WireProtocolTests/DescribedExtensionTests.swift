@@ -139,7 +139,7 @@ final class DescribedExtensionTests: XCTestCase {
             .replacingOccurrences(of: #"send = { json = { data"#, with: #"send = { json = { key = { secret = "psk", encoding = "utf8" }, data"#)
         let described = try description(made)
         XCTAssertEqual(described.secrets["psk"]?.keyBytes, 16)
-        let fresh = DescribedParty.freshSecret(try XCTUnwrap(described.secrets["psk"]))
+        let fresh = DescribedParty.freshSecret(try XCTUnwrap(described.secrets["psk"]), in: described)
         XCTAssertEqual(fresh.count, 40)
         XCTAssertTrue(fresh.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) })
         let client = try DescribedParty(description: described, conversation: "report", role: .client)

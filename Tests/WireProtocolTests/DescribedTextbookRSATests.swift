@@ -174,10 +174,17 @@ Bh+uPwtNc3zhxQ==
         from = "client"
         send = { rsa = "server", padding = "none", carries = "secret:k" }
         """
-        XCTAssertThrowsError(try ProtocolDescription(toml: rawSecret)) { error in
-            XCTAssertTrue("\(error)".contains("textbook RSA (padding none) of raw secret k loses a leading 0x00 byte"), "\(error)")
-        }
-        XCTAssertNoThrow(try ProtocolDescription(toml: rawSecret.replacingOccurrences(of: "carries = \"secret:k\"", with: "carries = \"secret:k\", carries_as = \"hex\"")))
+        // Taken (ProPorygon/TheOgreProtocol's client sends pub.encrypt(aes_key, 0)): reported weak, and a
+        // maker never draws a secret that begins with 0x00, which the receiver's integer would drop.
+        let taken = try ProtocolDescription(toml: rawSecret)
+        XCTAssertEqual(taken.textbookRawSecrets, ["k"])
+        XCTAssertEqual(taken.weaknesses.filter { $0.contains("raw secret") }, [
+            "conversation[1].step[1].send (line 14): textbook RSA of raw secret k (RFC 8017 §4.2: one secret in 256 begins with 0x00, which the receiver's integer drops; crosscheck's sender draws another)"])
+        let secret = try XCTUnwrap(taken.secrets["k"])
+        XCTAssertFalse((0..<4000).contains { _ in DescribedParty.freshSecret(secret, in: taken).first == 0 })
+        let hex = try ProtocolDescription(toml: rawSecret.replacingOccurrences(of: "carries = \"secret:k\"", with: "carries = \"secret:k\", carries_as = \"hex\""))
+        XCTAssertEqual(hex.textbookRawSecrets, [])
+        XCTAssertTrue((0..<4000).contains { _ in DescribedParty.freshSecret(secret, in: hex).first == 0 })  // 1 − (255/256)^4000 ≈ 1 − 2·10⁻⁷
         // A text secret (letters and digits) never begins with 0x00: taken raw.
         XCTAssertNoThrow(try ProtocolDescription(toml: rawSecret.replacingOccurrences(of: "bytes = 16", with: "bytes = 16\nderive = \"utf8-zeropad16\"")))
     }

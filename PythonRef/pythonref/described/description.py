@@ -50,7 +50,11 @@ AGREEMENT_BYTES = (16, 24, 32)
 AGREEMENT_DERIVES = ("raw", "sha256")
 # Fields of a json or form written from, and read for, a sibling field: its IV or tag, a MAC or a signature over its text.
 SIBLING_REFERENCES = ("nonce_of", "tag_of", "mac", "signature")
-LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: the message's byte length, big-endian
+LENGTH_FIELD_BYTES = (1, 2, 4)  # length_of: a byte length, big-endian in this many bytes
+# length_of = "message": the conversation's message's byte length; "next": inside a concat, the byte length of the
+# part right after it as sent, as ProPorygon/TheOgreProtocol's utils.send_message_with_length_prefix writes
+# struct.pack("!I", len(message)) + message (Python's struct module: "!" is network order, big-endian).
+LENGTH_OF = ("message", "next")
 KEY_FORMATS = ("pem-spki", "pem-spki-newline", "pem-pkcs1", "der-spki", "der-pkcs1", "json-ne", "jwk")  # an RSA key's
 # An EC key's public half: SubjectPublicKeyInfo, or the point (SEC 1 v2 §2.3.3): 04||X||Y, 02/03||X, or X||Y
 # (CryptoKit's rawRepresentation). An X25519 key's: SubjectPublicKeyInfo or its 32 bytes (RFC 7748 §5).
@@ -275,6 +279,18 @@ class Description:
     def secret(self, name: str) -> SecretSpec:
         return next(s for s in self.secrets if s.name == name)
 
+    @property
+    def textbook_raw_secrets(self) -> frozenset[str]:
+        """The secrets some textbook RSA value carries as their raw bytes (padding = "none", carries =
+        "secret:S", no carries_as, S not a text secret). OS2IP (RFC 8017 §4.2) makes the plaintext an integer,
+        and the receiver's I2OSP back to minimal bytes (PyCrypto's long_to_bytes) drops a leading 0x00: the
+        maker of such a secret draws it again while its first byte is 0x00 (values.new_secret)."""
+        return frozenset(name for v in self._values() if (name := _textbook_raw_secret(v, self.secrets)) is not None)
+
+    def _values(self) -> list[Value]:
+        """Every value of every step, nested ones included, in order."""
+        return [v for conv in self.conversations for step in conv.steps for top in step.tops() for v in _walk(top)]
+
     def weaknesses(self) -> list[str]:
         """What the description itself makes weak, for reports (the spec's "weak: reported")."""
         out = [f"key {k.name!r} is 1024 bits" for k in self.keys if k.type == "rsa" and k.bits == 1024]
@@ -283,7 +299,7 @@ class Description:
         out += [f"secret {s.name!r} is a passphrase hashed to a key ({s.derive}): no salt, no work factor"
                 for s in self.secrets if s.derive in PASSPHRASE_KEY_BYTES]
         seen: set[str] = set()
-        values = [v for conv in self.conversations for step in conv.steps for top in step.tops() for v in _walk(top)]
+        values = self._values()
         # Sealed fields a sibling mac covers are authenticated (encrypt-then-MAC).
         mac_covered = {covered.path for v in values for _, covered in _macs(v)}
         for v in values:
@@ -305,6 +321,10 @@ class Description:
             if v.kind == "rsa" and v.padding == "none":  # the Swift engine's wording
                 seen.add(f"{v.path}: RSA to key {v.arg} with no padding (textbook RSA, RFC 8017 §5.1.1): "
                          "deterministic, and malleable (c·sᵉ decrypts to m·s)")
+            raw_secret = _textbook_raw_secret(v, self.secrets)
+            if raw_secret is not None:  # the Swift engine's wording
+                seen.add(f"{v.path}: textbook RSA of raw secret {raw_secret} (RFC 8017 §4.2: one secret in 256 begins "
+                         "with 0x00, which the receiver's integer drops; crosscheck's sender draws another)")
             if v.kind == "rsa" and v.padding == "per-character":  # the Swift engine's wording
                 seen.add(f"{v.path}: RSA to key {v.arg} per character with a toy key of {self.key(v.arg).bits} bits "
                          "(each character encrypted alone: a substitution table, read by factoring n or trying each "
@@ -400,7 +420,7 @@ def _choice(table: dict[str, Any], key: str, allowed: tuple[Any, ...], path: str
 # ---- values --------------------------------------------------------------------------------------
 
 
-def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = False) -> Value:
+def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = False, in_concat: bool = False) -> Value:
     if not isinstance(raw, dict):
         raise DescriptionError(path, f"a value must be an inline table such as {{ text = \"...\" }}; "
                                f"found {_type_name(raw)} {raw!r}")
@@ -417,7 +437,7 @@ def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = Fals
         parts = _get(raw, "concat", list, path)
         if not parts:
             raise DescriptionError(kpath, "concat needs at least one part")
-        v = Value("concat", tuple(_value(p, f"{kpath}[{i}]") for i, p in enumerate(parts)), path)
+        v = Value("concat", tuple(_value(p, f"{kpath}[{i}]", in_concat=True) for i, p in enumerate(parts)), path)
         for part in v.arg:
             if part.kind == "repeat":
                 _not_whole(part.path)
@@ -434,6 +454,10 @@ def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = Fals
             raise DescriptionError(kpath, f"{kind} needs at least one field")
         v = Value(kind, tuple((name, _value(f, _join(kpath, name), in_json=True)) for name, f in fields.items()),
                   path)
+        for w in (w for _, f in v.arg for w in _walk(f)):
+            if tells_next(w):  # in a concat that is a field: its text is the field's, not bytes before bytes
+                raise DescriptionError(_join(w.path, "length_of"), 'length_of = "next" is raw bytes before the next '
+                                       "part of a concat; it cannot be a JSON or form field")
         if kind == "form":
             for name, f in v.arg:
                 if f.kind in ("json", "form") or (f.kind == "public_key" and f.format in ("json-ne", "jwk")
@@ -444,6 +468,9 @@ def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = Fals
     else:
         arg = _get(raw, kind, str, path)
         v = _leaf(kind, arg, raw, path, in_json, in_pickle)
+        if tells_next(v) and not in_concat:
+            raise DescriptionError(kpath, 'length_of = "next" is the byte length of the next part of a concat: put it '
+                                   "in a concat, directly before the part whose length it tells")
     return v
 
 
@@ -535,8 +562,12 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool, in
         if not in_json:
             raise DescriptionError(kpath, "a signature is a field of a json or form value, next to the field it covers")
     elif kind == "length_of":
-        if arg != "message":
-            raise DescriptionError(kpath, f'length_of must be "message" (its byte length); found {arg!r}')
+        if arg not in LENGTH_OF:
+            raise DescriptionError(kpath, f'length_of must be "message" (its byte length) or "next" (the byte length '
+                                   f"of the next part of a concat); found {arg!r}")
+        if in_json and arg == "next":
+            raise DescriptionError(kpath, 'length_of = "next" is raw bytes before the next part of a concat; it cannot '
+                                   "be a JSON or form field")
         if in_json:
             raise DescriptionError(kpath, "a length_of is raw bytes; it cannot be a JSON field")
         fields["length_bytes"] = _choice(raw, "bytes", LENGTH_FIELD_BYTES, path, 4)
@@ -807,14 +838,49 @@ def public_key_length(key_type: str, fmt: str) -> Optional[int]:
     return None
 
 
+def tells_next(v: Value) -> bool:
+    """Whether the value is a length_of = "next": the byte length of the concat part after it."""
+    return v.kind == "length_of" and v.arg == "next"
+
+
+def told_parts(parts: tuple[Value, ...]) -> frozenset[int]:
+    """The indexes of a concat's parts whose length a length_of = "next" directly before them tells (its
+    receiver reads their length from that field, whatever their kind)."""
+    return frozenset(i + 1 for i, p in enumerate(parts[:-1]) if tells_next(p))
+
+
 def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]], keys: Optional[dict[str, KeySpec]] = None) -> None:
-    """At most one part of a concat may have an unknown length (`secrets`, `keys`: the description's,
-    once read; None while reading the value, when every secret and key is taken to have a known length)."""
-    unknown = [p.path for p in v.arg if not _static_length_known(p, secrets, keys)]
+    """A concat its receiver can split (values.split_concat): a length_of = "next" directly before a part that
+    is not a length_of; at most one part of unknown length that no length_of tells, and no told part after it
+    (that part is found by the fixed lengths of the parts after it). `secrets`, `keys`: the description's,
+    once read; None while reading the value, when every secret and key is taken to have a known length."""
+    parts: tuple[Value, ...] = v.arg
+    for i, p in enumerate(parts):
+        if not tells_next(p):
+            continue
+        if i == len(parts) - 1:
+            raise DescriptionError(_join(p.path, "length_of"), 'length_of = "next" tells the byte length of the part '
+                                   "after it, and it is the last part of its concat: put it directly before the part "
+                                   "whose length it tells")
+        if parts[i + 1].kind == "length_of":
+            raise DescriptionError(_join(p.path, "length_of"), 'length_of = "next" is followed by another length_of, '
+                                   f"whose length is fixed ({parts[i + 1].length_bytes} bytes): put it directly before "
+                                   "the part whose length it tells")
+    told = told_parts(parts)
+    unknown = [i for i, p in enumerate(parts) if i not in told and not _static_length_known(p, secrets, keys)]
     if len(unknown) > 1:
-        raise DescriptionError(_join(v.path, "concat"), f"at most one part may have an unknown length (a receiver "
-                               f"could not split them); {' and '.join(unknown)} both do: put a known-length part "
-                               "between them or use another framing")
+        shown = " and ".join(parts[i].path for i in unknown)
+        raise DescriptionError(_join(v.path, "concat"), "at most one part may have an unknown length that no length_of "
+                               f"tells (a receiver could not split them); {shown} both do: put {{ length_of = \"next\" }} "
+                               "before one, a known-length part between them, or use another framing")
+    if unknown:
+        after = sorted(i for i in told if i > unknown[0])
+        if after:
+            field = parts[after[0] - 1]
+            raise DescriptionError(_join(field.path, "length_of"), f"the part this length_of tells ({parts[after[0]].path}) "
+                                   f"comes after {parts[unknown[0]].path}, a part of unknown length that no length_of "
+                                   "tells: a receiver finds that part by the fixed lengths of the parts after it, so "
+                                   'none of them may be told; put a { length_of = "next" } before that part too')
 
 
 def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = None,
@@ -822,7 +888,9 @@ def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = No
     """Whether a receiver knows the value's length before reading it (concat splitting). latin1 and
     python2-tuple text have none: a byte over 0x7F takes two, or four as \\xNN (but a utf8-zeropad16 secret's
     letters and digits take one in latin1). Nor has textbook RSA: its sender may drop leading zero bytes; nor
-    per-character RSA: its ciphertext characters take 1 to 3 bytes of UTF-8."""
+    per-character RSA: its ciphertext characters take 1 to 3 bytes of UTF-8. A length_of of either kind is
+    `bytes` long; a part whose length a length_of = "next" tells is still of unknown length here (the caller,
+    _check_concat, knows it is told)."""
     if v.kind in ("text", "length_of"):
         return True
     if v.kind == "rsa" and v.padding in ("none", "per-character"):
@@ -846,6 +914,20 @@ def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = No
     if v.kind == "concat":
         return all(_static_length_known(p, secrets, keys) for p in v.arg)
     return False
+
+
+def _textbook_raw_secret(v: Value, secrets: tuple[SecretSpec, ...]) -> Optional[str]:
+    """The secret S a textbook RSA value carries as its raw bytes (carries = "secret:S", no carries_as, S not a
+    text secret), else None. RFC 8017 §4.2: OS2IP drops leading zeros, and I2OSP back to minimal bytes
+    (PyCrypto's long_to_bytes) does not restore them: random bytes begin with 0x00 once in 256, which a text
+    secret (letters and digits) never does. ProPorygon/TheOgreProtocol's client.py sends
+    da_pub_key.encrypt(aes_key, 0)[0] for aes_key = randfile.read(32), and its directory_authority.py's
+    da_mykey.decrypt(aes_enc) then gives 31 bytes."""
+    if v.kind != "rsa" or v.padding != "none" or not v.carries.startswith("secret:") or v.carries_as != "raw":
+        return None
+    name = v.carries[len("secret:"):]
+    spec = next((s for s in secrets if s.name == name), None)
+    return None if spec is not None and spec.derive in TEXT_DERIVES else name
 
 
 def _walk(v: Value) -> Iterator[Value]:
@@ -1454,7 +1536,7 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                             fix = f'{article} {spec.key_bytes}-byte secret is a nonce: use it as iv = "secret:{v.arg}"'
                         raise DescriptionError(_join(v.path, "cipher"), f"{v.cipher} needs {sizes} key; secret "
                                                f"{v.arg!r} gives {spec.key_bytes} bytes: {fix}")
-                if v.kind == "length_of":
+                if v.kind == "length_of" and v.arg == "message":
                     _check_length_of(v, conv)
                 if v.kind == "starts_with":
                     raise DescriptionError(v.path, "starts_with is only a tcp conversation's error or errors value "
@@ -1473,12 +1555,6 @@ def _check_knowledge(desc: Description, conv: Conversation, p: str) -> None:
                     raise DescriptionError(_join(v.path, "padding"), "the conversation's message ends in "
                                            f"{'a space' if v.padding == 'space' else '0x00'}, which {v.padding} padding "
                                            "strips: it cannot be carried")
-                if (v.kind == "rsa" and v.padding == "none" and v.carries.startswith("secret:") and v.carries_as == "raw"
-                        and getattr(secrets.get(v.carries[len("secret:"):]), "derive", None) not in TEXT_DERIVES):
-                    # RFC 8017 §4.2: OS2IP drops leading zeros, and I2OSP back gives the minimal bytes (long_to_bytes):
-                    # random bytes begin with 0x00 once in 256; a text secret (letters and digits) never does.
-                    raise DescriptionError(_join(v.path, "carries_as"), "textbook RSA (padding none) of a raw secret loses a "
-                                           "leading 0x00 byte: write it with carries_as (hex, base64, …)")
                 if v.kind == "rsa" and v.padding == "none":
                     fixed = conv.message if v.carries == "message" else (
                         v.carries[5:].encode("utf-8") if v.carries.startswith("text:") else None)

@@ -42,7 +42,7 @@ from ..salsa20 import salsa20
 from ..errors import CryptoFailure, ErrorKind
 from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
                           TOY_BITS, UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
-                          public_key_length, wire_parts)
+                          public_key_length, tells_next, told_parts, wire_parts)
 
 PickleItem = Union[int, str]
 
@@ -108,10 +108,17 @@ def random_message() -> bytes:
 
 
 def new_secret(description: Description, name: str) -> bytes:
+    """A fresh secret for [secrets.NAME]: letters and digits for a text secret, else random bytes. A secret
+    that textbook RSA carries raw (Description.textbook_raw_secrets) is drawn again while its first byte is
+    0x00: OS2IP (RFC 8017 §4.2) would drop it, and the receiver would read one byte fewer (one draw in 256)."""
     spec = description.secret(name)
     if spec.derive in TEXT_DERIVES:
         return "".join(pysecrets.choice(_ALNUM) for _ in range(spec.chars)).encode("ascii")
-    return pysecrets.token_bytes(spec.bytes)
+    out = pysecrets.token_bytes(spec.bytes)
+    if name in description.textbook_raw_secrets:
+        while out[0] == 0:
+            out = pysecrets.token_bytes(spec.bytes)
+    return out
 
 
 def cipher_key(ctx: Context, name: str) -> bytes:
@@ -1061,7 +1068,7 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
     if k in ("text", "starts_with"):  # starts_with: a server built from the description sends just the beginning
         return v.arg.encode("utf-8")
     if k == "concat":
-        return b"".join(build(p, ctx) for p in v.arg)
+        return _build_concat(v, ctx)
     if k == "json":
         return _build_json(v, ctx)
     if k == "form":
@@ -1095,6 +1102,7 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
             ctx.message = random_message()
         return encode(ctx.message, v.encoding)
     if k == "length_of":
+        assert v.arg == "message", 'a length_of = "next" is filled in by its concat (_build_concat)'
         if ctx.message is None:
             ctx.message = random_message()
         if len(ctx.message) >= 1 << (8 * v.length_bytes):
@@ -1121,6 +1129,21 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
             raise Refused("nothing received yet to send back")
         return ctx.message_received
     raise AssertionError(f"{k} is built by its json")  # nonce_of / tag_of: in _build_json
+
+
+def _build_concat(v: Value, ctx: Context) -> bytes:
+    """The parts one after another, built in order; then each length_of = "next" is the byte length of the part
+    after it as built (after its encoding), big-endian in its `bytes` bytes: struct.pack("!I", len(ct)) + ct in
+    ProPorygon/TheOgreProtocol's utils.send_message_with_length_prefix. A part too long for its field cannot be
+    sent (Refused)."""
+    parts: tuple[Value, ...] = v.arg
+    pieces = [b"" if tells_next(p) else build(p, ctx) for p in parts]
+    for i in sorted(told_parts(parts)):
+        field, size = parts[i - 1], len(pieces[i])
+        if size >= 1 << (8 * field.length_bytes):
+            raise Refused(f"{parts[i].path} has {size} bytes: more than a {field.length_bytes}-byte length field holds")
+        pieces[i - 1] = size.to_bytes(field.length_bytes, "big")
+    return b"".join(pieces)
 
 
 def _build_pickle(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> bytes:
@@ -1284,7 +1307,8 @@ def _parse(v: Value, data: Any, ctx: Context, scratch: dict[str, dict[str, bytes
     elif k == "length_of":
         if len(data) != v.length_bytes:
             raise Refused(f"the length field is not {v.length_bytes} bytes")
-        ctx.stated_length = int.from_bytes(data, "big")
+        if v.arg == "message":  # "next": its concat took the part after it by this length (split_concat)
+            ctx.stated_length = int.from_bytes(data, "big")
     elif k == "plain":
         message = decode(data, v.encoding, "the message in the clear")
         if ctx.message is None:
@@ -1372,30 +1396,50 @@ def _also_accepted(data: Any, v: Value, key_type: str) -> Any:
 
 
 def _parse_concat(v: Value, data: bytes, ctx: Context) -> None:
-    parts = list(v.arg)
-    lengths = [known_length(p, ctx) for p in parts]
-    pieces: list[bytes] = [b""] * len(parts)
-    start, end = 0, len(data)
-    i = 0
-    while i < len(parts) and lengths[i] is not None:
-        n = lengths[i]
-        assert n is not None
-        if start + n > end:
-            raise Refused(f"message too short: {len(data)} bytes")
-        pieces[i], start, i = data[start:start + n], start + n, i + 1
-    j = len(parts) - 1
-    while j > i:
-        n = lengths[j]
-        assert n is not None  # the description allows one part of unknown length
-        if end - n < start:
-            raise Refused(f"message too short: {len(data)} bytes")
-        pieces[j], end, j = data[end - n:end], end - n, j - 1
-    if i < len(parts):
-        pieces[i] = data[start:end]
-    elif start != end:
-        raise Refused(f"{end - start} unexpected bytes after the message")
-    for p, piece in zip(parts, pieces):
+    for p, piece in zip(v.arg, split_concat(v, data, ctx)):
         _parse(p, piece, ctx, {})
+
+
+def split_concat(v: Value, data: bytes, ctx: Context) -> list[bytes]:
+    """A concat's bytes cut into its parts' as its receiver cuts them, left to right: a part of known length
+    takes that many bytes; a length_of = "next" takes its `bytes` and tells the next part's length (big-endian,
+    as struct.unpack("!I", ...) reads ProPorygon/TheOgreProtocol's prefix), which that part then takes; the one
+    part of unknown length that no length_of tells takes what is left but the known lengths of the parts after
+    it (the description allows one, and no told part after it: description._check_concat). The parts must use
+    up the message exactly. Refused otherwise."""
+    parts: tuple[Value, ...] = v.arg
+    lengths = [known_length(p, ctx) for p in parts]
+    told = told_parts(parts)
+    pieces: list[bytes] = []
+    pos, stated = 0, 0
+    for i, p in enumerate(parts):
+        left, known = len(data) - pos, lengths[i]
+        if i in told:
+            n = stated
+            if n > left:
+                raise Refused(f"the length field says {n} bytes; only {left} are left")
+            if known is not None and n != known:
+                raise Refused(f"the length field says {n} bytes; {p.path} is {known}")
+        elif known is not None:
+            n = known
+            if n > left:
+                raise Refused(f"message too short: {len(data)} bytes")
+        else:
+            after = [length for length in lengths[i + 1:] if length is not None]
+            if len(after) < len(parts) - i - 1 or any(j > i for j in told):
+                # (the description refuses such a concat: description._check_concat; a receiver never guesses)
+                raise Refused(f"{p.path} cannot be found: a part after it has no known length")
+            n = left - sum(after)
+            if n < 0:
+                raise Refused(f"message too short: {len(data)} bytes")
+        piece = data[pos:pos + n]
+        if tells_next(p):
+            stated = int.from_bytes(piece, "big")
+        pieces.append(piece)
+        pos += n
+    if pos != len(data):
+        raise Refused(f"{len(data) - pos} unexpected bytes after the message")
+    return pieces
 
 
 def _form_fields(data: Any) -> dict[str, str]:

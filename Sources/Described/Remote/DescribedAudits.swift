@@ -76,25 +76,16 @@ struct CryptoPart {
             guard let raw = decoded(body, value) else { return nil }
             return CryptoPart(value: value, raw: raw, rebuild: { wrap(encoded($0, value)) })
         case let .concat(parts):
-            // Split as a receiver does: every part but one has a known length (a text, an RSA block,
-            // a fixed-size key or digest), the one left takes the rest; texts must be what they say.
-            guard let index = parts.firstIndex(where: isCrypto) else { return nil }
-            let lengths = parts.map(length)
-            let unknown = lengths.filter { $0 == nil }.count
-            let known = lengths.compactMap { $0 }.reduce(0, +)
-            guard unknown <= 1, unknown == 1 ? body.count >= known : body.count == known else { return nil }
-            let sizes = lengths.map { $0 ?? body.count - known }
-            var offset = body.startIndex
-            var pieces: [Data] = []
-            for (part, size) in zip(parts, sizes) {
-                let piece = Data(body[offset..<(offset + size)])
-                if case let .text(text) = part.kind, piece != Data(text.utf8) { return nil }
-                pieces.append(piece)
-                offset += size
-            }
-            guard let raw = decoded(pieces[index], parts[index]) else { return nil }
-            let prefix = pieces[..<index].reduce(Data(), +), suffix = pieces[(index + 1)...].reduce(Data(), +)
-            return CryptoPart(value: parts[index], raw: raw, rebuild: { wrap(prefix + encoded($0, parts[index]) + suffix) })
+            // Split as a receiver does (DescribedConcat); texts must be what they say. A changed part
+            // goes back with the length field before it, if any, saying its new length.
+            guard let index = parts.firstIndex(where: isCrypto), let pieces = DescribedConcat.split(parts, body, fixedLength: length),
+                  zip(parts, pieces).allSatisfy({ part, piece in if case let .text(text) = part.kind { return piece == Data(text.utf8) }; return true }),
+                  let raw = decoded(pieces[index], parts[index]) else { return nil }
+            return CryptoPart(value: parts[index], raw: raw, rebuild: { new in
+                var changed = pieces
+                changed[index] = encoded(new, parts[index])
+                return wrap(DescribedConcat.join(parts, changed) ?? changed.reduce(Data(), +))
+            })
         case let .json(fields):
             guard let field = fields.first(where: { isCrypto($0.value) }), case let .object(members)? = try? StrictJSON.parse(body),
                   case let .string(text)? = members[field.name], let raw = decoded(Data(text.utf8), field.value) else { return nil }

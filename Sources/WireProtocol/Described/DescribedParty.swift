@@ -141,7 +141,7 @@ public final class DescribedParty {
                 guard let given = secrets[secret.name] else { throw DescriptionError.partySetup(reason: "secret \(secret.name) is preshared: pass its bytes in secrets") }
                 secretBytes[secret.name] = given
             } else if secret.madeBy.rawValue == role.rawValue {
-                secretBytes[secret.name] = secrets[secret.name] ?? Self.freshSecret(secret)
+                secretBytes[secret.name] = secrets[secret.name] ?? Self.freshSecret(secret, in: description)
             }
         }
         state = State(publicKeys: publicKeys, curvePublicKeys: curvePublicKeys, secrets: secretBytes)
@@ -153,8 +153,14 @@ public final class DescribedParty {
     }
 
     /// A fresh secret as its maker makes it (random bytes, or random letters and digits for a text secret).
-    public static func freshSecret(_ secret: ProtocolDescription.Secret) -> Data {
-        guard secret.derive.isText else { return secureRandomBytes(secret.bytes) }
+    /// A secret carried raw by textbook RSA never begins with 0x00 (the receiver's integer would drop it):
+    /// drawn again until it does not, as a sender must (`ProtocolDescription.textbookRawSecrets`).
+    public static func freshSecret(_ secret: ProtocolDescription.Secret, in description: ProtocolDescription) -> Data {
+        guard secret.derive.isText else {
+            var bytes = secureRandomBytes(secret.bytes)
+            while bytes.first == 0, description.textbookRawSecrets.contains(secret.name) { bytes = secureRandomBytes(secret.bytes) }
+            return bytes
+        }
         return Data(randomText(secret.chars).utf8)
     }
 
@@ -604,9 +610,13 @@ private struct Context {
             guard let token = state.token else { throw DescriptionError.partySetup(reason: "no token was issued to send back") }
             return BuiltValue(bytes: Data(token.utf8))
         case let .concat(parts):
-            var bytes = Data()
-            for part in parts { bytes += try build(part).bytes }
+            let pieces = try parts.map { try build($0).bytes }
+            guard let bytes = DescribedConcat.join(parts, pieces) else {
+                throw DescriptionError.partySetup(reason: "a part is longer than the length field before it holds")
+            }
             return BuiltValue(bytes: bytes)
+        case .lengthOfNext:
+            return BuiltValue(bytes: Data())  // written by the concat, once the next part is built
         case let .json(fields):
             let members = try fieldTexts(fields).map { JSONText.string($0.name) + ":" + ($0.isObject ? $0.text : JSONText.string($0.text)) }
             return BuiltValue(bytes: Data(("{" + members.joined(separator: ",") + "}").utf8))
@@ -805,21 +815,19 @@ private struct Context {
                 guard state.issuedTokens.contains(token) else { throw DescribedRefusal(reason: "unknown token: the server did not issue \(JSONText.string(token))", httpStatus: 401) }
             }
         case let .concat(parts):
-            let lengths = parts.map(length(of:))
-            let known = lengths.compactMap { $0 }.reduce(0, +)
-            // The reader allows one part of unknown length; should two ever get here, refuse, never slice past the end.
-            guard lengths.filter({ $0 == nil }).count <= 1 else {
-                throw DescribedRefusal(reason: "the message has two parts of unknown length: it cannot be taken apart")
-            }
-            guard bytes.count >= known, lengths.contains(where: { $0 == nil }) || bytes.count == known else {
+            guard let pieces = DescribedConcat.split(parts, bytes, fixedLength: { length(of: $0) }) else {
+                if parts.contains(where: \.isLengthOfNext) {
+                    throw DescribedRefusal(reason: "the message has \(bytes.count) bytes, which its length fields do not account for")
+                }
+                let lengths = parts.map(length(of:))
+                let known = lengths.compactMap { $0 }.reduce(0, +)
+                // The reader allows one part of unknown length; should two ever get here, refuse, never slice past the end.
+                if lengths.filter({ $0 == nil }).count > 1 { throw DescribedRefusal(reason: "the message has two parts of unknown length: it cannot be taken apart") }
                 throw DescribedRefusal(reason: "the message has \(bytes.count) bytes; its fixed parts alone need \(known)\(lengths.contains(where: { $0 == nil }) ? " or more" : "")")
             }
-            var offset = bytes.startIndex
-            for (part, length) in zip(parts, lengths) {
-                let count = length ?? (bytes.count - known)
-                try parse(part, Data(bytes[offset..<(offset + count)]))
-                offset += count
-            }
+            for (part, piece) in zip(parts, pieces) { try parse(part, piece) }
+        case .lengthOfNext:
+            break  // the concat read it, and took the next part by it
         case let .json(fields):
             guard let parsed = try? StrictJSON.parse(bytes), case let .object(members) = parsed else {
                 throw DescribedRefusal(reason: "expected a JSON object; received \(JSONText.string(String(decoding: bytes.prefix(80), as: UTF8.self)))")

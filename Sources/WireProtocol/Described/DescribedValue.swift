@@ -23,6 +23,9 @@ public struct DescribedValue: Sendable, Equatable {
         /// The byte length of the conversation's message as a big-endian integer of `bytes` bytes
         /// (`length_of = "message"`): a length field sent before a ciphertext padded with spaces.
         case lengthOf(bytes: Int)
+        /// In a `concat`: the byte length of the next part, a big-endian integer of `bytes` bytes
+        /// (`length_of = "next"`: a length prefix inside the message).
+        case lengthOfNext(bytes: Int)
         /// Fields URL-encoded as `name=value&…` (an HTML form body, or a request's query string).
         case form([DescribedField])
         /// In a `json` or `form`: a MAC under secret S over the text of sibling field `of`, as sent.
@@ -554,8 +557,9 @@ extension DescribedValue {
             _ = try reader.choice("of", ["message"])
             kind = .digest(encoding: encodingText == nil ? .hex : encoding)
         case "length_of":
-            _ = try reader.choice("length_of", ["message"])
-            kind = .lengthOf(bytes: try reader.number("bytes", oneOf: [1, 2, 4]) ?? 4)
+            let of = try reader.choice("length_of", ["message", "next"])
+            let bytes = try reader.number("bytes", oneOf: [1, 2, 4]) ?? 4
+            kind = of == "next" ? .lengthOfNext(bytes: bytes) : .lengthOf(bytes: bytes)
         case "plain":
             _ = try reader.choice("plain", ["message"])
             kind = .plain(encoding: encoding)

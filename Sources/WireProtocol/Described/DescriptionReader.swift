@@ -463,11 +463,25 @@ struct DescriptionValidator {
             }
         case let .concat(parts):
             if inJSON { throw impossible(value, "`concat` cannot be a JSON field") }
-            let unknown = parts.filter { description.fixedLength(of: $0) == nil }
+            // A part whose length a `length_of = "next"` before it tells is not of unknown length.
+            let told = { (index: Int) in index > 0 && parts[index - 1].isLengthOfNext }
+            let unknown = parts.indices.filter { description.fixedLength(of: parts[$0]) == nil && !told($0) }
             if unknown.count > 1 {
-                throw impossible(unknown[1], "a `concat` can have one part of unknown length, and \(unknown[0].keyPath) already is one; give the others fixed lengths (text, rsa, digest)")
+                throw impossible(parts[unknown[1]], "a `concat` can have one part of unknown length, and \(parts[unknown[0]].keyPath) already is one; give the others fixed lengths (text, rsa, digest) or a `length_of = \"next\"` before them")
             }
-            for part in parts { try check(part, from: sender, inJSON: false, siblings: []) }
+            for (index, part) in parts.enumerated() where part.isLengthOfNext {
+                let nextIsLength: Bool = {
+                    guard index + 1 < parts.count else { return false }
+                    switch parts[index + 1].kind { case .lengthOf, .lengthOfNext: return true; default: return false }
+                }()
+                guard index + 1 < parts.count, !nextIsLength else {
+                    throw impossible(part, "`length_of = \"next\"` is the length of the part after it; this one has \(index + 1 < parts.count ? "another length after it" : "none")")
+                }
+                if let first = unknown.first, index > first {
+                    throw impossible(part, "a part whose length is told cannot come after \(parts[first].keyPath), whose length is what the parts after it leave")
+                }
+            }
+            for part in parts where !part.isLengthOfNext { try check(part, from: sender, inJSON: false, siblings: []) }
         case let .json(fields):
             for field in fields { try check(field.value, from: sender, inJSON: true, siblings: fields) }
         case let .form(fields):
@@ -559,9 +573,6 @@ struct DescriptionValidator {
             if padding == .textbook {
                 // Textbook RSA's plaintext is an integer (RFC 8017 §4.2 OS2IP): a leading 0x00 byte is lost,
                 // and random bytes begin with one once in 256. A text secret (letters and digits) never does.
-                if case let .secret(secret, written) = carries, written == .raw, description.secrets[secret]?.derive.isText != true {
-                    throw impossible(value, "textbook RSA (padding none) of raw secret \(secret) loses a leading 0x00 byte (one key in 256): write it as text with carries_as (hex, base64, base64url, base64url-padded)")
-                }
                 let stated: (what: String, bytes: Data)? = {
                     if carries == .message, let message = conversation.message { return ("the conversation's message", message) }
                     if case let .constant(text) = carries { return ("the stated text", Data(text.utf8)) }
@@ -620,6 +631,8 @@ struct DescriptionValidator {
             knownSecrets[receiver]!.insert(name)
         case let .digest(encoding):
             try requireEncoded(encoding)
+        case .lengthOfNext:
+            throw impossible(value, "`length_of = \"next\"` is a part of a `concat`, before the part whose length it gives")
         case let .lengthOf(bytes):
             if inJSON { throw impossible(value, "a `length_of` is raw bytes; it cannot be a JSON field") }
             // The length of the conversation's message: some value must carry it, and none may carry a

@@ -225,6 +225,15 @@ public struct ProtocolDescription: Sendable {
 
     public func conversation(named name: String) -> Conversation? { conversations.first { $0.name == name } }
 
+    /// Secrets of random bytes that a textbook-RSA value carries as they are (no `carries_as`): the
+    /// integer of RFC 8017 §4.2 (OS2IP) drops a leading 0x00, so their makers draw one without.
+    public var textbookRawSecrets: Set<String> {
+        Set(allValues.compactMap { value in
+            guard case let .rsa(_, .textbook, .secret(name, .raw), _) = value.kind, secrets[name]?.derive.isText == false else { return nil }
+            return name
+        })
+    }
+
     /// A value's length on the wire where the description fixes it (a text, an RSA block of the
     /// key's `bits`, a digest, a fixed-size public key or secret): how a receiver splits a `concat`.
     public func fixedLength(of value: DescribedValue) -> Int? {
@@ -233,7 +242,7 @@ public struct ProtocolDescription: Sendable {
         case let .rsa(name, padding, _, encoding):
             return padding.isUnpadded ? nil : keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
-        case let .lengthOf(bytes): return bytes
+        case let .lengthOf(bytes), let .lengthOfNext(bytes): return bytes
         case let .publicKey(name, format, encoding):
             return keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
         case let .secret(name, encoding):
@@ -395,8 +404,11 @@ extension ProtocolDescription {
             switch value.kind {
             case let .rsa(name, padding, _, _) where padding == .pkcs1:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with PKCS#1 v1.5 padding (Bleichenbacher's attack)")
-            case let .rsa(name, padding, _, _) where padding == .textbook:
+            case let .rsa(name, padding, carries, _) where padding == .textbook:
                 found.append("\(value.keyPath) (line \(value.line)): RSA to key \(name) with no padding (textbook RSA, RFC 8017 §5.1.1): deterministic, and malleable (c·sᵉ decrypts to m·s)")
+                if case let .secret(secret, _) = carries, textbookRawSecrets.contains(secret) {
+                    found.append("\(value.keyPath) (line \(value.line)): textbook RSA of raw secret \(secret) (RFC 8017 §4.2: one secret in 256 begins with 0x00, which the receiver's integer drops; crosscheck's sender draws another)")
+                }
             case .pickle:
                 found.append("\(value.keyPath) (line \(value.line)): a Python pickle (a server that reads it with pickle.loads runs whatever code a client sends)")
             case let .rsa(name, padding, _, _) where padding == .perCharacter:
