@@ -2258,6 +2258,109 @@ def test_registry_descriptions_parse_and_every_plant_is_tested():
     assert tested
 
 
+# ---- ogre-directory-route ----------------------------------------------------------------------
+# One request a connection, by its first byte: "n"/"e" + an 8-byte address + a 212-byte key text
+# (stored, no answer); "r" + a 4-byte length + the textbook-RSA ciphertext of a 32-byte key, answered
+# with a 4-byte length + AES-256-CBC (IV "0" * 16, PKCS#7) of two relays and an exit. No `error`.
+
+OGRE = "ogre-directory-route"
+OGRE_KEY_TEXT = b"ssh-rsa " + b"A" * 204
+
+
+def ogre_node(kind, port):
+    return kind + socket.inet_aton("127.0.0.1") + struct.pack("!i", port) + OGRE_KEY_TEXT
+
+
+def ogre_register(port, node):
+    with connect(port) as sock:
+        sock.sendall(node)
+        assert closed_within(sock, 3.0)                   # no answer; closed after the request
+
+
+def ogre_route(servers, port, aes_key, ciphertext=None):
+    """(the answer's bytes, closed): "r", the ciphertext's length, the ciphertext (default: textbook RSA of aes_key)."""
+    numbers = servers.server_key.public_key().public_numbers()
+    if ciphertext is None:
+        c = pow(int.from_bytes(aes_key, "big"), numbers.e, numbers.n)
+        ciphertext = c.to_bytes((numbers.n.bit_length() + 7) // 8, "big")
+    with connect(port) as sock:
+        sock.sendall(b"r" + struct.pack("!I", len(ciphertext)) + ciphertext)
+        answer = Legacy(sock).message()
+        return answer, closed_within(sock, 2.0)
+
+
+def ogre_open(aes_key, blob):
+    decryptor = Cipher(algorithms.AES(aes_key), modes.CBC(b"0" * 16)).decryptor()
+    unpadder = sympadding.PKCS7(128).unpadder()
+    return unpadder.update(decryptor.update(blob) + decryptor.finalize()) + unpadder.finalize()
+
+
+def ogre_registered(servers, plant=None):
+    port = servers.port(OGRE, plant)
+    for node in (ogre_node(b"n", 7001), ogre_node(b"n", 7002), ogre_node(b"e", 7003)):
+        ogre_register(port, node)
+    return port
+
+
+def test_ogre_directory_route_correct(servers):
+    port = servers.port(OGRE)
+    aes_key = b"\x01" + os.urandom(31)
+    answer, closed = ogre_route(servers, port, aes_key)
+    assert (answer, closed) == (b"", True)                # before two relays and an exit: refused
+    port = ogre_registered(servers)
+    answer, closed = ogre_route(servers, port, aes_key)
+    (length,) = struct.unpack("!I", answer[:4])
+    assert length == len(answer) - 4 and closed
+    route = ogre_open(aes_key, answer[4:])
+    nodes = [route[i:i + 220] for i in range(0, len(route), 220)]
+    assert len(route) == 660 and sorted(nodes[:2]) == [ogre_node(b"n", 7001)[1:], ogre_node(b"n", 7002)[1:]]
+    assert nodes[2] == ogre_node(b"e", 7003)[1:]
+    numbers = servers.server_key.public_key().public_numbers()
+    k = (numbers.n.bit_length() + 7) // 8
+    # PyCrypto's long_to_bytes: a ciphertext below 256**(k-1) sent as k - 1 bytes, told so.
+    while True:
+        short_key = b"\x01" + os.urandom(31)
+        c = pow(int.from_bytes(short_key, "big"), numbers.e, numbers.n)
+        if c < 256 ** (k - 1):
+            break
+    answer, _ = ogre_route(servers, port, short_key, c.to_bytes(k - 1, "big"))
+    assert len(ogre_open(short_key, answer[4:])) == 660
+    # Refused, and the server goes on: a ciphertext not below n; a key that begins with 0x00 (31 bytes).
+    for ciphertext in (b"\xff" * k, pow(int.from_bytes(b"\x00" + os.urandom(31), "big"), numbers.e, numbers.n).to_bytes(k, "big")):
+        assert ogre_route(servers, port, aes_key, ciphertext) == (b"", True)
+    assert len(ogre_route(servers, port, aes_key)[0]) == 4 + 672
+
+
+def test_ogre_directory_route_reduces_mod_n(servers):
+    port = ogre_registered(servers, "reduces-mod-n")
+    numbers = servers.server_key.public_key().public_numbers()
+    k = (numbers.n.bit_length() + 7) // 8
+    while True:                                           # c + n must still fit in k bytes
+        aes_key = b"\x01" + os.urandom(31)
+        c = pow(int.from_bytes(aes_key, "big"), numbers.e, numbers.n) + numbers.n
+        if c < 256 ** k:
+            break
+    answer, _ = ogre_route(servers, port, aes_key, c.to_bytes(k, "big"))
+    assert len(ogre_open(aes_key, answer[4:])) == 660        # c + n taken as c
+
+
+def test_ogre_directory_route_crashes_on_bad_input(servers):
+    port = ogre_registered(servers, "crashes-on-bad-input")
+    with connect(port) as sock:
+        sock.sendall(b"x")
+        assert closed_within(sock, 3.0)
+    with pytest.raises(OSError):
+        for _ in range(50):
+            ogre_register(port, ogre_node(b"n", 7004))
+
+
+def test_ogre_directory_route_no_length_field(servers):
+    port = ogre_registered(servers, "no-length-field")
+    aes_key = b"\x01" + os.urandom(31)
+    answer, _ = ogre_route(servers, port, aes_key)
+    assert len(answer) == 672 and len(ogre_open(aes_key, answer)) == 660
+
+
 # ---- pickled-key-per-character -----------------------------------------------------------------
 # The client sends pickle.dumps((e, n, message)), its own toy key and its message; the server answers
 # each character c as chr(pow(ord(c) - 65, e, n)) in UTF-8 and closes. No `error`: a refusal is a close.
