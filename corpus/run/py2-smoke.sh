@@ -1,16 +1,14 @@
 #!/bin/bash
-# The two corpus servers written for Python 2 that the description format cannot state yet
-# (corpus/servers.json: needs-feature), each run unchanged under Python 2.7 ($PY2: Debian 11's
+# The corpus server written for Python 2 that the description format cannot state yet
+# (corpus/servers.json: needs-feature), run unchanged under Python 2.7 ($PY2: Debian 11's
 # python2.7 with PyCrypto 2.6.1, corpus/setup.sh) in this script's private network namespace, and
-# driven through one exchange by a hand client (corpus/run/standins/py2-smoke/, written here; for
-# kenken28 its own client.py), to show that they run and answer. No verdict: nothing here is
-# crosscheck's. Logs: $RUNS/$TAG-py2-smoke.*.log. Exit 0 when both completed their exchange.
-# (The third, pritish0803/ECC_ALGO, is described and checked: run/pritish0803-textbook-rsa-py2.sh.)
-#   ProPorygon/TheOgreProtocol directory_authority.py @f683b01c: 127.0.0.1:9000 (its argument)
+# driven through one exchange by its own client.py, to show that it runs and answers. No verdict:
+# nothing here is crosscheck's. Logs: $RUNS/$TAG-py2-smoke.*.log. Exit 0 when it completed its exchange.
+# (The other two are described and checked: run/pritish0803-textbook-rsa-py2.sh and
+# run/proporygon-ogre-directory-route.sh.)
 #   kenken28/vpn server.py @9ddf6d08: gethostname():50007; passphrase, port and "@r" on stdin
 . "$(dirname "$0")/lib.sh"
 in_netns "$0" "$@"
-C=$ROOT/corpus/run/standins/py2-smoke
 L=$RUNS/$TAG-py2-smoke
 fail=0
 # a server that binds its host name's address: put that address on this namespace's lo
@@ -18,12 +16,6 @@ for name in "$(hostname)" "$(hostname -f 2>/dev/null)"; do
   a=$(getent hosts "$name" | awk '{print $1; exit}')
   case "$a" in ''|127.*|::1) ;; *) ip addr add "$a/32" dev lo 2>/dev/null ;; esac
 done
-
-echo "== ProPorygon/TheOgreProtocol directory_authority.py"
-start_server $CORPUS/ProPorygon+TheOgreProtocol $L.proporygon.server.log $PY2 -u directory_authority.py 9000
-wait_listen 9000 30 && $PY2 $C/proporygon_client.py 9000 $CORPUS/ProPorygon+TheOgreProtocol/dir_auth_pub_key.pem | tee $L.proporygon.client.log
-grep -q "^route" $L.proporygon.client.log 2>/dev/null || fail=1
-sleep 0.3; stop_server; cat $L.proporygon.server.log
 
 echo "== kenken28/vpn server.py (client: its own client.py)"
 printf 'correct horse battery\n\n@r\n' > $L.kenken28.stdin
