@@ -115,11 +115,13 @@ struct Cast {
     /// A party for `role` of the named engine, holding the private keys its side holds, knowing the
     /// public keys that are preshared and every secret (a secret one side makes is overwritten by
     /// what it makes; the other side learns it on the wire).
-    func party(_ engine: String, _ role: ProtocolDescription.Role, conversationKnown: Bool = true) throws -> ConversationParty {
+    func party(_ engine: String, _ role: ProtocolDescription.Role, conversationKnown: Bool = true, sameCurveKeys: Bool = false) throws -> ConversationParty {
         // An EC or X25519 key that is not preshared is made fresh by each party, as a server makes an
-        // ephemeral agreement key per conversation (RSA keys are made once: they take long to make).
+        // ephemeral agreement key per conversation (RSA keys are made once: they take long to make);
+        // `sameCurveKeys`: the cast's, so that a conversation replayed to another party (the mutation
+        // checks) meets the keys it was made for, later messages sealed under an agreed secret too.
         let holds = { (name: String) in
-            self.description.keys[name].map { $0.holder == role && ($0.type == .rsa || $0.preshared) } ?? false
+            self.description.keys[name].map { $0.holder == role && ($0.type == .rsa || $0.preshared || sameCurveKeys) } ?? false
         }
         let knows = { (name: String) in self.description.keys[name]?.holder != role && self.description.keys[name]?.preshared == true }
         let held = privateKeys.filter { holds($0.key) }
@@ -172,7 +174,7 @@ struct Cast {
         var generator = self.generator
         // The conversation once, to learn the messages the receiver gets and where they fall.
         let sender = receiver == .server ? ProtocolDescription.Role.client : .server
-        let base = try Conversing.run(client: try party("swift", .client), server: try party("swift", .server, conversationKnown: false))
+        let base = try Conversing.run(client: try party("swift", .client, sameCurveKeys: true), server: try party("swift", .server, conversationKnown: false, sameCurveKeys: true))
         guard base.completed, base.refusal == nil else {
             return .failed(message: "the Swift engine could not complete the conversation with itself, so there is nothing to mutate", details: Self.show(base.transcript))
         }
@@ -201,7 +203,7 @@ struct Cast {
     /// "refused" or "accepted" with what it learned.
     func decide(_ transcript: [(from: ProtocolDescription.Role, message: DescribedMessage)], upTo index: Int, receiver: ProtocolDescription.Role,
                         engine: String, last: DescribedMessage) throws -> String {
-        let party = try self.party(engine, receiver, conversationKnown: false)
+        let party = try self.party(engine, receiver, conversationKnown: false, sameCurveKeys: true)
         for (position, entry) in transcript.enumerated() where position < index {
             if entry.from == receiver {
                 _ = try party.nextMessage()  // its own message: made (and its state moves on), not compared

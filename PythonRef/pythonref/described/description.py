@@ -35,6 +35,12 @@ VALUE_KINDS = ("text", "concat", "public_key", "rsa", "sealed", "secret", "diges
                "pickle")
 ERROR_THEN = ("close", "keep-open")  # a tcp conversation's error_then: after its error, the server closes or reads on
 MAC_ALGORITHMS = ("cmac-aes", "hmac-sha256")  # mac: AES-CMAC (RFC 4493), HMAC-SHA256 (RFC 2104)
+MAC_BYTES = {"cmac-aes": 16, "hmac-sha256": 32}  # a code's length: AES's block (RFC 4493 §2.4), SHA-256's (RFC 2104)
+# mac of = "previous": in a concat, over the raw bytes, as sent, of the part just before it (encrypt-then-MAC):
+# wenyupeng/securex's secure_channel.py sends nonce + ct + tag, ct = AESGCM(aes_key).encrypt(nonce, pt, None) and tag
+# = HMAC-SHA256(hmac_key, nonce + ct), and its decrypt verifies the HMAC (h.verify) before AESGCM decrypts.
+MAC_OF_PREVIOUS = "previous"
+MAC_PREVIOUS_ENCODINGS = ("raw", "hex", "base64", "base64url")
 SIGNATURE_ALGORITHMS = ("ecdsa-sha256",)  # signature: ECDSA (FIPS 186-5 §6.4) over SHA-256 of the covered text
 SIGNATURE_FORMATS = ("der", "raw")  # X9.62 ECDSA-Sig-Value DER, or r || s (IEEE P1363, PyCryptodome's 'fips-186-3')
 # ec-p256, ec-p384: NIST P-256 and P-384 (SEC 2 §2.4.2, §2.5.1), P-256 for signature values, both for
@@ -47,6 +53,12 @@ SHARED_SECRET_BYTES = {"ec-p256": 32, "ec-p384": 48, "x25519": 32}  # ECDH's x-c
 # How the shared secret becomes the secret's bytes: HKDF (RFC 5869), ANSI X9.63 (SEC 1 §3.6.1), or itself.
 AGREEMENT_KDFS = ("hkdf-sha256", "hkdf-sha384", "x963-sha256", "none")
 AGREEMENT_BYTES = (16, 24, 32)
+# skip: the KDF's first bytes dropped, the secret then bytes skip..skip+bytes of its output. RFC 5869 §2.3: HKDF's
+# OKM is the first L octets of T(1) | T(2) | ..., so one derive of L = skip + bytes holds it (SEC 1 v2 §3.6.1
+# likewise for X9.63's K1 ‖ K2 ‖ ..., Ki = Hash(Z ‖ Counter ‖ SharedInfo)). wenyupeng/securex's key_exchange.py
+# derives HKDF(SHA256(), length=64, salt=None, info=b"SecureX-v1") once: its AES key the first 32 bytes, its
+# HMAC key the last 32.
+AGREEMENT_MAX_SKIP = 4096
 AGREEMENT_DERIVES = ("raw", "sha256")
 # Fields of a json or form written from, and read for, a sibling field: its IV or tag, a MAC or a signature over its text.
 SIBLING_REFERENCES = ("nonce_of", "tag_of", "mac", "signature")
@@ -221,6 +233,7 @@ class SecretSpec:
     kdf: str = ""
     salt: bytes = b""
     info: bytes = b""
+    skip: int = 0  # the KDF's first bytes dropped: the secret is bytes skip..skip+bytes of its output
 
     @property
     def key_bytes(self) -> int:
@@ -301,7 +314,7 @@ class Description:
         seen: set[str] = set()
         values = self._values()
         # Sealed fields a sibling mac covers are authenticated (encrypt-then-MAC).
-        mac_covered = {covered.path for v in values for _, covered in _macs(v)}
+        mac_covered = {w.path for v in values for _, covered in _macs(v) for w in _walk(covered)}
         for v in values:
             if v.kind == "sealed" and v.iv.startswith("fixed:"):
                 seen.add(f"{v.path}: a fixed IV/nonce")
@@ -467,7 +480,7 @@ def _value(raw: object, path: str, in_json: bool = False, in_pickle: bool = Fals
         _check_json_siblings(v)
     else:
         arg = _get(raw, kind, str, path)
-        v = _leaf(kind, arg, raw, path, in_json, in_pickle)
+        v = _leaf(kind, arg, raw, path, in_json, in_pickle, in_concat)
         if tells_next(v) and not in_concat:
             raise DescriptionError(kpath, 'length_of = "next" is the byte length of the next part of a concat: put it '
                                    "in a concat, directly before the part whose length it tells")
@@ -495,7 +508,8 @@ def _pickle(items: list[Any], path: str) -> Value:
     return Value("pickle", tuple(values), path)
 
 
-def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool, in_pickle: bool = False) -> Value:
+def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool, in_pickle: bool = False,
+          in_concat: bool = False) -> Value:
     kpath = _join(path, kind)
     enc_default = "hex" if kind == "digest" else "raw"
     encoding = _choice(raw, "encoding", ENCODINGS, path, enc_default)
@@ -547,10 +561,18 @@ def _leaf(kind: str, arg: str, raw: dict[str, Any], path: str, in_json: bool, in
         fields["of"] = _get(raw, "of", str, path, required=True)
         if "encoding" not in raw:
             fields["encoding"] = encoding = "hex"
-        if encoding not in ("hex", "base64", "base64url"):
+        # In a json or form, "previous" is a sibling field of that name; elsewhere the concat part before the mac.
+        previous = fields["of"] == MAC_OF_PREVIOUS and not in_json
+        if previous and not in_concat:
+            raise DescriptionError(kpath, 'of = "previous" is a `mac` in a `concat`, after the part it covers')
+        if not in_json and not previous:
+            raise DescriptionError(kpath, "a mac is a field of a json or form value, next to the field it covers"
+                                   + ('; in a concat, of = "previous" after the part it covers' if in_concat else ""))
+        if previous and encoding not in MAC_PREVIOUS_ENCODINGS:
+            raise DescriptionError(_join(path, "encoding"), "a MAC after the part it covers is written raw or as hex, "
+                                   f"base64 or base64url, not {encoding}")
+        if not previous and encoding not in ("hex", "base64", "base64url"):
             raise DescriptionError(_join(path, "encoding"), f"a MAC is written as hex, base64 or base64url, not {encoding}")
-        if not in_json:
-            raise DescriptionError(kpath, "a mac is a field of a json or form value, next to the field it covers")
     elif kind == "signature":
         fields["algorithm"] = _choice(raw, "algorithm", SIGNATURE_ALGORITHMS, path, "ecdsa-sha256")
         fields["of"] = _get(raw, "of", str, path, required=True)
@@ -792,7 +814,10 @@ def _separator(raw: dict[str, Any], path: str, cipher: str, iv: str, tag: str) -
 
 
 def _macs(v: Value) -> list[tuple[Value, Value]]:
-    """The mac fields of a json or form value and the sibling each covers (its `of`), in order."""
+    """The mac fields of a json or form value and the sibling each covers (its `of`), in order; a concat's
+    macs with of = "previous" and the part before each."""
+    if v.kind == "concat":
+        return [(p, v.arg[i - 1]) for i, p in enumerate(v.arg) if i > 0 and covers_previous(p)]
     if v.kind not in ("json", "form"):
         return []
     fields = dict(v.arg)
@@ -843,6 +868,12 @@ def tells_next(v: Value) -> bool:
     return v.kind == "length_of" and v.arg == "next"
 
 
+def covers_previous(part: Value) -> bool:
+    """Whether a concat's part is a mac with of = "previous": the code of the part before it, as sent. (The reader
+    takes of = "previous" so only in a concat; in a json or form it names a sibling field, never a concat's part.)"""
+    return part.kind == "mac" and part.of == MAC_OF_PREVIOUS
+
+
 def told_parts(parts: tuple[Value, ...]) -> frozenset[int]:
     """The indexes of a concat's parts whose length a length_of = "next" directly before them tells (its
     receiver reads their length from that field, whatever their kind)."""
@@ -851,10 +882,16 @@ def told_parts(parts: tuple[Value, ...]) -> frozenset[int]:
 
 def _check_concat(v: Value, secrets: Optional[dict[str, SecretSpec]], keys: Optional[dict[str, KeySpec]] = None) -> None:
     """A concat its receiver can split (values.split_concat): a length_of = "next" directly before a part that
-    is not a length_of; at most one part of unknown length that no length_of tells, and no told part after it
-    (that part is found by the fixed lengths of the parts after it). `secrets`, `keys`: the description's,
-    once read; None while reading the value, when every secret and key is taken to have a known length."""
+    is not a length_of; a mac with of = "previous" directly after a part it can cover (not a length_of, whose
+    bytes a length_of = "next" only has once its concat is built, nor another such mac); at most one part of
+    unknown length that no length_of tells, and no told part after it (that part is found by the fixed lengths
+    of the parts after it; such a mac's length is fixed). `secrets`, `keys`: the description's, once read; None
+    while reading the value, when every secret and key is taken to have a known length."""
     parts: tuple[Value, ...] = v.arg
+    for i, p in enumerate(parts):
+        if covers_previous(p) and (i == 0 or parts[i - 1].kind == "length_of" or covers_previous(parts[i - 1])):
+            raise DescriptionError(_join(p.path, "mac"), 'a `mac` with of = "previous" covers the part before it in '
+                                   "its concat; this one has none to cover")
     for i, p in enumerate(parts):
         if not tells_next(p):
             continue
@@ -893,6 +930,8 @@ def _static_length_known(v: Value, secrets: Optional[dict[str, SecretSpec]] = No
     _check_concat, knows it is told)."""
     if v.kind in ("text", "length_of"):
         return True
+    if v.kind == "mac":  # of = "previous" in a concat: the algorithm's code (MAC_BYTES), encoded
+        return v.encoding not in UNSIZED_ENCODINGS
     if v.kind == "rsa" and v.padding in ("none", "per-character"):
         return False  # per-character: a character's UTF-8 takes 1 to 3 bytes
     if v.kind in ("rsa", "digest", "nonce_of", "tag_of"):
@@ -1082,11 +1121,11 @@ def _bits(k: dict[str, Any], p: str) -> int:
 
 
 def _secret(name: str, s: dict[str, Any], p: str, keys: tuple[KeySpec, ...]) -> SecretSpec:
-    _unknown_keys(s, ("made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info"), p)
+    _unknown_keys(s, ("made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info", "skip"), p)
     made_by = _choice(s, "made_by", ("client", "server", "preshared", "agreement"), p, required=True)
     if made_by == "agreement":
         return _agreement(name, s, p, keys)
-    for key in ("keys", "kdf", "salt", "info"):
+    for key in ("keys", "kdf", "salt", "info", "skip"):
         if key in s:
             raise DescriptionError(f"{p}.{key}", f'{key} is for made_by = "agreement" secrets only (a key agreement '
                                    f"and its KDF); this one is made by {made_by}: remove {key}")
@@ -1155,8 +1194,14 @@ def _agreement(name: str, s: dict[str, Any], p: str, keys: tuple[KeySpec, ...]) 
     derive = _choice(s, "derive", AGREEMENT_DERIVES, p, "raw")  # applied to the derived bytes, as for any secret
     if "chars" in s:
         raise DescriptionError(f"{p}.chars", "chars is for text secrets only; an agreement secret is bytes: remove it")
+    if "skip" in s and kdf == "none":
+        raise DescriptionError(f"{p}.skip", "`skip` drops the first bytes of a KDF's output; with "
+                               'kdf = "none" there is none; remove it')
+    skip = _get(s, "skip", int, p, 0)
+    if not 0 <= skip <= AGREEMENT_MAX_SKIP:
+        raise DescriptionError(f"{p}.skip", f"skip must be in 0..{AGREEMENT_MAX_SKIP}; found {skip}")
     return SecretSpec(name, "agreement", nbytes, derive, keys=(a.name, b.name), kdf=kdf, salt=bytes.fromhex(salt_hex),
-                      info=info.encode("utf-8"))
+                      info=info.encode("utf-8"), skip=int(skip))
 
 
 def _conversation(c: object, p: str, transport: Transport) -> Conversation:

@@ -40,9 +40,9 @@ from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
 from .. import aead, aes_cbc, eax, rsa_cipher, rsa_keys, rsa_socket, text_formats
 from ..salsa20 import salsa20
 from ..errors import CryptoFailure, ErrorKind
-from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES, TEXT_DERIVES,
-                          TOY_BITS, UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value, field_secret,
-                          public_key_length, tells_next, told_parts, wire_parts)
+from .description import (AEAD, AGREEMENT_KEY_TYPES, IV_BYTES, MAC_BYTES, PASSPHRASE_KEY_BYTES, SIBLING_REFERENCES,
+                          TEXT_DERIVES, TOY_BITS, UNSIZED_ENCODINGS, Conversation, Description, SecretSpec, Value,
+                          covers_previous, field_secret, public_key_length, tells_next, told_parts, wire_parts)
 
 PickleItem = Union[int, str]
 
@@ -286,6 +286,8 @@ def known_length(v: Value, ctx: Context) -> Optional[int]:
         return encoded_length(DIGEST_BYTES, v.encoding)
     if v.kind == "length_of":
         return v.length_bytes
+    if v.kind == "mac":  # of = "previous" in a concat: the algorithm's code, encoded
+        return encoded_length(MAC_BYTES[v.algorithm], v.encoding)
     if v.kind == "secret":
         spec = ctx.description.secret(v.arg)
         if spec.derive in PASSPHRASE_KEY_BYTES:
@@ -637,14 +639,18 @@ def agree(description: Description, name: str, role: str, private_keys: Mapping[
 
 
 def derive_agreed(spec: SecretSpec, shared: bytes) -> bytes:
-    """The secret's bytes from the shared secret by its kdf (`derive` applies after, in cipher_key)."""
+    """The secret's bytes from the shared secret by its kdf (`derive` applies after, in cipher_key): bytes
+    skip..skip+bytes of the KDF's output. RFC 5869 §2.3: the OKM is the first L octets of T(1) | T(2) | ..., so a
+    longer derive begins with a shorter one and one of L = skip + bytes holds the secret (SEC 1 v2 §3.6.1 likewise
+    for X9.63); wenyupeng/securex's key_exchange.py takes its HMAC key as the last 32 bytes of a 64-byte HKDF."""
     if spec.kdf == "none":
         return shared
+    length = spec.skip + spec.bytes
     if spec.kdf == "x963-sha256":  # SEC 1 v2 §3.6.1, SharedInfo = info (CryptoKit x963DerivedSymmetricKey)
-        return X963KDF(hashes.SHA256(), spec.bytes, spec.info or None).derive(shared)
+        return X963KDF(hashes.SHA256(), length, spec.info or None).derive(shared)[spec.skip:]
     # RFC 5869; an empty salt is none (§2.2: HashLen zeros either way), CryptoKit's salt: Data().
     algorithm = hashes.SHA384() if spec.kdf == "hkdf-sha384" else hashes.SHA256()
-    return HKDF(algorithm, spec.bytes, spec.salt or None, spec.info).derive(shared)
+    return HKDF(algorithm, length, spec.salt or None, spec.info).derive(shared)[spec.skip:]
 
 
 def learn_agreed(ctx: Context, key_name: str) -> None:
@@ -1132,12 +1138,21 @@ def _build(v: Value, ctx: Context, scratch: dict[str, dict[str, bytes]]) -> Any:
 
 
 def _build_concat(v: Value, ctx: Context) -> bytes:
-    """The parts one after another, built in order; then each length_of = "next" is the byte length of the part
-    after it as built (after its encoding), big-endian in its `bytes` bytes: struct.pack("!I", len(ct)) + ct in
-    ProPorygon/TheOgreProtocol's utils.send_message_with_length_prefix. A part too long for its field cannot be
-    sent (Refused)."""
+    """The parts one after another, built in order; a mac with of = "previous" is the code of the part before it
+    as built (after its encoding; never a length_of: description._check_concat), encoded: wenyupeng/securex's
+    secure_channel.py sends nonce + ct + HMAC-SHA256(hmac_key, nonce + ct). Then each length_of = "next" is the
+    byte length of the part after it as built (after its encoding), big-endian in its `bytes` bytes:
+    struct.pack("!I", len(ct)) + ct in ProPorygon/TheOgreProtocol's utils.send_message_with_length_prefix. A part
+    too long for its field cannot be sent (Refused)."""
     parts: tuple[Value, ...] = v.arg
-    pieces = [b"" if tells_next(p) else build(p, ctx) for p in parts]
+    pieces: list[bytes] = []
+    for p in parts:
+        if tells_next(p):
+            pieces.append(b"")  # filled in below
+        elif covers_previous(p):
+            pieces.append(encode(mac(p.algorithm, cipher_key(ctx, p.arg), pieces[-1]), p.encoding))
+        else:
+            pieces.append(build(p, ctx))
     for i in sorted(told_parts(parts)):
         field, size = parts[i - 1], len(pieces[i])
         if size >= 1 << (8 * field.length_bytes):
@@ -1396,8 +1411,28 @@ def _also_accepted(data: Any, v: Value, key_type: str) -> Any:
 
 
 def _parse_concat(v: Value, data: bytes, ctx: Context) -> None:
-    for p, piece in zip(v.arg, split_concat(v, data, ctx)):
+    """The parts read in order, each from its bytes (split_concat). A part a mac with of = "previous" covers is
+    read only once that mac verifies over its bytes as they came (encrypt-then-MAC: a sealed part is not opened
+    under a MAC that fails), as wenyupeng/securex's secure_channel.py decrypt runs h.verify(tag) before
+    AESGCM(aes_key).decrypt."""
+    parts: tuple[Value, ...] = v.arg
+    pieces = split_concat(v, data, ctx)
+    for i, (p, piece) in enumerate(zip(parts, pieces)):
+        if covers_previous(p):
+            continue  # verified before the part before it was read
+        if i + 1 < len(parts) and covers_previous(parts[i + 1]):
+            _verify_mac_of_previous(parts[i + 1], p, piece, pieces[i + 1], ctx)
         _parse(p, piece, ctx, {})
+
+
+def _verify_mac_of_previous(m: Value, covered: Value, piece: bytes, code: bytes, ctx: Context) -> None:
+    """Mac `m` (of = "previous"), which came as `code`, over part `covered`'s bytes as they came: Refused (kind
+    authentication, as a json mac's refusal) unless it is the code under its secret, compared whole and in
+    constant time (split_concat gave it the code's fixed length)."""
+    got = decode(code, m.encoding, f"the {m.algorithm}")
+    if not pyhmac.compare_digest(got, mac(m.algorithm, cipher_key(ctx, m.arg), piece)):
+        raise Refused(f"the {m.algorithm} after {covered.path} does not verify over it (wrong key or tampered)",
+                      kind="authentication")
 
 
 def split_concat(v: Value, data: bytes, ctx: Context) -> list[bytes]:

@@ -55,4 +55,7 @@ public enum DescribedConcat {
 extension DescribedValue {
     /// A `length_of = "next"`: the length of the concat's next part.
     public var isLengthOfNext: Bool { if case .lengthOfNext = kind { return true }; return false }
+    /// A `mac` with `of = "previous"`: in a concat, over the bytes of the part before it, as sent
+    /// (wenyupeng/securex: nonce ‖ GCM ciphertext ‖ tag, then its HMAC-SHA256).
+    public var isMACOfPrevious: Bool { if case let .mac(_, _, of, _) = kind { return of == "previous" }; return false }
 }

@@ -165,10 +165,11 @@ extension DescribedBytes {
         guard let agreement = secret.agreement else { return shared }
         switch agreement.kdf {
         case .hkdfSHA256, .hkdfSHA384:
+            // RFC 5869 §2.3: the OKM's first L octets; a secret that skips some is bytes skip..<skip + L of a longer one.
             return Data(try HKDF.deriveKey(digest: agreement.kdf == .hkdfSHA384 ? .sha384 : .sha256, inputKeyMaterial: shared,
-                                           salt: agreement.salt, info: agreement.info, outputByteCount: secret.bytes))
+                                           salt: agreement.salt, info: agreement.info, outputByteCount: agreement.skip + secret.bytes).dropFirst(agreement.skip))
         case .x963SHA256:
-            return try X963KDF.derive(secret: shared, sharedInfo: agreement.info, digest: .sha256, byteCount: secret.bytes)
+            return Data(try X963KDF.derive(secret: shared, sharedInfo: agreement.info, digest: .sha256, byteCount: agreement.skip + secret.bytes).dropFirst(agreement.skip))
         case .none:
             return shared
         }

@@ -610,7 +610,15 @@ private struct Context {
             guard let token = state.token else { throw DescriptionError.partySetup(reason: "no token was issued to send back") }
             return BuiltValue(bytes: Data(token.utf8))
         case let .concat(parts):
-            let pieces = try parts.map { try build($0).bytes }
+            var pieces: [Data] = []
+            for part in parts {
+                if case let .mac(secret, algorithm, _, encoding) = part.kind, part.isMACOfPrevious {
+                    let code = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: pieces.last ?? Data())
+                    pieces.append(DescribedBytes.encode(code, encoding))
+                } else {
+                    pieces.append(try build(part).bytes)
+                }
+            }
             guard let bytes = DescribedConcat.join(parts, pieces) else {
                 throw DescriptionError.partySetup(reason: "a part is longer than the length field before it holds")
             }
@@ -825,7 +833,17 @@ private struct Context {
                 if lengths.filter({ $0 == nil }).count > 1 { throw DescribedRefusal(reason: "the message has two parts of unknown length: it cannot be taken apart") }
                 throw DescribedRefusal(reason: "the message has \(bytes.count) bytes; its fixed parts alone need \(known)\(lengths.contains(where: { $0 == nil }) ? " or more" : "")")
             }
-            for (part, piece) in zip(parts, pieces) { try parse(part, piece) }
+            for (index, (part, piece)) in zip(parts, pieces).enumerated() where !part.isMACOfPrevious {
+                // A MAC over this part is verified before the part is opened (encrypt-then-MAC).
+                if index + 1 < parts.count, case let .mac(secret, algorithm, _, encoding) = parts[index + 1].kind, parts[index + 1].isMACOfPrevious {
+                    let code = try DescribedBytes.decode(pieces[index + 1], encoding, what: "the \(algorithm.rawValue)")
+                    let expected = try DescribedBytes.mac(algorithm, key: try secretKey(secret), message: piece)
+                    guard HMACDigest.equal(code, expected) else {
+                        throw DescribedRefusal(reason: "the \(algorithm.rawValue) after \(part.keyPath) does not verify over it (wrong key or tampered)", kind: .authentication)
+                    }
+                }
+                try parse(part, piece)
+            }
         case .lengthOfNext:
             break  // the concat read it, and took the next part by it
         case let .json(fields):

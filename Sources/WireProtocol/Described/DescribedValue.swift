@@ -112,6 +112,9 @@ public enum MACAlgorithm: String, Sendable, CaseIterable {
     case cmacAES = "cmac-aes"
     /// HMAC-SHA256 (RFC 2104) under a secret of any length.
     case hmacSHA256 = "hmac-sha256"
+
+    /// The code's length in bytes.
+    public var bytes: Int { self == .cmacAES ? 16 : 32 }
 }
 
 public struct DescribedField: Sendable, Equatable {

@@ -46,11 +46,11 @@ struct DescriptionReader {
             for secretName in table.keys {
                 guard case let .table(inner) = table[secretName]!.kind else { throw TableReader(table, path: "secrets").wrongType(secretName, "a table [secrets.\(secretName)]") }
                 let reader = TableReader(inner, path: "secrets.\(secretName)")
-                try reader.allow(["made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info"])
+                try reader.allow(["made_by", "bytes", "derive", "chars", "keys", "kdf", "salt", "info", "skip"])
                 _ = try reader.require("made_by", "\"client\", \"server\", \"preshared\" or \"agreement\"")
                 let madeBy = ProtocolDescription.SecretMaker(rawValue: try reader.choice("made_by", ProtocolDescription.SecretMaker.allCases.map(\.rawValue))!)!
                 let agreement = madeBy == .agreement ? try readAgreement(reader, keys: keys) : nil
-                if madeBy != .agreement, let key = ["keys", "kdf", "salt", "info"].first(where: { inner[$0] != nil }) {
+                if madeBy != .agreement, let key = ["keys", "kdf", "salt", "info", "skip"].first(where: { inner[$0] != nil }) {
                     throw DescriptionError.impossible(key: reader.keyPath(key), line: reader.line(of: key), reason: "`\(key)` is for `made_by = \"agreement\"` only; remove it")
                 }
                 let derive = try reader.choice("derive", ProtocolDescription.SecretDerivation.allCases.map(\.rawValue))
@@ -145,7 +145,14 @@ struct DescriptionReader {
         guard let salt = Data(hexString: saltText) else {
             throw DescriptionError.impossible(key: reader.keyPath("salt"), line: reader.line(of: "salt"), reason: "`salt` is hex text (an even number of 0-9 a-f), e.g. salt = \"000102\"; found \"\(saltText)\"")
         }
-        return ProtocolDescription.Agreement(keys: names, kdf: kdf, salt: salt, info: Data((try reader.string("info") ?? "").utf8))
+        var agreement = ProtocolDescription.Agreement(keys: names, kdf: kdf, salt: salt, info: Data((try reader.string("info") ?? "").utf8))
+        if reader.table["skip"] != nil {
+            guard kdf != .none else {
+                throw DescriptionError.impossible(key: reader.keyPath("skip"), line: reader.line(of: "skip"), reason: "`skip` drops the first bytes of a KDF's output; with `kdf = \"none\"` there is none; remove it")
+            }
+            agreement.skip = try reader.number("skip", in: 0...4096) ?? 0
+        }
+        return agreement
     }
 
     func readTransport(_ reader: TableReader) throws -> ProtocolDescription.Transport {
@@ -481,7 +488,23 @@ struct DescriptionValidator {
                     throw impossible(part, "a part whose length is told cannot come after \(parts[first].keyPath), whose length is what the parts after it leave")
                 }
             }
-            for part in parts where !part.isLengthOfNext { try check(part, from: sender, inJSON: false, siblings: []) }
+            for (index, part) in parts.enumerated() where part.isMACOfPrevious {
+                let coversLength: Bool = { if index > 0, case .lengthOf = parts[index - 1].kind { return true }; return false }()
+                guard index > 0, !parts[index - 1].isLengthOfNext, !coversLength, !parts[index - 1].isMACOfPrevious else {
+                    throw impossible(part, "a `mac` with of = \"previous\" covers the part before it in its concat; this one has none to cover")
+                }
+                guard case let .mac(secretName, algorithm, _, _) = part.kind, let secret = description.secrets[secretName] else {
+                    if case let .mac(secretName, _, _, _) = part.kind { throw unknownName(part, secretName, "secret", Array(description.secrets.keys)) }
+                    continue
+                }
+                for side in [sender, receiver] where !knownSecrets[side]!.contains(secretName) {
+                    throw impossible(part, "the \(side.rawValue) does not know secret \(secretName) here, so it cannot \(side == sender ? "compute" : "verify") the MAC")
+                }
+                if algorithm == .cmacAES, ![16, 24, 32].contains(secret.keyBytes) {
+                    throw impossible(part, "cmac-aes needs a 16-, 24- or 32-byte key; secret \(secretName) gives \(secret.keyBytes)")
+                }
+            }
+            for part in parts where !part.isLengthOfNext && !part.isMACOfPrevious { try check(part, from: sender, inJSON: false, siblings: []) }
         case let .json(fields):
             for field in fields { try check(field.value, from: sender, inJSON: true, siblings: fields) }
         case let .form(fields):
@@ -494,6 +517,7 @@ struct DescriptionValidator {
                 try check(field.value, from: sender, inJSON: true, siblings: fields)
             }
         case let .mac(secretName, algorithm, covered, encoding):
+            if covered == "previous", !inJSON { throw impossible(value, "of = \"previous\" is a `mac` in a `concat`, after the part it covers") }
             guard let secret = description.secrets[secretName] else { throw unknownName(value, secretName, "secret", Array(description.secrets.keys)) }
             for side in [sender, receiver] where !knownSecrets[side]!.contains(secretName) {
                 throw impossible(value, "the \(side.rawValue) does not know secret \(secretName) here, so it cannot \(side == sender ? "compute" : "verify") the MAC")

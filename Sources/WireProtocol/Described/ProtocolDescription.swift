@@ -95,6 +95,9 @@ public struct ProtocolDescription: Sendable {
         public var salt: Data
         /// HKDF's info, or X9.63's SharedInfo.
         public var info: Data
+        /// The KDF's first bytes dropped: the secret is bytes `skip` to `skip + bytes` of its output
+        /// (wenyupeng/securex: one HKDF of 64 bytes, the AES key its first 32, the HMAC key its last 32).
+        public var skip = 0
 
         /// The key of the pair that `role` holds, and the other one.
         public func keys(heldBy role: ProtocolDescription.Role, in description: ProtocolDescription) -> (own: String, peer: String)? {
@@ -243,6 +246,7 @@ public struct ProtocolDescription: Sendable {
             return padding.isUnpadded ? nil : keys[name].flatMap { encoding.encodedLength($0.bits / 8) }
         case let .digest(encoding): return encoding.encodedLength(32)
         case let .lengthOf(bytes), let .lengthOfNext(bytes): return bytes
+        case let .mac(_, algorithm, _, encoding): return encoding.encodedLength(algorithm.bytes)
         case let .publicKey(name, format, encoding):
             return keys[name].flatMap { format.fixedLength(for: $0.type) }.flatMap(encoding.encodedLength)
         case let .secret(name, encoding):
