@@ -78,14 +78,21 @@ struct CryptoPart {
         case let .concat(parts):
             // Split as a receiver does (DescribedConcat); texts must be what they say. A changed part
             // goes back with the length field before it, if any, saying its new length.
-            guard let index = parts.firstIndex(where: isCrypto), let pieces = DescribedConcat.split(parts, body, fixedLength: length),
-                  zip(parts, pieces).allSatisfy({ part, piece in if case let .text(text) = part.kind { return piece == Data(text.utf8) }; return true }),
-                  let raw = decoded(pieces[index], parts[index]) else { return nil }
-            return CryptoPart(value: parts[index], raw: raw, rebuild: { new in
+            // The part itself, or a concat inside it that holds it (a length-told frame: [type, length, [sealed, mac]]).
+            guard let index = parts.firstIndex(where: { part in part.values.contains(where: isCrypto) }),
+                  let pieces = DescribedConcat.split(parts, body, fixedLength: length),
+                  zip(parts, pieces).allSatisfy({ part, piece in if case let .text(text) = part.kind { return piece == Data(text.utf8) }; return true })
+            else { return nil }
+            let rejoin = { (piece: Data) -> DescribedMessage in
                 var changed = pieces
-                changed[index] = encoded(new, parts[index])
+                changed[index] = piece
                 return wrap(DescribedConcat.join(parts, changed) ?? changed.reduce(Data(), +))
-            })
+            }
+            if case .concat = parts[index].kind {
+                return locate(value: parts[index], in: pieces[index], matching: isCrypto, length: length, wrap: rejoin)
+            }
+            guard let raw = decoded(pieces[index], parts[index]) else { return nil }
+            return CryptoPart(value: parts[index], raw: raw, rebuild: { rejoin(encoded($0, parts[index])) })
         case let .json(fields):
             guard let field = fields.first(where: { isCrypto($0.value) }), case let .object(members)? = try? StrictJSON.parse(body),
                   case let .string(text)? = members[field.name], let raw = decoded(Data(text.utf8), field.value) else { return nil }
@@ -269,12 +276,13 @@ extension DescribedRemoteRun {
         }
     }
 
-    /// A probe answered by a close alone: is the server still there? One that is gone crashed on the
-    /// probe — a failure of its own, and the check `name` is the one later checks are skipped for
-    /// (as serves-again and survives do), so that nothing after is blamed for it.
+    /// A probe answered by a close: is the server still there? One that is gone crashed on the probe
+    /// — a failure of its own, and the check `name` is the one later checks are skipped for (as
+    /// serves-again and survives do), so that nothing after is blamed for it. Whatever it answered
+    /// first: a server that sends its own key before it loads the client's (wenyupeng/securex) has
+    /// answered the probe and still dies on it. (The probes run only once serves-again has passed.)
     func failIfTakenDown(_ live: LiveConversation, by name: String, what: String) throws {
-        let silent: Bool = { if case let .bytes(data)? = live.probeAnswer { return data.isEmpty }; return live.probeAnswer == nil }()
-        guard silent, live.closedByServer || live.transportError != nil, takesNoMoreConnections() else { return }
+        guard live.closedByServer || live.transportError != nil, takesNoMoreConnections() else { return }
         downSince = name
         throw CheckFailure("after \(what) the server closed the connection and takes no more: bad input takes it down", details: show(live))
     }
@@ -906,7 +914,9 @@ extension DescribedRemoteRun {
     /// part's, and a signature's over one of its fields (FIPS 186-5 §6.4.2: a changed signature
     /// does not verify).
     func refusalClasses(_ step: ProtocolDescription.Step) -> [RefusalClass]? {
-        let signature: [RefusalClass] = step.values.contains(where: \.isSignature) ? [("signature-bit-flipped", .authentication, \.isSignature, CryptoPart.lastBitFlipped)] : []
+        var signature: [RefusalClass] = step.values.contains(where: \.isSignature) ? [("signature-bit-flipped", .authentication, \.isSignature, CryptoPart.lastBitFlipped)] : []
+        // A MAC after the part it covers (a concat's `of = "previous"`): flipped, it must not verify.
+        if step.values.contains(where: \.isMACOfPrevious) { signature.append(("mac-bit-flipped", .authentication, \.isMACOfPrevious, CryptoPart.lastBitFlipped)) }
         let classes = cryptoRefusalClasses(step)
         if classes == nil, signature.isEmpty { return nil }
         return (classes ?? []) + signature
