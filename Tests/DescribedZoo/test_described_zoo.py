@@ -13,6 +13,7 @@ the end; every socket has a timeout.
 
 import base64
 import hashlib
+import hmac
 import http.client
 import json
 import os
@@ -2256,6 +2257,83 @@ def test_registry_descriptions_parse_and_every_plant_is_tested():
             assert plant["name"] in server_source
             assert plant["breaks"] and plant["expected_failing_checks"]
     assert tested
+
+
+# ---- ecdh-gcm-hmac-frames ----------------------------------------------------------------------
+# P-256 keys as SPKI PEM each way; HKDF-SHA256 (no salt, info "SecureX-v1", 64 bytes): AES key 0-31,
+# HMAC key 32-63; frames: type, 4-byte length, nonce ‖ GCM ciphertext ‖ tag ‖ HMAC-SHA256 of those.
+# The server answers no frame: it logs what it opened and closes on what it refuses.
+
+SECUREX = "ecdh-gcm-hmac-frames"
+
+
+def securex_session(port, line_end=b"\n"):
+    """(socket, AES key, HMAC key) after the key exchange."""
+    own = ec.generate_private_key(ec.SECP256R1())
+    pem = own.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    sock = connect(port)
+    sock.sendall(pem.replace(b"\n", line_end))
+    answer = Legacy(sock).message()
+    server = serialization.load_pem_public_key(answer)
+    material = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=b"SecureX-v1").derive(own.exchange(ec.ECDH(), server))
+    return sock, material[:32], material[32:]
+
+
+def securex_frame(aes_key, mac_key, text, flip_mac=False):
+    nonce = os.urandom(12)
+    box = nonce + AESGCM(aes_key).encrypt(nonce, text, None)
+    code = bytearray(hmac.new(mac_key, box, hashlib.sha256).digest())
+    if flip_mac:
+        code[-1] ^= 1
+    payload = box + bytes(code)
+    return struct.pack("!BI", 1, len(payload)) + payload
+
+
+def test_ecdh_gcm_hmac_frames_correct(servers):
+    port = servers.port(SECUREX)
+    sock, aes_key, mac_key = securex_session(port)
+    with sock:
+        text = message()
+        sock.sendall(securex_frame(aes_key, mac_key, text))
+        sock.sendall(struct.pack("!BI", 2, 5) + b"close")
+        assert closed_within(sock, 3.0)
+    assert repr(text) in server_log(servers, SECUREX)             # it verified and opened the frame
+    sock, aes_key, mac_key = securex_session(port, line_end=b"\r\n")   # RFC 7468 §3: CRLF too
+    with sock:
+        sock.sendall(securex_frame(aes_key, mac_key, b"with a changed HMAC", flip_mac=True))
+        assert closed_within(sock, 3.0)                           # refused: closed, nothing logged
+    assert "with a changed HMAC" not in server_log(servers, SECUREX)
+    sock, aes_key, _ = securex_session(port)
+    with sock:
+        sock.sendall(securex_frame(aes_key, aes_key, b"an HMAC under the AES key"))   # the wrong half of HKDF
+        assert closed_within(sock, 3.0)
+    assert "an HMAC under the AES key" not in server_log(servers, SECUREX)
+
+
+def test_ecdh_gcm_hmac_frames_pem_lf_only(servers):
+    port = servers.port(SECUREX, "pem-lf-only")
+    with pytest.raises((json.JSONDecodeError, ValueError)):
+        securex_session(port, line_end=b"\r\n")                  # no key comes back
+    sock, _, _ = securex_session(port)
+    sock.close()
+
+
+def test_ecdh_gcm_hmac_frames_crashes_on_bad_key(servers):
+    port = servers.port(SECUREX, "crashes-on-bad-key")
+    with connect(port) as sock:
+        sock.sendall(b"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+        assert closed_within(sock, 3.0)
+    with pytest.raises(OSError):
+        for _ in range(50):
+            securex_session(port)[0].close()
+
+
+def test_ecdh_gcm_hmac_frames_serves_once(servers):
+    port = servers.port(SECUREX, "serves-once")
+    securex_session(port)[0].close()
+    with pytest.raises((OSError, ValueError)):
+        for _ in range(50):
+            securex_session(port)[0].close()
 
 
 # ---- ogre-directory-route ----------------------------------------------------------------------
