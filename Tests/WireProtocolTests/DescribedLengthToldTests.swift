@@ -77,6 +77,23 @@ final class DescribedLengthToldTests: XCTestCase {
         XCTAssertEqual(refused.refusal?.reason, "secret k arrived as 31 bytes; the description says 32")
     }
 
+    /// A probe that needs a ciphertext with a property (remote's c + n) draws other secrets of the
+    /// party's own: textbook RSA gives one secret one ciphertext. The secret drawn is the one learned.
+    func testCiphertextWithAProperty_drawsAnotherSecret() throws {
+        let description = try fixture()
+        let key = try key()
+        let lowFirstByte: @Sendable (Data) -> Bool = { $0.first.map { $0 < 0x04 } ?? false }  // one ciphertext in 64
+        let client = try DescribedParty(description: description, conversation: "route", role: .client, knownPublicKeys: ["directory": key.publicKey])
+        client.probe = .rsaCiphertextWhere(lowFirstByte)
+        guard case let .bytes(sent)? = try client.nextMessage() else { return XCTFail("no message") }
+        let ciphertext = Data(sent.dropFirst(5))
+        XCTAssertLessThan(ciphertext.first ?? 0xff, 0x04)
+        let server = try DescribedParty(description: description, conversation: nil, role: .server, privateKeys: ["directory": key])
+        try server.receive(.bytes(sent))
+        XCTAssertEqual(server.knownSecrets["k"], client.knownSecrets["k"])
+        XCTAssertEqual(try DescribedBytes.textbookDecrypt(ciphertext, with: key, name: "directory"), client.knownSecrets["k"])
+    }
+
     func testDescription_rules() throws {
         let fixture = DescriptionFixture.text("length-told-textbook-secret")
         let refused: [(String, String, String)] = [

@@ -294,6 +294,11 @@ final class DescribedRemoteRun {
             // Nothing to judge the answer by (whether the server still takes connections: serves-again).
             return .skipped(reason: "unverified: the description has the server answer nothing after the client's last message, so nothing shows it decrypted it (a server that dropped it would pass the same)")
         }
+        // Answers that only repeat what the server received show as little: an echo needs no key.
+        let serverValues = conversation.steps.filter { $0.from == .server }.compactMap { $0.send ?? $0.body }
+        if !serverValues.isEmpty, serverValues.allSatisfy({ $0.kind == .repeatReceived }) {
+            return .skipped(reason: "unverified: the server's answers repeat what it received (repeat = \"received\"), which needs no key, so nothing shows it decrypted it")
+        }
         return .passed
     }
 

@@ -16,6 +16,7 @@ public enum DescribedConcat {
         for (index, part) in parts.enumerated() {
             let size: Int
             if let length = told {
+                if let fixed = fixedLength(part), fixed != length { return nil }  // told otherwise than it is
                 size = length
             } else if let length = fixedLength(part) {
                 size = length

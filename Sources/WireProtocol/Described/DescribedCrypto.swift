@@ -326,12 +326,14 @@ public enum DescribedBytes {
     /// receiver's integer cannot keep a leading zero byte, and k − 1 bytes are always below n.
     public static func rsaEncrypt(_ plaintext: Data, to key: RSAPublicKey, padding: RSAPaddingName, offset: Int = 0) throws -> Data {
         if padding == .perCharacter {
+            // A refusal, not a set-up error: the text may be what the peer sent (a server answering a
+            // client's pickled message it cannot encrypt), as PythonRef refuses it.
             guard let text = String(validating: [UInt8](plaintext), as: UTF8.self), !text.isEmpty else {
-                throw DescriptionError.partySetup(reason: "per-character RSA carries 1 or more characters of text; this plaintext is \(plaintext.isEmpty ? "empty" : "not UTF-8")")
+                throw DescribedRefusal(reason: "cannot encrypt: per-character RSA carries 1 or more characters of text; this plaintext is \(plaintext.isEmpty ? "empty" : "not UTF-8")")
             }
             do { return Data(try key._WEAK_AND_INSECURE_perCharacterEncrypt(text, offset: offset).utf8) } catch {
                 let n = key.toyNumbers?.n ?? 0
-                throw DescriptionError.partySetup(reason: "per-character RSA carries only characters \(offset == 0 ? "below n = \(n)" : "from \(offset) to below \(offset) + n = \(offset + n)"): \(error)")
+                throw DescribedRefusal(reason: "cannot encrypt: per-character RSA carries only characters \(offset == 0 ? "below n = \(n)" : "from \(offset) to below \(offset) + n = \(offset + n)"): \(error)")
             }
         }
         guard let padded = rsaPadding(padding) else {

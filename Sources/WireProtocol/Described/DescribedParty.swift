@@ -661,8 +661,14 @@ private struct Context {
                     draws += 1
                     let drawn = try DescribedBytes.rsaEncrypt(message, to: key, padding: padding, offset: value.characterOffset)
                     if accept(drawn) { return BuiltValue(bytes: DescribedBytes.encode(drawn, encoding)) }
-                    // Textbook RSA has one ciphertext per message: draw another message where the party may.
+                    // Textbook RSA has one ciphertext per message: draw another message where the party may,
+                    // or another of its own secrets, which this message is the first to carry.
                     if padding.isUnpadded {
+                        if case let .secret(name, _) = carries, let secret = description.secrets[name], secret.madeBy.rawValue == party.role.rawValue {
+                            state.secrets[name] = DescribedParty.freshSecret(secret, in: description)
+                            message = try plaintext(carries)
+                            continue
+                        }
                         guard carries == .message, let another = party.redrawMessage(readBefore: readBefore) else { break }
                         message = another
                         state.lastSentPlaintext = another

@@ -26,6 +26,7 @@ public enum DescribedPickle {
 
     /// The pickle of `items` (one or more) with PROTO `proto`; nil when its frame would reach 64 KiB.
     public static func encode(_ items: [Item], proto: UInt8 = 4) -> Data? {
+        guard !items.isEmpty else { return nil }
         var body: [UInt8] = []
         if items.count > 3 { body.append(Opcode.mark) }
         for item in items {
@@ -39,7 +40,7 @@ public enum DescribedPickle {
             }
         }
         body += (items.count <= 3 ? [Opcode.tuples[items.count - 1]] : [Opcode.tuple]) + [Opcode.memoize, Opcode.stop]
-        guard !items.isEmpty, body.count <= maximumPayload else { return nil }
+        guard body.count <= maximumPayload else { return nil }
         return Data([Opcode.proto, proto, Opcode.frame] + littleEndian(body.count, 8) + body)
     }
 

@@ -442,7 +442,7 @@ struct DescriptionValidator {
                     }
                     guard let key = description.keys[name] else { throw unknownName(item, name, "key", Array(description.keys.keys)) }
                     guard key.type == .rsa else { throw impossible(item, "key \(name) is \(key.type.rawValue); e and n are an RSA key's numbers") }
-                    guard knownKeys[sender]!.contains(name) else { throw impossible(item, "the \(sender.rawValue) sends key \(name)'s numbers before it knows them") }
+                    guard key.holder == sender else { throw impossible(item, "key \(name) is the \(key.holder.rawValue)'s; a pickle carries the numbers of a key its sender holds") }
                     numbers[name, default: []].append(format)
                 case let .plain(encoding) where encoding == .raw || encoding == .utf8:
                     try check(item, from: sender, inJSON: false, siblings: [])
