@@ -287,6 +287,14 @@ def serve_http(args, handler_class):
         server.server_close()
 
 
+def exit_if_served_once(args, sock):
+    """The serves-once plant: after its first connection the whole server exits (a source's one accept())."""
+    if args.plant == "serves-once":
+        log("served one connection: exiting")
+        sock.close()
+        os._exit(0)
+
+
 def main_guard(run):
     """Runs `run()`; Ctrl-C and SIGTERM end the server quietly."""
     try:

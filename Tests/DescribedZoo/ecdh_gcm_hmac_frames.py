@@ -96,10 +96,7 @@ def main():
         except Refused as refused:
             dzoolib.log("refused %s: %s" % (address, refused))
         finally:
-            if args.plant == "serves-once":
-                dzoolib.log("served one connection: exiting")
-                sock.close()
-                os._exit(0)
+            dzoolib.exit_if_served_once(args, sock)
 
     dzoolib.serve_tcp(args, converse)
 

@@ -60,10 +60,7 @@ def main():
                 dzoolib.log("message from %s: %r" % (address, text))
                 wire.send(text.encode("utf-8") if args.plant == "answers-plaintext" else data)
         finally:
-            if args.plant == "serves-once":
-                dzoolib.log("served one connection: exiting")
-                sock.close()
-                os._exit(0)
+            dzoolib.exit_if_served_once(args, sock)
 
     dzoolib.serve_tcp(args, converse)
 

@@ -74,10 +74,8 @@ def main():
         except Refused as refused:
             dzoolib.log("refused %s: %s" % (address, refused))
         finally:
+            dzoolib.exit_if_served_once(args, sock)
             sock.close()
-            if args.plant == "serves-once":
-                dzoolib.log("served one connection: exiting")
-                os._exit(0)
 
     dzoolib.serve_tcp(args, converse)
 

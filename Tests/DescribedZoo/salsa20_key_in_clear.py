@@ -41,10 +41,7 @@ def main():
             plaintext = zoo_salsa20.salsa20(key, nonce, ciphertext)
             dzoolib.log("text from %s: %r" % (address, plaintext.decode("utf-8", "replace")))
         finally:
-            if args.plant == "serves-once":
-                dzoolib.log("served one connection: exiting")
-                sock.close()
-                os._exit(0)
+            dzoolib.exit_if_served_once(args, sock)
 
     dzoolib.serve_tcp(args, converse)
 

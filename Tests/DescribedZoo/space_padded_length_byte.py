@@ -59,10 +59,7 @@ def main():
             if args.plant == "echoes-plaintext":
                 wire.send(text)
         finally:
-            if args.plant == "serves-once":
-                dzoolib.log("served one connection: exiting")
-                sock.close()
-                os._exit(0)
+            dzoolib.exit_if_served_once(args, sock)
 
     dzoolib.serve_tcp(args, converse)
 

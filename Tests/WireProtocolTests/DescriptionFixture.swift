@@ -18,3 +18,20 @@ enum DescriptionFixture {
         }
     }
 }
+
+import XCTest
+@testable import WireProtocol
+
+extension XCTestCase {
+    /// For each (old, new, words): `fixture` with `old` replaced by `new` (which must change it) is
+    /// refused, and the error says `words`.
+    func assertRefused(_ fixture: String, _ cases: [(old: String, new: String, words: String)], file: StaticString = #filePath, line: UInt = #line) {
+        for (old, new, words) in cases {
+            let text = fixture.replacingOccurrences(of: old, with: new)
+            XCTAssertNotEqual(text, fixture, "not in the fixture: \(old)", file: file, line: line)
+            XCTAssertThrowsError(try ProtocolDescription(toml: text), new, file: file, line: line) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(new): \(error)", file: file, line: line)
+            }
+        }
+    }
+}
