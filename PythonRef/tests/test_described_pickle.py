@@ -25,6 +25,7 @@ from pythonref.described import values as v
 from pythonref.errors import CryptoFailure
 
 from test_described import converse
+from test_described_per_character import refused
 from test_described_readings import DESCRIPTIONS, fixture
 
 PICKLED = fixture("pickled-key-per-character")  # Tests/Descriptions/pickled-key-per-character.toml
@@ -543,14 +544,6 @@ def test_sender_cannot_build_a_pickle_of_64_kib() -> None:
 
 
 # ---- the description's rules ---------------------------------------------------------------------
-
-
-def refused(text: str, path: str, message: str) -> None:
-    with pytest.raises(DescriptionError) as info:
-        loads(text)
-    assert info.value.path == path, str(info.value)
-    assert info.value.message == message, str(info.value)
-    assert info.value.line is not None
 
 
 ITEM_USE = "a pickle item is a key's e or n, or text: text, plain, config, token"
